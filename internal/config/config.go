@@ -1,0 +1,105 @@
+// Package config reads `.tiergate.yaml`, the per-repository settings of tiergate: cluster
+// roots, source-to-folder mappings, runtime-CRD catalog additions and rule options.
+// Unknown keys are errors that name the key, so a typo never silently changes a review.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// FileName is the configuration file read from the repository root.
+const FileName = ".tiergate.yaml"
+
+// Cluster declares one cluster root: Path is the repo-relative folder the root
+// Kustomization applies (its spec.path); SourceRef ("Kind/namespace/name") is its source,
+// GitRepository/flux-system/flux-system when empty.
+type Cluster struct {
+	Name      string `json:"name"`
+	Path      string `json:"path"`
+	SourceRef string `json:"sourceRef,omitempty"`
+}
+
+// RuntimeKind is a kind whose CRD a controller creates at runtime.
+type RuntimeKind struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	// Scope is "Namespaced" or "Cluster".
+	Scope string `json:"scope"`
+}
+
+// RuntimeCRDs says that Kinds appear once an object of CreatedWhen ("group/Kind") reconciles.
+type RuntimeCRDs struct {
+	Kinds       []RuntimeKind `json:"kinds"`
+	CreatedWhen string        `json:"createdWhen"`
+}
+
+// Config is the content of .tiergate.yaml.
+type Config struct {
+	Clusters []Cluster `json:"clusters,omitempty"`
+	// Sources maps a Flux source ("Kind/namespace/name", e.g. OCIRepository/flux-system/flux-system
+	// or ExternalArtifact/apps/foo) to the repo folder its paths are relative to.
+	Sources     map[string]string `json:"sources,omitempty"`
+	RuntimeCRDs []RuntimeCRDs     `json:"runtimeCRDs,omitempty"`
+	// StrictSubstitution is true unless set to false: undefined variables are then warnings
+	// (Flux before 2.9, or StrictPostBuildSubstitutions=false).
+	StrictSubstitution *bool `json:"strictSubstitution,omitempty"`
+	// FailOn is the default of --fail-on.
+	FailOn string `json:"failOn,omitempty"`
+}
+
+// Strict reports whether undefined variables fail the reconcile (the Flux 2.9 default).
+func (c *Config) Strict() bool { return c == nil || c.StrictSubstitution == nil || *c.StrictSubstitution }
+
+// Load reads a configuration file. A missing file at the default location is not an
+// error (optional=true): it yields an empty Config.
+func Load(path string, optional bool) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if optional && os.IsNotExist(err) {
+			return &Config{}, nil
+		}
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes configuration text; name is used in errors.
+func Parse(name string, data []byte) (*Config, error) {
+	var c Config
+	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for i, cl := range c.Clusters {
+		if cl.Name == "" || cl.Path == "" {
+			return nil, fmt.Errorf("%s: clusters[%d]: name and path are required", name, i)
+		}
+		if cl.SourceRef != "" && strings.Count(cl.SourceRef, "/") != 2 {
+			return nil, fmt.Errorf("%s: clusters[%d].sourceRef: want Kind/namespace/name, got %q", name, i, cl.SourceRef)
+		}
+	}
+	for k := range c.Sources {
+		if strings.Count(k, "/") != 2 {
+			return nil, fmt.Errorf("%s: sources: key %q: want Kind/namespace/name", name, k)
+		}
+	}
+	for i, r := range c.RuntimeCRDs {
+		if strings.Count(r.CreatedWhen, "/") != 1 {
+			return nil, fmt.Errorf("%s: runtimeCRDs[%d].createdWhen: want group/Kind, got %q", name, i, r.CreatedWhen)
+		}
+		for j, k := range r.Kinds {
+			if k.Scope != "Namespaced" && k.Scope != "Cluster" {
+				return nil, fmt.Errorf("%s: runtimeCRDs[%d].kinds[%d].scope: want Namespaced or Cluster, got %q", name, i, j, k.Scope)
+			}
+		}
+	}
+	switch c.FailOn {
+	case "", "error", "warning", "notice", "never":
+	default:
+		return nil, fmt.Errorf("%s: failOn: want error, warning, notice or never, got %q", name, c.FailOn)
+	}
+	return &c, nil
+}

@@ -1,0 +1,81 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Repo is an opened local git repository.
+type Repo struct {
+	repo *git.Repository
+}
+
+// Open opens the repository that holds dir. dir may be the work tree, any directory
+// below it, or a bare repository. The error names dir.
+func Open(dir string) (*Repo, error) {
+	// DetectDotGit looks only for a .git entry in dir and its parents, so dir is first
+	// tried as the repository itself (a bare one) or a work tree root.
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		r, err = git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open git repository %s: %w", dir, err)
+	}
+	return &Repo{repo: r}, nil
+}
+
+// Resolve returns the commit that rev names: a branch, a tag (annotated tags are peeled
+// to their commit), a full or short sha, HEAD, and the ~ and ^ suffixes go-git supports
+// (HEAD~1, main^, main^2, v1^{}). Reflog (@{...}), path (:) and ^{tree}-style suffixes
+// are refused. The error reads `unknown revision "rev": cause`.
+func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
+	// go-git parses these forms but ignores them, which would name the wrong commit.
+	if strings.Contains(rev, "@{") || strings.Contains(rev, ":") || unsupportedPeel.MatchString(rev) {
+		return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: %w", rev, errUnsupportedRevision)
+	}
+	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	if errors.Is(err, io.EOF) { // a ~ or ^ walked past a root commit
+		err = errNoAncestor
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: %w", rev, err)
+	}
+	return *h, nil
+}
+
+var (
+	unsupportedPeel        = regexp.MustCompile(`\^\{(tree|blob|tag|object)\}`)
+	errUnsupportedRevision = errors.New("reflog, upstream, path and non-commit peel suffixes are not supported")
+	errNoAncestor          = errors.New("no such ancestor")
+)
+
+// MergeBase returns the first best common ancestor of commits a and b, as
+// `git merge-base a b` prints it. It is an error if a or b is not a commit or if the
+// two histories share no commit.
+func (r *Repo) MergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
+	ca, err := r.repo.CommitObject(a)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("merge base of %s and %s: commit %s: %w", a, b, a, err)
+	}
+	cb, err := r.repo.CommitObject(b)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("merge base of %s and %s: commit %s: %w", a, b, b, err)
+	}
+	bases, err := ca.MergeBase(cb)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("merge base of %s and %s: %w", a, b, err)
+	}
+	if len(bases) == 0 {
+		return plumbing.ZeroHash, fmt.Errorf("merge base of %s and %s: %w", a, b, errNoMergeBase)
+	}
+	return bases[0].Hash, nil
+}
+
+var errNoMergeBase = errors.New("no common ancestor")

@@ -1,0 +1,237 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	fluxkustomize "github.com/fluxcd/pkg/kustomize"
+	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+	"github.com/fluxcd/pkg/kustomize/filesys"
+	securejoin "github.com/cyphar/filepath-securejoin"
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/resmap"
+	kustypes "sigs.k8s.io/kustomize/api/types"
+)
+
+const originAnnotation = "config.kubernetes.io/origin"
+
+// builtResult is the kustomize output of one (source root, path, spec) before substitution.
+type builtResult struct {
+	res    resmap.ResMap
+	remote []string
+	err    *BuildError
+}
+
+// buildCache keeps kustomize outputs so that a Kustomization is built once per inputs,
+// however many substitution rounds the fixpoint needs.
+type buildCache struct {
+	mu sync.Mutex
+	m  map[string]*builtResult
+}
+
+// kustomize runs the generator and the build for ks exactly as kustomize-controller does
+// (KC build(): generate, then Build with builtin plugins only and no load restrictions)
+// inside srcRoot, whose absolute path is abs. The result is shared: callers deep-copy it.
+func (c *buildCache) kustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResult {
+	spec, _ := json.Marshal(specForBuild(ks.Body))
+	key := srcRoot + "\x00" + string(spec)
+	c.mu.Lock()
+	if r, ok := c.m[key]; ok {
+		c.mu.Unlock()
+		return r
+	}
+	c.mu.Unlock()
+	r := runKustomize(ix, abs, srcRoot, ks)
+	c.mu.Lock()
+	c.m[key] = r
+	c.mu.Unlock()
+	return r
+}
+
+// specForBuild is the part of a Kustomization that the generator and build read.
+func specForBuild(ks *unstructured.Unstructured) map[string]any {
+	spec, _, _ := unstructured.NestedMap(ks.Object, "spec")
+	out := map[string]any{}
+	for _, f := range []string{"path", "targetNamespace", "namePrefix", "nameSuffix", "patches",
+		"patchesStrategicMerge", "patchesJson6902", "images", "components", "ignoreMissingComponents",
+		"buildMetadata", "commonMetadata"} {
+		if v, ok := spec[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+func runKustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResult {
+	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
+	dir, err := securejoin.SecureJoin(root, ks.Spec.Path)
+	if err != nil {
+		return &builtResult{err: ks.specError(ix, "path", fmt.Sprintf("resolve path %q: %v", ks.Spec.Path, err))}
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return &builtResult{err: ks.specError(ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
+	}
+	gen := fluxkustomize.NewGenerator(root, *ks.Body)
+	manifest, kfile, _, err := gen.GenerateManifest(dir)
+	if err != nil {
+		return &builtResult{err: buildError(ix, abs, dir, err)}
+	}
+	manifest, err = withOrigins(manifest)
+	if err != nil {
+		return &builtResult{err: buildError(ix, abs, dir, err)}
+	}
+	disk, err := securefs.MakeFsOnDiskSecure(root)
+	if err != nil {
+		return &builtResult{err: buildError(ix, abs, dir, err)}
+	}
+	fs := &remoteFS{FileSystem: filesys.MakeFsInMemory(disk)}
+	if err := fs.WriteFile(kfile, manifest); err != nil {
+		return &builtResult{err: buildError(ix, abs, dir, err)}
+	}
+	res, err := fluxkustomize.Build(fs, dir)
+	if err != nil {
+		return &builtResult{err: buildError(ix, abs, dir, err), remote: fs.remote()}
+	}
+	return &builtResult{res: res, remote: fs.remote()}
+}
+
+// withOrigins asks kustomize to annotate every object with the file it came from.
+func withOrigins(manifest []byte) ([]byte, error) {
+	var kus kustypes.Kustomization
+	if err := yaml.Unmarshal(manifest, &kus); err != nil {
+		return nil, err
+	}
+	for _, m := range kus.BuildMetadata {
+		if m == kustypes.OriginAnnotations {
+			return manifest, nil
+		}
+	}
+	kus.BuildMetadata = append(kus.BuildMetadata, kustypes.OriginAnnotations)
+	return yaml.Marshal(&kus)
+}
+
+// keepsOrigins reports whether the user asked for origin annotations in the output.
+func keepsOrigins(ks *unstructured.Unstructured) bool {
+	md, _, _ := unstructured.NestedStringSlice(ks.Object, "spec", "buildMetadata")
+	for _, m := range md {
+		if m == kustypes.OriginAnnotations {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	absPathRE = regexp.MustCompile(`(/[^\s'":]+)`)
+	quotedRE  = regexp.MustCompile(`'([^'\s]+)'`)
+	yamlLine  = regexp.MustCompile(`line (\d+)`)
+)
+
+// buildError turns a kustomize error into data: the message without temporary paths, the
+// kustomization file of the build (or the manifest the error names) and the line that
+// names the missing or broken entry.
+func buildError(ix *index, abs, dir string, err error) *BuildError {
+	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
+	relDir, _ := filepath.Rel(abs, dir)
+	relDir = filepath.ToSlash(relDir)
+	be := &BuildError{Message: msg, File: relDir, Line: 1}
+	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		if _, e := os.Stat(filepath.Join(dir, n)); e == nil {
+			be.File = pathJoin(relDir, n)
+			for _, q := range quotedRE.FindAllStringSubmatch(msg, -1) {
+				if l := ix.lineOf(be.File, 1, q[1]); l > 0 {
+					be.Line = l
+					return be
+				}
+			}
+			return be
+		}
+	}
+	// A generated kustomization: point at the manifest that failed to decode.
+	for _, m := range absPathRE.FindAllStringSubmatch(err.Error(), -1) {
+		if rel, e := filepath.Rel(abs, m[1]); e == nil && !strings.HasPrefix(rel, "..") {
+			be.File = filepath.ToSlash(rel)
+			if l := yamlLine.FindStringSubmatch(msg); l != nil {
+				fmt.Sscanf(l[1], "%d", &be.Line)
+			}
+			break
+		}
+	}
+	return be
+}
+
+// specError is a failure caused by the Kustomization's own spec, located at that field.
+func (ks *Kustomization) specError(ix *index, field, msg string) *BuildError {
+	line := ks.Line
+	if l := ix.lineOf(ks.File, ks.Line, field+":"); l > 0 {
+		line = l
+	}
+	return &BuildError{Message: msg, File: ks.File, Line: line}
+}
+
+func pathJoin(dir, name string) string {
+	if dir == "" || dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// objectsFrom converts a build output into Objects, locating each in its source file.
+func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustomization, res resmap.ResMap, sub *substitution) ([]*Object, *BuildError) {
+	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
+	dir, _ := securejoin.SecureJoin(root, ks.Spec.Path)
+	relDir, _ := filepath.Rel(abs, dir)
+	keep := keepsOrigins(ks.Body)
+	var out []*Object
+	for _, r := range res.Resources() {
+		file := relDir
+		if o, err := r.GetOrigin(); err == nil && o != nil {
+			switch {
+			case o.Path != "" && o.Repo == "":
+				file = filepath.Join(relDir, o.Path)
+			case o.ConfiguredIn != "":
+				file = filepath.Join(relDir, o.ConfiguredIn)
+			}
+		}
+		file = filepath.ToSlash(filepath.Clean(file))
+		if !keep {
+			ann := r.GetAnnotations()
+			delete(ann, originAnnotation)
+			if err := r.SetAnnotations(ann); err != nil {
+				return nil, &BuildError{Message: err.Error(), File: file, Line: 1}
+			}
+		}
+		origKind, origName := r.GetKind(), r.GetName()
+		if r.GetApiVersion() == "" || origKind == "" || origName == "" {
+			return nil, &BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.locate(file, origKind, origName)}
+		}
+		obj := &Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
+		if sub != nil {
+			if be := sub.apply(ctx, ks, r, obj); be != nil {
+				return nil, be
+			}
+		} else {
+			obj.Literal = literalVars(r)
+		}
+		m, err := r.Map()
+		if err != nil {
+			return nil, &BuildError{Message: err.Error(), File: file, Line: obj.Line}
+		}
+		obj.Body = &unstructured.Unstructured{Object: m}
+		obj.ID = idOf(obj.Body)
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+func idOf(u *unstructured.Unstructured) ObjectID {
+	gvk := u.GroupVersionKind()
+	return ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+}

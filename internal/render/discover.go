@@ -1,0 +1,205 @@
+package render
+
+import (
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/config"
+)
+
+// root is a discovered cluster root before rendering.
+type root struct {
+	name string
+	ks   *Kustomization
+}
+
+// discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
+// configured clusters, else the bootstrap pattern (a Kustomization whose path holds its own
+// file) and flux-operator FluxInstances (or flux-instance HelmReleases); when none exists,
+// every Kustomization is a candidate and those emitted by another are dropped later.
+func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
+	if cfg != nil && len(cfg.Clusters) > 0 {
+		var out []root
+		for _, c := range cfg.Clusters {
+			src := SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
+			if c.SourceRef != "" {
+				p := strings.SplitN(c.SourceRef, "/", 3)
+				src = SourceRef{Kind: p[0], Namespace: p[1], Name: p[2]}
+			}
+			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1)})
+		}
+		return out, nil
+	}
+	var boot, all []root
+	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := filepath.Ext(p); ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		rel, _ := filepath.Rel(abs, p)
+		rel = filepath.ToSlash(rel)
+		for _, d := range ix.docs(rel) {
+			r, isBoot, ok := rootOf(d, rel)
+			if !ok {
+				continue
+			}
+			all = append(all, r)
+			if isBoot {
+				boot = append(boot, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(boot) == 0 {
+		return all, nil
+	}
+	return dedupe(boot), nil
+}
+
+// rootOf reads a document as a possible root: a Flux Kustomization (a bootstrap root when
+// its path is its own folder or a parent of it), a FluxInstance or a flux-instance HelmRelease.
+func rootOf(d doc, file string) (root, bool, bool) {
+	group := strings.SplitN(d.APIVersion, "/", 2)[0]
+	switch {
+	case group == fluxGroup && d.Kind == "Kustomization":
+		u, err := nodeToUnstructured(d.Node)
+		if err != nil || u.GetName() == "" {
+			return root{}, false, false
+		}
+		if u.GetNamespace() == "" {
+			u.SetNamespace("flux-system")
+		}
+		ks, err := newKustomization(u, file, d.Line, nil)
+		if err != nil {
+			return root{}, false, false
+		}
+		p := cleanPath(ks.Spec.Path)
+		dir := path.Dir(file)
+		boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
+		return root{name: lastElem(p, ks.Ref.Name), ks: ks}, boot, true
+	case group == "fluxcd.controlplane.io" && d.Kind == "FluxInstance":
+		sync := value(d.Node, "spec")
+		sync = value(sync, "sync")
+		p := scalar(sync, "path")
+		if p == "" {
+			return root{}, false, false
+		}
+		ns := d.Namespace
+		if ns == "" {
+			ns = "flux-system"
+		}
+		kind := scalar(sync, "kind")
+		if kind == "" {
+			kind = "GitRepository"
+		}
+		src := SourceRef{Kind: kind, Namespace: ns, Name: d.Name}
+		return root{name: lastElem(cleanPath(p), d.Name), ks: syntheticRoot(ns, d.Name, p, src, file, d.Line)}, true, true
+	case group == "helm.toolkit.fluxcd.io" && d.Kind == "HelmRelease":
+		if !strings.Contains(file+d.Name+chartName(d.Node), "flux-instance") {
+			return root{}, false, false
+		}
+		inst := value(value(value(d.Node, "spec"), "values"), "instance")
+		sync := value(inst, "sync")
+		p := scalar(sync, "path")
+		if p == "" {
+			return root{}, false, false
+		}
+		kind := scalar(sync, "kind")
+		if kind == "" {
+			kind = "GitRepository"
+		}
+		src := SourceRef{Kind: kind, Namespace: "flux-system", Name: "flux-system"}
+		return root{name: lastElem(cleanPath(p), "flux-system"), ks: syntheticRoot("flux-system", "flux-system", p, src, file, d.Line)}, true, true
+	}
+	return root{}, false, false
+}
+
+func chartName(n *yaml.Node) string {
+	spec := value(n, "spec")
+	if c := scalar(value(value(spec, "chart"), "spec"), "chart"); c != "" {
+		return c
+	}
+	return scalar(value(spec, "chartRef"), "name")
+}
+
+// syntheticRoot is the root Kustomization that flux bootstrap or flux-operator creates.
+func syntheticRoot(ns, name, p string, src SourceRef, file string, line int) *Kustomization {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": fluxGroup + "/v1",
+		"kind":       "Kustomization",
+		"metadata":   map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{
+			"path":      p,
+			"prune":     true,
+			"sourceRef": map[string]any{"kind": src.Kind, "name": src.Name, "namespace": src.Namespace},
+		},
+	}}
+	ks, _ := newKustomization(u, file, line, nil)
+	return ks
+}
+
+func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
+	data, err := yaml.Marshal(n)
+	if err != nil {
+		return nil, err
+	}
+	j, err := sigsyaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	return u, u.UnmarshalJSON(j)
+}
+
+func cleanPath(p string) string {
+	p = path.Clean("/" + strings.TrimSpace(p))
+	return strings.TrimPrefix(p, "/")
+}
+
+func lastElem(p, fallback string) string {
+	if p == "" {
+		return fallback
+	}
+	return path.Base(p)
+}
+
+// dedupe keeps one root per path, in file order; names that collide get the full path.
+func dedupe(rs []root) []root {
+	seen := map[string]bool{}
+	names := map[string]int{}
+	var out []root
+	for _, r := range rs {
+		p := cleanPath(r.ks.Spec.Path)
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, r)
+		names[r.name]++
+	}
+	for i := range out {
+		if names[out[i].name] > 1 {
+			out[i].name = strings.ReplaceAll(cleanPath(out[i].ks.Spec.Path), "/", "-")
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}

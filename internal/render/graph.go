@@ -1,0 +1,197 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+
+	"github.com/sourcegraph/conc/iter"
+
+	"github.com/tiergate/tiergate/internal/config"
+)
+
+// Options tunes Render.
+type Options struct {
+	Config *config.Config
+	// Clusters, when set, limits rendering to the named clusters.
+	Clusters []string
+	// Workers bounds concurrent builds; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
+// ConfigMaps and Secrets the previous round rendered; builds themselves are cached.
+const maxRounds = 5
+
+// Render builds the Flux graph of every cluster found in dir, the root of a source
+// artifact. It fails only when dir cannot be read; build failures are kept as data.
+func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	ix := newIndex(abs)
+	roots, err := discover(abs, ix, opts.Config)
+	if err != nil {
+		return nil, fmt.Errorf("discover clusters in %s: %w", dir, err)
+	}
+	r := &renderer{abs: abs, ix: ix, cfg: opts.Config, cache: &buildCache{m: map[string]*builtResult{}}, workers: opts.Workers}
+	if r.workers <= 0 {
+		r.workers = runtime.GOMAXPROCS(0)
+	}
+	g := &Graph{}
+	for _, rt := range roots {
+		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		g.Clusters = append(g.Clusters, r.cluster(ctx, rt))
+	}
+	g.Clusters = dropNested(g.Clusters)
+	return g, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dropNested removes clusters whose root another cluster's graph already reconciles.
+func dropNested(cs []*Cluster) []*Cluster {
+	var out []*Cluster
+	for _, c := range cs {
+		nested := false
+		for _, o := range cs {
+			if o == c {
+				continue
+			}
+			if ks, ok := o.Kustomizations[c.Root]; ok && ks.Parent != nil && cleanPath(ks.Spec.Path) == c.RootDir {
+				nested = true
+				break
+			}
+		}
+		if !nested {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+type renderer struct {
+	abs     string
+	ix      *index
+	cfg     *config.Config
+	cache   *buildCache
+	workers int
+}
+
+// cluster renders one cluster to the substituteFrom fixpoint.
+func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
+	seed := store{}
+	var c *Cluster
+	for round := 0; round < maxRounds; round++ {
+		var st store
+		c, st = r.round(ctx, rt, seed)
+		if st.equal(seed) {
+			break
+		}
+		seed = st
+	}
+	return c
+}
+
+// round renders the cluster wave by wave (a parent before the Kustomizations it emits),
+// building each wave in parallel. ConfigMaps and Secrets become visible to substituteFrom
+// from the next wave on, and to every wave in the next round.
+func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, store) {
+	c := &Cluster{
+		Name: rt.name, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
+		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
+	}
+	rootSrc := rt.ks.Spec.SourceRef
+	st := seed.clone()
+	rootCopy := *rt.ks
+	wave := []*Kustomization{&rootCopy}
+	seen := map[Ref]bool{rt.ks.Ref: true}
+	for len(wave) > 0 {
+		cl := st.client()
+		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
+		m.Map(wave, func(ks **Kustomization) struct{} {
+			r.build(ctx, *ks, rootSrc, cl)
+			return struct{}{}
+		})
+		var next []*Kustomization
+		for _, ks := range wave {
+			c.Kustomizations[ks.Ref] = ks
+			c.Order = append(c.Order, ks.Ref)
+			for _, o := range ks.Objects {
+				c.Owners[o.ID] = append(c.Owners[o.ID], o)
+				st.add(o)
+				if !isFluxKustomization(o.Body) {
+					continue
+				}
+				ref := ks.Ref
+				child, err := newKustomization(o.Body, o.File, o.Line, &ref)
+				if err != nil {
+					continue // a malformed spec fails at apply; the object is still owned
+				}
+				if seen[child.Ref] {
+					continue
+				}
+				seen[child.Ref] = true
+				next = append(next, child)
+			}
+		}
+		sort.Slice(next, func(i, j int) bool { return next[i].Ref.String() < next[j].Ref.String() })
+		wave = next
+	}
+	return c, st
+}
+
+// build renders one Kustomization into ks.Objects, or records why it could not.
+func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT) {
+	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
+	if !ok {
+		ks.Skipped = fmt.Sprintf("sourceRef %s is not the cluster's source and has no folder in %s sources", ks.Spec.SourceRef, config.FileName)
+		return
+	}
+	built := r.cache.kustomize(r.ix, r.abs, src, ks)
+	ks.Remote = built.remote
+	if built.err != nil {
+		ks.Err = built.err
+		return
+	}
+	sub, be := newSubstitution(ctx, r.ix, cl, ks)
+	if be != nil {
+		ks.Err = be
+		return
+	}
+	objs, be := objectsFrom(ctx, r.ix, r.abs, src, ks, built.res.DeepCopy(), sub)
+	if be != nil {
+		ks.Err = be
+		return
+	}
+	ks.Objects = objs
+}
+
+// sourceRoot maps a sourceRef to the repo folder its paths are relative to: the cluster's
+// own source is the repository itself unless .tiergate.yaml maps it.
+func (r *renderer) sourceRoot(ref, rootSrc SourceRef) (string, bool) {
+	if r.cfg != nil {
+		if dir, ok := r.cfg.Sources[ref.String()]; ok {
+			return cleanPath(dir), true
+		}
+	}
+	if ref == rootSrc || ref.Kind == "" {
+		return "", true
+	}
+	return "", false
+}

@@ -1,0 +1,148 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// doc is one YAML document of a manifest file, with the 1-based line of its `kind:` key.
+type doc struct {
+	APIVersion string
+	Kind       string
+	Name       string
+	Namespace  string
+	Line       int
+	Node       *yaml.Node // the document's mapping node
+}
+
+// index parses manifest files on demand and remembers their documents. Safe for
+// concurrent use.
+type index struct {
+	root  string
+	mu    sync.Mutex
+	files map[string][]doc
+}
+
+func newIndex(root string) *index { return &index{root: root, files: map[string][]doc{}} }
+
+// docs returns the documents of the repo-relative file rel; a file that does not parse
+// yields the documents before the error.
+func (ix *index) docs(rel string) []doc {
+	ix.mu.Lock()
+	d, ok := ix.files[rel]
+	ix.mu.Unlock()
+	if ok {
+		return d
+	}
+	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	if err == nil {
+		d = parseDocs(data)
+	}
+	ix.mu.Lock()
+	ix.files[rel] = d
+	ix.mu.Unlock()
+	return d
+}
+
+func parseDocs(data []byte) []doc {
+	var out []doc
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) || err != nil {
+			return out
+		}
+		if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		m := n.Content[0]
+		d := doc{Node: m, Line: m.Line}
+		d.APIVersion = scalar(m, "apiVersion")
+		d.Kind = scalar(m, "kind")
+		if k := key(m, "kind"); k != nil {
+			d.Line = k.Line
+		}
+		if md := value(m, "metadata"); md != nil {
+			d.Name = scalar(md, "name")
+			d.Namespace = scalar(md, "namespace")
+		}
+		out = append(out, d)
+	}
+}
+
+func key(m *yaml.Node, k string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			return m.Content[i]
+		}
+	}
+	return nil
+}
+
+func value(m *yaml.Node, k string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalar(m *yaml.Node, k string) string {
+	if v := value(m, k); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
+// locate returns the line of the document of that kind whose name is, or is contained in,
+// name (a namePrefix/nameSuffix or hash suffix may have been added); 1 when unknown.
+func (ix *index) locate(rel, kind, name string) int {
+	best, bestLen := 0, -1
+	for _, d := range ix.docs(rel) {
+		if d.Kind != kind {
+			continue
+		}
+		switch {
+		case d.Name == name:
+			return d.Line
+		case d.Name != "" && strings.Contains(name, d.Name) && len(d.Name) > bestLen:
+			best, bestLen = d.Line, len(d.Name)
+		case bestLen < 0 && best == 0:
+			best = d.Line
+		}
+	}
+	if best == 0 {
+		return 1
+	}
+	return best
+}
+
+// lineOf returns the 1-based line of the first line of rel at or after from that contains
+// needle; 0 when absent.
+func (ix *index) lineOf(rel string, from int, needle string) int {
+	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	if err != nil || needle == "" {
+		return 0
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if i+1 >= from && strings.Contains(l, needle) {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,75 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// fluxGroup is the API group of Flux Kustomizations (v1 and v1beta2 are accepted).
+const fluxGroup = "kustomize.toolkit.fluxcd.io"
+
+// isFluxKustomization reports whether u is a Flux Kustomization (not a kustomization.yaml).
+func isFluxKustomization(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	return gvk.Group == fluxGroup && gvk.Kind == "Kustomization"
+}
+
+type rawSpec struct {
+	Path      string `json:"path"`
+	Prune     bool   `json:"prune"`
+	Wait      bool   `json:"wait"`
+	Suspend   bool   `json:"suspend"`
+	Force     bool   `json:"force"`
+	DependsOn []struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"dependsOn"`
+	HealthChecks []HealthCheck `json:"healthChecks"`
+	SourceRef    struct {
+		Kind      string `json:"kind"`
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"sourceRef"`
+	TargetNamespace    string     `json:"targetNamespace"`
+	PostBuild          *PostBuild `json:"postBuild"`
+	SubstituteStrategy string     `json:"substituteStrategy"`
+	DeletionPolicy     string     `json:"deletionPolicy"`
+}
+
+// newKustomization reads a Flux Kustomization object. Namespaces of dependsOn and
+// sourceRef default to the Kustomization's own, as kustomize-controller defaults them.
+func newKustomization(u *unstructured.Unstructured, file string, line int, parent *Ref) (*Kustomization, error) {
+	ref := Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
+	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	var rs rawSpec
+	if err := json.Unmarshal(data, &rs); err != nil {
+		return nil, fmt.Errorf("Kustomization %s (%s:%d): spec: %w", ref, file, line, err)
+	}
+	ks := &Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u}
+	s := &ks.Spec
+	s.Path, s.Prune, s.Wait, s.Suspend, s.Force = rs.Path, rs.Prune, rs.Wait, rs.Suspend, rs.Force
+	s.HealthChecks, s.TargetNamespace, s.PostBuild = rs.HealthChecks, rs.TargetNamespace, rs.PostBuild
+	s.SubstituteStrategy, s.DeletionPolicy = rs.SubstituteStrategy, rs.DeletionPolicy
+	if rs.PostBuild != nil && s.SubstituteStrategy == "" {
+		strategy, _, _ := unstructured.NestedString(u.Object, "spec", "postBuild", "substituteStrategy")
+		s.SubstituteStrategy = strategy
+	}
+	for _, d := range rs.DependsOn {
+		ns := d.Namespace
+		if ns == "" {
+			ns = ref.Namespace
+		}
+		s.DependsOn = append(s.DependsOn, Ref{Namespace: ns, Name: d.Name})
+	}
+	s.SourceRef = SourceRef{Kind: rs.SourceRef.Kind, Name: rs.SourceRef.Name, Namespace: rs.SourceRef.Namespace}
+	if s.SourceRef.Namespace == "" {
+		s.SourceRef.Namespace = ref.Namespace
+	}
+	return ks, nil
+}

@@ -1,0 +1,196 @@
+package render
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Ref names a Flux Kustomization; it prints as "namespace/name".
+type Ref struct {
+	Namespace string
+	Name      string
+}
+
+func (r Ref) String() string { return r.Namespace + "/" + r.Name }
+
+// ObjectID is the identity Flux keeps in a Kustomization's inventory: group, kind,
+// namespace, name (the version is not part of it). Core-group objects have Group "".
+type ObjectID struct {
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+func (id ObjectID) String() string {
+	gk := id.Kind
+	if id.Group != "" {
+		gk += "." + id.Group
+	}
+	if id.Namespace == "" {
+		return gk + "/" + id.Name
+	}
+	return gk + "/" + id.Namespace + "/" + id.Name
+}
+
+// GroupKind returns "group/Kind" ("Kind" alone for the core group).
+func (id ObjectID) GroupKind() string {
+	if id.Group == "" {
+		return id.Kind
+	}
+	return id.Group + "/" + id.Kind
+}
+
+// Object is one rendered Kubernetes object after postBuild substitution.
+type Object struct {
+	ID    ObjectID
+	Owner Ref
+	// File is the repo-relative, slash-separated path of the manifest (or of the
+	// kustomization.yaml whose generator made it); Line is the 1-based line of its `kind:`.
+	File string
+	Line int
+	// Body is the object as Flux would apply it (before owner labels).
+	Body *unstructured.Unstructured
+	// Undefined lists variables the object uses without a default that no substitute or
+	// substituteFrom defines (strict substitution fails on them).
+	Undefined []string
+	// Literal lists ${VAR} expressions that ship unsubstituted because substitution does
+	// not run for this object's Kustomization.
+	Literal []string
+}
+
+// SourceRef is a Flux cross-object reference to a source.
+type SourceRef struct {
+	Kind, Name, Namespace string
+}
+
+func (s SourceRef) String() string { return s.Kind + "/" + s.Namespace + "/" + s.Name }
+
+// SubstituteRef is one postBuild.substituteFrom entry.
+type SubstituteRef struct {
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+	Optional bool   `json:"optional,omitempty"`
+}
+
+// PostBuild is spec.postBuild.
+type PostBuild struct {
+	Substitute     map[string]string `json:"substitute,omitempty"`
+	SubstituteFrom []SubstituteRef   `json:"substituteFrom,omitempty"`
+}
+
+// HealthCheck is one spec.healthChecks entry.
+type HealthCheck struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Namespace  string `json:"namespace,omitempty"`
+}
+
+// Spec holds the fields of a Flux Kustomization that decide what it builds and in which
+// order Flux applies and prunes it (kustomize.toolkit.fluxcd.io/v1 KustomizationSpec).
+type Spec struct {
+	Path               string
+	Prune              bool
+	Wait               bool
+	Suspend            bool
+	Force              bool
+	DependsOn          []Ref
+	HealthChecks       []HealthCheck
+	SourceRef          SourceRef
+	TargetNamespace    string
+	PostBuild          *PostBuild
+	SubstituteStrategy string
+	DeletionPolicy     string
+}
+
+// BuildError is a failed build kept as data. File and Line point at the most specific
+// place known: the kustomization.yaml line naming a missing file, else the file itself.
+type BuildError struct {
+	Message string
+	File    string
+	Line    int
+}
+
+func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
+
+// Kustomization is one node of a cluster's graph.
+type Kustomization struct {
+	Ref  Ref
+	Spec Spec
+	// Parent is the Kustomization whose build emitted this one; nil for the root.
+	Parent *Ref
+	// File and Line locate the Kustomization object's own manifest.
+	File string
+	Line int
+	// Body is the Kustomization object as emitted by its parent (after substitution).
+	Body    *unstructured.Unstructured
+	Objects []*Object
+	Err     *BuildError
+	// Remote lists remote resources that were not fetched; the build is then partial.
+	Remote []string
+	// Skipped says why the Kustomization was not built at all (an unmapped source).
+	Skipped string
+	// Vars is the set of postBuild variables that resolved, names only.
+	Vars map[string]bool
+}
+
+// Partial describes a Kustomization whose build is incomplete.
+type Partial struct {
+	Kustomization string   `json:"kustomization"`
+	Reason        string   `json:"reason"`
+	URLs          []string `json:"urls,omitempty"`
+}
+
+// Cluster is one Flux installation: a root Kustomization and everything it reconciles.
+type Cluster struct {
+	Name string
+	// RootDir is the repo-relative folder of the root Kustomization's path.
+	RootDir        string
+	Root           Ref
+	Kustomizations map[Ref]*Kustomization
+	// Order lists Kustomizations in build order (parents before children, then by name).
+	Order []Ref
+	// Owners maps every object to the Kustomizations that emit it, in build order.
+	Owners map[ObjectID][]*Object
+}
+
+// Graph is the rendering of one commit: every cluster found.
+type Graph struct {
+	Clusters []*Cluster
+}
+
+// Cluster returns the cluster with that name, or nil.
+func (g *Graph) Cluster(name string) *Cluster {
+	for _, c := range g.Clusters {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Partials lists the Kustomizations of c that could not be rendered completely.
+func (c *Cluster) Partials() []Partial {
+	var out []Partial
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		switch {
+		case ks.Skipped != "":
+			out = append(out, Partial{Kustomization: ref.String(), Reason: ks.Skipped})
+		case len(ks.Remote) > 0:
+			out = append(out, Partial{Kustomization: ref.String(), Reason: "remote resources not fetched", URLs: ks.Remote})
+		}
+	}
+	return out
+}
+
+// ObjectCount is the number of objects rendered in c.
+func (c *Cluster) ObjectCount() int {
+	n := 0
+	for _, ks := range c.Kustomizations {
+		n += len(ks.Objects)
+	}
+	return n
+}

@@ -1,0 +1,222 @@
+package render
+
+import (
+	"context"
+	"encoding/base64"
+	"regexp"
+	"sort"
+	"strings"
+
+	fluxkustomize "github.com/fluxcd/pkg/kustomize"
+	"github.com/fluxcd/pkg/envsubst/parse"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/kustomize/api/resource"
+)
+
+const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
+
+// store holds the ConfigMaps and Secrets a cluster's graph renders, the only place
+// substituteFrom can read from (a cold cluster has nothing else).
+type store map[ObjectID]*unstructured.Unstructured
+
+func (s store) add(o *Object) {
+	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") {
+		if _, ok := s[o.ID]; !ok {
+			s[o.ID] = o.Body
+		}
+	}
+}
+
+func (s store) clone() store {
+	out := make(store, len(s))
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
+}
+
+// client returns a controller-runtime fake client serving the stored objects.
+func (s store) client() client.Client {
+	var objs []client.Object
+	for id, u := range s {
+		meta := metav1.ObjectMeta{Name: id.Name, Namespace: id.Namespace}
+		if id.Kind == "ConfigMap" {
+			data, _, _ := unstructured.NestedStringMap(u.Object, "data")
+			objs = append(objs, &corev1.ConfigMap{ObjectMeta: meta, Data: data})
+			continue
+		}
+		sec := &corev1.Secret{ObjectMeta: meta, Data: map[string][]byte{}}
+		data, _, _ := unstructured.NestedStringMap(u.Object, "data")
+		for k, v := range data {
+			b, err := base64.StdEncoding.DecodeString(v)
+			if err != nil { // SOPS ciphertext or malformed: the key still exists
+				b = []byte(v)
+			}
+			sec.Data[k] = b
+		}
+		str, _, _ := unstructured.NestedStringMap(u.Object, "stringData")
+		for k, v := range str {
+			sec.Data[k] = []byte(v)
+		}
+		objs = append(objs, sec)
+	}
+	return fake.NewClientBuilder().WithObjects(objs...).Build()
+}
+
+func (s store) equal(o store) bool {
+	if len(s) != len(o) {
+		return false
+	}
+	for k, v := range s {
+		w, ok := o[k]
+		if !ok || !equalData(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalData(a, b *unstructured.Unstructured) bool {
+	for _, f := range []string{"data", "stringData"} {
+		x, _, _ := unstructured.NestedStringMap(a.Object, f)
+		y, _, _ := unstructured.NestedStringMap(b.Object, f)
+		if len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if y[k] != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// substitution is the postBuild of one Kustomization with its variables resolved.
+type substitution struct {
+	client client.Client
+	vars   map[string]string
+	always bool
+}
+
+// newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
+// order, then inline substitute). It returns nil when substitution does not run: no
+// postBuild, or no variable resolved and substituteStrategy is not Always (KC v1.9.0).
+func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustomization) (*substitution, *BuildError) {
+	if ks.Spec.PostBuild == nil {
+		return nil, nil
+	}
+	vars, err := fluxkustomize.LoadVariables(ctx, c, *ks.Body)
+	if err != nil {
+		return nil, ks.specError(ix, "substituteFrom", err.Error())
+	}
+	for k, v := range ks.Spec.PostBuild.Substitute {
+		vars[k] = strings.ReplaceAll(v, "\n", "")
+	}
+	ks.Vars = map[string]bool{}
+	for k := range vars {
+		ks.Vars[k] = true
+	}
+	always := strings.EqualFold(ks.Spec.SubstituteStrategy, "Always")
+	if len(vars) == 0 && !always {
+		return nil, nil
+	}
+	return &substitution{client: c, vars: vars, always: always}, nil
+}
+
+func disabled(r *resource.Resource) bool {
+	return r.GetLabels()[substituteKey] == "disabled" || r.GetAnnotations()[substituteKey] == "disabled"
+}
+
+// apply substitutes r in place and records the variables it leaves undefined.
+func (s *substitution) apply(ctx context.Context, ks *Kustomization, r *resource.Resource, obj *Object) *BuildError {
+	if disabled(r) {
+		return nil
+	}
+	y, err := r.AsYAML()
+	if err != nil {
+		return &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
+	}
+	obj.Undefined = undefinedVars(string(y), s.vars)
+	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *ks.Body, r,
+		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
+		return &BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
+	}
+	return nil
+}
+
+// undefinedVars lists the variables text reads without a default operator that vars does
+// not define: exactly those on which Flux's strict substitution fails (pkg/envsubst
+// evalFunc and isDefaultOp).
+func undefinedVars(text string, vars map[string]string) []string {
+	tree, err := parse.Parse(text)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			for _, c := range n.Nodes {
+				walk(c)
+			}
+		case *parse.FuncNode:
+			for _, a := range n.Args {
+				walk(a)
+			}
+			if _, ok := vars[n.Param]; !ok && !isDefaultOp(n.Name) {
+				seen[n.Param] = true
+			}
+		}
+	}
+	walk(tree.Root)
+	return sortedKeys(seen)
+}
+
+func isDefaultOp(name string) bool {
+	switch name {
+	case "-", "+", "=", "?", ":-", ":+", ":=", ":?":
+		return true
+	}
+	return false
+}
+
+var literalRE = regexp.MustCompile(`\$\$?\{[^}\s]*\}`)
+
+// literalVars lists the ${...} expressions of r that ship verbatim because no substitution
+// runs; escaped $${...} and objects with substitution disabled are left out.
+func literalVars(r *resource.Resource) []string {
+	if disabled(r) {
+		return nil
+	}
+	y, err := r.AsYAML()
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, m := range literalRE.FindAllString(string(y), -1) {
+		if !strings.HasPrefix(m, "$$") {
+			seen[m] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type clientT = client.Client
