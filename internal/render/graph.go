@@ -113,7 +113,7 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 // from the next wave on, and to every wave in the next round.
 func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, store) {
 	c := &Cluster{
-		Name: rt.name, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
+		Name: rt.name, Dir: r.abs, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
 	}
 	rootSrc := rt.ks.Spec.SourceRef

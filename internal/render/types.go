@@ -146,6 +146,8 @@ type Partial struct {
 // Cluster is one Flux installation: a root Kustomization and everything it reconciles.
 type Cluster struct {
 	Name string
+	// Dir is the absolute directory the cluster was rendered from; File paths are relative to it.
+	Dir string
 	// RootDir is the repo-relative folder of the root Kustomization's path.
 	RootDir        string
 	Root           Ref

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review"
+)
+
+func graphCmd() *cobra.Command {
+	var repoDir, rev, dir, formatName, configPath string
+	var clusters []string
+	cmd := &cobra.Command{
+		Use:   "graph",
+		Short: "Print the Flux Kustomization graph of one commit (text, json or mermaid)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if formatName != "text" && formatName != "json" && formatName != "mermaid" {
+				return usageErr("--format: want text, json or mermaid, got %q", formatName)
+			}
+			var t *tree
+			var err error
+			if dir != "" {
+				t, err = copyDir(dir)
+			} else {
+				var repo *gitrepo.Repo
+				if repo, err = gitrepo.Open(repoDir); err == nil {
+					t, err = checkoutRev(repo, rev)
+				}
+			}
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			defer t.cleanup()
+			cfg, err := loadConfig(configPath, t.dir)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			g, err := render.Render(cmd.Context(), t.dir, render.Options{Config: cfg, Clusters: clusters})
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			return printGraph(cmd.Context(), cmd.OutOrStdout(), formatName, g)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&repoDir, "repo", ".", "git repository")
+	fl.StringVar(&rev, "rev", "HEAD", "revision to render")
+	fl.StringVar(&dir, "dir", "", "render a plain directory instead of a git revision")
+	fl.StringVar(&formatName, "format", "text", "output: text, json or mermaid")
+	fl.StringVar(&configPath, "config", "", "configuration file (default: .tiergate.yaml of the tree)")
+	fl.StringSliceVar(&clusters, "cluster", nil, "only this cluster (repeatable)")
+	return cmd
+}
+
+func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error {
+	var graphs []review.ClusterGraph
+	empty := &render.Graph{}
+	rep := review.Review(empty, g, review.Options{})
+	graphs = rep.Graphs
+	switch f {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(graphs)
+	case "mermaid":
+		for _, cg := range graphs {
+			fmt.Fprintf(w, "%%%% cluster %s\nflowchart LR\n", cg.Cluster)
+			for _, n := range cg.Nodes {
+				fmt.Fprintf(w, "  %s[\"%s\"]\n", mermaidID(n.Kustomization), n.Kustomization)
+				for _, d := range n.DependsOn {
+					fmt.Fprintf(w, "  %s --> %s\n", mermaidID(n.Kustomization), mermaidID(d))
+				}
+				if n.Parent != "" {
+					fmt.Fprintf(w, "  %s -.-> %s\n", mermaidID(n.Parent), mermaidID(n.Kustomization))
+				}
+			}
+		}
+		return nil
+	}
+	for _, c := range g.Clusters {
+		fmt.Fprintf(w, "cluster %s (root %s, %d Kustomizations, %d objects)\n", c.Name, c.RootDir, len(c.Kustomizations), c.ObjectCount())
+		for _, ref := range c.Order {
+			ks := c.Kustomizations[ref]
+			var deps []string
+			for _, d := range ks.Spec.DependsOn {
+				deps = append(deps, d.String())
+			}
+			state := fmt.Sprintf("%d objects", len(ks.Objects))
+			switch {
+			case ks.Err != nil:
+				state = "build error: " + ks.Err.Error()
+			case ks.Skipped != "":
+				state = "not built: " + ks.Skipped
+			}
+			fmt.Fprintf(w, "  %s  path=%s prune=%v dependsOn=[%s]  %s\n", ref, ks.Spec.Path, ks.Spec.Prune, strings.Join(deps, ", "), state)
+		}
+	}
+	return nil
+}
+
+func mermaidID(s string) string {
+	return strings.NewReplacer("/", "__", "-", "_", ".", "_").Replace(s)
+}

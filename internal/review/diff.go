@@ -1,0 +1,134 @@
+package review
+
+import (
+	"github.com/pmezard/go-difflib/difflib"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// diffObjects lists objects added, removed and changed between base and head of one
+// cluster. Objects of Kustomizations that did not render completely at head are not
+// reported as removed: their absence is unknown, not a change.
+func (r *Report) diffObjects(b, h *render.Cluster) {
+	name := ""
+	if h != nil {
+		name = h.Name
+	} else {
+		name = b.Name
+	}
+	if h != nil {
+		for _, ref := range h.Order {
+			for _, o := range h.Kustomizations[ref].Objects {
+				if h.Owners[o.ID][0] != o {
+					continue
+				}
+				var prev *render.Object
+				if b != nil && len(b.Owners[o.ID]) > 0 {
+					prev = b.Owners[o.ID][0]
+				}
+				switch {
+				case prev == nil:
+					r.Added = append(r.Added, change(name, o, ""))
+				default:
+					if d := unified(prev, o); d != "" {
+						r.Changed = append(r.Changed, change(name, o, d))
+					}
+				}
+			}
+		}
+	}
+	if b == nil || h == nil {
+		return
+	}
+	for _, ref := range b.Order {
+		for _, o := range b.Kustomizations[ref].Objects {
+			if len(h.Owners[o.ID]) > 0 || b.Owners[o.ID][0] != o {
+				continue
+			}
+			if hk := h.Kustomizations[ref]; hk != nil && (hk.Err != nil || hk.Skipped != "") {
+				continue
+			}
+			r.Removed = append(r.Removed, change(name, o, ""))
+		}
+	}
+}
+
+// diffKustomizations lists Flux Kustomizations added, removed, or whose object changed.
+func (r *Report) diffKustomizations(b, h *render.Cluster) {
+	if b == nil || h == nil {
+		return
+	}
+	kid := func(ks *render.Kustomization) render.ObjectID {
+		return render.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: ks.Ref.Namespace, Name: ks.Ref.Name}
+	}
+	for _, ref := range h.Order {
+		hk, bk := h.Kustomizations[ref], b.Kustomizations[ref]
+		o := &render.Object{ID: kid(hk), Owner: ref, File: hk.File, Line: hk.Line, Body: hk.Body}
+		if bk == nil {
+			r.KustomizationChanges = append(r.KustomizationChanges, change(h.Name, o, "added"))
+			continue
+		}
+		if d := unified(&render.Object{ID: kid(bk), Body: bk.Body}, o); d != "" {
+			r.KustomizationChanges = append(r.KustomizationChanges, change(h.Name, o, d))
+		}
+	}
+	for _, ref := range b.Order {
+		if h.Kustomizations[ref] == nil {
+			bk := b.Kustomizations[ref]
+			o := &render.Object{ID: kid(bk), Owner: ref, File: bk.File, Line: bk.Line, Body: bk.Body}
+			r.KustomizationChanges = append(r.KustomizationChanges, change(b.Name, o, "removed"))
+		}
+	}
+}
+
+func change(cluster string, o *render.Object, diff string) ObjectChange {
+	return ObjectChange{Cluster: cluster, Object: o.ID, Kustomization: o.Owner.String(), File: o.File, Line: o.Line, Diff: diff}
+}
+
+// unified returns the unified diff of two objects' YAML, "" when equal.
+func unified(a, b *render.Object) string {
+	x, y := yamlOf(a, b), yamlOf(b, a)
+	if x == y {
+		return ""
+	}
+	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(x), B: difflib.SplitLines(y),
+		FromFile: "base", ToFile: "head", Context: 3,
+	})
+	return d
+}
+
+// yamlOf renders an object; a Secret's values are replaced by "<redacted>", or by
+// "<redacted: changed>" where the other side's value differs, so a diff shows only keys.
+func yamlOf(o, other *render.Object) string {
+	u := o.Body
+	if o.ID.Group == "" && o.ID.Kind == "Secret" {
+		u = redact(u, other.Body)
+	}
+	data, err := yaml.Marshal(u.Object)
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+func redact(u, other *unstructured.Unstructured) *unstructured.Unstructured {
+	c := u.DeepCopy()
+	for _, f := range []string{"data", "stringData"} {
+		m, ok, _ := unstructured.NestedMap(c.Object, f)
+		if !ok {
+			continue
+		}
+		theirs, _, _ := unstructured.NestedMap(other.Object, f)
+		for k, v := range m {
+			m[k] = "<redacted>"
+			if tv, ok := theirs[k]; !ok || tv != v {
+				m[k] = "<redacted: changed>"
+			}
+		}
+		_ = unstructured.SetNestedMap(c.Object, m, f)
+	}
+	return c
+}

@@ -1,0 +1,80 @@
+package review
+
+import (
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+// Report is the machine contract of DESIGN.md "Report formats" (--format json).
+type Report struct {
+	Base     string           `json:"base"`
+	Head     string           `json:"head"`
+	Clusters []ClusterSummary `json:"clusters"`
+	Moves    []rules.Move     `json:"moves"`
+	Findings []rules.Finding  `json:"findings"`
+	Added    []ObjectChange   `json:"added"`
+	Removed  []ObjectChange   `json:"removed"`
+	Changed  []ObjectChange   `json:"changed"`
+	// KustomizationChanges lists Flux Kustomizations added, removed or with a changed spec.
+	KustomizationChanges []ObjectChange `json:"kustomizationChanges"`
+	// Graphs holds each cluster's Kustomization graph at head, for the Markdown diagram.
+	Graphs []ClusterGraph `json:"graphs,omitempty"`
+}
+
+// ClusterSummary counts one cluster at head (at base when the head lost it).
+type ClusterSummary struct {
+	Name           string           `json:"name"`
+	Root           string           `json:"root"`
+	Kustomizations int              `json:"kustomizations"`
+	Objects        int              `json:"objects"`
+	Partial        []render.Partial `json:"partial"`
+}
+
+// ObjectChange is one object added, removed or changed; Diff is a unified diff of the
+// YAML with Secret values redacted.
+type ObjectChange struct {
+	Cluster       string          `json:"cluster"`
+	Object        render.ObjectID `json:"object"`
+	Kustomization string          `json:"kustomization"`
+	File          string          `json:"file,omitempty"`
+	Line          int             `json:"line,omitempty"`
+	Diff          string          `json:"diff,omitempty"`
+}
+
+// ClusterGraph is the dependsOn graph of one cluster at head.
+type ClusterGraph struct {
+	Cluster string     `json:"cluster"`
+	Nodes   []GraphNode `json:"nodes"`
+}
+
+// GraphNode is one Kustomization with its dependsOn edges and parent.
+type GraphNode struct {
+	Kustomization string   `json:"kustomization"`
+	Parent        string   `json:"parent,omitempty"`
+	DependsOn     []string `json:"dependsOn,omitempty"`
+	Failed        bool     `json:"failed,omitempty"`
+}
+
+// Counts tallies the findings of a given status by severity.
+func (r *Report) Counts(status rules.Status) map[rules.Severity]int {
+	out := map[rules.Severity]int{}
+	for _, f := range r.Findings {
+		if f.Status == status {
+			out[f.Severity]++
+		}
+	}
+	return out
+}
+
+// Fails reports whether a new finding is at or above threshold (None never fails).
+func (r *Report) Fails(threshold rules.Severity) bool {
+	if threshold == rules.None {
+		return false
+	}
+	for _, f := range r.Findings {
+		if f.Status == rules.StatusNew && f.Severity >= threshold {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+package review
+
+import (
+	"sort"
+
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+// Options configures a review.
+type Options struct {
+	Env rules.Env
+	// BaseRev and HeadRev are written into the report as they are (commit shas).
+	BaseRev, HeadRev string
+}
+
+// Review compares base and head cluster by cluster (matched by name) and returns the
+// report. State rules run on both graphs: a finding only at head is new, at both is
+// existing, only at base is resolved. Change rules run on the transition and are new.
+func Review(base, head *render.Graph, opts Options) *Report {
+	r := &Report{Base: opts.BaseRev, Head: opts.HeadRev}
+	for _, name := range clusterNames(base, head) {
+		b, h := base.Cluster(name), head.Cluster(name)
+		r.summarize(b, h)
+		env := &opts.Env
+		var atBase, atHead []rules.Finding
+		for _, rule := range rules.State {
+			if b != nil {
+				atBase = append(atBase, rule.Check(b, h, env)...)
+			}
+			if h != nil {
+				atHead = append(atHead, rule.Check(h, b, env)...)
+			}
+		}
+		r.Findings = append(r.Findings, withStatus(atBase, atHead)...)
+		if b != nil && h != nil {
+			for _, rule := range rules.Change {
+				for _, f := range rule.Check(b, h, env) {
+					f.Status = rules.StatusNew
+					r.Findings = append(r.Findings, f)
+				}
+			}
+			r.Moves = append(r.Moves, rules.Moves(b, h)...)
+		}
+		r.diffObjects(b, h)
+		r.diffKustomizations(b, h)
+		if h != nil {
+			r.Graphs = append(r.Graphs, graphOf(h))
+		}
+	}
+	sortFindings(r.Findings)
+	return r
+}
+
+func clusterNames(base, head *render.Graph) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range []*render.Graph{head, base} {
+		for _, c := range g.Clusters {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				out = append(out, c.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (r *Report) summarize(b, h *render.Cluster) {
+	c := h
+	if c == nil {
+		c = b
+	}
+	partial := c.Partials()
+	if partial == nil {
+		partial = []render.Partial{}
+	}
+	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: c.RootDir, Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
+}
+
+// withStatus merges the state findings of both commits by key.
+func withStatus(atBase, atHead []rules.Finding) []rules.Finding {
+	inBase := map[string]bool{}
+	for _, f := range atBase {
+		inBase[f.Key()] = true
+	}
+	inHead := map[string]bool{}
+	var out []rules.Finding
+	for _, f := range atHead {
+		inHead[f.Key()] = true
+		f.Status = rules.StatusNew
+		if inBase[f.Key()] {
+			f.Status = rules.StatusExisting
+		}
+		out = append(out, f)
+	}
+	for _, f := range atBase {
+		if !inHead[f.Key()] {
+			f.Status = rules.StatusResolved
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+var statusOrder = map[rules.Status]int{rules.StatusNew: 0, rules.StatusExisting: 1, rules.StatusResolved: 2}
+
+// sortFindings orders new before existing before resolved, then by severity (highest
+// first), cluster, rule, Kustomization, object and location.
+func sortFindings(fs []rules.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if statusOrder[a.Status] != statusOrder[b.Status] {
+			return statusOrder[a.Status] < statusOrder[b.Status]
+		}
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Cluster != b.Cluster {
+			return a.Cluster < b.Cluster
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Kustomization != b.Kustomization {
+			return a.Kustomization < b.Kustomization
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+}
+
+func graphOf(c *render.Cluster) ClusterGraph {
+	g := ClusterGraph{Cluster: c.Name}
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		n := GraphNode{Kustomization: ref.String(), Failed: ks.Err != nil}
+		if ks.Parent != nil {
+			n.Parent = ks.Parent.String()
+		}
+		for _, d := range ks.Spec.DependsOn {
+			n.DependsOn = append(n.DependsOn, d.String())
+		}
+		g.Nodes = append(g.Nodes, n)
+	}
+	return g
+}

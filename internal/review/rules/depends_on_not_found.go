@@ -1,0 +1,65 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// dependsOnNotFound reports dependsOn entries that name no Kustomization of the cluster:
+// KC checkDependencies fails with "dependency '<ns>/<name>' not found" and requeues forever.
+// When the graph is partial the dependency may live in the unrendered part: a warning then.
+func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
+	sev := Error
+	if len(c.Partials()) > 0 || hasBuildErrors(c) {
+		sev = Warning
+	}
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		for _, dep := range ks.Spec.DependsOn {
+			if _, ok := c.Kustomizations[dep]; ok {
+				continue
+			}
+			f := Finding{
+				Rule: "depends-on-not-found", Severity: sev, Cluster: c.Name, Kustomization: ref.String(),
+				Message: fmt.Sprintf("Kustomization %s dependsOn %s, which is not in the cluster: it will wait forever with 'dependency %s not found'.", ref, dep, dep),
+				File:    ks.File, Line: dependsOnLine(c, ks, dep.Name), key: dep.String(),
+			}
+			f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of %s, or point it at an existing Kustomization.", dep.Name, ref)
+			if renamed, ok := renamedTo(dep, c, other); ok {
+				f.Message += fmt.Sprintf(" %s was renamed to %s (same path).", dep, renamed)
+				f.Suggestion = fmt.Sprintf("In %s, replace `- name: %s` with `- name: %s` in spec.dependsOn.", ks.File, dep.Name, renamed.Name)
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func hasBuildErrors(c *render.Cluster) bool {
+	for _, ks := range c.Kustomizations {
+		if ks.Err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// renamedTo finds, when dep exists in the other commit, the Kustomization of c with the
+// same spec.path: the likely new name of a renamed tier.
+func renamedTo(dep render.Ref, c, other *render.Cluster) (render.Ref, bool) {
+	if other == nil {
+		return render.Ref{}, false
+	}
+	old, ok := other.Kustomizations[dep]
+	if !ok {
+		return render.Ref{}, false
+	}
+	for _, ref := range c.Order {
+		if _, existed := other.Kustomizations[ref]; !existed && c.Kustomizations[ref].Spec.Path == old.Spec.Path {
+			return ref, true
+		}
+	}
+	return render.Ref{}, false
+}

@@ -1,0 +1,29 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// duplicateOwner reports objects that two Kustomizations emit: each apply takes ownership
+// from the other (the kustomize.toolkit.fluxcd.io/name label flips), and whichever prunes
+// later deletes the object from under the other (flux-semantics.md §4).
+func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
+	var out []Finding
+	for _, ref := range c.Order {
+		for _, o := range c.Kustomizations[ref].Objects {
+			owners := c.Owners[o.ID]
+			if len(owners) < 2 || owners[0] == o {
+				continue
+			}
+			first := owners[0]
+			f := objectFinding("duplicate-owner", Error, c.Name, o, ref)
+			f.Message = fmt.Sprintf("%s is emitted by both %s (%s:%d) and %s: the two Kustomizations overwrite each other on every reconcile and either may prune it.",
+				o.ID, first.Owner, first.File, first.Line, ref)
+			f.Suggestion = fmt.Sprintf("Keep %s in one Kustomization only: remove it from %s or from %s.", o.ID, first.File, o.File)
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// Severity orders findings; --fail-on is a comparison against it.
+type Severity int
+
+const (
+	None Severity = iota
+	Notice
+	Warning
+	Error
+)
+
+var severityNames = []string{"none", "notice", "warning", "error"}
+
+func (s Severity) String() string { return severityNames[s] }
+
+// ParseSeverity reads "notice", "warning", "error" or "never" (which is None).
+func ParseSeverity(s string) (Severity, error) {
+	switch s {
+	case "never", "none":
+		return None, nil
+	case "notice":
+		return Notice, nil
+	case "warning":
+		return Warning, nil
+	case "error":
+		return Error, nil
+	}
+	return None, fmt.Errorf("unknown severity %q (want error, warning, notice or never)", s)
+}
+
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+func (s *Severity) UnmarshalJSON(b []byte) error {
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		return err
+	}
+	v, err := ParseSeverity(str)
+	*s = v
+	return err
+}
+
+// Status says whether a finding is introduced by the change, was already there, or is
+// fixed by it.
+type Status string
+
+const (
+	StatusNew      Status = "new"
+	StatusExisting Status = "existing"
+	StatusResolved Status = "resolved"
+)
+
+// Finding is one rule's verdict on one object or Kustomization.
+type Finding struct {
+	Rule          string           `json:"rule"`
+	Severity      Severity         `json:"severity"`
+	Status        Status           `json:"status"`
+	Cluster       string           `json:"cluster"`
+	Object        *render.ObjectID `json:"object,omitempty"`
+	Kustomization string           `json:"kustomization,omitempty"`
+	Message       string           `json:"message"`
+	Suggestion    string           `json:"suggestion"`
+	File          string           `json:"file,omitempty"`
+	Line          int              `json:"line,omitempty"`
+	// key distinguishes findings of one rule for matching base against head.
+	key string
+}
+
+// Key identifies the finding across base and head: rule, cluster, Kustomization, object
+// and any rule-specific detail.
+func (f Finding) Key() string {
+	obj := ""
+	if f.Object != nil {
+		obj = f.Object.String()
+	}
+	return strings.Join([]string{f.Rule, f.Cluster, f.Kustomization, obj, f.key}, "\x00")
+}
+
+// Env is what a rule may consult besides the graphs.
+type Env struct {
+	Catalog *Catalog
+	// Strict is true when undefined variables fail the reconcile (Flux 2.9 default).
+	Strict bool
+}
+
+// StateRule judges one cluster graph; other is the same cluster at the other commit (may be nil).
+type StateRule struct {
+	ID    string
+	Check func(c, other *render.Cluster, env *Env) []Finding
+}
+
+// ChangeRule judges the change of one cluster from base to head.
+type ChangeRule struct {
+	ID    string
+	Check func(base, head *render.Cluster, env *Env) []Finding
+}
+
+// State lists the state rules in report order.
+var State = []StateRule{
+	{"render-error", renderError},
+	{"depends-on-not-found", dependsOnNotFound},
+	{"depends-on-cycle", dependsOnCycle},
+	{"duplicate-owner", duplicateOwner},
+	{"runtime-crd-same-pass", runtimeCRDSamePass},
+	{"missing-depends-on", missingDependsOn},
+	{"missing-wait", missingWait},
+	{"namespace-not-set", namespaceNotSet},
+	{"undefined-variable", undefinedVariable},
+	{"unsubstituted-variable", unsubstitutedVariable},
+}
+
+// Change lists the change rules in report order.
+var Change = []ChangeRule{
+	{"tier-move", tierMove},
+	{"prune-transient", pruneTransient},
+	{"destructive-prune", destructivePrune},
+}
+
+func objectFinding(rule string, sev Severity, cluster string, o *render.Object, ks render.Ref) Finding {
+	id := o.ID
+	return Finding{Rule: rule, Severity: sev, Cluster: cluster, Object: &id, Kustomization: ks.String(), File: o.File, Line: o.Line}
+}

@@ -1,0 +1,147 @@
+package rules
+
+import (
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// view is a cluster graph with the relations rules reason about, computed once.
+type view struct {
+	c *render.Cluster
+	// crdOwners maps "group/Kind" to the Kustomizations that ship its CRD.
+	crdOwners map[string][]render.Ref
+	// crdScope maps "group/Kind" to "Namespaced" or "Cluster" for CRDs in the graph.
+	crdScope map[string]string
+	reach    map[render.Ref]map[render.Ref]bool
+	after    map[render.Ref]map[render.Ref]bool
+}
+
+func newView(c *render.Cluster) *view {
+	v := &view{c: c, crdOwners: map[string][]render.Ref{}, crdScope: map[string]string{},
+		reach: map[render.Ref]map[render.Ref]bool{}, after: map[render.Ref]map[render.Ref]bool{}}
+	for _, ref := range c.Order {
+		for _, o := range c.Kustomizations[ref].Objects {
+			if o.ID.Group != "apiextensions.k8s.io" || o.ID.Kind != "CustomResourceDefinition" {
+				continue
+			}
+			group, _, _ := unstructured.NestedString(o.Body.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(o.Body.Object, "spec", "names", "kind")
+			scope, _, _ := unstructured.NestedString(o.Body.Object, "spec", "scope")
+			gk := group + "/" + kind
+			v.crdOwners[gk] = append(v.crdOwners[gk], ref)
+			v.crdScope[gk] = scope
+		}
+	}
+	return v
+}
+
+// owners returns the Kustomizations that emit id, in build order.
+func (v *view) owners(id render.ObjectID) []render.Ref {
+	var out []render.Ref
+	for _, o := range v.c.Owners[id] {
+		out = append(out, o.Owner)
+	}
+	return out
+}
+
+// dependsOnPath reports whether from reaches to through spec.dependsOn, transitively
+// (KC checkDependencies: from waits until to is Ready at the same revision).
+func (v *view) dependsOnPath(from, to render.Ref) bool {
+	return closure(v.reach, from, func(r render.Ref) []render.Ref {
+		if ks := v.c.Kustomizations[r]; ks != nil {
+			return ks.Spec.DependsOn
+		}
+		return nil
+	})[to]
+}
+
+// appliesAfter reports whether, on a cold cluster, from is applied only after to has
+// applied: through dependsOn edges and through parents (a Kustomization exists only once
+// its parent has applied it, after the parent's own dependencies are ready).
+func (v *view) appliesAfter(from, to render.Ref) bool {
+	if from == to {
+		return true
+	}
+	return closure(v.after, from, func(r render.Ref) []render.Ref {
+		ks := v.c.Kustomizations[r]
+		if ks == nil {
+			return nil
+		}
+		next := append([]render.Ref(nil), ks.Spec.DependsOn...)
+		if ks.Parent != nil {
+			next = append(next, *ks.Parent)
+		}
+		return next
+	})[to]
+}
+
+// ancestor reports whether a is a parent, grandparent... of b.
+func (v *view) ancestor(a, b render.Ref) bool {
+	seen := map[render.Ref]bool{}
+	for ks := v.c.Kustomizations[b]; ks != nil && ks.Parent != nil && !seen[*ks.Parent]; ks = v.c.Kustomizations[*ks.Parent] {
+		if *ks.Parent == a {
+			return true
+		}
+		seen[*ks.Parent] = true
+	}
+	return false
+}
+
+func closure(memo map[render.Ref]map[render.Ref]bool, from render.Ref, next func(render.Ref) []render.Ref) map[render.Ref]bool {
+	if m, ok := memo[from]; ok {
+		return m
+	}
+	seen := map[render.Ref]bool{}
+	stack := next(from)
+	for len(stack) > 0 {
+		r := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		stack = append(stack, next(r)...)
+	}
+	memo[from] = seen
+	return seen
+}
+
+// each calls fn for every object of every built Kustomization, in build order.
+func each(c *render.Cluster, fn func(ks *render.Kustomization, o *render.Object)) {
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		for _, o := range ks.Objects {
+			fn(ks, o)
+		}
+	}
+}
+
+func sortedRefs(m map[render.Ref]bool) []render.Ref {
+	out := make([]render.Ref, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// complete reports whether ks rendered fully, so that an object missing from it is
+// really gone (not hidden by a build error or an unmapped source).
+func complete(ks *render.Kustomization) bool {
+	return ks != nil && ks.Err == nil && ks.Skipped == "" && len(ks.Remote) == 0
+}
+
+// annotated reports whether the object carries key=value as a label or annotation,
+// value compared case-insensitively (fluxcd/pkg ssa utils.AnyInMetadata).
+func annotated(o *render.Object, key, value string) bool {
+	for _, m := range []map[string]string{o.Body.GetLabels(), o.Body.GetAnnotations()} {
+		if v, ok := m[key]; ok && strings.EqualFold(v, value) {
+			return true
+		}
+	}
+	return false
+}

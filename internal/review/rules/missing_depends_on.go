@@ -1,0 +1,89 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// missingDependsOn reports objects (and Kustomizations) that need something only another
+// Kustomization provides, when nothing orders that provider first on a cold cluster: no
+// dependsOn path and no parent chain leads to it. Flux reconciles such tiers concurrently
+// (--concurrent), so the dry-run fails with 'namespace not found' or 'no matches for kind'
+// (flux-semantics.md §3 and §5).
+func missingDependsOn(c, _ *render.Cluster, env *Env) []Finding {
+	v := newView(c)
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		if missing := v.unordered(ref, v.kustomizationNeeds(ks)); len(missing) > 0 {
+			for _, p := range sortedKeysByRef(missing) {
+				f := Finding{Rule: "missing-depends-on", Cluster: c.Name, Kustomization: ref.String(), File: ks.File, Line: ks.Line, key: p.String()}
+				fillMissing(&f, c, ks, ref.String(), p, missing[p])
+				out = append(out, f)
+			}
+		}
+		for _, o := range ks.Objects {
+			missing := v.unordered(ref, v.objectNeeds(o, env))
+			for _, p := range sortedKeysByRef(missing) {
+				f := objectFinding("missing-depends-on", None, c.Name, o, ref)
+				f.key = p.String()
+				fillMissing(&f, c, ks, o.ID.String(), p, missing[p])
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// unordered groups, by provider, the needs of holder that no provider satisfies: holder
+// provides it itself, or applies after one of the providers.
+func (v *view) unordered(holder render.Ref, needs []need) map[render.Ref][]need {
+	out := map[render.Ref][]need{}
+	for _, n := range needs {
+		ok := false
+		for _, p := range n.providers {
+			if p == holder && n.runtime != nil {
+				ok = true // same pass: runtime-crd-same-pass reports it
+			}
+			if v.appliesAfter(holder, p) {
+				ok = true
+			}
+		}
+		if !ok {
+			out[n.providers[0]] = append(out[n.providers[0]], n)
+		}
+	}
+	return out
+}
+
+func fillMissing(f *Finding, c *render.Cluster, ks *render.Kustomization, subject string, provider render.Ref, needs []need) {
+	var what []string
+	for _, n := range needs {
+		what = append(what, n.what)
+		f.Severity = max(f.Severity, n.severity)
+	}
+	consequence := "it stays unhealthy until they exist"
+	if f.Severity == Error {
+		consequence = "on a cold cluster its apply fails until they exist"
+	}
+	f.Message = fmt.Sprintf("%s in %s needs %s from %s, but %s has no dependsOn path to %s: %s.",
+		subject, ks.Ref, strings.Join(what, " and "), provider, ks.Ref, provider, consequence)
+	entry := "    - name: " + provider.Name
+	if provider.Namespace != ks.Ref.Namespace {
+		entry += "\n      namespace: " + provider.Namespace
+	}
+	f.Suggestion = fmt.Sprintf("Add to Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, ks.Line, entry)
+	_ = c
+}
+
+func sortedKeysByRef(m map[render.Ref][]need) []render.Ref {
+	out := make([]render.Ref, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}

@@ -1,0 +1,40 @@
+package rules
+
+import (
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// Move is an object whose owner differs between base and head of one cluster.
+type Move struct {
+	Cluster string          `json:"cluster"`
+	Object  render.ObjectID `json:"object"`
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	base    *render.Object
+	head    *render.Object
+}
+
+// Moves lists the objects of a cluster whose first owner changes, in head build order.
+// An object still emitted by its base owner at head has not moved (it is duplicated).
+func Moves(base, head *render.Cluster) []Move {
+	if base == nil || head == nil {
+		return nil
+	}
+	var out []Move
+	each(head, func(ks *render.Kustomization, o *render.Object) {
+		if head.Owners[o.ID][0] != o {
+			return
+		}
+		prev := base.Owners[o.ID]
+		if len(prev) == 0 || prev[0].Owner == ks.Ref {
+			return
+		}
+		for _, h := range head.Owners[o.ID] {
+			if h.Owner == prev[0].Owner {
+				return
+			}
+		}
+		out = append(out, Move{Cluster: head.Name, Object: o.ID, From: prev[0].Owner.String(), To: ks.Ref.String(), base: prev[0], head: o})
+	})
+	return out
+}

@@ -1,0 +1,29 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// namespaceNotSet reports namespaced objects that render without a namespace in a
+// Kustomization without targetNamespace: the server-side dry-run fails with 'namespace
+// not specified' and the whole stage stops (fluxcd/pkg ssa DryRunErr, flux-semantics.md §3).
+func namespaceNotSet(c, _ *render.Cluster, env *Env) []Finding {
+	v := newView(c)
+	var out []Finding
+	each(c, func(ks *render.Kustomization, o *render.Object) {
+		if o.ID.Namespace != "" || ks.Spec.TargetNamespace != "" {
+			return
+		}
+		if ns, known := v.namespaced(o.ID.Group, o.ID.Kind, env.Catalog); !known || !ns {
+			return
+		}
+		f := objectFinding("namespace-not-set", Error, c.Name, o, ks.Ref)
+		f.Message = fmt.Sprintf("%s is namespaced but renders without a namespace, and %s sets no targetNamespace: the dry-run fails with 'namespace not specified' and %s applies nothing of that stage.",
+			o.ID, ks.Ref, ks.Ref)
+		f.Suggestion = fmt.Sprintf("Set metadata.namespace on %s in %s:%d, a `namespace:` in its kustomization.yaml, or spec.targetNamespace on %s.", o.ID.Name, o.File, o.Line, ks.Ref)
+		out = append(out, f)
+	})
+	return out
+}

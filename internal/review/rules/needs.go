@@ -1,0 +1,170 @@
+package rules
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// need is something an object (or a Kustomization itself) requires to exist before Flux
+// can apply it or before it can become healthy, and the Kustomizations that provide it.
+type need struct {
+	what      string
+	providers []render.Ref
+	severity  Severity
+	// runtime is set when the thing appears only once a controller reconciles the provider.
+	runtime *RuntimeKind
+}
+
+// objectNeeds lists what o needs from the graph. Error: the dry-run or apply fails
+// (namespace, CRD, runtime CRD); warning: the object applies but stays unhealthy until
+// the thing exists (a source, a StorageClass, an issuer, a Gateway).
+func (v *view) objectNeeds(o *render.Object, env *Env) []need {
+	var out []need
+	add := func(what string, sev Severity, id render.ObjectID) {
+		if p := v.owners(id); len(p) > 0 {
+			out = append(out, need{what: what, providers: p, severity: sev})
+		}
+	}
+	id, u := o.ID, o.Body.Object
+	if id.Namespace != "" && !(id.Group == "" && id.Kind == "Namespace") {
+		add("Namespace "+id.Namespace, Error, render.ObjectID{Kind: "Namespace", Name: id.Namespace})
+	}
+	gk := id.Group + "/" + id.Kind
+	if !builtin(id.Group, id.Kind) {
+		if p := v.crdOwners[gk]; len(p) > 0 {
+			out = append(out, need{what: "the CRD of " + kindName(id), providers: p, severity: Error})
+		} else if rk, ok := env.Catalog.Lookup(gk); ok {
+			if p := v.kindOwners(rk.Trigger); len(p) > 0 {
+				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by %s)", kindName(id), rk.Trigger), providers: p, severity: Error, runtime: &rk})
+			}
+		}
+	}
+	str := func(fields ...string) string { s, _, _ := unstructured.NestedString(u, fields...); return s }
+	storageClass := func(name string) {
+		if name == "" {
+			return
+		}
+		add("StorageClass "+name, Warning, render.ObjectID{Group: "storage.k8s.io", Kind: "StorageClass", Name: name})
+		if id.Group == "cdi.kubevirt.io" {
+			add("CDI StorageProfile "+name, Warning, render.ObjectID{Group: "cdi.kubevirt.io", Kind: "StorageProfile", Name: name})
+		}
+	}
+	switch gk {
+	case "/PersistentVolumeClaim":
+		storageClass(str("spec", "storageClassName"))
+	case "cdi.kubevirt.io/DataVolume":
+		storageClass(str("spec", "storage", "storageClassName"))
+		storageClass(str("spec", "pvc", "storageClassName"))
+	case "apps/StatefulSet":
+		tpls, _, _ := unstructured.NestedSlice(u, "spec", "volumeClaimTemplates")
+		for _, t := range tpls {
+			if m, ok := t.(map[string]any); ok {
+				s, _, _ := unstructured.NestedString(m, "spec", "storageClassName")
+				storageClass(s)
+			}
+		}
+	case "helm.toolkit.fluxcd.io/HelmRelease":
+		for _, path := range [][]string{{"spec", "chart", "spec", "sourceRef"}, {"spec", "chartRef"}} {
+			if ref, ok, _ := unstructured.NestedStringMap(u, path...); ok && ref["name"] != "" {
+				ns := ref["namespace"]
+				if ns == "" {
+					ns = id.Namespace
+				}
+				add(ref["kind"]+" "+ns+"/"+ref["name"], Warning, sourceID(ref["kind"], ns, ref["name"]))
+			}
+		}
+	case "cert-manager.io/Certificate":
+		issuer(add, id.Namespace, str("spec", "issuerRef", "kind"), str("spec", "issuerRef", "name"))
+	case "networking.k8s.io/Ingress":
+		ann := o.Body.GetAnnotations()
+		issuer(add, id.Namespace, "ClusterIssuer", ann["cert-manager.io/cluster-issuer"])
+		issuer(add, id.Namespace, "Issuer", ann["cert-manager.io/issuer"])
+	case "gateway.networking.k8s.io/Gateway":
+		if gc := str("spec", "gatewayClassName"); gc != "" {
+			add("GatewayClass "+gc, Warning, render.ObjectID{Group: "gateway.networking.k8s.io", Kind: "GatewayClass", Name: gc})
+		}
+	case "gateway.networking.k8s.io/HTTPRoute", "gateway.networking.k8s.io/GRPCRoute", "gateway.networking.k8s.io/TLSRoute",
+		"gateway.networking.k8s.io/TCPRoute", "gateway.networking.k8s.io/UDPRoute":
+		parents, _, _ := unstructured.NestedSlice(u, "spec", "parentRefs")
+		for _, p := range parents {
+			m, ok := p.(map[string]any)
+			if !ok {
+				continue
+			}
+			if k, _ := m["kind"].(string); k != "" && k != "Gateway" {
+				continue
+			}
+			name, _ := m["name"].(string)
+			ns, _ := m["namespace"].(string)
+			if ns == "" {
+				ns = id.Namespace
+			}
+			add("Gateway "+ns+"/"+name, Warning, render.ObjectID{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: ns, Name: name})
+		}
+	}
+	return out
+}
+
+// kustomizationNeeds lists what a Kustomization needs before it can build: its source
+// and its substituteFrom ConfigMaps and Secrets that are not optional (KC LoadVariables).
+func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
+	var out []need
+	src := ks.Spec.SourceRef
+	if src.Kind != "" {
+		if p := v.owners(sourceID(src.Kind, src.Namespace, src.Name)); len(p) > 0 {
+			out = append(out, need{what: "its source " + src.String(), providers: p, severity: Warning})
+		}
+	}
+	if ks.Spec.PostBuild != nil {
+		for _, s := range ks.Spec.PostBuild.SubstituteFrom {
+			if s.Optional {
+				continue
+			}
+			id := render.ObjectID{Kind: s.Kind, Namespace: ks.Ref.Namespace, Name: s.Name}
+			if p := v.owners(id); len(p) > 0 {
+				out = append(out, need{what: fmt.Sprintf("substituteFrom %s %s/%s", s.Kind, ks.Ref.Namespace, s.Name), providers: p, severity: Error})
+			}
+		}
+	}
+	return out
+}
+
+func issuer(add func(string, Severity, render.ObjectID), ns, kind, name string) {
+	if name == "" {
+		return
+	}
+	if kind == "ClusterIssuer" {
+		add("ClusterIssuer "+name, Warning, render.ObjectID{Group: "cert-manager.io", Kind: "ClusterIssuer", Name: name})
+		return
+	}
+	add("Issuer "+ns+"/"+name, Warning, render.ObjectID{Group: "cert-manager.io", Kind: "Issuer", Namespace: ns, Name: name})
+}
+
+// sourceID is the identity of a Flux source object of kind in ns.
+func sourceID(kind, ns, name string) render.ObjectID {
+	return render.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: kind, Namespace: ns, Name: name}
+}
+
+// kindOwners returns the Kustomizations that emit an object of "group/Kind".
+func (v *view) kindOwners(gk string) []render.Ref {
+	group, kind := triggerID(gk)
+	seen := map[render.Ref]bool{}
+	var out []render.Ref
+	each(v.c, func(ks *render.Kustomization, o *render.Object) {
+		if o.ID.Group == group && o.ID.Kind == kind && !seen[ks.Ref] {
+			seen[ks.Ref] = true
+			out = append(out, ks.Ref)
+		}
+	})
+	return out
+}
+
+func kindName(id render.ObjectID) string {
+	if id.Group == "" {
+		return id.Kind
+	}
+	return id.Kind + "." + id.Group
+}

@@ -1,0 +1,84 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// protected reports whether the live object is excluded from garbage collection: Flux reads
+// the exclusion from the object in the cluster, i.e. as applied at base (ssa DeleteAll,
+// flux-semantics.md §4).
+func protected(o *render.Object) bool {
+	return annotated(o, "kustomize.toolkit.fluxcd.io/prune", "disabled") ||
+		annotated(o, "kustomize.toolkit.fluxcd.io/reconcile", "disabled") ||
+		annotated(o, "kustomize.toolkit.fluxcd.io/ssa", "Ignore")
+}
+
+// garbageCollects reports whether the base owner ref deletes its stale objects once head is
+// applied: by prune when it still exists and is not suspended, or by its finalizer when it
+// is deleted (deletionPolicy MirrorPrune follows prune; Delete and WaitForTermination always
+// delete; Orphan never).
+func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
+	b := base.Kustomizations[ref]
+	if h := head.Kustomizations[ref]; h != nil {
+		return (h.Spec.Prune || b.Spec.Prune) && !h.Spec.Suspend
+	}
+	switch b.Spec.DeletionPolicy {
+	case "Delete", "WaitForTermination":
+		return true
+	case "Orphan":
+		return false
+	}
+	return b.Spec.Prune && !b.Spec.Suspend
+}
+
+// knownGone reports whether base Kustomization ref, or its absence at head, is a real
+// change rather than an effect of a build error or an unrendered part at head.
+func knownGone(ref render.Ref, base, head *render.Cluster) bool {
+	if h := head.Kustomizations[ref]; h != nil {
+		return complete(h)
+	}
+	b := base.Kustomizations[ref]
+	if b == nil || b.Parent == nil {
+		return false
+	}
+	return knownGone(*b.Parent, base, head) && head.Kustomizations[*b.Parent] != nil
+}
+
+func critical(id render.ObjectID) bool { return criticalKinds[id.Group+"/"+id.Kind] }
+
+func pruneSuggestion(o *render.Object, old render.Ref) string {
+	return "Merge the move in two steps: first add the annotation `kustomize.toolkit.fluxcd.io/prune: disabled` to " +
+		o.ID.String() + " in " + o.File + " and let Flux apply it, then move it (and drop the annotation later). " +
+		"Or set `prune: false` on Kustomization " + old.String() + ", merge, move the object, then restore `prune: true`."
+}
+
+// renameOnly finds, for an object removed at head, the head object of the same owner,
+// kind and file whose identity changed only because the owner's targetNamespace,
+// namePrefix or nameSuffix changed: Flux applies the new one and prunes the old one.
+func renameOnly(o *render.Object, base, head *render.Cluster) *render.Object {
+	b, h := base.Kustomizations[o.Owner], head.Kustomizations[o.Owner]
+	if h == nil || !identityFieldsChanged(b, h) {
+		return nil
+	}
+	for _, n := range h.Objects {
+		if n.ID.Group == o.ID.Group && n.ID.Kind == o.ID.Kind && n.File == o.File && n.Line == o.Line && len(base.Owners[n.ID]) == 0 {
+			return n
+		}
+	}
+	return nil
+}
+
+func identityFieldsChanged(b, h *render.Kustomization) bool {
+	for _, f := range []string{"targetNamespace", "namePrefix", "nameSuffix"} {
+		x, _ := b.Body.Object["spec"].(map[string]any)
+		y, _ := h.Body.Object["spec"].(map[string]any)
+		if x[f] != y[f] {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(s string) string { return strings.ToLower(s) }

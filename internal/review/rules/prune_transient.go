@@ -1,0 +1,79 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// pruneTransient reports moved objects that Flux deletes and re-creates. The old owner
+// garbage-collects the object if it reconciles while the object still carries its labels,
+// i.e. before the new owner has applied it (flux-semantics.md §4 table):
+//   - certain: the new owner has a dependsOn path to the old one (same source: it waits for
+//     the old one to apply this revision) or is its descendant;
+//   - race: neither reaches the other, or the old owner is deleted or renamed;
+//   - safe: the old owner has a dependsOn path to the new one, or the new owner is its
+//     ancestor (the parent applies the object before the child reconciles).
+//
+// Also an identity change that comes only from targetNamespace, namePrefix or nameSuffix:
+// the owner applies the new object and prunes the old.
+func pruneTransient(base, head *render.Cluster, _ *Env) []Finding {
+	if base == nil || head == nil {
+		return nil
+	}
+	hv := newView(head)
+	var out []Finding
+	for _, m := range Moves(base, head) {
+		old, to := m.base.Owner, m.head.Owner
+		if protected(m.base) || !garbageCollects(old, base, head) {
+			continue
+		}
+		mode := race(hv, base, head, old, to)
+		if mode == "" {
+			continue
+		}
+		out = append(out, transient(head.Name, m.head, old, m.base, mode))
+	}
+	each(base, func(ks *render.Kustomization, o *render.Object) {
+		if len(head.Owners[o.ID]) > 0 || protected(o) || !garbageCollects(ks.Ref, base, head) {
+			return
+		}
+		if n := renameOnly(o, base, head); n != nil {
+			f := transient(head.Name, n, ks.Ref, o, fmt.Sprintf("its identity changes from %s to %s through the Kustomization's targetNamespace/namePrefix/nameSuffix: Flux creates the new object and prunes the old one", o.ID, n.ID))
+			out = append(out, f)
+		}
+	})
+	return out
+}
+
+// race classifies the move old → to at head: "" when safe.
+func race(hv *view, base, head *render.Cluster, old, to render.Ref) string {
+	h := head.Kustomizations[old]
+	if h == nil {
+		if b := base.Kustomizations[old]; b.Parent != nil && *b.Parent == to {
+			return "" // the parent applies the object before it prunes the child
+		}
+		return fmt.Sprintf("%s is deleted or renamed at head, so its finalizer garbage-collects its inventory while %s may not have applied yet (a race)", old, to)
+	}
+	sameSource := h.Spec.SourceRef == head.Kustomizations[to].Spec.SourceRef
+	switch {
+	case hv.ancestor(old, to):
+		return fmt.Sprintf("%s is a descendant of %s, which prunes before %s reconciles (certain)", to, old, to)
+	case sameSource && hv.dependsOnPath(to, old):
+		return fmt.Sprintf("%s has a dependsOn path to %s, so %s always prunes first (certain)", to, old, old)
+	case hv.ancestor(to, old), sameSource && hv.dependsOnPath(old, to):
+		return ""
+	}
+	return fmt.Sprintf("neither %s nor %s depends on the other, so whichever reconciles first wins (a race)", old, to)
+}
+
+func transient(cluster string, at *render.Object, old render.Ref, baseObj *render.Object, why string) Finding {
+	sev := Warning
+	if critical(at.ID) {
+		sev = Error
+	}
+	f := objectFinding("prune-transient", sev, cluster, at, old)
+	f.Message = fmt.Sprintf("%s leaves %s, which has prune enabled: %s. Flux deletes the object and re-creates it (new UID; data and dependents are lost in between).", at.ID, old, why)
+	f.Suggestion = pruneSuggestion(baseObj, old)
+	return f
+}

@@ -1,0 +1,26 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// renderError reports Kustomizations that fail to build: kustomize-controller stops at
+// build() and applies nothing of them (flux-semantics.md §1), so every change in them waits.
+func renderError(c, _ *render.Cluster, _ *Env) []Finding {
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		if ks.Err == nil {
+			continue
+		}
+		out = append(out, Finding{
+			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
+			Message:    fmt.Sprintf("Kustomization %s fails to build, so Flux applies none of it: %s", ref, ks.Err.Message),
+			Suggestion: fmt.Sprintf("Fix %s:%d so that `kustomize build` succeeds for path %s.", ks.Err.File, ks.Err.Line, ks.Spec.Path),
+			File:       ks.Err.File, Line: ks.Err.Line,
+		})
+	}
+	return out
+}

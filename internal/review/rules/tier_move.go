@@ -1,0 +1,20 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// tierMove notes every object whose owner changes: Flux relabels it to the new owner and
+// the old owner's inventory drops it (flux-semantics.md §4).
+func tierMove(base, head *render.Cluster, _ *Env) []Finding {
+	var out []Finding
+	for _, m := range Moves(base, head) {
+		f := objectFinding("tier-move", Notice, head.Name, m.head, m.head.Owner)
+		f.Message = fmt.Sprintf("%s moves from Kustomization %s to %s.", m.Object, m.From, m.To)
+		f.Suggestion = "No action needed if the move is intended; see prune-transient findings for the order of apply and prune."
+		out = append(out, f)
+	}
+	return out
+}
