@@ -6,6 +6,8 @@ package config
 import (
 	"fmt"
 	"os"
+	"path"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -54,6 +56,25 @@ type Config struct {
 // Strict reports whether undefined variables fail the reconcile (the Flux 2.9 default).
 func (c *Config) Strict() bool { return c == nil || c.StrictSubstitution == nil || *c.StrictSubstitution }
 
+// SourceDir returns the folder mapped to a source "Kind/namespace/name": an exact key
+// first, then the first matching glob key in sorted order (e.g. "ExternalArtifact/*/*").
+func (c *Config) SourceDir(source string) (string, bool) {
+	if dir, ok := c.Sources[source]; ok {
+		return dir, true
+	}
+	keys := make([]string, 0, len(c.Sources))
+	for k := range c.Sources {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if ok, _ := path.Match(k, source); ok {
+			return c.Sources[k], true
+		}
+	}
+	return "", false
+}
+
 // Load reads a configuration file. A missing file at the default location is not an
 // error (optional=true): it yields an empty Config.
 func Load(path string, optional bool) (*Config, error) {
@@ -82,8 +103,8 @@ func Parse(name string, data []byte) (*Config, error) {
 		}
 	}
 	for k := range c.Sources {
-		if strings.Count(k, "/") != 2 {
-			return nil, fmt.Errorf("%s: sources: key %q: want Kind/namespace/name", name, k)
+		if _, err := path.Match(k, ""); err != nil || strings.Count(k, "/") != 2 {
+			return nil, fmt.Errorf("%s: sources: key %q: want Kind/namespace/name (globs allowed)", name, k)
 		}
 	}
 	for i, r := range c.RuntimeCRDs {

@@ -129,10 +129,24 @@ func keepsOrigins(ks *unstructured.Unstructured) bool {
 }
 
 var (
-	absPathRE = regexp.MustCompile(`(/[^\s'":]+)`)
+	absPathRE = regexp.MustCompile(`(/[^\s'":\]]+)`)
 	quotedRE  = regexp.MustCompile(`'([^'\s]+)'`)
+	fileRE    = regexp.MustCompile(`[\w.\-/]+\.[A-Za-z]\w*`)
 	yamlLine  = regexp.MustCompile(`line (\d+)`)
 )
+
+// mentions lists the names an error message points at, most specific first: quoted
+// entries, then file names and their base names.
+func mentions(msg string) []string {
+	var out []string
+	for _, q := range quotedRE.FindAllStringSubmatch(msg, -1) {
+		out = append(out, q[1])
+	}
+	for _, f := range fileRE.FindAllString(msg, -1) {
+		out = append(out, f, filepath.Base(f))
+	}
+	return out
+}
 
 // buildError turns a kustomize error into data: the message without temporary paths, the
 // kustomization file of the build (or the manifest the error names) and the line that
@@ -145,8 +159,11 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
 		if _, e := os.Stat(filepath.Join(dir, n)); e == nil {
 			be.File = pathJoin(relDir, n)
-			for _, q := range quotedRE.FindAllStringSubmatch(msg, -1) {
-				if l := ix.lineOf(be.File, 1, q[1]); l > 0 {
+			for _, m := range mentions(msg) {
+				if m == be.File || strings.HasSuffix(m, "kustomization.yaml") {
+					continue
+				}
+				if l := ix.lineOf(be.File, 1, m); l > 0 {
 					be.Line = l
 					return be
 				}

@@ -186,7 +186,7 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 // own source is the repository itself unless .tiergate.yaml maps it.
 func (r *renderer) sourceRoot(ref, rootSrc SourceRef) (string, bool) {
 	if r.cfg != nil {
-		if dir, ok := r.cfg.Sources[ref.String()]; ok {
+		if dir, ok := r.cfg.SourceDir(ref.String()); ok {
 			return cleanPath(dir), true
 		}
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -134,6 +135,10 @@ type Kustomization struct {
 	Skipped string
 	// Vars is the set of postBuild variables that resolved, names only.
 	Vars map[string]bool
+	// Unresolved lists substituteFrom sources ("Secret/name") that the graph does not render:
+	// they exist only at runtime (an ExternalSecret, a bootstrap script), so the variables
+	// they define are unknown and undefined variables are not reported.
+	Unresolved []string
 }
 
 // Partial describes a Kustomization whose build is incomplete.
@@ -183,6 +188,9 @@ func (c *Cluster) Partials() []Partial {
 			out = append(out, Partial{Kustomization: ref.String(), Reason: ks.Skipped})
 		case len(ks.Remote) > 0:
 			out = append(out, Partial{Kustomization: ref.String(), Reason: "remote resources not fetched", URLs: ks.Remote})
+		case len(ks.Unresolved) > 0:
+			out = append(out, Partial{Kustomization: ref.String(), Reason: "substituteFrom " + strings.Join(ks.Unresolved, ", ") +
+				" not in the repository (created at runtime or out of band): its variables are not checked"})
 		}
 	}
 	return out

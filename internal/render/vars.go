@@ -101,6 +101,11 @@ type substitution struct {
 	client client.Client
 	vars   map[string]string
 	always bool
+	// body is the Kustomization as substitution sees it (sources made optional when some
+	// are missing); unknown is true when variables may come from a source not rendered.
+	body    *unstructured.Unstructured
+	unknown bool
+	noop    bool
 }
 
 // newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
@@ -110,7 +115,12 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 	if ks.Spec.PostBuild == nil {
 		return nil, nil
 	}
-	vars, err := fluxkustomize.LoadVariables(ctx, c, *ks.Body)
+	body := ks.Body
+	if missing := unresolved(ctx, c, ks); len(missing) > 0 {
+		ks.Unresolved = missing
+		body = withOptionalSources(ks.Body)
+	}
+	vars, err := fluxkustomize.LoadVariables(ctx, c, *body)
 	if err != nil {
 		return nil, ks.specError(ix, "substituteFrom", err.Error())
 	}
@@ -123,9 +133,45 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 	}
 	always := strings.EqualFold(ks.Spec.SubstituteStrategy, "Always")
 	if len(vars) == 0 && !always {
+		if len(ks.Unresolved) > 0 {
+			return &substitution{unknown: true, noop: true}, nil // values exist only at runtime
+		}
 		return nil, nil
 	}
-	return &substitution{client: c, vars: vars, always: always}, nil
+	return &substitution{client: c, vars: vars, always: always, body: body, unknown: len(ks.Unresolved) > 0}, nil
+}
+
+// unresolved lists the required substituteFrom sources the store does not hold.
+func unresolved(ctx context.Context, c client.Client, ks *Kustomization) []string {
+	var out []string
+	for _, s := range ks.Spec.PostBuild.SubstituteFrom {
+		if s.Optional {
+			continue
+		}
+		key := client.ObjectKey{Namespace: ks.Ref.Namespace, Name: s.Name}
+		var obj client.Object = &corev1.ConfigMap{}
+		if s.Kind == "Secret" {
+			obj = &corev1.Secret{}
+		}
+		if err := c.Get(ctx, key, obj); err != nil {
+			out = append(out, s.Kind+"/"+s.Name)
+		}
+	}
+	return out
+}
+
+// withOptionalSources returns a copy of ks whose substituteFrom entries are all optional,
+// so that the sources the graph renders still resolve when others are missing.
+func withOptionalSources(ks *unstructured.Unstructured) *unstructured.Unstructured {
+	c := ks.DeepCopy()
+	from, _, _ := unstructured.NestedSlice(c.Object, "spec", "postBuild", "substituteFrom")
+	for _, f := range from {
+		if m, ok := f.(map[string]any); ok {
+			m["optional"] = true
+		}
+	}
+	_ = unstructured.SetNestedSlice(c.Object, from, "spec", "postBuild", "substituteFrom")
+	return c
 }
 
 func disabled(r *resource.Resource) bool {
@@ -134,15 +180,17 @@ func disabled(r *resource.Resource) bool {
 
 // apply substitutes r in place and records the variables it leaves undefined.
 func (s *substitution) apply(ctx context.Context, ks *Kustomization, r *resource.Resource, obj *Object) *BuildError {
-	if disabled(r) {
+	if s.noop || disabled(r) {
 		return nil
 	}
 	y, err := r.AsYAML()
 	if err != nil {
 		return &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
 	}
-	obj.Undefined = undefinedVars(string(y), s.vars)
-	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *ks.Body, r,
+	if !s.unknown {
+		obj.Undefined = undefinedVars(string(y), s.vars)
+	}
+	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *s.body, r,
 		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
 		return &BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
 	}

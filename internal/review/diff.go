@@ -60,25 +60,23 @@ func (r *Report) diffKustomizations(b, h *render.Cluster) {
 	if b == nil || h == nil {
 		return
 	}
-	kid := func(ks *render.Kustomization) render.ObjectID {
-		return render.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: ks.Ref.Namespace, Name: ks.Ref.Name}
+	add := func(c *render.Cluster, ks *render.Kustomization, ch Change, diff string) {
+		r.KustomizationChanges = append(r.KustomizationChanges, KustomizationChange{
+			Cluster: c.Name, Kustomization: ks.Ref.String(), Change: ch, File: ks.File, Line: ks.Line, Diff: diff})
 	}
 	for _, ref := range h.Order {
 		hk, bk := h.Kustomizations[ref], b.Kustomizations[ref]
-		o := &render.Object{ID: kid(hk), Owner: ref, File: hk.File, Line: hk.Line, Body: hk.Body}
 		if bk == nil {
-			r.KustomizationChanges = append(r.KustomizationChanges, change(h.Name, o, "added"))
+			add(h, hk, Added, "")
 			continue
 		}
-		if d := unified(&render.Object{ID: kid(bk), Body: bk.Body}, o); d != "" {
-			r.KustomizationChanges = append(r.KustomizationChanges, change(h.Name, o, d))
+		if d := unified(&render.Object{Body: bk.Body}, &render.Object{Body: hk.Body}); d != "" {
+			add(h, hk, Changed, d)
 		}
 	}
 	for _, ref := range b.Order {
 		if h.Kustomizations[ref] == nil {
-			bk := b.Kustomizations[ref]
-			o := &render.Object{ID: kid(bk), Owner: ref, File: bk.File, Line: bk.Line, Body: bk.Body}
-			r.KustomizationChanges = append(r.KustomizationChanges, change(b.Name, o, "removed"))
+			add(b, b.Kustomizations[ref], Removed, "")
 		}
 	}
 }

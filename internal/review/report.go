@@ -15,8 +15,8 @@ type Report struct {
 	Added    []ObjectChange   `json:"added"`
 	Removed  []ObjectChange   `json:"removed"`
 	Changed  []ObjectChange   `json:"changed"`
-	// KustomizationChanges lists Flux Kustomizations added, removed or with a changed spec.
-	KustomizationChanges []ObjectChange `json:"kustomizationChanges"`
+	// KustomizationChanges lists Flux Kustomizations added, removed or changed.
+	KustomizationChanges []KustomizationChange `json:"kustomizationChanges"`
 	// Graphs holds each cluster's Kustomization graph at head, for the Markdown diagram.
 	Graphs []ClusterGraph `json:"graphs,omitempty"`
 }
@@ -40,6 +40,26 @@ type ObjectChange struct {
 	Line          int             `json:"line,omitempty"`
 	Diff          string          `json:"diff,omitempty"`
 }
+
+// KustomizationChange is a Flux Kustomization added, removed or changed (with the unified
+// diff of its object).
+type KustomizationChange struct {
+	Cluster       string `json:"cluster"`
+	Kustomization string `json:"kustomization"`
+	Change        Change `json:"change"`
+	File          string `json:"file,omitempty"`
+	Line          int    `json:"line,omitempty"`
+	Diff          string `json:"diff,omitempty"`
+}
+
+// Change is what happened to a Kustomization between base and head.
+type Change string
+
+const (
+	Added   Change = "added"
+	Removed Change = "removed"
+	Changed Change = "changed"
+)
 
 // ClusterGraph is the dependsOn graph of one cluster at head.
 type ClusterGraph struct {

@@ -21,10 +21,13 @@ func JSON(w io.Writer, r *review.Report) error {
 	if c.Findings == nil {
 		c.Findings = nilFindings
 	}
-	for _, l := range []*[]review.ObjectChange{&c.Added, &c.Removed, &c.Changed, &c.KustomizationChanges} {
+	for _, l := range []*[]review.ObjectChange{&c.Added, &c.Removed, &c.Changed} {
 		if *l == nil {
 			*l = []review.ObjectChange{}
 		}
+	}
+	if c.KustomizationChanges == nil {
+		c.KustomizationChanges = []review.KustomizationChange{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -29,7 +29,8 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 		}
 	}
 	id, u := o.ID, o.Body.Object
-	if id.Namespace != "" && !(id.Group == "" && id.Kind == "Namespace") {
+	// The Flux installation's own namespace exists before any Kustomization runs.
+	if id.Namespace != "" && id.Namespace != v.c.Root.Namespace && !(id.Group == "" && id.Kind == "Namespace") {
 		add("Namespace "+id.Namespace, Error, render.ObjectID{Kind: "Namespace", Name: id.Namespace})
 	}
 	gk := id.Group + "/" + id.Kind
@@ -124,11 +125,33 @@ func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
 				continue
 			}
 			id := render.ObjectID{Kind: s.Kind, Namespace: ks.Ref.Namespace, Name: s.Name}
+			what := fmt.Sprintf("substituteFrom %s %s/%s", s.Kind, ks.Ref.Namespace, s.Name)
 			if p := v.owners(id); len(p) > 0 {
-				out = append(out, need{what: fmt.Sprintf("substituteFrom %s %s/%s", s.Kind, ks.Ref.Namespace, s.Name), providers: p, severity: Error})
+				out = append(out, need{what: what, providers: p, severity: Error})
+			} else if p := v.secretProducers(id); s.Kind == "Secret" && len(p) > 0 {
+				out = append(out, need{what: what + " (made by an ExternalSecret)", providers: p, severity: Warning})
 			}
 		}
 	}
+	return out
+}
+
+// secretProducers returns the Kustomizations whose ExternalSecret (external-secrets.io)
+// writes the Secret id: spec.target.name, defaulting to the ExternalSecret's name.
+func (v *view) secretProducers(id render.ObjectID) []render.Ref {
+	var out []render.Ref
+	each(v.c, func(ks *render.Kustomization, o *render.Object) {
+		if o.ID.Group != "external-secrets.io" || o.ID.Kind != "ExternalSecret" || o.ID.Namespace != id.Namespace {
+			return
+		}
+		target, _, _ := unstructured.NestedString(o.Body.Object, "spec", "target", "name")
+		if target == "" {
+			target = o.ID.Name
+		}
+		if target == id.Name {
+			out = append(out, ks.Ref)
+		}
+	})
 	return out
 }
 
