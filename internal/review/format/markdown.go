@@ -1,0 +1,345 @@
+package format
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/review"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+// Marker is the hidden first line by which the summary comment is found and updated.
+const Marker = "<!-- tiergate -->"
+
+const defaultMaxChars = 65536 // GitHub's comment limit
+
+// MarkdownOptions tunes the PR comment.
+type MarkdownOptions struct {
+	// MaxChars caps the comment's length (0 = 65,536). It is counted in bytes, which is
+	// never less than the characters (or UTF-16 units) a forge counts.
+	MaxChars int
+}
+
+// Markdown renders r as the PR summary comment. When the full comment is too long it cuts,
+// in order: changed-object diffs, Kustomization diffs, the moves/added/removed/changed
+// lists, graphs, existing and resolved findings, suggestions, new findings; and says so.
+func Markdown(r *review.Report, opts MarkdownOptions) string {
+	limit := opts.MaxChars
+	if limit <= 0 {
+		limit = defaultMaxChars
+	}
+	d := newDoc(r)
+	d.limit = limit
+	k := d.full
+	if s := d.render(k); len(s) <= limit {
+		return s
+	}
+	for stage := range numCuts {
+		if d.fit(&k, stage) {
+			return d.render(k)
+		}
+	}
+	return d.fallback()
+}
+
+// The cut stages, in the order they are applied.
+const (
+	cutChangedDiffs = iota
+	cutKsDiffs
+	cutLists
+	cutGraphs
+	cutOtherRows
+	cutSuggestions
+	cutNewRows
+	numCuts
+)
+
+// keep is how many items of each cut stage are rendered.
+type keep [numCuts]int
+
+// cutNames names what a stage cuts, singular and plural.
+var cutNames = [numCuts][2]string{
+	{"changed-object diff", "changed-object diffs"},
+	{"Kustomization diff", "Kustomization diffs"},
+	{"entry of the moves, added, removed and changed lists", "entries of the moves, added, removed and changed lists"},
+	{"Kustomization graph", "Kustomization graphs"},
+	{"existing or resolved finding", "existing or resolved findings"},
+	{"suggestion", "suggestions"},
+	{"new finding", "new findings"},
+}
+
+// fit sets k[stage] to the most items that fit, other stages unchanged; false when even
+// none of them fit.
+func (d *doc) fit(k *keep, stage int) bool {
+	most := k[stage]
+	k[stage] = 0
+	if len(d.render(*k)) > d.limit {
+		return false
+	}
+	lo, hi := 0, most // lo always fits
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		k[stage] = mid
+		if len(d.render(*k)) <= d.limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	k[stage] = lo
+	return true
+}
+
+// fallback is the verdict alone, for limits too small for any section.
+func (d *doc) fallback() string {
+	s := d.verdict + fmt.Sprintf("\n> ✂️ Cut to fit %s characters: everything but the verdict.\n", num(d.limit))
+	if len(s) <= d.limit {
+		return s
+	}
+	return truncateBytes(s, d.limit)
+}
+
+func truncateBytes(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n-- // do not split a UTF-8 sequence
+	}
+	return s[:n]
+}
+
+func (d *doc) render(k keep) string {
+	var b strings.Builder
+	b.WriteString(d.verdict)
+	b.WriteString(d.partial)
+	d.writeFindings(&b, k)
+	d.writeGraphs(&b, k[cutGraphs])
+	d.writeLists(&b, k)
+	d.writeCutNote(&b, k)
+	return b.String()
+}
+
+func (d *doc) writeCutNote(b *strings.Builder, k keep) {
+	var what []string
+	for s := range numCuts {
+		if n := d.full[s] - k[s]; n > 0 {
+			what = append(what, plural(n, cutNames[s][0], cutNames[s][1]))
+		}
+	}
+	if len(what) > 0 {
+		fmt.Fprintf(b, "\n> ✂️ Cut to fit %s characters: %s.\n", num(d.limit), strings.Join(what, "; "))
+	}
+}
+
+func (d *doc) writeFindings(b *strings.Builder, k keep) {
+	newRows, otherRows := d.newRows[:k[cutNewRows]], d.otherRows[:k[cutOtherRows]]
+	if len(newRows)+len(otherRows) > 0 {
+		b.WriteString("\n#### Findings\n\n| Status | Severity | Rule | Cluster | Kustomization / object | Location | Message |\n|---|---|---|---|---|---|---|\n")
+		writeAll(b, newRows)
+		writeAll(b, otherRows)
+		writeMore(b, len(d.newRows)+len(d.otherRows)-len(newRows)-len(otherRows))
+	}
+	var sugg []string
+	for _, s := range d.suggestions {
+		if s.row < len(newRows) && len(sugg) < k[cutSuggestions] {
+			sugg = append(sugg, s.text)
+		}
+	}
+	if len(sugg) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>Suggestions (%s)</summary>\n\n%s\n</details>\n", num(len(sugg)), strings.Join(sugg, "\n"))
+	}
+}
+
+func (d *doc) writeGraphs(b *strings.Builder, n int) {
+	if n == 0 {
+		return
+	}
+	b.WriteString("\n#### Kustomization graphs\n\nSolid arrow: dependsOn (dependent → dependency) · dotted: parent → child · labelled dashed: moved objects · red: missing dependsOn or render error.\n")
+	for _, g := range d.graphs[:n] {
+		b.WriteString("\n")
+		b.WriteString(g)
+	}
+}
+
+// writeLists writes moves, added, removed, Kustomization changes and changed objects;
+// k[cutLists] counts entries across them in that order, so the last lists are cut first.
+func (d *doc) writeLists(b *strings.Builder, k keep) {
+	left := k[cutLists]
+	take := func(n int) int {
+		t := min(n, left)
+		left -= t
+		return t
+	}
+	if n := take(len(d.moves)); n > 0 {
+		b.WriteString("\n#### Moves\n\n| Cluster | Object | From | To |\n|---|---|---|---|\n")
+		writeAll(b, d.moves[:n])
+		writeMore(b, len(d.moves)-n)
+	}
+	writeObjectList(b, "Added objects", d.added[:take(len(d.added))], len(d.added))
+	writeObjectList(b, "Removed objects", d.removed[:take(len(d.removed))], len(d.removed))
+	writeEntries(b, "Kustomization changes", d.ksChanges, take(len(d.ksChanges)), k[cutKsDiffs])
+	writeEntries(b, "Changed objects", d.changed, take(len(d.changed)), k[cutChangedDiffs])
+}
+
+func writeObjectList(b *strings.Builder, title string, items []string, total int) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n#### %s\n\n<details><summary>%s</summary>\n\n", title, plural(total, "object", "objects"))
+	writeAll(b, items)
+	writeMore(b, total-len(items))
+	b.WriteString("\n</details>\n")
+}
+
+// writeEntries writes the first n entries; of those with a diff, only the first `diffs`
+// show it, the rest keep their heading.
+func writeEntries(b *strings.Builder, title string, es []entry, n, diffs int) {
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n#### %s\n", title)
+	seen, bullet := 0, false
+	for _, e := range es[:n] {
+		var block string
+		switch {
+		case e.diff == "":
+			block = e.line
+		case seen < diffs:
+			block = e.details
+			seen++
+		default:
+			block = e.cut
+			seen++
+		}
+		isBullet := strings.HasPrefix(block, "- ")
+		if !isBullet || !bullet {
+			b.WriteString("\n") // blank lines around details blocks, none inside a list
+		}
+		b.WriteString(block)
+		bullet = isBullet
+	}
+	writeMore(b, len(es)-n)
+}
+
+func writeAll(b *strings.Builder, lines []string) {
+	for _, l := range lines {
+		b.WriteString(l)
+	}
+}
+
+func writeMore(b *strings.Builder, n int) {
+	if n > 0 {
+		fmt.Fprintf(b, "\n_… and %s more, cut to fit._\n", num(n))
+	}
+}
+
+// doc holds every piece of the comment rendered and escaped once; render assembles them.
+type doc struct {
+	verdict, partial   string
+	newRows, otherRows []string
+	suggestions        []suggestion
+	graphs             []string
+	moves, added       []string
+	removed            []string
+	ksChanges, changed []entry
+	full               keep
+	limit              int
+}
+
+// suggestion is a new finding's suggestion; row is the finding's index among new rows.
+type suggestion struct {
+	row  int
+	text string
+}
+
+// entry is a changed object or Kustomization: a bullet line without diff, or details with it.
+type entry struct {
+	diff, line, details, cut string
+}
+
+func newDoc(r *review.Report) *doc {
+	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r)}
+	for _, f := range r.Findings {
+		if f.Status != rules.StatusNew {
+			d.otherRows = append(d.otherRows, findingRow(f))
+			continue
+		}
+		if f.Suggestion != "" {
+			d.suggestions = append(d.suggestions, suggestion{row: len(d.newRows), text: suggestionText(f)})
+		}
+		d.newRows = append(d.newRows, findingRow(f))
+	}
+	for _, g := range r.Graphs {
+		d.graphs = append(d.graphs, graphBlock(r, g))
+	}
+	d.addLists(r)
+	d.count()
+	return d
+}
+
+func (d *doc) addLists(r *review.Report) {
+	for _, m := range r.Moves {
+		d.moves = append(d.moves, row(esc(m.Cluster), esc(m.Object.String()), esc(m.From), esc(m.To)))
+	}
+	for _, c := range r.Added {
+		d.added = append(d.added, "- "+changeSummary(c)+"\n")
+	}
+	for _, c := range r.Removed {
+		d.removed = append(d.removed, "- "+changeSummary(c)+"\n")
+	}
+	for _, c := range r.KustomizationChanges {
+		d.ksChanges = append(d.ksChanges, ksEntry(c))
+	}
+	for _, c := range r.Changed {
+		d.changed = append(d.changed, newEntry(changeSummary(c), c.Diff))
+	}
+}
+
+func (d *doc) count() {
+	d.full = keep{
+		cutChangedDiffs: countDiffs(d.changed),
+		cutKsDiffs:      countDiffs(d.ksChanges),
+		cutLists:        len(d.moves) + len(d.added) + len(d.removed) + len(d.ksChanges) + len(d.changed),
+		cutGraphs:       len(d.graphs),
+		cutOtherRows:    len(d.otherRows),
+		cutSuggestions:  len(d.suggestions),
+		cutNewRows:      len(d.newRows),
+	}
+}
+
+func countDiffs(es []entry) int {
+	n := 0
+	for _, e := range es {
+		if e.diff != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func newEntry(summary, diff string) entry {
+	return entry{
+		diff:    diff,
+		line:    "- " + summary + "\n",
+		details: "<details><summary>" + summary + "</summary>\n\n" + fenced("diff", diff) + "\n</details>\n",
+		cut:     "- " + summary + " — <i>diff cut to fit</i>\n",
+	}
+}
+
+// ksEntry writes an added or removed Kustomization as a line, a changed one with its diff.
+func ksEntry(c review.KustomizationChange) entry {
+	s := esc(c.Cluster) + " · " + esc(c.Kustomization) + location(c.File, c.Line, " · ")
+	if c.Change != review.Changed || c.Diff == "" {
+		return entry{line: "- <b>" + esc(string(c.Change)) + "</b> · " + s + "\n"}
+	}
+	return newEntry(s, c.Diff)
+}
+
+func changeSummary(c review.ObjectChange) string {
+	return esc(c.Cluster) + " · " + esc(c.Object.String()) + " · " + esc(c.Kustomization) + location(c.File, c.Line, " · ")
+}
+
+func location(file string, line int, sep string) string {
+	if file == "" {
+		return ""
+	}
+	return sep + esc(fileLine(file, line))
+}

@@ -1,0 +1,355 @@
+package format
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// hostile is an object name that tries to break the table, the HTML and the marker.
+const hostile = "a|b<!-- tiergate --><script>alert(1)</script>"
+
+func obj(group, kind, ns, name string) *render.ObjectID {
+	return &render.ObjectID{Group: group, Kind: kind, Namespace: ns, Name: name}
+}
+
+// fixture is a two-cluster report with every section filled, in the order Review sorts.
+func fixture() *review.Report {
+	vm, ssd := obj("cdi.kubevirt.io", "StorageProfile", "", "longhorn-vm"), obj("cdi.kubevirt.io", "StorageProfile", "", "longhorn-ssd")
+	return &review.Report{
+		Base: "1111111", Head: "2222222",
+		Clusters: []review.ClusterSummary{
+			{Name: "dev", Root: "clusters/dev", Kustomizations: 5, Objects: 42, Partial: []render.Partial{
+				{Kustomization: "flux-system/monitoring", Reason: "remote resources not fetched", URLs: []string{"https://example.com/a.yaml", "https://example.com/b|c.yaml"}},
+			}},
+			{Name: "prod", Root: "clusters/prod", Kustomizations: 3, Objects: 20, Partial: []render.Partial{}},
+		},
+		Moves: []rules.Move{
+			{Cluster: "dev", Object: *vm, From: "flux-system/platform-config", To: "flux-system/platform-config-cdi"},
+			{Cluster: "dev", Object: *ssd, From: "flux-system/platform-config", To: "flux-system/platform-config-cdi"},
+		},
+		Findings: []rules.Finding{
+			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusNew, Cluster: "dev",
+				Object: obj("cert-manager.io", "Certificate", "apps", "web"), Kustomization: "flux-system/apps",
+				Message:    "Certificate.cert-manager.io/apps/web in flux-system/apps needs the CRD of cert-manager.io/Certificate from flux-system/infra, but flux-system/apps has no dependsOn path to flux-system/infra: on a cold cluster its apply fails until they exist.",
+				Suggestion: "Add to Kustomization flux-system/apps (clusters/dev/apps.yaml:3):\n  dependsOn:\n    - name: infra",
+				File:       "apps/web/certificate.yaml", Line: 2},
+			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusNew, Cluster: "prod",
+				Object: obj("", "ConfigMap", "web", "settings"), Kustomization: "apps/web",
+				Message:    "ConfigMap/web/settings in apps/web needs Namespace web from flux-system/db, but apps/web has no dependsOn path to flux-system/db: on a cold cluster its apply fails until they exist.",
+				Suggestion: "Add to Kustomization apps/web (clusters/prod/web.yaml:7):\n  dependsOn:\n    - name: db\n      namespace: flux-system",
+				File:       "web/settings.yaml", Line: 4},
+			{Rule: "prune-transient", Severity: rules.Warning, Status: rules.StatusNew, Cluster: "dev", Object: vm, Kustomization: "flux-system/platform-config",
+				Message:    "StorageProfile.cdi.kubevirt.io/longhorn-vm leaves flux-system/platform-config (prune: true) for flux-system/platform-config-cdi, and neither reaches the other: it may be deleted and re-created.",
+				Suggestion: "First annotate it `kustomize.toolkit.fluxcd.io/prune: disabled` in flux-system/platform-config and merge; then move it.",
+				File:       "platform-config-cdi/cdi-storageprofiles.yaml", Line: 2},
+			{Rule: "tier-move", Severity: rules.Notice, Status: rules.StatusNew, Cluster: "dev", Object: vm, Kustomization: "flux-system/platform-config-cdi",
+				Message:    "StorageProfile.cdi.kubevirt.io/longhorn-vm moves from flux-system/platform-config to flux-system/platform-config-cdi.",
+				Suggestion: "No action needed if the move is intended; see prune-transient findings for the order of apply and prune.",
+				File:       "platform-config-cdi/cdi-storageprofiles.yaml", Line: 2},
+			{Rule: "destructive-prune", Severity: rules.None, Status: rules.StatusNew, Cluster: "dev", Object: obj("", "ConfigMap", "apps", hostile), Kustomization: "flux-system/apps",
+				Message:    "ConfigMap/apps/" + hostile + " is removed from git;\nFlux deletes it | `prune: true`.",
+				Suggestion: "```\n" + Marker + "\n```",
+				File:       "apps/weird.yaml", Line: 1},
+			{Rule: "depends-on-not-found", Severity: rules.Error, Status: rules.StatusExisting, Cluster: "prod", Kustomization: "flux-system/db",
+				Message:    "flux-system/db depends on flux-system/gone, which is not in the cluster.",
+				Suggestion: "Remove `- name: gone` from spec.dependsOn of flux-system/db, or point it at an existing Kustomization.",
+				File:       "clusters/prod/db.yaml"},
+			{Rule: "render-error", Severity: rules.Error, Status: rules.StatusResolved, Cluster: "dev", Kustomization: "flux-system/platform-config-cdi",
+				Message: "kustomize build failed: missing file cdi.yaml", Suggestion: "Fix platform-config-cdi/kustomization.yaml:4."},
+		},
+		Added: []review.ObjectChange{
+			{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", hostile), Kustomization: "flux-system/apps", File: "apps/weird.yaml", Line: 1},
+		},
+		Removed: []review.ObjectChange{
+			{Cluster: "prod", Object: *obj("", "Secret", "db", "old-creds"), Kustomization: "flux-system/db", File: "db/old.yaml", Line: 3},
+		},
+		KustomizationChanges: []review.KustomizationChange{
+			{Cluster: "dev", Kustomization: "flux-system/platform-config-cdi", Change: review.Added, File: "clusters/dev/platform-config-cdi.yaml", Line: 2},
+			{Cluster: "dev", Kustomization: "flux-system/apps", Change: review.Changed, File: "clusters/dev/apps.yaml", Line: 3,
+				Diff: "--- base\n+++ head\n@@ -5,3 +5,4 @@\n   prune: true\n+  dependsOn:\n+  - name: platform-config\n   path: ./apps\n"},
+		},
+		Changed: []review.ObjectChange{
+			{Cluster: "dev", Object: *obj("", "Secret", "apps", "web-creds"), Kustomization: "flux-system/apps", File: "apps/web/secret.yaml", Line: 2,
+				Diff: "--- base\n+++ head\n@@ -1,4 +1,5 @@\n data:\n   password: <redacted: changed>\n+  token: <redacted>\n kind: Secret\n"},
+			{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", "readme"), Kustomization: "flux-system/apps", File: "apps/readme.yaml", Line: 1,
+				Diff: "--- base\n+++ head\n@@ -1,3 +1,6 @@\n data:\n   README.md: |\n+    ```\n+    " + Marker + " </details> <script>\n+    ````\n"},
+		},
+		Graphs: []review.ClusterGraph{
+			{Cluster: "dev", Nodes: []review.GraphNode{
+				{Kustomization: "flux-system/flux-system"},
+				{Kustomization: "flux-system/infra", Parent: "flux-system/flux-system"},
+				{Kustomization: "flux-system/apps", Parent: "flux-system/flux-system", DependsOn: []string{"flux-system/platform-config"}},
+				{Kustomization: "flux-system/platform-config", Parent: "flux-system/flux-system", DependsOn: []string{"flux-system/infra"}},
+				{Kustomization: "flux-system/platform-config-cdi", Parent: "flux-system/flux-system", Failed: true},
+			}},
+			{Cluster: "prod", Nodes: []review.GraphNode{
+				{Kustomization: "flux-system/flux-system"},
+				{Kustomization: "flux-system/db", Parent: "flux-system/flux-system", DependsOn: []string{"flux-system/gone"}},
+				{Kustomization: "apps/web", Parent: "flux-system/flux-system"},
+			}},
+		},
+	}
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	r := fixture()
+	got := Markdown(r, MarkdownOptions{})
+	checkStructure(t, got)
+	if n := tableRows(got, "| Status |"); n != len(r.Findings) {
+		t.Errorf("findings table has %d rows, want %d", n, len(r.Findings))
+	}
+	if strings.Contains(got, "✂️") {
+		t.Errorf("a report within the limit is cut")
+	}
+	for _, bad := range []string{"<script>", "a|b"} {
+		if strings.Contains(got, bad) && !insideFences(got, bad) {
+			t.Errorf("%q appears unescaped outside code blocks", bad)
+		}
+	}
+	golden := filepath.Join("testdata", "markdown.golden.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("Markdown mismatch (-want +got), rerun with -update after review:\n%s", diff)
+	}
+}
+
+func TestMarkdownVerdict(t *testing.T) {
+	tests := []struct {
+		name     string
+		findings []rules.Finding
+		want     string
+	}{
+		{"none", nil, "### ✅ tiergate: no new findings"},
+		{"errors and warning", []rules.Finding{
+			{Severity: rules.Error, Status: rules.StatusNew}, {Severity: rules.Error, Status: rules.StatusNew},
+			{Severity: rules.Warning, Status: rules.StatusNew}, {Severity: rules.Error, Status: rules.StatusExisting},
+		}, "### ❌ tiergate: 2 new errors, 1 new warning"},
+		{"warnings", []rules.Finding{{Severity: rules.Warning, Status: rules.StatusNew}, {Severity: rules.Warning, Status: rules.StatusNew}}, "### ⚠️ tiergate: 2 new warnings"},
+		{"notice only", []rules.Finding{{Severity: rules.Notice, Status: rules.StatusNew}, {Severity: rules.Error, Status: rules.StatusResolved}}, "### ✅ tiergate: 1 new notice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := strings.Split(Markdown(&review.Report{Findings: tt.findings}, MarkdownOptions{}), "\n")[1]
+			if got != tt.want {
+				t.Errorf("verdict = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarkdownGraph(t *testing.T) {
+	got := Markdown(fixture(), MarkdownOptions{})
+	for _, want := range []string{
+		"<details open><summary>dev: 5 Kustomizations</summary>",
+		"<details open><summary>prod: 3 Kustomizations</summary>", // has new findings
+		`  k_flux_system_apps --> k_flux_system_platform_config` + "\n",
+		`  k_flux_system_flux_system -.-> k_flux_system_infra` + "\n",
+		`  k_flux_system_platform_config -. "moves: 2 objects" .-> k_flux_system_platform_config_cdi` + "\n",
+		`  k_flux_system_apps == "missing dependsOn" ==> k_flux_system_infra` + "\n",
+		`  k_apps_web == "missing dependsOn" ==> k_flux_system_db` + "\n",
+		"  class k_flux_system_platform_config_cdi failed\n",
+		"  class k_flux_system_gone absent\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("comment lacks %q", want)
+		}
+	}
+	big := review.ClusterGraph{Cluster: "big"}
+	for i := range maxGraphNodes + 1 {
+		big.Nodes = append(big.Nodes, review.GraphNode{Kustomization: fmt.Sprintf("flux-system/ks-%d", i)})
+	}
+	got = Markdown(&review.Report{Graphs: []review.ClusterGraph{big}}, MarkdownOptions{})
+	if !strings.Contains(got, "<i>Graph of big: 151 Kustomizations not drawn: more than 150.</i>") || strings.Contains(got, "mermaid") {
+		t.Errorf("a graph over %d nodes is drawn:\n%s", maxGraphNodes, got)
+	}
+}
+
+func TestMermaidLabelAndIDs(t *testing.T) {
+	if got, want := mlabel(`a"b]<c>`+"`"), "a#34;b#93;#60;c#62;#96;"; got != want {
+		t.Errorf("mlabel = %q, want %q", got, want)
+	}
+	c := &chart{ids: map[string]string{}, used: map[string]bool{}}
+	if a, b := c.ref("x/a-b"), c.ref("x/a_b"); a != "k_x_a_b" || b != "k_x_a_b_2" {
+		t.Errorf("ids = %q, %q, want distinct k_x_a_b, k_x_a_b_2", a, b)
+	}
+}
+
+func TestProvider(t *testing.T) {
+	tests := []struct {
+		name, ks, suggestion, want string
+	}{
+		{"same namespace", "flux-system/apps", "Add to Kustomization flux-system/apps (a.yaml:3):\n  dependsOn:\n    - name: infra", "flux-system/infra"},
+		{"other namespace", "apps/web", "Add:\n  dependsOn:\n    - name: db\n      namespace: flux-system", "flux-system/db"},
+		{"none", "apps/web", "Set `wait: true`.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := provider(rules.Finding{Kustomization: tt.ks, Suggestion: tt.suggestion})
+			if got != tt.want {
+				t.Errorf("provider = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFencedLongerThanContent(t *testing.T) {
+	got := fenced("diff", "a\n`````\nb")
+	want := "``````diff\na\n`````\nb\n``````\n"
+	if got != want {
+		t.Errorf("fenced = %q, want %q", got, want)
+	}
+}
+
+// huge has 5,000 changed objects with 4 KB diffs and 2,000 findings.
+func huge() *review.Report {
+	r := fixture()
+	diff := "--- base\n+++ head\n" + strings.Repeat("+  key: "+strings.Repeat("v", 60)+"\n", 60) + "```\n"
+	for i := range 5000 {
+		r.Changed = append(r.Changed, review.ObjectChange{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i)),
+			Kustomization: "flux-system/apps", File: fmt.Sprintf("apps/cm-%d.yaml", i), Line: 1, Diff: diff})
+	}
+	for i := range 2000 {
+		f := r.Findings[i%2]
+		f.Status = []rules.Status{rules.StatusNew, rules.StatusExisting}[i/1000]
+		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i))
+		r.Findings = append(r.Findings, f)
+	}
+	return r
+}
+
+func TestMarkdownSizeLimit(t *testing.T) {
+	r := huge()
+	for _, max := range []int{0, 20000, 3000, 600} {
+		t.Run(fmt.Sprint(max), func(t *testing.T) {
+			got := Markdown(r, MarkdownOptions{MaxChars: max})
+			limit := max
+			if limit == 0 {
+				limit = 65536
+			}
+			if len(got) > limit {
+				t.Errorf("len = %d, want <= %d", len(got), limit)
+			}
+			if !strings.Contains(got, "\n> ✂️ Cut to fit "+num(limit)+" characters: ") {
+				t.Errorf("no cut note in:\n%s", tail(got))
+			}
+			checkStructure(t, got)
+		})
+	}
+}
+
+// TestMarkdownCutOrder checks that diffs go first: with only diffs too big, every finding,
+// graph and list entry stays, and each changed object keeps its heading.
+func TestMarkdownCutOrder(t *testing.T) {
+	r := fixture()
+	diff := strings.Repeat("+  key: "+strings.Repeat("v", 60)+"\n", 20)
+	for i := range 200 {
+		r.Changed = append(r.Changed, review.ObjectChange{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i)),
+			Kustomization: "flux-system/apps", Diff: diff})
+	}
+	got := Markdown(r, MarkdownOptions{})
+	checkStructure(t, got)
+	if n := tableRows(got, "| Status |"); n != len(r.Findings) {
+		t.Errorf("findings table has %d rows, want %d", n, len(r.Findings))
+	}
+	if n := strings.Count(got, "```mermaid"); n != 2 {
+		t.Errorf("%d graphs, want 2", n)
+	}
+	shown := strings.Count(got, "<details><summary>dev · ConfigMap/apps/cm-")
+	cut := strings.Count(got, " — <i>diff cut to fit</i>\n")
+	if shown == 0 || cut == 0 || shown+cut != 200 {
+		t.Errorf("%d diffs shown and %d cut, want both > 0 and 200 in all", shown, cut)
+	}
+	if want := fmt.Sprintf("\n> ✂️ Cut to fit 65,536 characters: %d changed-object diffs.\n", cut); !strings.HasSuffix(got, want) {
+		t.Errorf("comment ends %q, want %q", tail(got), want)
+	}
+}
+
+// checkStructure asserts the invariants every comment keeps, whatever was cut.
+func checkStructure(t *testing.T, md string) {
+	t.Helper()
+	lines := strings.Split(md, "\n")
+	if lines[0] != Marker {
+		t.Errorf("first line = %q, want the marker", lines[0])
+	}
+	if n := strings.Count(md, Marker); n != 1 {
+		t.Errorf("marker appears %d times, want 1", n)
+	}
+	outside, open := outsideFences(lines)
+	if open != "" {
+		t.Errorf("code fence %q is never closed", open)
+	}
+	depth := 0
+	for _, l := range outside {
+		depth += strings.Count(l, "<details") - strings.Count(l, "</details>")
+		if depth < 0 {
+			t.Fatalf("</details> without <details> at %q", l)
+		}
+	}
+	if depth != 0 {
+		t.Errorf("%d <details> left open", depth)
+	}
+}
+
+// outsideFences returns the lines outside fenced code blocks, and the fence left open.
+func outsideFences(lines []string) (out []string, open string) {
+	for _, l := range lines {
+		run := len(l) - len(strings.TrimLeft(l, "`"))
+		switch {
+		case open == "" && run >= 3:
+			open = l[:run]
+		case open != "" && run >= len(open) && strings.TrimRight(l, "`") == "":
+			open = ""
+		case open == "":
+			out = append(out, l)
+		}
+	}
+	return out, open
+}
+
+func insideFences(md, s string) bool {
+	outside, _ := outsideFences(strings.Split(md, "\n"))
+	return !strings.Contains(strings.Join(outside, "\n"), s)
+}
+
+// tableRows counts the body rows of the table whose header starts with header.
+func tableRows(md, header string) int {
+	lines := strings.Split(md, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, header) {
+			continue
+		}
+		n := 0
+		for _, r := range lines[i+2:] {
+			if !strings.HasPrefix(r, "| ") {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	return 0
+}
+
+func tail(s string) string {
+	return s[max(0, len(s)-300):]
+}

@@ -1,0 +1,202 @@
+package format
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/review"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+func verdictLine(r *review.Report) string {
+	c := r.Counts(rules.StatusNew)
+	var parts []string
+	for _, s := range []struct {
+		sev       rules.Severity
+		one, many string
+	}{
+		{rules.Error, "new error", "new errors"},
+		{rules.Warning, "new warning", "new warnings"},
+		{rules.Notice, "new notice", "new notices"},
+		{rules.None, "new finding without severity", "new findings without severity"},
+	} {
+		if n := c[s.sev]; n > 0 {
+			parts = append(parts, plural(n, s.one, s.many))
+		}
+	}
+	icon, text := "✅", "no new findings"
+	if len(parts) > 0 {
+		text = strings.Join(parts, ", ")
+	}
+	switch {
+	case c[rules.Error] > 0:
+		icon = "❌"
+	case c[rules.Warning] > 0:
+		icon = "⚠️"
+	}
+	return "### " + icon + " tiergate: " + text + "\n"
+}
+
+func statsLine(r *review.Report) string {
+	total := func(s rules.Status) int {
+		n := 0
+		for _, v := range r.Counts(s) {
+			n += v
+		}
+		return n
+	}
+	ks, objs := 0, 0
+	for _, c := range r.Clusters {
+		ks += c.Kustomizations
+		objs += c.Objects
+	}
+	s := fmt.Sprintf("\n%s existing, %s resolved · %s, %s, %s", num(total(rules.StatusExisting)), num(total(rules.StatusResolved)),
+		plural(len(r.Clusters), "cluster", "clusters"), plural(ks, "Kustomization", "Kustomizations"), plural(objs, "object", "objects"))
+	if r.Base != "" || r.Head != "" {
+		s += " · " + code(r.Base) + " → " + code(r.Head)
+	}
+	return s + "\n"
+}
+
+// partialNote lists the Kustomizations that did not render completely: their findings,
+// moves and diffs may be missing, which a reviewer must know before trusting a green verdict.
+func partialNote(r *review.Report) string {
+	var lines []string
+	for _, c := range r.Clusters {
+		for _, p := range c.Partial {
+			l := "> - " + esc(c.Name) + " · " + esc(p.Kustomization) + ": " + esc(p.Reason)
+			if len(p.URLs) > 0 {
+				l += " (" + esc(strings.Join(p.URLs, ", ")) + ")"
+			}
+			lines = append(lines, l+"\n")
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\n> ⚠️ <b>Partial render</b>: " + plural(len(lines), "Kustomization was", "Kustomizations were") +
+		" not rendered completely, so findings may be missing:\n" + strings.Join(lines, "")
+}
+
+func findingRow(f rules.Finding) string {
+	subject := esc(f.Kustomization)
+	if f.Object != nil {
+		if subject != "" {
+			subject += "<br>"
+		}
+		subject += esc(f.Object.String())
+	}
+	loc := "—"
+	if f.File != "" {
+		loc = code(fileLine(f.File, f.Line))
+	}
+	return row(statusLabel(f.Status), severityLabel(f.Severity), code(f.Rule), esc(f.Cluster), subject, loc, esc(f.Message))
+}
+
+func row(cells ...string) string {
+	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+func statusLabel(s rules.Status) string {
+	if s == rules.StatusNew {
+		return "<b>new</b>"
+	}
+	return esc(string(s))
+}
+
+func severityLabel(s rules.Severity) string {
+	switch s {
+	case rules.Error:
+		return "❌ error"
+	case rules.Warning:
+		return "⚠️ warning"
+	case rules.Notice:
+		return "ℹ️ notice"
+	}
+	return "none"
+}
+
+// suggestionText is one new finding's suggestion; one that spans lines is YAML to paste, so
+// it goes in a code block.
+func suggestionText(f rules.Finding) string {
+	head := code(f.Rule) + " · " + esc(f.Cluster)
+	if f.Kustomization != "" {
+		head += " · " + esc(f.Kustomization)
+	}
+	if f.Object != nil {
+		head += " · " + esc(f.Object.String())
+	}
+	if strings.ContainsAny(f.Suggestion, "\r\n") {
+		return head + ":\n\n" + fenced("", f.Suggestion)
+	}
+	return head + ": " + esc(f.Suggestion) + "\n"
+}
+
+var escaper = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "&#124;", "`", "&#96;", `\`, "&#92;",
+	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
+)
+
+// esc makes untrusted text safe anywhere inline, table cells included: it cannot open HTML,
+// a code span or a new line, end a cell, or spell the comment marker.
+func esc(s string) string { return escaper.Replace(s) }
+
+// code is s as a code span when it is plain enough to need no escaping, else escaped text.
+func code(s string) string {
+	if s == "" || strings.ContainsAny(s, "&<>|`\\\r\n") {
+		return esc(s)
+	}
+	return "`" + s + "`"
+}
+
+// fenced puts body in a code block whose fence is longer than any backtick run in body, so
+// nothing inside can close it. HTML comments are broken with a zero-width space so that the
+// comment marker appears only on the first line.
+func fenced(info, body string) string {
+	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
+	body = strings.ReplaceAll(body, "<!--", "<!\u200b--")
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return fence + info + "\n" + body + fence + "\n"
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return num(n) + " " + many
+}
+
+// num writes n with thousands separators.
+func num(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func fileLine(file string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+	return file
+}

@@ -1,0 +1,215 @@
+package format
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/review"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+// maxGraphNodes bounds a drawn graph: GitHub's Mermaid renders larger ones unreadably small.
+const maxGraphNodes = 150
+
+// graphBlock draws one cluster's Kustomizations with moved objects and missing dependsOn,
+// open when the cluster has something new to look at.
+func graphBlock(r *review.Report, g review.ClusterGraph) string {
+	summary := esc(g.Cluster) + ": " + plural(len(g.Nodes), "Kustomization", "Kustomizations")
+	if len(g.Nodes) > maxGraphNodes {
+		return fmt.Sprintf("<i>Graph of %s not drawn: more than %d.</i>\n", summary, maxGraphNodes)
+	}
+	tag := "<details>"
+	if active(r, g.Cluster) {
+		tag = "<details open>"
+	}
+	return tag + "<summary>" + summary + "</summary>\n\n```mermaid\n" + flowchart(r, g) + "```\n\n</details>\n"
+}
+
+func active(r *review.Report, cluster string) bool {
+	for _, f := range r.Findings {
+		if f.Cluster == cluster && f.Status == rules.StatusNew {
+			return true
+		}
+	}
+	for _, m := range r.Moves {
+		if m.Cluster == cluster {
+			return true
+		}
+	}
+	return false
+}
+
+func flowchart(r *review.Report, g review.ClusterGraph) string {
+	c := &chart{ids: map[string]string{}, used: map[string]bool{}}
+	for _, n := range g.Nodes {
+		if id := c.ref(n.Kustomization); n.Failed {
+			c.failed = append(c.failed, id)
+		}
+	}
+	c.sealed = true
+	for _, n := range g.Nodes {
+		for _, dep := range n.DependsOn {
+			c.edge(c.ref(n.Kustomization)+" --> "+c.ref(dep), false)
+		}
+	}
+	for _, n := range g.Nodes {
+		if n.Parent != "" {
+			c.edge(c.ref(n.Parent)+" -.-> "+c.ref(n.Kustomization), false)
+		}
+	}
+	c.moves(r.Moves, g.Cluster)
+	c.missing(r.Findings, g.Cluster)
+	return c.String()
+}
+
+// chart collects a Mermaid flowchart; Kustomizations referenced but not in the graph (a
+// deleted old owner, a dependsOn that names nothing) are drawn dashed.
+type chart struct {
+	ids            map[string]string
+	used           map[string]bool
+	sealed         bool
+	nodes, edges   []string
+	red            []string
+	failed, absent []string
+}
+
+func (c *chart) ref(ks string) string {
+	if id, ok := c.ids[ks]; ok {
+		return id
+	}
+	id := nodeID(ks)
+	for i := 2; c.used[id]; i++ {
+		id = nodeID(ks) + "_" + strconv.Itoa(i)
+	}
+	c.ids[ks], c.used[id] = id, true
+	c.nodes = append(c.nodes, "  "+id+`["`+mlabel(ks)+`"]`+"\n")
+	if c.sealed {
+		c.absent = append(c.absent, id)
+	}
+	return id
+}
+
+func (c *chart) edge(line string, red bool) {
+	if red {
+		c.red = append(c.red, strconv.Itoa(len(c.edges)))
+	}
+	c.edges = append(c.edges, "  "+line+"\n")
+}
+
+// moves draws one labelled edge per (from, to) pair, however many objects take it.
+func (c *chart) moves(ms []rules.Move, cluster string) {
+	type pair struct{ from, to string }
+	var order []pair
+	label := map[pair]string{}
+	count := map[pair]int{}
+	for _, m := range ms {
+		if m.Cluster != cluster {
+			continue
+		}
+		p := pair{m.From, m.To}
+		if count[p] == 0 {
+			order = append(order, p)
+			label[p] = "moves: " + m.Object.Kind + "/" + m.Object.Name
+		}
+		count[p]++
+	}
+	for _, p := range order {
+		l := label[p]
+		if count[p] > 1 {
+			l = fmt.Sprintf("moves: %d objects", count[p])
+		}
+		c.edge(c.ref(p.from)+` -. "`+mlabel(l)+`" .-> `+c.ref(p.to), false)
+	}
+}
+
+// missing draws the dependsOn edges that missing-depends-on findings ask for.
+func (c *chart) missing(fs []rules.Finding, cluster string) {
+	seen := map[[2]string]bool{}
+	for _, f := range fs {
+		if f.Rule != "missing-depends-on" || f.Cluster != cluster || f.Status == rules.StatusResolved || f.Kustomization == "" {
+			continue
+		}
+		to, ok := provider(f)
+		key := [2]string{f.Kustomization, to}
+		if !ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		c.edge(c.ref(f.Kustomization)+` == "missing dependsOn" ==> `+c.ref(to), true)
+	}
+}
+
+func (c *chart) String() string {
+	var b strings.Builder
+	b.WriteString("flowchart LR\n")
+	writeAll(&b, c.nodes)
+	writeAll(&b, c.edges)
+	if len(c.failed) > 0 {
+		b.WriteString("  classDef failed fill:#ffebe9,stroke:#cf222e,color:#82071e\n  class " + strings.Join(c.failed, ",") + " failed\n")
+	}
+	if len(c.absent) > 0 {
+		b.WriteString("  classDef absent stroke-dasharray:5 5\n  class " + strings.Join(c.absent, ",") + " absent\n")
+	}
+	if len(c.red) > 0 {
+		b.WriteString("  linkStyle " + strings.Join(c.red, ",") + " stroke:#cf222e,stroke-width:2px\n")
+	}
+	return b.String()
+}
+
+var (
+	suggestedName      = regexp.MustCompile(`^\s*- name: (\S+)\s*$`)
+	suggestedNamespace = regexp.MustCompile(`^\s*namespace: (\S+)\s*$`)
+)
+
+// provider reads the Kustomization a missing-depends-on finding asks to depend on from the
+// dependsOn entry in its suggestion; the namespace defaults to the dependent's, as in Flux.
+func provider(f rules.Finding) (string, bool) {
+	lines := strings.Split(f.Suggestion, "\n")
+	for i, l := range lines {
+		m := suggestedName.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		ns, _, _ := strings.Cut(f.Kustomization, "/")
+		if i+1 < len(lines) {
+			if n := suggestedNamespace.FindStringSubmatch(lines[i+1]); n != nil {
+				ns = n[1]
+			}
+		}
+		return ns + "/" + m[1], true
+	}
+	return "", false
+}
+
+// nodeID is a Mermaid node id: prefixed so that no id is a keyword such as "end".
+func nodeID(ks string) string {
+	b := []byte("k_")
+	for _, r := range ks {
+		if isWord(r) {
+			b = append(b, byte(r))
+		} else {
+			b = append(b, '_')
+		}
+	}
+	return string(b)
+}
+
+// mlabel writes a quoted Mermaid label; anything but plain characters becomes a Mermaid
+// entity (#60;), so a label can neither end its quotes nor carry HTML or a code fence.
+func mlabel(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isWord(r) || strings.ContainsRune(" /._:-", r) {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "#%d;", r)
+		}
+	}
+	return b.String()
+}
+
+func isWord(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+}
