@@ -148,40 +148,65 @@ func mentions(msg string) []string {
 	return out
 }
 
-// buildError turns a kustomize error into data: the message without temporary paths, the
-// kustomization file of the build (or the manifest the error names) and the line that
-// names the missing or broken entry.
+// buildError turns a kustomize error into data: the message without temporary paths, and
+// the most specific place it names: the kustomization file that lists a missing entry (at
+// that entry's line), a manifest that fails to parse, else the build's kustomization file.
 func buildError(ix *index, abs, dir string, err error) *BuildError {
 	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
 	relDir, _ := filepath.Rel(abs, dir)
-	relDir = filepath.ToSlash(relDir)
-	be := &BuildError{Message: msg, File: relDir, Line: 1}
-	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if _, e := os.Stat(filepath.Join(dir, n)); e == nil {
-			be.File = pathJoin(relDir, n)
-			for _, m := range mentions(msg) {
-				if m == be.File || strings.HasSuffix(m, "kustomization.yaml") {
-					continue
-				}
-				if l := ix.lineOf(be.File, 1, m); l > 0 {
-					be.Line = l
-					return be
-				}
-			}
-			return be
-		}
+	be := &BuildError{Message: msg, File: filepath.ToSlash(relDir), Line: 1}
+	if k := kustomizationFile(dir); k != "" {
+		be.File = relPath(abs, k)
 	}
-	// A generated kustomization: point at the manifest that failed to decode.
-	for _, m := range absPathRE.FindAllStringSubmatch(err.Error(), -1) {
-		if rel, e := filepath.Rel(abs, m[1]); e == nil && !strings.HasPrefix(rel, "..") {
-			be.File = filepath.ToSlash(rel)
+	paths := absPathRE.FindAllString(err.Error(), -1)
+	for i := len(paths) - 1; i >= 0; i-- {
+		p := filepath.Clean(paths[i])
+		if rel, e := filepath.Rel(abs, p); e != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		if st, e := os.Stat(p); e == nil && !st.IsDir() {
+			be.File, be.Line = relPath(abs, p), 1
 			if l := yamlLine.FindStringSubmatch(msg); l != nil {
 				fmt.Sscanf(l[1], "%d", &be.Line)
 			}
+			return be
+		}
+		// A missing entry or a directory: the nearest kustomization file lists it.
+		for d := p; strings.HasPrefix(d, abs) && d != abs; d = filepath.Dir(d) {
+			if k := kustomizationFile(d); k != "" {
+				be.File, be.Line = relPath(abs, k), 1
+				if rel, e := filepath.Rel(d, p); e == nil {
+					if l := ix.lineOf(be.File, 1, filepath.ToSlash(rel)); l > 0 {
+						be.Line = l
+					} else if l := ix.lineOf(be.File, 1, filepath.Base(p)); l > 0 {
+						be.Line = l
+					}
+				}
+				return be
+			}
+		}
+	}
+	for _, m := range mentions(msg) {
+		if l := ix.lineOf(be.File, 1, m); l > 0 && !strings.HasSuffix(m, "kustomization.yaml") {
+			be.Line = l
 			break
 		}
 	}
 	return be
+}
+
+func kustomizationFile(dir string) string {
+	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && !st.IsDir() {
+			return filepath.Join(dir, n)
+		}
+	}
+	return ""
+}
+
+func relPath(abs, p string) string {
+	rel, _ := filepath.Rel(abs, p)
+	return filepath.ToSlash(rel)
 }
 
 // specError is a failure caused by the Kustomization's own spec, located at that field.

@@ -23,7 +23,8 @@ type root struct {
 // discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
 // configured clusters, else the bootstrap pattern (a Kustomization whose path holds its own
 // file) and flux-operator FluxInstances (or flux-instance HelmReleases); when none exists,
-// every Kustomization is a candidate and those emitted by another are dropped later.
+// the folders holding Kustomizations that no other Kustomization's path covers, each
+// applied by a root as flux-operator's sync.path would be.
 func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 	if cfg != nil && len(cfg.Clusters) > 0 {
 		var out []root
@@ -69,9 +70,34 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 		return nil, err
 	}
 	if len(boot) == 0 {
-		return all, nil
+		return uncovered(all), nil
 	}
 	return dedupe(boot), nil
+}
+
+// uncovered returns one synthetic root per folder holding Kustomizations whose file lies
+// under no other Kustomization's path (nothing else can emit them).
+func uncovered(all []root) []root {
+	var out []root
+	seen := map[string]bool{}
+	for _, r := range all {
+		covered := false
+		for _, o := range all {
+			p := cleanPath(o.ks.Spec.Path)
+			if o.ks != r.ks && (p == "" || strings.HasPrefix(r.ks.File, p+"/")) {
+				covered = true
+				break
+			}
+		}
+		dir := path.Dir(r.ks.File)
+		if covered || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		src := SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
+		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1)})
+	}
+	return dedupe(out)
 }
 
 // rootOf reads a document as a possible root: a Flux Kustomization (a bootstrap root when

@@ -73,9 +73,10 @@ func dropNested(cs []*Cluster) []*Cluster {
 			if o == c {
 				continue
 			}
-			if ks, ok := o.Kustomizations[c.Root]; ok && ks.Parent != nil && cleanPath(ks.Spec.Path) == c.RootDir {
-				nested = true
-				break
+			for _, ks := range o.Kustomizations {
+				if ks.Parent != nil && ks.Ref.Name == c.Root.Name && cleanPath(ks.Spec.Path) == c.RootDir {
+					nested = true
+				}
 			}
 		}
 		if !nested {
