@@ -51,10 +51,16 @@ type Config struct {
 	StrictSubstitution *bool `json:"strictSubstitution,omitempty"`
 	// FailOn is the default of --fail-on.
 	FailOn string `json:"failOn,omitempty"`
+	// KustomizationDefaults are spec fields given to every Flux Kustomization that does not
+	// set them, as a mutating admission webhook or a policy engine does in the cluster
+	// (e.g. postBuild injected by kustomize-mutating-webhook). Keys are spec field names.
+	KustomizationDefaults map[string]any `json:"kustomizationDefaults,omitempty"`
 }
 
 // Strict reports whether undefined variables fail the reconcile (the Flux 2.9 default).
-func (c *Config) Strict() bool { return c == nil || c.StrictSubstitution == nil || *c.StrictSubstitution }
+func (c *Config) Strict() bool {
+	return c == nil || c.StrictSubstitution == nil || *c.StrictSubstitution
+}
 
 // SourceDir returns the folder mapped to a source "Kind/namespace/name": an exact key
 // first, then the first matching glob key in sorted order (e.g. "ExternalArtifact/*/*").

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"sync"
 
-	fluxkustomize "github.com/fluxcd/pkg/kustomize"
-	securefs "github.com/fluxcd/pkg/kustomize/filesys"
-	"github.com/fluxcd/pkg/kustomize/filesys"
 	securejoin "github.com/cyphar/filepath-securejoin"
+	fluxkustomize "github.com/fluxcd/pkg/kustomize"
+	"github.com/fluxcd/pkg/kustomize/filesys"
+	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"sort"
 
 	"github.com/sourcegraph/conc/iter"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	runtime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/tiergate/tiergate/internal/config"
 )
@@ -39,7 +41,7 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 	}
 	r := &renderer{abs: abs, ix: ix, cfg: opts.Config, cache: &buildCache{m: map[string]*builtResult{}}, workers: opts.Workers}
 	if r.workers <= 0 {
-		r.workers = runtime.GOMAXPROCS(0)
+		r.workers = goruntime.GOMAXPROCS(0)
 	}
 	g := &Graph{}
 	for _, rt := range roots {
@@ -140,7 +142,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 					continue
 				}
 				ref := ks.Ref
-				child, err := newKustomization(o.Body, o.File, o.Line, &ref)
+				child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
 				if err != nil {
 					continue // a malformed spec fails at apply; the object is still owned
 				}
@@ -181,6 +183,26 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		return
 	}
 	ks.Objects = objs
+}
+
+// withDefaults returns u with the configured kustomizationDefaults set where its spec
+// leaves them unset; u itself (the object as applied, used in diffs) is not changed.
+func (r *renderer) withDefaults(u *unstructured.Unstructured) *unstructured.Unstructured {
+	if r.cfg == nil || len(r.cfg.KustomizationDefaults) == 0 {
+		return u
+	}
+	c := u.DeepCopy()
+	spec, _, _ := unstructured.NestedMap(c.Object, "spec")
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	for k, v := range r.cfg.KustomizationDefaults {
+		if _, set := spec[k]; !set {
+			spec[k] = runtime.DeepCopyJSONValue(v)
+		}
+	}
+	_ = unstructured.SetNestedMap(c.Object, spec, "spec")
+	return c
 }
 
 // sourceRoot maps a sourceRef to the repo folder its paths are relative to: the cluster's

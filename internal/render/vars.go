@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	"github.com/fluxcd/pkg/envsubst/parse"
+	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

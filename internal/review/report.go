@@ -63,7 +63,7 @@ const (
 
 // ClusterGraph is the dependsOn graph of one cluster at head.
 type ClusterGraph struct {
-	Cluster string     `json:"cluster"`
+	Cluster string      `json:"cluster"`
 	Nodes   []GraphNode `json:"nodes"`
 }
 

@@ -21,7 +21,7 @@ func missingDependsOn(c, _ *render.Cluster, env *Env) []Finding {
 		if missing := v.unordered(ref, v.kustomizationNeeds(ks)); len(missing) > 0 {
 			for _, p := range sortedKeysByRef(missing) {
 				f := Finding{Rule: "missing-depends-on", Cluster: c.Name, Kustomization: ref.String(), File: ks.File, Line: ks.Line, key: p.String()}
-				fillMissing(&f, c, ks, ref.String(), p, missing[p])
+				fillMissing(&f, v, ks, ref.String(), p, missing[p])
 				out = append(out, f)
 			}
 		}
@@ -30,7 +30,7 @@ func missingDependsOn(c, _ *render.Cluster, env *Env) []Finding {
 			for _, p := range sortedKeysByRef(missing) {
 				f := objectFinding("missing-depends-on", None, c.Name, o, ref)
 				f.key = p.String()
-				fillMissing(&f, c, ks, o.ID.String(), p, missing[p])
+				fillMissing(&f, v, ks, o.ID.String(), p, missing[p])
 				out = append(out, f)
 			}
 		}
@@ -53,13 +53,32 @@ func (v *view) unordered(holder render.Ref, needs []need) map[render.Ref][]need 
 			}
 		}
 		if !ok {
-			out[n.providers[0]] = append(out[n.providers[0]], n)
+			p := v.upstream(n.providers)
+			out[p] = append(out[p], n)
 		}
 	}
 	return out
 }
 
-func fillMissing(f *Finding, c *render.Cluster, ks *render.Kustomization, subject string, provider render.Ref, needs []need) {
+// upstream picks, among several providers, one that applies after none of the others: the
+// dependsOn edge to it orders the holder after the earliest source of the thing.
+func (v *view) upstream(providers []render.Ref) render.Ref {
+	for _, p := range providers {
+		first := true
+		for _, q := range providers {
+			if q != p && v.appliesAfter(p, q) {
+				first = false
+				break
+			}
+		}
+		if first {
+			return p
+		}
+	}
+	return providers[0]
+}
+
+func fillMissing(f *Finding, v *view, ks *render.Kustomization, subject string, provider render.Ref, needs []need) {
 	var what []string
 	for _, n := range needs {
 		what = append(what, n.what)
@@ -71,12 +90,16 @@ func fillMissing(f *Finding, c *render.Cluster, ks *render.Kustomization, subjec
 	}
 	f.Message = fmt.Sprintf("%s in %s needs %s from %s, but %s has no dependsOn path to %s: %s.",
 		subject, ks.Ref, strings.Join(what, " and "), provider, ks.Ref, provider, consequence)
+	if v.ancestor(ks.Ref, provider) {
+		f.Message += fmt.Sprintf(" %s is created by %s itself, so no dependsOn can order it first.", provider, ks.Ref)
+		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier that dependsOn it), or emit %s in %s itself.", subject, provider, strings.Join(what, " and "), ks.Ref)
+		return
+	}
 	entry := "    - name: " + provider.Name
 	if provider.Namespace != ks.Ref.Namespace {
 		entry += "\n      namespace: " + provider.Namespace
 	}
 	f.Suggestion = fmt.Sprintf("Add to Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, ks.Line, entry)
-	_ = c
 }
 
 func sortedKeysByRef(m map[render.Ref][]need) []render.Ref {

@@ -43,6 +43,12 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 			}
 		}
 	}
+	for _, ref := range configRefs(o) {
+		cid := render.ObjectID{Kind: ref[0], Namespace: id.Namespace, Name: ref[1]}
+		if p := v.configProviders(cid); len(p) > 0 {
+			out = append(out, need{what: ref[0] + " " + id.Namespace + "/" + ref[1], providers: p, severity: Warning})
+		}
+	}
 	str := func(fields ...string) string { s, _, _ := unstructured.NestedString(u, fields...); return s }
 	storageClass := func(name string) {
 		if name == "" {
@@ -128,30 +134,11 @@ func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
 			what := fmt.Sprintf("substituteFrom %s %s/%s", s.Kind, ks.Ref.Namespace, s.Name)
 			if p := v.owners(id); len(p) > 0 {
 				out = append(out, need{what: what, providers: p, severity: Error})
-			} else if p := v.secretProducers(id); s.Kind == "Secret" && len(p) > 0 {
-				out = append(out, need{what: what + " (made by an ExternalSecret)", providers: p, severity: Warning})
+			} else if p := v.configProviders(id); len(p) > 0 {
+				out = append(out, need{what: what + " (written at runtime)", providers: p, severity: Warning})
 			}
 		}
 	}
-	return out
-}
-
-// secretProducers returns the Kustomizations whose ExternalSecret (external-secrets.io)
-// writes the Secret id: spec.target.name, defaulting to the ExternalSecret's name.
-func (v *view) secretProducers(id render.ObjectID) []render.Ref {
-	var out []render.Ref
-	each(v.c, func(ks *render.Kustomization, o *render.Object) {
-		if o.ID.Group != "external-secrets.io" || o.ID.Kind != "ExternalSecret" || o.ID.Namespace != id.Namespace {
-			return
-		}
-		target, _, _ := unstructured.NestedString(o.Body.Object, "spec", "target", "name")
-		if target == "" {
-			target = o.ID.Name
-		}
-		if target == id.Name {
-			out = append(out, ks.Ref)
-		}
-	})
 	return out
 }
 
