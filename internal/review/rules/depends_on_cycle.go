@@ -14,28 +14,48 @@ import (
 func dependsOnCycle(c, _ *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, scc := range cycles(c) {
-		names := make([]string, len(scc))
-		for i, r := range scc {
+		cycle, members := scc.cycle, scc.members
+		names := make([]string, len(cycle))
+		for i, r := range cycle {
 			names[i] = r.String()
 		}
-		first := c.Kustomizations[scc[0]]
+		msg := fmt.Sprintf("dependsOn cycle %s -> %s: none of these Kustomizations can become Ready.", strings.Join(names, " -> "), names[0])
+		if len(members) > len(cycle) {
+			all := make([]string, len(members))
+			for i, r := range members {
+				all[i] = r.String()
+			}
+			msg = fmt.Sprintf("dependsOn cycles among %s (one is %s -> %s): none of these Kustomizations can become Ready.", strings.Join(all, ", "), strings.Join(names, " -> "), names[0])
+		}
+		first := c.Kustomizations[cycle[0]]
 		out = append(out, Finding{
-			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: scc[0].String(),
-			Message:    fmt.Sprintf("dependsOn cycle %s -> %s: none of these Kustomizations can become Ready.", strings.Join(names, " -> "), names[0]),
+			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: cycle[0].String(),
+			Message:    msg,
 			Suggestion: "Remove one dependsOn edge of the cycle; a Kustomization should depend only on tiers that provide something it needs.",
-			File:       first.File, Line: first.Line, key: strings.Join(names, ","),
+			File:       first.File, Line: first.Line, key: keyOf(members),
 		})
 	}
 	return out
 }
 
-// cycles returns the strongly connected components with a cycle (Tarjan), each rotated
-// to start at its smallest member and ordered along the dependsOn edges where possible.
-func cycles(c *render.Cluster) [][]render.Ref {
+// component is a strongly connected set of Kustomizations: one elementary cycle through its
+// smallest member, and all its members sorted.
+type component struct{ cycle, members []render.Ref }
+
+func keyOf(refs []render.Ref) string {
+	s := make([]string, len(refs))
+	for i, r := range refs {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// cycles returns the strongly connected components with a cycle (Tarjan).
+func cycles(c *render.Cluster) []component {
 	index, low := map[render.Ref]int{}, map[render.Ref]int{}
 	onStack := map[render.Ref]bool{}
 	var stack []render.Ref
-	var out [][]render.Ref
+	var out []component
 	n := 0
 	var visit func(v render.Ref)
 	visit = func(v render.Ref) {
@@ -68,7 +88,9 @@ func cycles(c *render.Cluster) [][]render.Ref {
 			}
 		}
 		if len(scc) > 1 || selfLoop(c, v) {
-			out = append(out, orderCycle(c, scc))
+			members := append([]render.Ref(nil), scc...)
+			sort.Slice(members, func(i, j int) bool { return members[i].String() < members[j].String() })
+			out = append(out, component{cycle: shortestCycle(c, members), members: members})
 		}
 	}
 	refs := append([]render.Ref(nil), c.Order...)
@@ -78,7 +100,7 @@ func cycles(c *render.Cluster) [][]render.Ref {
 			visit(r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0].String() < out[j][0].String() })
+	sort.Slice(out, func(i, j int) bool { return out[i].cycle[0].String() < out[j].cycle[0].String() })
 	return out
 }
 
@@ -91,37 +113,32 @@ func selfLoop(c *render.Cluster, v render.Ref) bool {
 	return false
 }
 
-// orderCycle starts at the smallest member and follows dependsOn edges inside the set.
-func orderCycle(c *render.Cluster, scc []render.Ref) []render.Ref {
+// shortestCycle returns the shortest dependsOn cycle through the smallest member (members
+// are sorted), found breadth-first inside the component.
+func shortestCycle(c *render.Cluster, members []render.Ref) []render.Ref {
 	in := map[render.Ref]bool{}
-	start := scc[0]
-	for _, r := range scc {
+	for _, r := range members {
 		in[r] = true
-		if r.String() < start.String() {
-			start = r
-		}
 	}
-	out := []render.Ref{start}
-	seen := map[render.Ref]bool{start: true}
-	for cur := start; len(out) < len(scc); {
-		next := render.Ref{}
+	start := members[0]
+	prev := map[render.Ref]render.Ref{}
+	queue := []render.Ref{start}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
 		for _, d := range c.Kustomizations[cur].Spec.DependsOn {
-			if in[d] && !seen[d] {
-				next = d
-				break
+			if d == start {
+				path := []render.Ref{}
+				for r := cur; r != start; r = prev[r] {
+					path = append([]render.Ref{r}, path...)
+				}
+				return append([]render.Ref{start}, path...)
+			}
+			if _, seen := prev[d]; in[d] && !seen {
+				prev[d] = cur
+				queue = append(queue, d)
 			}
 		}
-		if next == (render.Ref{}) {
-			break
-		}
-		out = append(out, next)
-		seen[next] = true
-		cur = next
 	}
-	for _, r := range scc { // members not on the walked path
-		if !seen[r] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return members
 }

@@ -57,7 +57,7 @@ func renamedTo(dep render.Ref, c, other *render.Cluster) (render.Ref, bool) {
 		return render.Ref{}, false
 	}
 	for _, ref := range c.Order {
-		if _, existed := other.Kustomizations[ref]; !existed && c.Kustomizations[ref].Spec.Path == old.Spec.Path {
+		if _, existed := other.Kustomizations[ref]; !existed && samePath(c.Kustomizations[ref].Spec.Path, old.Spec.Path) {
 			return ref, true
 		}
 	}

@@ -3,14 +3,15 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
 )
 
-// lineAfter returns the line, at or after from in file (relative to root), that holds the
-// last of needles, each searched after the previous one; from when one is missing.
-func lineAfter(root, file string, from int, needle ...string) int {
+// lineAfter returns the line, at or after from in file (relative to root), that matches the
+// last of patterns, each searched after the previous one; from when one is missing.
+func lineAfter(root, file string, from int, patterns ...*regexp.Regexp) int {
 	if root == "" || file == "" {
 		return from
 	}
@@ -19,10 +20,10 @@ func lineAfter(root, file string, from int, needle ...string) int {
 		return from
 	}
 	lines := strings.Split(string(data), "\n")
-	i := from - 1
-	for _, n := range needle {
-		for ; i >= 0 && i < len(lines); i++ {
-			if strings.Contains(lines[i], n) {
+	i := max(from-1, 0)
+	for _, p := range patterns {
+		for ; i < len(lines); i++ {
+			if p.MatchString(lines[i]) {
 				break
 			}
 		}
@@ -33,6 +34,27 @@ func lineAfter(root, file string, from int, needle ...string) int {
 	return i + 1
 }
 
+var dependsOnKey = regexp.MustCompile(`^\s*dependsOn:`)
+
+// dependsOnLine locates the `- name: <name>` entry of ks's dependsOn list.
 func dependsOnLine(c *render.Cluster, ks *render.Kustomization, name string) int {
-	return lineAfter(c.Dir, ks.File, ks.Line, "dependsOn:", name)
+	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + regexp.QuoteMeta(name) + `["']?\s*(#.*)?$`)
+	return lineAfter(c.Dir, ks.File, ks.Line, dependsOnKey, entry)
+}
+
+// varLine locates the first use of ${name} (with or without an operator) in o's file.
+func varLine(c *render.Cluster, o *render.Object, name string) int {
+	use := regexp.MustCompile(`\$\{` + regexp.QuoteMeta(name) + `([^A-Za-z0-9_]|$)`)
+	return lineAfter(c.Dir, o.File, o.Line, use)
+}
+
+// textLine locates the first line at or after o's that contains text.
+func textLine(c *render.Cluster, o *render.Object, text string) int {
+	return lineAfter(c.Dir, o.File, o.Line, regexp.MustCompile(regexp.QuoteMeta(text)))
+}
+
+// samePath reports whether two spec.path values name the same folder ("./infra", "infra/").
+func samePath(a, b string) bool {
+	clean := func(p string) string { return strings.TrimPrefix(filepath.ToSlash(filepath.Clean("/"+p)), "/") }
+	return clean(a) == clean(b)
 }

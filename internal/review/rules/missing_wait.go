@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
 )
@@ -20,14 +21,23 @@ func missingWait(c, _ *render.Cluster, env *Env) []Finding {
 					continue
 				}
 				for _, p := range n.providers {
-					if p == ref || !v.appliesAfter(ref, p) || waitsFor(c.Kustomizations[p], n.runtime.Trigger) {
-						continue
-					}
 					f := objectFinding("missing-wait", Warning, c.Name, o, ref)
 					f.key = p.String()
-					f.Message = fmt.Sprintf("%s needs %s; %s comes after %s, but %s has neither `wait: true` nor a healthCheck on its %s, so it is Ready before the CRD exists.",
-						o.ID, n.what, ref, p, p, n.runtime.Trigger)
-					f.Suggestion = fmt.Sprintf("Set `wait: true` on Kustomization %s, or add a healthCheck for its %s.", p, n.runtime.Trigger)
+					switch {
+					case p == ref || !v.appliesAfter(ref, p):
+						continue
+					case v.ancestor(p, ref) && !v.dependsOnPath(ref, p):
+						// A parent creates its children while it applies, before any health check.
+						f.Message = fmt.Sprintf("%s needs %s; %s is created by its ancestor %s, which holds the %s, so it reconciles before the CRD exists and fails its dry-run until a retry.",
+							o.ID, n.what, ref, p, n.runtime.Trigger)
+						f.Suggestion = fmt.Sprintf("Move the %s out of %s into a Kustomization with `wait: true`, and add it to the dependsOn of %s.", n.runtime.Trigger, p, ref)
+					case waitsFor(c.Kustomizations[p], n.runtime.Trigger):
+						continue
+					default:
+						f.Message = fmt.Sprintf("%s needs %s; %s comes after %s, but %s has neither `wait: true` nor a healthCheck on its %s, so it is Ready before the CRD exists.",
+							o.ID, n.what, ref, p, p, n.runtime.Trigger)
+						f.Suggestion = fmt.Sprintf("Set `wait: true` on Kustomization %s, or add a healthCheck for its %s.", p, n.runtime.Trigger)
+					}
 					out = append(out, f)
 				}
 			}
@@ -41,9 +51,9 @@ func waitsFor(ks *render.Kustomization, trigger string) bool {
 	if ks == nil || ks.Spec.Wait {
 		return true
 	}
-	_, kind := triggerID(trigger)
+	group, kind := triggerID(trigger)
 	for _, hc := range ks.Spec.HealthChecks {
-		if hc.Kind == kind {
+		if hc.Kind == kind && strings.SplitN(hc.APIVersion, "/", 2)[0] == group {
 			return true
 		}
 	}

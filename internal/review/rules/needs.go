@@ -135,7 +135,7 @@ func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
 			if p := v.owners(id); len(p) > 0 {
 				out = append(out, need{what: what, providers: p, severity: Error})
 			} else if p := v.configProviders(id); len(p) > 0 {
-				out = append(out, need{what: what + " (written at runtime)", providers: p, severity: Warning})
+				out = append(out, need{what: what + " (written at runtime)", providers: p, severity: Error})
 			}
 		}
 	}

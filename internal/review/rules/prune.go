@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"strings"
-
 	"github.com/tiergate/tiergate/internal/render"
 )
 
@@ -22,7 +20,8 @@ func protected(o *render.Object) bool {
 func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
 	b := base.Kustomizations[ref]
 	if h := head.Kustomizations[ref]; h != nil {
-		return (h.Spec.Prune || b.Spec.Prune) && !h.Spec.Suspend
+		// Either spec may be the one in force when the owner reconciles the new revision.
+		return (h.Spec.Prune || b.Spec.Prune) && !(h.Spec.Suspend && b.Spec.Suspend)
 	}
 	switch b.Spec.DeletionPolicy {
 	case "Delete", "WaitForTermination":
@@ -46,7 +45,15 @@ func knownGone(ref render.Ref, base, head *render.Cluster) bool {
 	return knownGone(*b.Parent, base, head) && head.Kustomizations[*b.Parent] != nil
 }
 
+// critical reports kinds whose deletion takes data or other objects with it.
 func critical(id render.ObjectID) bool { return criticalKinds[id.Group+"/"+id.Kind] }
+
+// transientCritical adds the Flux Kustomization to critical: deleted and re-created in a
+// move, its finalizer garbage-collects its whole inventory in between. (Its removal from
+// git is reported through the critical objects it held.)
+func transientCritical(id render.ObjectID) bool {
+	return critical(id) || (id.Group == "kustomize.toolkit.fluxcd.io" && id.Kind == "Kustomization")
+}
 
 func pruneSuggestion(o *render.Object, old render.Ref) string {
 	return "Merge the move in two steps: first add the annotation `kustomize.toolkit.fluxcd.io/prune: disabled` to " +
@@ -80,5 +87,3 @@ func identityFieldsChanged(b, h *render.Kustomization) bool {
 	}
 	return false
 }
-
-func lower(s string) string { return strings.ToLower(s) }

@@ -29,6 +29,9 @@ func pruneTransient(base, head *render.Cluster, _ *Env) []Finding {
 			continue
 		}
 		mode := race(hv, base, head, old, to)
+		if annotated(m.head, "kustomize.toolkit.fluxcd.io/ssa", "IfNotPresent") {
+			mode = fmt.Sprintf("%s applies it with `ssa: IfNotPresent`, so it never takes over the existing object, which keeps %s's labels and is pruned (certain)", to, old)
+		}
 		if mode == "" {
 			continue
 		}
@@ -63,13 +66,15 @@ func race(hv *view, base, head *render.Cluster, old, to render.Ref) string {
 		return fmt.Sprintf("%s has a dependsOn path to %s, so %s always prunes first (certain)", to, old, old)
 	case hv.ancestor(to, old), sameSource && hv.dependsOnPath(old, to):
 		return ""
+	case hv.dependsOnPath(to, old) || hv.dependsOnPath(old, to):
+		return fmt.Sprintf("%s and %s are ordered by dependsOn but use different sources, so Flux does not wait for the same revision (a race)", old, to)
 	}
 	return fmt.Sprintf("neither %s nor %s depends on the other, so whichever reconciles first wins (a race)", old, to)
 }
 
 func transient(cluster string, at *render.Object, old render.Ref, baseObj *render.Object, why string) Finding {
 	sev := Warning
-	if critical(at.ID) {
+	if transientCritical(at.ID) {
 		sev = Error
 	}
 	f := objectFinding("prune-transient", sev, cluster, at, old)

@@ -22,7 +22,7 @@ func undefinedVariable(c, _ *render.Cluster, env *Env) []Finding {
 		for _, name := range o.Undefined {
 			f := objectFinding("undefined-variable", sev, c.Name, o, ks.Ref)
 			f.key = name
-			f.Line = lineAfter(c.Dir, o.File, o.Line, "${"+name)
+			f.Line = varLine(c, o, name)
 			f.Message = fmt.Sprintf("${%s} in %s is defined by neither postBuild.substitute nor substituteFrom of %s: strict substitution (Flux ≥ 2.9) fails the reconcile; older Flux substitutes an empty string.",
 				name, o.ID, ks.Ref)
 			f.Suggestion = fmt.Sprintf("Define %s in postBuild.substitute or a substituteFrom ConfigMap of %s, give it a default (`${%s:=value}`), or, if the text is not meant for Flux, escape it as `$${%s}` or annotate the object `kustomize.toolkit.fluxcd.io/substitute: disabled`.",
@@ -44,7 +44,7 @@ func unsubstitutedVariable(c, _ *render.Cluster, _ *Env) []Finding {
 		}
 		f := objectFinding("unsubstituted-variable", Warning, c.Name, o, ks.Ref)
 		f.key = strings.Join(o.Literal, ",")
-		f.Line = lineAfter(c.Dir, o.File, o.Line, o.Literal[0])
+		f.Line = textLine(c, o, o.Literal[0])
 		why := "has no postBuild"
 		if ks.Spec.PostBuild != nil {
 			why = "resolves no postBuild variable"

@@ -1,0 +1,91 @@
+package rules
+
+import "testing"
+
+func TestDependsOnCycle(t *testing.T) {
+	// tiers returns one tier per name, each depending on deps[name].
+	tiers := func(deps map[string][]string, names ...string) map[string]string {
+		out := map[string]string{}
+		for _, n := range names {
+			var spec []string
+			if len(deps[n]) > 0 {
+				spec = dependsOn(deps[n]...)
+			}
+			out[tierFile(n)] = tier(n, "./"+n, true, spec...)
+			out[n+"/cm.yaml"] = configMap("default", n)
+		}
+		return out
+	}
+	cycle := func(first, text string) want {
+		return want{
+			Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/" + first,
+			File: tierFile(first), Line: 2,
+			Msg:  []string{"dependsOn cycle " + text + ": none of these Kustomizations can become Ready."},
+			Sugg: []string{"Remove one dependsOn edge of the cycle"},
+		}
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{
+			name:  "two tiers",
+			files: tiers(map[string][]string{"a": {"b"}, "b": {"a"}}, "a", "b"),
+			want:  []want{cycle("a", "flux-system/a -> flux-system/b -> flux-system/a")},
+		},
+		{
+			name:  "self loop",
+			files: tiers(map[string][]string{"a": {"a"}}, "a", "b"),
+			want:  []want{cycle("a", "flux-system/a -> flux-system/a")},
+		},
+		{
+			name:  "three tiers",
+			files: tiers(map[string][]string{"a": {"b"}, "b": {"c"}, "c": {"a"}}, "a", "b", "c"),
+			want:  []want{cycle("a", "flux-system/a -> flux-system/b -> flux-system/c -> flux-system/a")},
+		},
+		{
+			name:  "three tiers along dependsOn edges",
+			files: tiers(map[string][]string{"a": {"c"}, "c": {"b"}, "b": {"a"}}, "a", "b", "c"),
+			want:  []want{cycle("a", "flux-system/a -> flux-system/c -> flux-system/b -> flux-system/a")},
+		},
+		{
+			name:  "a tier outside the cycle depends on it",
+			files: tiers(map[string][]string{"b": {"c"}, "c": {"b"}, "a": {"b"}, "d": {"a"}}, "a", "b", "c", "d"),
+			want:  []want{cycle("b", "flux-system/b -> flux-system/c -> flux-system/b")},
+		},
+		{
+			name:  "two separate cycles",
+			files: tiers(map[string][]string{"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}, "a", "b", "c", "d"),
+			want: []want{
+				cycle("a", "flux-system/a -> flux-system/b -> flux-system/a"),
+				cycle("c", "flux-system/c -> flux-system/d -> flux-system/c"),
+			},
+		},
+		{
+			name:  "two loops through one tier",
+			files: tiers(map[string][]string{"a": {"b", "c"}, "b": {"a"}, "c": {"a"}}, "a", "b", "c"),
+			want: []want{{
+				Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/a",
+				File: tierFile("a"), Line: 2,
+				Msg: []string{"dependsOn cycles among flux-system/a, flux-system/b, flux-system/c (one is flux-system/a -> flux-system/b -> flux-system/a)"},
+			}},
+		},
+		{
+			name:  "DAG",
+			files: tiers(map[string][]string{"a": {"b", "c"}, "b": {"c"}, "d": {"a", "c"}}, "a", "b", "c", "d"),
+		},
+		{
+			name:  "dependency not found is no cycle",
+			files: tiers(map[string][]string{"a": {"x"}}, "a"),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			checkFindings(t, stateRule(t, "depends-on-cycle")(c, nil, testEnv()), tc.want)
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package rules
+
+import "testing"
+
+func TestDestructivePrune(t *testing.T) {
+	tiers := map[string]string{
+		tierFile("a"): tier("a", "./a", true),
+		tierFile("b"): tier("b", "./b", true),
+		"a/keep.yaml": configMap("default", "keep-a"),
+		"b/keep.yaml": configMap("default", "keep-b"),
+	}
+	without := func(m map[string]string, files ...string) map[string]string {
+		out := merge(m)
+		for _, f := range files {
+			delete(out, f)
+		}
+		return out
+	}
+	withNS := merge(tiers, map[string]string{"a/ns.yaml": namespaceObj("data")})
+	nsFinding := want{
+		Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a",
+		Object: "Namespace/data", File: "a/ns.yaml", Line: 2,
+		Msg:  []string{"Namespace/data is removed from flux-system/a", "everything in Namespace data"},
+		Sugg: []string{"kustomize.toolkit.fluxcd.io/prune: disabled"},
+	}
+	cases := []struct {
+		name       string
+		base, head map[string]string
+		broken     []string // head Kustomizations expected to fail
+		want       []want
+	}{
+		{
+			name: "Namespace removed under prune true",
+			base: withNS,
+			head: tiers,
+			want: []want{nsFinding},
+		},
+		{
+			name: "PersistentVolumeClaim removed under prune true",
+			base: merge(tiers, map[string]string{"a/pvc.yaml": pvc("default", "data", "")}),
+			head: tiers,
+			want: []want{{
+				Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a",
+				Object: "PersistentVolumeClaim/default/data", File: "a/pvc.yaml", Line: 2,
+				Msg: []string{"its volume and data go too"},
+			}},
+		},
+		{
+			name: "CustomResourceDefinition removed under prune true",
+			base: merge(tiers, map[string]string{"a/crd.yaml": crd("example.com", "Widget", "widgets", "Namespaced")}),
+			head: tiers,
+			want: []want{{
+				Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a",
+				Object: "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com", File: "a/crd.yaml", Line: 2,
+				Msg: []string{"every custom resource of that kind"},
+			}},
+		},
+		{
+			name: "Deployment removed",
+			base: merge(tiers, map[string]string{"a/deploy.yaml": deployment("default", "web")}),
+			head: tiers,
+		},
+		{
+			name: "prune false",
+			base: merge(withNS, map[string]string{tierFile("a"): tier("a", "./a", false)}),
+			head: merge(tiers, map[string]string{tierFile("a"): tier("a", "./a", false)}),
+		},
+		{
+			name: "owner fails to build at head",
+			base: withNS,
+			head: merge(tiers, map[string]string{
+				"a/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - keep.yaml\n  - missing.yaml\n",
+			}),
+			broken: []string{"a"},
+		},
+		{
+			name:   "owner absent because the root fails to build at head",
+			base:   withNS,
+			head:   merge(tiers, map[string]string{"clusters/dev/broken.yaml": "kind: [\n"}),
+			broken: []string{"flux-system"},
+		},
+		{
+			name: "annotated prune disabled at base",
+			base: merge(tiers, map[string]string{"a/ns.yaml": namespaceObj("data",
+				"  annotations:", "    kustomize.toolkit.fluxcd.io/prune: disabled")}),
+			head: tiers,
+		},
+		{
+			name: "owner deleted: its finalizer prunes",
+			base: withNS,
+			head: without(tiers, tierFile("a"), "a/keep.yaml"),
+			want: []want{nsFinding},
+		},
+		{
+			name: "PVC whose identity changes through targetNamespace is left to prune-transient",
+			base: merge(tiers, map[string]string{
+				tierFile("a"): tier("a", "./a", true, "targetNamespace: one"),
+				"a/pvc.yaml":  pvc("", "data", ""),
+			}),
+			head: merge(tiers, map[string]string{
+				tierFile("a"): tier("a", "./a", true, "targetNamespace: two"),
+				"a/pvc.yaml":  pvc("", "data", ""),
+			}),
+		},
+		{
+			name: "moved to another tier is not removed",
+			base: withNS,
+			head: merge(tiers, map[string]string{"b/ns.yaml": namespaceObj("data")}),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
+			checkBuilt(t, base)
+			checkBuilt(t, head, tc.broken...)
+			checkFindings(t, changeRule(t, "destructive-prune")(base, head, testEnv()), tc.want)
+		})
+	}
+}

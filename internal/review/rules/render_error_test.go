@@ -1,0 +1,75 @@
+package rules
+
+import "testing"
+
+func TestRenderError(t *testing.T) {
+	cases := []struct {
+		name   string
+		files  map[string]string
+		broken []string
+		want   []want
+	}{
+		{
+			name: "builds",
+			files: map[string]string{
+				tierFile("apps"): tier("apps", "./apps", true),
+				"apps/cm.yaml":   configMap("default", "cm"),
+			},
+		},
+		{
+			name: "missing resource file",
+			files: map[string]string{
+				tierFile("apps"): tier("apps", "./apps", true),
+				"apps/cm.yaml":   configMap("default", "cm"),
+				"apps/kustomization.yaml": `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - cm.yaml
+  - missing.yaml
+`,
+			},
+			broken: []string{"apps"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps",
+				File: "apps/kustomization.yaml", Line: 5,
+				Msg:  []string{"Kustomization flux-system/apps fails to build, so Flux applies none of it", "missing.yaml"},
+				Sugg: []string{"Fix apps/kustomization.yaml:5"},
+			}},
+		},
+		{
+			name: "path not found",
+			files: map[string]string{
+				tierFile("apps"): tier("apps", "./nope", true),
+			},
+			broken: []string{"apps"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps",
+				File: tierFile("apps"), Line: 8,
+				Msg: []string{"kustomization path not found: ./nope"},
+			}},
+		},
+		{
+			name: "two tiers fail in build order",
+			files: map[string]string{
+				tierFile("apps"): tier("apps", "./nope", true),
+				tierFile("db"):   tier("db", "./gone", true),
+			},
+			broken: []string{"apps", "db"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps",
+				File: tierFile("apps"), Line: 8, Msg: []string{"./nope"},
+			}, {
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/db",
+				File: tierFile("db"), Line: 8, Msg: []string{"./gone"},
+			}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c, tc.broken...)
+			checkFindings(t, stateRule(t, "render-error")(c, nil, testEnv()), tc.want)
+		})
+	}
+}
