@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review"
 )
@@ -25,25 +26,16 @@ func graphCmd() *cobra.Command {
 			if formatName != "text" && formatName != "json" && formatName != "mermaid" {
 				return usageErr("--format: want text, json or mermaid, got %q", formatName)
 			}
-			var t *tree
-			var err error
-			if dir != "" {
-				t, err = copyDir(dir)
-			} else {
-				var repo *gitrepo.Repo
-				if repo, err = gitrepo.Open(repoDir); err == nil {
-					t, err = checkoutRev(repo, rev)
-				}
-			}
+			t, err := graphTree(repoDir, rev, dir)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			defer t.cleanup()
-			cfg, err := loadConfig(configPath, t.dir)
+			defer t.Close()
+			cfg, err := pipeline.LoadConfig(configPath, t.Dir)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			g, err := render.Render(cmd.Context(), t.dir, render.Options{Config: cfg, Clusters: clusters})
+			g, err := render.Render(cmd.Context(), t.Dir, render.Options{Config: cfg, Clusters: clusters})
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -58,6 +50,21 @@ func graphCmd() *cobra.Command {
 	fl.StringVar(&configPath, "config", "", "configuration file (default: .tiergate.yaml of the tree)")
 	fl.StringSliceVar(&clusters, "cluster", nil, "only this cluster (repeatable)")
 	return cmd
+}
+
+func graphTree(repoDir, rev, dir string) (*pipeline.Tree, error) {
+	if dir != "" {
+		return pipeline.CopyDir(dir)
+	}
+	repo, err := gitrepo.Open(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	h, err := repo.Resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.Checkout(repo, h)
 }
 
 func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error {

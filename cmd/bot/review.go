@@ -2,16 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiergate/tiergate/internal/config"
-	"github.com/tiergate/tiergate/internal/gitrepo"
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
 	"github.com/tiergate/tiergate/internal/review/rules"
@@ -53,105 +48,28 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 	if f.format != "markdown" && f.format != "json" && f.format != "sarif" {
 		return usageErr("--format: want markdown, json or sarif, got %q", f.format)
 	}
+	if f.failOn != "" {
+		if _, err := rules.ParseSeverity(f.failOn); err != nil {
+			return usageErr("--fail-on: %v", err)
+		}
+	}
 	base, head, err := trees(f)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	defer base.cleanup()
-	defer head.cleanup()
-	cfg, err := loadConfig(f.config, head.dir)
+	defer base.Close()
+	defer head.Close()
+	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	failOn := f.failOn
-	if failOn == "" {
-		failOn = cfg.FailOn
-	}
-	if failOn == "" {
-		failOn = "error"
-	}
-	threshold, err := rules.ParseSeverity(failOn)
-	if err != nil {
-		return usageErr("--fail-on: %v", err)
-	}
-	opts := render.Options{Config: cfg, Clusters: f.clusters}
-	bg, err := render.Render(ctx, base.dir, opts)
-	if err != nil {
+	if err := write(out, f.format, res.Report); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	hg, err := render.Render(ctx, head.dir, opts)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	rep := review.Review(bg, hg, review.Options{
-		BaseRev: base.rev, HeadRev: head.rev,
-		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs), Strict: cfg.Strict()},
-	})
-	if err := write(out, f.format, rep); err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	if rep.Fails(threshold) {
+	if res.Failed() {
 		return &exitError{code: 1, err: errFindings}
 	}
 	return nil
-}
-
-// trees checks out (or copies) both sides; the base is the merge-base unless told not.
-func trees(f reviewFlags) (*tree, *tree, error) {
-	if f.baseDir != "" || f.headDir != "" {
-		if f.baseDir == "" || f.headDir == "" {
-			return nil, nil, fmt.Errorf("--base-dir and --head-dir go together")
-		}
-		b, err := copyDir(f.baseDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		h, err := copyDir(f.headDir)
-		if err != nil {
-			b.cleanup()
-			return nil, nil, err
-		}
-		return b, h, nil
-	}
-	if f.base == "" {
-		return nil, nil, fmt.Errorf("--base is required (or --base-dir and --head-dir)")
-	}
-	repo, err := gitrepo.Open(f.repo)
-	if err != nil {
-		return nil, nil, err
-	}
-	bh, err := repo.Resolve(f.base)
-	if err != nil {
-		return nil, nil, err
-	}
-	hh, err := repo.Resolve(f.head)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !f.noMergeBase {
-		if bh, err = repo.MergeBase(bh, hh); err != nil {
-			return nil, nil, err
-		}
-	}
-	b, err := checkoutHash(repo, bh.String())
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := checkoutHash(repo, hh.String())
-	if err != nil {
-		b.cleanup()
-		return nil, nil, err
-	}
-	return b, h, nil
-}
-
-// loadConfig reads --config, else the head tree's .tiergate.yaml when present: the PR
-// may change the configuration it is reviewed with, as it changes the manifests.
-func loadConfig(path, headDir string) (*config.Config, error) {
-	if path != "" {
-		return config.Load(path, false)
-	}
-	return config.Load(filepath.Join(headDir, config.FileName), true)
 }
 
 func write(out io.Writer, f string, rep *review.Report) error {
@@ -164,5 +82,3 @@ func write(out io.Writer, f string, rep *review.Report) error {
 	_, err := io.WriteString(out, format.Markdown(rep, format.MarkdownOptions{}))
 	return err
 }
-
-var _ = os.Stdout

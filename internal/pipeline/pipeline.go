@@ -1,0 +1,162 @@
+// Package pipeline runs one review end to end: both sides written to scratch directories
+// (source-ignore rules applied), both Flux graphs rendered, the change reviewed. The CLI and
+// the server call it; it holds no state between reviews.
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+// Options tunes one review.
+type Options struct {
+	// ConfigPath is a .tiergate.yaml to use; empty: the head tree's, when present.
+	ConfigPath string
+	// Clusters limits the review to these cluster names.
+	Clusters []string
+	// FailOn overrides the configuration's failOn ("error" when both are empty).
+	FailOn string
+}
+
+// Result is a finished review and the threshold its exit status is judged against.
+type Result struct {
+	Report    *review.Report
+	Threshold rules.Severity
+}
+
+// Failed reports whether a new finding is at or above the threshold.
+func (r *Result) Failed() bool { return r.Report.Fails(r.Threshold) }
+
+// Tree is one side of a review in a scratch directory.
+type Tree struct {
+	Dir string
+	Rev string
+	// Close removes the scratch directory.
+	Close func()
+}
+
+// Checkout writes commit h of repo to a scratch directory with source-ignore rules applied.
+func Checkout(repo *gitrepo.Repo, h plumbing.Hash) (*Tree, error) {
+	t, err := repo.Checkout(h, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := render.ApplySourceIgnore(t.Dir, ""); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("apply .sourceignore at %s: %w", h, err)
+	}
+	return &Tree{Dir: t.Dir, Rev: h.String(), Close: func() { t.Close() }}, nil
+}
+
+// CopyDir copies a plain directory tree to scratch space, without following symlinks and
+// skipping .git, and applies source-ignore rules there; src itself is never changed.
+func CopyDir(src string) (*Tree, error) {
+	st, err := os.Stat(src)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", src)
+	}
+	dst, err := os.MkdirTemp("", "tiergate-dir-")
+	if err != nil {
+		return nil, err
+	}
+	clean := func() { os.RemoveAll(dst) }
+	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o644)
+		}
+		return nil // symlinks and devices are not part of the artifact
+	})
+	if err == nil {
+		err = render.ApplySourceIgnore(dst, "")
+	}
+	if err != nil {
+		clean()
+		return nil, fmt.Errorf("copy %s: %w", src, err)
+	}
+	abs, _ := filepath.Abs(src)
+	return &Tree{Dir: dst, Rev: abs, Close: clean}, nil
+}
+
+// Commits reviews head against base of repo (the caller chooses base: a merge-base for a PR).
+func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, opts Options) (*Result, error) {
+	b, err := Checkout(repo, base)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	h, err := Checkout(repo, head)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	return Trees(ctx, b, h, opts)
+}
+
+// Trees reviews two prepared trees.
+func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error) {
+	cfg, err := loadConfig(opts.ConfigPath, head.Dir)
+	if err != nil {
+		return nil, err
+	}
+	failOn := opts.FailOn
+	if failOn == "" {
+		failOn = cfg.FailOn
+	}
+	if failOn == "" {
+		failOn = "error"
+	}
+	threshold, err := rules.ParseSeverity(failOn)
+	if err != nil {
+		return nil, fmt.Errorf("fail-on: %w", err)
+	}
+	ro := render.Options{Config: cfg, Clusters: opts.Clusters}
+	bg, err := render.Render(ctx, base.Dir, ro)
+	if err != nil {
+		return nil, err
+	}
+	hg, err := render.Render(ctx, head.Dir, ro)
+	if err != nil {
+		return nil, err
+	}
+	rep := review.Review(bg, hg, review.Options{
+		BaseRev: base.Rev, HeadRev: head.Rev,
+		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs), Strict: cfg.Strict()},
+	})
+	return &Result{Report: rep, Threshold: threshold}, nil
+}
+
+// LoadConfig reads path, else dir's .tiergate.yaml when present: the PR may change the
+// configuration it is reviewed with, as it changes the manifests.
+func LoadConfig(path, dir string) (*config.Config, error) { return loadConfig(path, dir) }
+
+func loadConfig(path, dir string) (*config.Config, error) {
+	if path != "" {
+		return config.Load(path, false)
+	}
+	return config.Load(filepath.Join(dir, config.FileName), true)
+}
