@@ -1,0 +1,406 @@
+package render
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/config"
+)
+
+// tree writes files (path → content) into a new temporary directory.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func bootstrap(cluster string) map[string]string {
+	return map[string]string{
+		"clusters/" + cluster + "/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  url: https://git.example.invalid/fleet.git
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  path: ./clusters/` + cluster + `
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`,
+		"clusters/" + cluster + "/flux-system/kustomization.yaml": "resources: [gotk-sync.yaml]\n",
+	}
+}
+
+func ks(name, path string, spec ...string) string {
+	out := `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: ` + name + `
+  namespace: flux-system
+spec:
+  path: ` + path + `
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`
+	for _, l := range spec {
+		out += "  " + l + "\n"
+	}
+	return out
+}
+
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func render(t *testing.T, dir string, cfg *config.Config) *Graph {
+	t.Helper()
+	g, err := Render(context.Background(), dir, Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// objects lists "owner id file:line" for every object of cluster c, sorted.
+func objects(c *Cluster) []string {
+	var out []string
+	for _, ref := range c.Order {
+		for _, o := range c.Kustomizations[ref].Objects {
+			out = append(out, ref.String()+" "+o.ID.String()+" "+o.File+":"+itoa(o.Line))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestDiscoverBootstrapClusters(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), bootstrap("prod"),
+		map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/cm.yaml": cm("default", "a")}))
+	g := render(t, dir, nil)
+	var got []string
+	for _, c := range g.Clusters {
+		got = append(got, c.Name+" "+c.Root.String()+" "+c.RootDir)
+	}
+	want := []string{"dev flux-system/flux-system clusters/dev", "prod flux-system/flux-system clusters/prod"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("clusters (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{
+		"flux-system/apps ConfigMap/default/a apps/cm.yaml:2",
+		"flux-system/flux-system GitRepository.source.toolkit.fluxcd.io/flux-system/flux-system clusters/dev/flux-system/gotk-sync.yaml:2",
+		"flux-system/flux-system Kustomization.kustomize.toolkit.fluxcd.io/flux-system/apps clusters/dev/apps.yaml:2",
+		"flux-system/flux-system Kustomization.kustomize.toolkit.fluxcd.io/flux-system/flux-system clusters/dev/flux-system/gotk-sync.yaml:10",
+	}, objects(g.Cluster("dev"))); d != "" {
+		t.Fatalf("objects (-want +got):\n%s", d)
+	}
+}
+
+func cm(ns, name string, data ...string) string {
+	out := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n"
+	if ns != "" {
+		out += "  namespace: " + ns + "\n"
+	}
+	out += "data:\n"
+	if len(data) == 0 {
+		data = []string{"k: v"}
+	}
+	for _, d := range data {
+		out += "  " + d + "\n"
+	}
+	return out
+}
+
+func TestDiscoverFluxInstance(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"flux/instance.yaml": `apiVersion: fluxcd.controlplane.io/v1
+kind: FluxInstance
+metadata:
+  name: flux
+  namespace: flux-system
+spec:
+  sync:
+    kind: GitRepository
+    url: https://git.example.invalid/home.git
+    path: clusters/home
+`,
+		"clusters/home/apps.yaml": strings.Replace(ks("apps", "./apps"), "name: flux-system\n", "name: flux\n", 1),
+		"apps/cm.yaml":            cm("default", "a"),
+	})
+	g := render(t, dir, nil)
+	if len(g.Clusters) != 1 || g.Clusters[0].Name != "home" || g.Clusters[0].Root != (Ref{"flux-system", "flux"}) {
+		t.Fatalf("clusters: %+v", g.Clusters)
+	}
+	apps := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}]
+	if apps == nil || apps.Skipped != "" || len(apps.Objects) != 1 {
+		t.Fatalf("apps not rendered from the FluxInstance source: %+v", apps)
+	}
+}
+
+func TestFallbackRootPerUncoveredFolder(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"kubernetes/flux/cluster/ks.yaml":    ks("cluster-apps", "./kubernetes/apps"),
+		"kubernetes/apps/kustomization.yaml": "resources: [web/ks.yaml]\n",
+		"kubernetes/apps/web/ks.yaml":        ks("web", "./kubernetes/apps/web/app"),
+		"kubernetes/apps/web/app/cm.yaml":    cm("default", "web"),
+	})
+	g := render(t, dir, nil)
+	if len(g.Clusters) != 1 {
+		t.Fatalf("want one cluster, got %d", len(g.Clusters))
+	}
+	c := g.Clusters[0]
+	if c.Name != "cluster" || c.RootDir != "kubernetes/flux/cluster" {
+		t.Fatalf("cluster %s at %s", c.Name, c.RootDir)
+	}
+	if d := cmp.Diff([]string{
+		"flux-system/cluster-apps Kustomization.kustomize.toolkit.fluxcd.io/flux-system/web kubernetes/apps/web/ks.yaml:2",
+		"flux-system/flux-system Kustomization.kustomize.toolkit.fluxcd.io/flux-system/cluster-apps kubernetes/flux/cluster/ks.yaml:2",
+		"flux-system/web ConfigMap/default/web kubernetes/apps/web/app/cm.yaml:2",
+	}, objects(c)); d != "" {
+		t.Fatalf("objects (-want +got):\n%s", d)
+	}
+}
+
+func TestGeneratorAndTransforms(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps", "targetNamespace: web", "namePrefix: p-"),
+		"apps/a.yaml":            cm("", "a"),
+		"apps/notes.txt":         "not yaml",
+		"apps/sub/b.yml":         cm("", "b"),
+		"apps/base/kustomization.yaml": `resources: [c.yaml]
+configMapGenerator:
+  - name: gen
+    literals: [x=y]
+`,
+		"apps/base/c.yaml": cm("", "c"),
+	}))
+	c := render(t, dir, nil).Cluster("dev")
+	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	var got []string
+	for _, o := range apps.Objects {
+		got = append(got, o.ID.String()+" "+o.File+":"+itoa(o.Line))
+	}
+	sort.Strings(got)
+	want := []string{
+		"ConfigMap/web/p-a apps/a.yaml:2",
+		"ConfigMap/web/p-b apps/sub/b.yml:2",
+		"ConfigMap/web/p-c apps/base/c.yaml:2",
+		"ConfigMap/web/p-gen-6gc9d749f7 apps/base/kustomization.yaml:1",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("objects (-want +got):\n%s", d)
+	}
+	for _, o := range apps.Objects {
+		if _, ok := o.Body.GetAnnotations()[originAnnotation]; ok {
+			t.Errorf("%s keeps the origin annotation tiergate added", o.ID)
+		}
+	}
+}
+
+func TestSubstitutionFixpoint(t *testing.T) {
+	// apps reads ConfigMap vars, which a sibling built in the same wave emits: the second
+	// round resolves it.
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("vars", "./vars") + "---\n" +
+			ks("apps", "./apps", "postBuild:", "  substitute:", "    ZONE: eu", "  substituteFrom:", "    - kind: ConfigMap", "      name: vars"),
+		"vars/vars.yaml": cm("flux-system", "vars", "DOMAIN: example.org", "ZONE: us"),
+		"apps/app.yaml": cm("default", "app", "host: web.${DOMAIN}", "zone: ${ZONE}", "tz: ${TZ}", "def: ${MISSING:=fallback}") + "---\n" +
+			strings.Replace(cm("default", "raw", "host: ${DOMAIN}"), "metadata:\n", "metadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\n", 1),
+	}))
+	apps := render(t, dir, nil).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	if apps.Err != nil {
+		t.Fatal(apps.Err)
+	}
+	got := map[string]any{}
+	for _, o := range apps.Objects {
+		got[o.ID.Name] = map[string]any{"data": o.Body.Object["data"], "undefined": o.Undefined}
+	}
+	want := map[string]any{
+		"app": map[string]any{"data": map[string]any{"host": "web.example.org", "zone": "eu", "tz": nil, "def": "fallback"}, "undefined": []string{"TZ"}},
+		"raw": map[string]any{"data": map[string]any{"host": "${DOMAIN}"}, "undefined": []string(nil)},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+}
+
+func TestSubstituteFromNotInRepository(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substituteFrom:", "    - kind: Secret", "      name: runtime-only"),
+		"apps/app.yaml":          cm("default", "app", "host: ${DOMAIN}"),
+	}))
+	c := render(t, dir, nil).Cluster("dev")
+	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	if apps.Err != nil || len(apps.Objects) != 1 {
+		t.Fatalf("err %v, %d objects", apps.Err, len(apps.Objects))
+	}
+	o := apps.Objects[0]
+	if o.Undefined != nil || o.Literal != nil || o.Body.Object["data"].(map[string]any)["host"] != "${DOMAIN}" {
+		t.Fatalf("variables of a runtime-only source must stay unchecked: %+v %+v %v", o.Undefined, o.Literal, o.Body.Object["data"])
+	}
+	want := []Partial{{Kustomization: "flux-system/apps", Reason: "substituteFrom Secret/runtime-only not in the repository (created at runtime or out of band): its variables are not checked"}}
+	if d := cmp.Diff(want, c.Partials()); d != "" {
+		t.Fatalf("partials (-want +got):\n%s", d)
+	}
+}
+
+func TestRemoteResourcesAreSkipped(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/kustomization.yaml": `resources:
+  - https://raw.githubusercontent.com/example/x/main/a.yaml
+  - github.com/example/y//deploy?ref=v1
+  - local
+`,
+		"apps/local/kustomization.yaml": "resources: [cm.yaml, 'https://example.com/nested.yaml']\n",
+		"apps/local/cm.yaml":            cm("default", "local"),
+	}))
+	apps := render(t, dir, nil).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	if apps.Err != nil {
+		t.Fatal(apps.Err)
+	}
+	want := []string{"github.com/example/y//deploy?ref=v1", "https://example.com/nested.yaml", "https://raw.githubusercontent.com/example/x/main/a.yaml"}
+	if d := cmp.Diff(want, apps.Remote); d != "" {
+		t.Fatalf("remote (-want +got):\n%s", d)
+	}
+	if len(apps.Objects) != 1 || apps.Objects[0].ID.Name != "local" {
+		t.Fatalf("objects: %+v", apps.Objects)
+	}
+}
+
+func TestBuildErrorsAreData(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml":   ks("broken", "./broken") + "---\n" + ks("gone", "./nowhere") + "---\n" + ks("ok", "./ok"),
+		"broken/kustomization.yaml": "resources:\n  - a.yaml\n  - missing.yaml\n",
+		"broken/a.yaml":             cm("default", "a"),
+		"ok/cm.yaml":                cm("default", "ok"),
+	}))
+	c := render(t, dir, nil).Cluster("dev")
+	got := map[string]string{}
+	for _, ref := range c.Order {
+		if e := c.Kustomizations[ref].Err; e != nil {
+			got[ref.Name] = e.File + ":" + itoa(e.Line)
+		}
+	}
+	want := map[string]string{"broken": "broken/kustomization.yaml:3", "gone": "clusters/dev/tiers.yaml:19"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("errors (-want +got):\n%s", d)
+	}
+	if n := len(c.Kustomizations[Ref{"flux-system", "ok"}].Objects); n != 1 {
+		t.Fatalf("ok has %d objects", n)
+	}
+}
+
+func TestUnmappedSourceIsPartialAndMappedSourceBuilds(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml": strings.Replace(ks("apps", "./apps"), "kind: GitRepository\n    name: flux-system", "kind: OCIRepository\n    name: apps", 1),
+		"oci/apps/cm.yaml":       cm("default", "a"),
+	})
+	c := render(t, tree(t, files), nil).Cluster("dev")
+	want := []Partial{{Kustomization: "flux-system/apps", Reason: "sourceRef OCIRepository/flux-system/apps is not the cluster's source and has no folder in .tiergate.yaml sources"}}
+	if d := cmp.Diff(want, c.Partials()); d != "" {
+		t.Fatalf("partials (-want +got):\n%s", d)
+	}
+	cfg := &config.Config{Sources: map[string]string{"OCIRepository/*/*": "oci"}}
+	c = render(t, tree(t, files), cfg).Cluster("dev")
+	if apps := c.Kustomizations[Ref{"flux-system", "apps"}]; len(apps.Objects) != 1 || apps.Objects[0].File != "oci/apps/cm.yaml" {
+		t.Fatalf("mapped source: %+v", apps)
+	}
+}
+
+func TestKustomizationDefaults(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"clusters/dev/vars.yaml": cm("flux-system", "vars", "DOMAIN: example.org"),
+		"apps/cm.yaml":           cm("default", "a", "host: ${DOMAIN}"),
+	})
+	cfg := &config.Config{KustomizationDefaults: map[string]any{
+		"postBuild": map[string]any{"substituteFrom": []any{map[string]any{"kind": "ConfigMap", "name": "vars"}}},
+	}}
+	apps := render(t, tree(t, files), cfg).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	if got := apps.Objects[0].Body.Object["data"].(map[string]any)["host"]; got != "example.org" {
+		t.Fatalf("host = %v", got)
+	}
+}
+
+func TestSelfAndCyclicParentsTerminate(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/a.yaml": ks("a", "./a"),
+		"a/b.yaml":            ks("b", "./b"),
+		"b/a.yaml":            ks("a", "./a"),
+	}))
+	c := render(t, dir, nil).Cluster("dev")
+	var got []string
+	for _, ref := range c.Order {
+		got = append(got, ref.Name)
+	}
+	if d := cmp.Diff([]string{"flux-system", "a", "b"}, got); d != "" {
+		t.Fatalf("order (-want +got):\n%s", d)
+	}
+	if n := len(c.Owners[ObjectID{Group: fluxGroup, Kind: "Kustomization", Namespace: "flux-system", Name: "a"}]); n != 2 {
+		t.Fatalf("Kustomization a should have 2 owners (root and b), got %d", n)
+	}
+}
+
+func TestApplySourceIgnore(t *testing.T) {
+	dir := tree(t, map[string]string{
+		".sourceignore":        "drafts/\n*.secret.yaml\n",
+		"apps/.sourceignore":   "local.yaml\n",
+		"apps/a.yaml":          "a",
+		"apps/local.yaml":      "x",
+		"apps/x.secret.yaml":   "s",
+		"drafts/d.yaml":        "d",
+		".github/workflow.yml": "w",
+		"img/logo.png":         "p",
+		"keep.yaml":            "k",
+	})
+	if err := ApplySourceIgnore(dir, "keep.yaml\n"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(got)
+	if d := cmp.Diff([]string{".sourceignore", "apps/.sourceignore", "apps/a.yaml"}, got); d != "" {
+		t.Fatalf("kept (-want +got):\n%s", d)
+	}
+}
