@@ -4,13 +4,17 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"gopkg.in/yaml.v3"
 )
 
 // FileName is the configuration file read from the repository root.
@@ -20,41 +24,41 @@ const FileName = ".tiergate.yaml"
 // Kustomization applies (its spec.path); SourceRef ("Kind/namespace/name") is its source,
 // GitRepository/flux-system/flux-system when empty.
 type Cluster struct {
-	Name      string `json:"name"`
-	Path      string `json:"path"`
-	SourceRef string `json:"sourceRef,omitempty"`
+	Name      string `json:"name" yaml:"name"`
+	Path      string `json:"path" yaml:"path"`
+	SourceRef string `json:"sourceRef,omitempty" yaml:"sourceRef,omitempty"`
 }
 
 // RuntimeKind is a kind whose CRD a controller creates at runtime.
 type RuntimeKind struct {
-	Group string `json:"group"`
-	Kind  string `json:"kind"`
+	Group string `json:"group" yaml:"group"`
+	Kind  string `json:"kind" yaml:"kind"`
 	// Scope is "Namespaced" or "Cluster".
-	Scope string `json:"scope"`
+	Scope string `json:"scope" yaml:"scope"`
 }
 
 // RuntimeCRDs says that Kinds appear once an object of CreatedWhen ("group/Kind") reconciles.
 type RuntimeCRDs struct {
-	Kinds       []RuntimeKind `json:"kinds"`
-	CreatedWhen string        `json:"createdWhen"`
+	Kinds       []RuntimeKind `json:"kinds" yaml:"kinds"`
+	CreatedWhen string        `json:"createdWhen" yaml:"createdWhen"`
 }
 
 // Config is the content of .tiergate.yaml.
 type Config struct {
-	Clusters []Cluster `json:"clusters,omitempty"`
+	Clusters []Cluster `json:"clusters,omitempty" yaml:"clusters,omitempty"`
 	// Sources maps a Flux source ("Kind/namespace/name", e.g. OCIRepository/flux-system/flux-system
 	// or ExternalArtifact/apps/foo) to the repo folder its paths are relative to.
-	Sources     map[string]string `json:"sources,omitempty"`
-	RuntimeCRDs []RuntimeCRDs     `json:"runtimeCRDs,omitempty"`
+	Sources     map[string]string `json:"sources,omitempty" yaml:"sources,omitempty"`
+	RuntimeCRDs []RuntimeCRDs     `json:"runtimeCRDs,omitempty" yaml:"runtimeCRDs,omitempty"`
 	// StrictSubstitution is true unless set to false: undefined variables are then warnings
 	// (Flux before 2.9, or StrictPostBuildSubstitutions=false).
-	StrictSubstitution *bool `json:"strictSubstitution,omitempty"`
+	StrictSubstitution *bool `json:"strictSubstitution,omitempty" yaml:"strictSubstitution,omitempty"`
 	// FailOn is the default of --fail-on.
-	FailOn string `json:"failOn,omitempty"`
+	FailOn string `json:"failOn,omitempty" yaml:"failOn,omitempty"`
 	// KustomizationDefaults are spec fields given to every Flux Kustomization that does not
 	// set them, as a mutating admission webhook or a policy engine does in the cluster
 	// (e.g. postBuild injected by kustomize-mutating-webhook). Keys are spec field names.
-	KustomizationDefaults map[string]any `json:"kustomizationDefaults,omitempty"`
+	KustomizationDefaults map[string]any `json:"kustomizationDefaults,omitempty" yaml:"kustomizationDefaults,omitempty"`
 }
 
 // Strict reports whether undefined variables fail the reconcile (the Flux 2.9 default).
@@ -97,8 +101,21 @@ func Load(path string, optional bool) (*Config, error) {
 // Parse decodes configuration text; name is used in errors.
 func Parse(name string, data []byte) (*Config, error) {
 	var c Config
-	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if c.KustomizationDefaults != nil {
+		// Kubernetes objects hold JSON values: int64/float64, not YAML's int.
+		raw, err := json.Marshal(c.KustomizationDefaults)
+		if err != nil {
+			return nil, fmt.Errorf("%s: kustomizationDefaults: %w", name, err)
+		}
+		c.KustomizationDefaults = nil
+		if err := json.Unmarshal(raw, &c.KustomizationDefaults); err != nil {
+			return nil, fmt.Errorf("%s: kustomizationDefaults: %w", name, err)
+		}
 	}
 	for i, cl := range c.Clusters {
 		if cl.Name == "" || cl.Path == "" {
