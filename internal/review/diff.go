@@ -87,7 +87,7 @@ func change(cluster string, o *render.Object, diff string) ObjectChange {
 
 // unified returns the unified diff of two objects' YAML, "" when equal.
 func unified(a, b *render.Object) string {
-	x, y := yamlOf(a, b), yamlOf(b, a)
+	x, y := yamlOf(a, b, false), yamlOf(b, a, true)
 	if x == y {
 		return ""
 	}
@@ -98,12 +98,13 @@ func unified(a, b *render.Object) string {
 	return d
 }
 
-// yamlOf renders an object; a Secret's values are replaced by "<redacted>", or by
-// "<redacted: changed>" where the other side's value differs, so a diff shows only keys.
-func yamlOf(o, other *render.Object) string {
+// yamlOf renders an object; a Secret's values are replaced by "<redacted>", and on the
+// head side by "<redacted: changed>" where the base value differs, so a diff shows which
+// keys changed and never a value.
+func yamlOf(o, other *render.Object, head bool) string {
 	u := o.Body
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
-		u = redact(u, other.Body)
+		u = redact(u, other.Body, head)
 	}
 	data, err := yaml.Marshal(u.Object)
 	if err != nil {
@@ -112,7 +113,7 @@ func yamlOf(o, other *render.Object) string {
 	return string(data)
 }
 
-func redact(u, other *unstructured.Unstructured) *unstructured.Unstructured {
+func redact(u, other *unstructured.Unstructured, head bool) *unstructured.Unstructured {
 	c := u.DeepCopy()
 	for _, f := range []string{"data", "stringData"} {
 		m, ok, _ := unstructured.NestedMap(c.Object, f)
@@ -122,7 +123,7 @@ func redact(u, other *unstructured.Unstructured) *unstructured.Unstructured {
 		theirs, _, _ := unstructured.NestedMap(other.Object, f)
 		for k, v := range m {
 			m[k] = "<redacted>"
-			if tv, ok := theirs[k]; !ok || tv != v {
+			if tv, ok := theirs[k]; head && (!ok || tv != v) {
 				m[k] = "<redacted: changed>"
 			}
 		}

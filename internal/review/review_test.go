@@ -1,0 +1,121 @@
+package review
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+var ref = render.Ref{Namespace: "flux-system", Name: "apps"}
+
+func obj(kind, ns, name string, data map[string]any) *render.Object {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": kind,
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"data":     data,
+	}}
+	return &render.Object{ID: render.ObjectID{Kind: kind, Namespace: ns, Name: name}, Owner: ref, File: "apps/" + name + ".yaml", Line: 2, Body: u}
+}
+
+// cluster builds a one-Kustomization cluster holding objs.
+func cluster(objs ...*render.Object) *render.Cluster {
+	ks := &render.Kustomization{Ref: ref, Spec: render.Spec{Path: "./apps", Prune: true}, File: "clusters/dev/apps.yaml", Line: 1,
+		Body: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+			"metadata": map[string]any{"name": "apps", "namespace": "flux-system"}, "spec": map[string]any{"path": "./apps", "prune": true}}},
+		Objects: objs}
+	c := &render.Cluster{Name: "dev", RootDir: "clusters/dev", Root: ref, Kustomizations: map[render.Ref]*render.Kustomization{ref: ks},
+		Order: []render.Ref{ref}, Owners: map[render.ObjectID][]*render.Object{}}
+	for _, o := range objs {
+		c.Owners[o.ID] = append(c.Owners[o.ID], o)
+	}
+	return c
+}
+
+func TestObjectChangesAndSecretRedaction(t *testing.T) {
+	base := cluster(
+		obj("ConfigMap", "web", "same", map[string]any{"a": "1"}),
+		obj("ConfigMap", "web", "edited", map[string]any{"a": "1"}),
+		obj("ConfigMap", "web", "dropped", map[string]any{"a": "1"}),
+		obj("Secret", "web", "token", map[string]any{"kept": "czE=", "rotated": "b2xk"}),
+	)
+	head := cluster(
+		obj("ConfigMap", "web", "same", map[string]any{"a": "1"}),
+		obj("ConfigMap", "web", "edited", map[string]any{"a": "2"}),
+		obj("ConfigMap", "web", "new", map[string]any{"a": "1"}),
+		obj("Secret", "web", "token", map[string]any{"kept": "czE=", "rotated": "bmV3"}),
+	)
+	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	names := func(cs []ObjectChange) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Object.Kind+"/"+c.Object.Name)
+		}
+		return out
+	}
+	if d := cmp.Diff([]string{"ConfigMap/new"}, names(r.Added)); d != "" {
+		t.Errorf("added (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"ConfigMap/dropped"}, names(r.Removed)); d != "" {
+		t.Errorf("removed (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"ConfigMap/edited", "Secret/token"}, names(r.Changed)); d != "" {
+		t.Errorf("changed (-want +got):\n%s", d)
+	}
+	wantSecret := `--- base
++++ head
+@@ -1,7 +1,7 @@
+ apiVersion: v1
+ data:
+   kept: <redacted>
+-  rotated: <redacted>
++  rotated: '<redacted: changed>'
+ kind: Secret
+ metadata:
+   name: token
+`
+	if d := cmp.Diff(wantSecret, r.Changed[1].Diff); d != "" {
+		t.Errorf("secret diff (-want +got):\n%s", d)
+	}
+}
+
+func TestStatusAndOrder(t *testing.T) {
+	// A state rule's finding only at base is resolved, at both existing, only at head new.
+	nsLess := func(name string) *render.Object {
+		o := obj("ConfigMap", "", name, map[string]any{"a": "1"})
+		return o
+	}
+	base := cluster(nsLess("old"), nsLess("both"))
+	head := cluster(nsLess("both"), nsLess("fresh"))
+	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, string(f.Status)+" "+f.Rule+" "+f.Object.Name)
+	}
+	want := []string{"new namespace-not-set fresh", "existing namespace-not-set both", "resolved namespace-not-set old"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+	for _, tc := range []struct {
+		threshold rules.Severity
+		fails     bool
+	}{{rules.Error, true}, {rules.Warning, true}, {rules.Notice, true}, {rules.None, false}} {
+		if r.Fails(tc.threshold) != tc.fails {
+			t.Errorf("Fails(%s) = %v", tc.threshold, !tc.fails)
+		}
+	}
+	if d := cmp.Diff(map[rules.Severity]int{rules.Error: 1}, r.Counts(rules.StatusResolved)); d != "" {
+		t.Errorf("counts (-want +got):\n%s", d)
+	}
+}
+
+func TestOnlyExistingFindingsDoNotFail(t *testing.T) {
+	c := cluster(obj("ConfigMap", "", "both", map[string]any{"a": "1"}))
+	r := Review(&render.Graph{Clusters: []*render.Cluster{c}}, &render.Graph{Clusters: []*render.Cluster{cluster(obj("ConfigMap", "", "both", map[string]any{"a": "1"}))}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
+	if len(r.Findings) != 1 || r.Findings[0].Status != rules.StatusExisting || r.Fails(rules.Notice) {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+}
