@@ -22,11 +22,13 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
+func (e *exitError) Unwrap() error { return e.err }
+
 func usageErr(format string, a ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
 }
 
-func main() {
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "bot",
 		Short:         "tiergate reviews Flux CD GitOps pull requests",
@@ -38,17 +40,27 @@ func main() {
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "tiergate", version) },
 	})
-	if err := root.Execute(); err != nil {
-		code := 2
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
-		if code != 1 || ee == nil || ee.err != errFindings {
-			fmt.Fprintln(os.Stderr, "error:", err)
-		}
-		os.Exit(code)
+	return root
+}
+
+// exitCode maps a command error to the process exit status.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
 	}
+	return 2
+}
+
+func main() {
+	err := newRoot().Execute()
+	if err != nil && !errors.Is(err, errFindings) {
+		fmt.Fprintln(os.Stderr, "error:", err)
+	}
+	os.Exit(exitCode(err))
 }
 
 var errFindings = errors.New("new findings at or above --fail-on")

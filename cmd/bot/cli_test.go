@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// run executes the CLI with args and returns stdout and the exit status.
+func run(t *testing.T, args ...string) (string, int, error) {
+	t.Helper()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&bytes.Buffer{})
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), exitCode(err), err
+}
+
+const demo = "../../testdata/scenarios/demo/"
+
+func TestExitStatus(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		errText string
+	}{
+		{"new errors fail by default", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--format", "json"}, 1, "new findings at or above --fail-on"},
+		{"fail-on never", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--fail-on", "never"}, 0, ""},
+		{"no change passes at notice", []string{"review", "--base-dir", demo + "head", "--head-dir", demo + "head", "--fail-on", "notice"}, 0, ""},
+		{"bad format", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--format", "yaml"}, 2, `--format: want markdown, json or sarif, got "yaml"`},
+		{"bad fail-on", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--fail-on", "sometimes"}, 2, `--fail-on: unknown severity "sometimes" (want error, warning, notice or never)`},
+		{"half of a dir pair", []string{"review", "--base-dir", demo + "base"}, 2, "--base-dir and --head-dir go together"},
+		{"no base", []string{"review", "--repo", "."}, 2, "--base is required (or --base-dir and --head-dir)"},
+		{"not a directory", []string{"review", "--base-dir", demo + "nope", "--head-dir", demo + "head"}, 2, demo + "nope is not a directory"},
+		{"missing config", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--config", "/nonexistent/x.yaml"}, 2, "read config: open /nonexistent/x.yaml: no such file or directory"},
+		{"unknown flag", []string{"review", "--bogus"}, 2, "unknown flag: --bogus"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, code, err := run(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d (%v)", code, tc.code, err)
+			}
+			if tc.errText != "" && (err == nil || err.Error() != tc.errText) {
+				t.Fatalf("error %q, want %q", err, tc.errText)
+			}
+		})
+	}
+}
+
+func TestUnknownRevision(t *testing.T) {
+	repo := commitScenario(t, demo)
+	_, code, err := run(t, "review", "--repo", repo, "--base", "nope", "--head", "HEAD")
+	if code != 2 || err == nil || !strings.HasPrefix(err.Error(), `unknown revision "nope"`) {
+		t.Fatalf("exit %d, error %v", code, err)
+	}
+	// --no-merge-base compares the named base itself; with HEAD~1 both agree here.
+	out, code, _ := run(t, "review", "--repo", repo, "--base", "HEAD~1", "--head", "HEAD", "--no-merge-base", "--format", "json")
+	var rep struct{ Moves []any }
+	if code != 1 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Moves) != 1 {
+		t.Fatalf("exit %d, %d moves", code, len(rep.Moves))
+	}
+}
+
+func TestSARIFOutput(t *testing.T) {
+	out, _, _ := run(t, "review", "--base-dir", demo+"base", "--head-dir", demo+"head", "--format", "sarif")
+	var s struct {
+		Version string
+		Runs    []struct {
+			Results []struct {
+				RuleID string `json:"ruleId"`
+				Level  string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range s.Runs[0].Results {
+		got = append(got, r.RuleID+" "+r.Level)
+	}
+	want := []string{"missing-depends-on error", "prune-transient error", "tier-move note"}
+	if s.Version != "2.1.0" || !cmp.Equal(want, got) {
+		t.Fatalf("version %s, results %v", s.Version, got)
+	}
+}
+
+func TestGraphText(t *testing.T) {
+	out, code, err := run(t, "graph", "--dir", demo+"head")
+	if code != 0 {
+		t.Fatal(err)
+	}
+	want := `cluster demo (root clusters/demo, 4 Kustomizations, 9 objects)
+  flux-system/flux-system  path=./clusters/demo prune=true dependsOn=[]  5 objects
+  flux-system/apps  path=./apps prune=true dependsOn=[flux-system/infra]  1 objects
+  flux-system/databases  path=./databases prune=true dependsOn=[]  1 objects
+  flux-system/infra  path=./infra prune=true dependsOn=[]  2 objects
+`
+	if d := cmp.Diff(want, out); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+	out, _, _ = run(t, "graph", "--dir", demo+"head", "--format", "mermaid")
+	if !strings.Contains(out, "flowchart LR\n") || !strings.Contains(out, "  flux_system__apps --> flux_system__infra\n") {
+		t.Fatalf("mermaid:\n%s", out)
+	}
+}
