@@ -134,6 +134,11 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("fail-on: %w", err)
 	}
+	for _, t := range []*Tree{base, head} {
+		if err := applySpecIgnore(t.Dir, cfg); err != nil {
+			return nil, err
+		}
+	}
 	ro := render.Options{Config: cfg, Clusters: opts.Clusters}
 	bg, err := render.Render(ctx, base.Dir, ro)
 	if err != nil {
@@ -148,6 +153,16 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs), Strict: cfg.Strict()},
 	})
 	return &Result{Report: rep, Threshold: threshold}, nil
+}
+
+// applySpecIgnore removes what the root GitRepositories' spec.ignore excludes from the
+// artifact (the scratch tree dir).
+func applySpecIgnore(dir string, cfg *config.Config) error {
+	extra, err := render.SourceIgnore(dir, cfg)
+	if err != nil || extra == "" {
+		return err
+	}
+	return render.ApplySourceIgnore(dir, extra)
 }
 
 // LoadConfig reads path, else dir's .tiergate.yaml when present: the PR may change the

@@ -1,9 +1,7 @@
 package render
 
 import (
-	"io/fs"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -39,21 +37,7 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 		return out, nil
 	}
 	var boot, all []root
-	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if ext := filepath.Ext(p); ext != ".yaml" && ext != ".yml" {
-			return nil
-		}
-		rel, _ := filepath.Rel(abs, p)
-		rel = filepath.ToSlash(rel)
+	for _, rel := range ix.yamlFiles() {
 		for _, d := range ix.docs(rel) {
 			r, isBoot, ok := rootOf(d, rel)
 			if !ok {
@@ -64,10 +48,6 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 				boot = append(boot, r)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	if len(boot) == 0 {
 		return uncovered(all), nil

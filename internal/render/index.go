@@ -32,6 +32,25 @@ type index struct {
 
 func newIndex(root string) *index { return &index{root: root, files: map[string][]doc{}} }
 
+// yamlFiles lists the repo-relative YAML files of the tree, skipping .git.
+func (ix *index) yamlFiles() []string {
+	var out []string
+	filepath.WalkDir(ix.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if ext := filepath.Ext(p); !d.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			rel, _ := filepath.Rel(ix.root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
+
 // docs returns the documents of the repo-relative file rel; a file that does not parse
 // yields the documents before the error.
 func (ix *index) docs(rel string) []doc {

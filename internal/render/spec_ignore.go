@@ -1,0 +1,48 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/config"
+)
+
+// SourceIgnore returns the spec.ignore patterns (one per line) of the GitRepositories that
+// are cluster roots' sources in dir, as source-controller applies them when it packs the
+// artifact. Callers apply them with ApplySourceIgnore before rendering.
+func SourceIgnore(dir string, cfg *config.Config) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	ix := newIndex(abs)
+	roots, err := discover(abs, ix, cfg)
+	if err != nil {
+		return "", fmt.Errorf("discover clusters in %s: %w", dir, err)
+	}
+	want := map[SourceRef]bool{}
+	for _, r := range roots {
+		if r.ks.Spec.SourceRef.Kind == "GitRepository" {
+			want[r.ks.Spec.SourceRef] = true
+		}
+	}
+	var out []string
+	for _, rel := range ix.yamlFiles() {
+		for _, d := range ix.docs(rel) {
+			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
+				continue
+			}
+			ns := d.Namespace
+			if ns == "" {
+				ns = "flux-system"
+			}
+			if want[SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}] {
+				if ig := scalar(value(d.Node, "spec"), "ignore"); ig != "" {
+					out = append(out, ig)
+				}
+			}
+		}
+	}
+	return strings.Join(out, "\n"), nil
+}
