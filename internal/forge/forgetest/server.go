@@ -1,0 +1,315 @@
+// Package forgetest runs fake GitHub, Gitea and Forgejo API servers for tests. A fake
+// accepts only requests that its forge's API description (shared/forge-fixtures/api-specs)
+// defines: method and path template, integer path parameters, and the JSON body schema
+// (required fields, types, enums, sizes). Anything else is answered 400 and fails the
+// test. Its state is one repository's PRs, keyed by number; owner and repo are not checked.
+package forgetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const (
+	// Token is the API token the fakes accept ("Bearer" on GitHub, "token" on Gitea).
+	Token = "test-token"
+	// BotLogin is the user that Token authenticates.
+	BotLogin = "tiergate-bot"
+)
+
+// Call is one request a fake received.
+type Call struct {
+	Method string
+	Path   string // as sent, without the query
+	Query  string
+	Body   any // the decoded JSON body; nil without one
+}
+
+// Comment is a PR conversation comment held by a fake.
+type Comment struct {
+	ID     int64
+	Author string
+	Body   string
+}
+
+// File is one changed file of a PR: its head path and unified patch (hunks only, as
+// GitHub's files API returns it).
+type File struct {
+	Name  string
+	Patch string
+}
+
+// Server is a fake forge on httptest.
+type Server struct {
+	URL string
+
+	t      testing.TB
+	spec   *spec
+	routes map[string]handler // "METHOD template"
+	auth   func(r *http.Request, rt *route) (login string, ok bool)
+
+	mu       sync.Mutex
+	calls    []Call
+	faults   map[string][]fault
+	perms    map[string]string
+	prs      map[int]pullRequest
+	comments []prComment
+	files    map[int][]File
+	nextID   int64
+}
+
+type handler func(s *Server, r *request) (status int, reply any)
+
+type request struct {
+	*http.Request
+	w      http.ResponseWriter // for reply headers
+	params map[string]string
+	body   any
+	login  string
+}
+
+type fault struct {
+	status  int
+	headers map[string]string
+}
+
+type pullRequest struct {
+	head, base string
+	fork       bool
+}
+
+type prComment struct {
+	Comment
+	pr int
+}
+
+func newServer(t testing.TB, specFile string, routes map[string]handler) *Server {
+	t.Helper()
+	sp, err := loadSpec(filepath.Join(FixturesDir(t), "api-specs", specFile))
+	if err != nil {
+		t.Fatalf("load API description: %v", err)
+	}
+	s := &Server{t: t, spec: sp, routes: routes, faults: map[string][]fault{},
+		perms: map[string]string{}, prs: map[int]pullRequest{}, files: map[int][]File{}, nextID: 100}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	s.URL = ts.URL
+	return s
+}
+
+// Calls returns the requests received so far, rejected and faulted ones included.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// ResetCalls forgets the requests received so far.
+func (s *Server) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = nil
+}
+
+// FailNext makes the next request to path (as sent, or without the API base path)
+// fail with status and headers. Faults queue up per path.
+func (s *Server) FailNext(path string, status int, headers map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	s.faults[p] = append(s.faults[p], fault{status, headers})
+}
+
+// SetPermission gives user a repository permission ("admin", "write", "read", …).
+func (s *Server) SetPermission(user, permission string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.perms[user] = permission
+}
+
+// SetPR creates or changes PR number.
+func (s *Server) SetPR(number int, head, base string, fork bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prs[number] = pullRequest{head, base, fork}
+}
+
+// SetFiles sets the changed files of PR number.
+func (s *Server) SetFiles(pr int, files ...File) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files[pr] = files
+}
+
+// AddComment adds a conversation comment to PR number and returns its id.
+func (s *Server) AddComment(pr int, author, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addComment(pr, author, body)
+}
+
+func (s *Server) addComment(pr int, author, body string) int64 {
+	s.nextID++
+	s.comments = append(s.comments, prComment{Comment{s.nextID, author, body}, pr})
+	return s.nextID
+}
+
+// Comments returns the conversation comments of PR number, oldest first.
+func (s *Server) Comments(pr int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.comments {
+		if c.pr == pr {
+			out = append(out, c.Comment)
+		}
+	}
+	return out
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw, _ := io.ReadAll(r.Body)
+	call := Call{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
+	var body any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &body); err != nil {
+			s.calls = append(s.calls, call)
+			s.reject(w, http.StatusBadRequest, "%s %s: body is not JSON: %v", r.Method, r.URL.Path, err)
+			return
+		}
+		call.Body = body
+	}
+	s.calls = append(s.calls, call)
+	rt, params, err := s.spec.match(r.Method, r.URL.Path)
+	if err == nil {
+		err = s.checkBody(rt, body)
+	}
+	if err != nil {
+		s.reject(w, http.StatusBadRequest, "%s %s: %v", r.Method, r.URL.Path, err)
+		return
+	}
+	if f, ok := s.popFault(r.URL.Path); ok {
+		for k, v := range f.headers {
+			w.Header().Set(k, v)
+		}
+		writeJSON(w, f.status, map[string]any{"message": "injected fault"})
+		return
+	}
+	login, ok := s.auth(r, rt)
+	if !ok {
+		s.reject(w, http.StatusUnauthorized, "%s %s: bad Authorization header", r.Method, r.URL.Path)
+		return
+	}
+	h := s.routes[rt.method+" "+rt.template]
+	if h == nil {
+		s.reject(w, http.StatusNotImplemented, "%s %s: the fake does not implement %s", r.Method, r.URL.Path, rt.template)
+		return
+	}
+	status, reply := h(s, &request{Request: r, w: w, params: params, body: body, login: login})
+	if text, isText := reply.(string); isText {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		io.WriteString(w, text)
+		return
+	}
+	writeJSON(w, status, reply)
+}
+
+func (s *Server) checkBody(rt *route, body any) error {
+	schema, required, takes := s.spec.bodySchema(rt)
+	empty := body == nil // no body, or JSON null (ghinstallation sends it): servers read both as nothing
+	switch {
+	case empty && required:
+		return fmt.Errorf("the request body is required")
+	case empty:
+		return nil
+	case !takes:
+		return fmt.Errorf("the operation takes no body")
+	}
+	return s.spec.validate(schema, body, "body")
+}
+
+func (s *Server) popFault(path string) (fault, bool) {
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	q := s.faults[p]
+	if len(q) == 0 {
+		return fault{}, false
+	}
+	s.faults[p] = q[1:]
+	return q[0], true
+}
+
+func (s *Server) reject(w http.ResponseWriter, status int, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.t.Errorf("fake forge: %s", msg)
+	writeJSON(w, status, map[string]any{"message": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func notFound() (int, any) {
+	return http.StatusNotFound, map[string]any{"message": "Not Found"}
+}
+
+// commentJSON is a comment as both forges return it (the fields the clients read).
+func commentJSON(c Comment) map[string]any {
+	typ := "User"
+	if strings.HasSuffix(c.Author, "[bot]") {
+		typ = "Bot"
+	}
+	return map[string]any{"id": c.ID, "body": c.Body, "user": map[string]any{"login": c.Author, "type": typ}}
+}
+
+// prComments lists the comments of a PR as JSON values.
+func (s *Server) prComments(pr int) []any {
+	out := []any{}
+	for _, c := range s.comments {
+		if c.pr == pr {
+			out = append(out, commentJSON(c.Comment))
+		}
+	}
+	return out
+}
+
+// editComment changes a comment's body; only its author may.
+func (s *Server) editComment(r *request, id string) (int, any) {
+	for i := range s.comments {
+		c := &s.comments[i]
+		if fmt.Sprint(c.ID) != id {
+			continue
+		}
+		if c.Author != r.login {
+			return http.StatusForbidden, map[string]any{"message": "not the author"}
+		}
+		c.Body, _ = field(r.body, "body").(string)
+		return http.StatusOK, commentJSON(c.Comment)
+	}
+	return notFound()
+}
+
+func (s *Server) hasComment(id string) bool {
+	for _, c := range s.comments {
+		if fmt.Sprint(c.ID) == id {
+			return true
+		}
+	}
+	return false
+}
+
+func field(body any, name string) any {
+	m, _ := body.(map[string]any)
+	return m[name]
+}

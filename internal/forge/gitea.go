@@ -1,0 +1,212 @@
+package forge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"code.gitea.io/sdk/gitea"
+)
+
+// giteaClient is a Client for Gitea and Forgejo (same API), authenticated by a token.
+type giteaClient struct {
+	baseURL string
+	token   string
+	hc      *http.Client // retrying
+
+	mu    sync.Mutex
+	login *string // the token's user, once known
+}
+
+// NewGitea returns a Client for the Gitea or Forgejo at baseURL (the web root, without
+// /api/v1). It makes no request: the server version is not probed, so the SDK assumes a
+// current server. retry takes at most one RetryOptions.
+func NewGitea(baseURL, token string, httpClient *http.Client, retry ...RetryOptions) (Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("gitea: bad base URL %q", baseURL)
+	}
+	if token == "" {
+		return nil, errors.New("gitea: a token is required")
+	}
+	if len(retry) > 1 {
+		return nil, errors.New("gitea: more than one RetryOptions")
+	}
+	var opts RetryOptions
+	if len(retry) == 1 {
+		opts = retry[0]
+	}
+	var next http.RoundTripper
+	var timeout time.Duration
+	if httpClient != nil {
+		next, timeout = httpClient.Transport, httpClient.Timeout
+	}
+	hc := &http.Client{Transport: newRetryTransport(Gitea, next, opts), Timeout: timeout}
+	return &giteaClient{baseURL: baseURL, token: token, hc: hc}, nil
+}
+
+// api returns an SDK client bound to ctx: the SDK holds one context per client, so each
+// call gets its own (they are cheap: no request is made).
+func (c *giteaClient) api(ctx context.Context) *gitea.Client {
+	api, err := gitea.NewClient(c.baseURL, gitea.SetHTTPClient(c.hc), gitea.SetToken(c.token),
+		gitea.SetContext(ctx), gitea.SetGiteaVersion(""))
+	if err != nil { // the options above cannot fail
+		panic(fmt.Sprintf("gitea: new SDK client: %v", err))
+	}
+	return api
+}
+
+// identity returns the token's user ("" when it cannot be read, e.g. a token without
+// the read:user scope).
+func (c *giteaClient) identity(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	known := c.login
+	c.mu.Unlock()
+	if known != nil {
+		return *known, nil
+	}
+	login := ""
+	u, _, err := c.api(ctx).GetMyUserInfo()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if err == nil {
+		login = u.UserName
+	}
+	c.mu.Lock()
+	c.login = &login
+	c.mu.Unlock()
+	return login, nil
+}
+
+func (c *giteaClient) SetStatus(ctx context.Context, repo Repo, sha string, state State, description string) error {
+	_, _, err := c.api(ctx).CreateStatus(repo.Owner, repo.Name, sha, gitea.CreateStatusOption{
+		State: gitea.StatusState(state), Description: shorten(description, statusDescriptionMax), Context: StatusContext,
+	})
+	if err != nil {
+		return fmt.Errorf("gitea: set status of %s@%s: %w", repo.FullName(), sha, err)
+	}
+	return nil
+}
+
+func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body string) error {
+	body = withMarker(body)
+	me, err := c.identity(ctx)
+	if err != nil {
+		return fmt.Errorf("gitea: summary of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	api := c.api(ctx)
+	// This endpoint is not paginated: it returns every comment.
+	comments, _, err := api.ListIssueComments(repo.Owner, repo.Name, int64(pr), gitea.ListIssueCommentOptions{})
+	if err != nil {
+		return fmt.Errorf("gitea: comments of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	var id int64
+	for _, cm := range comments {
+		author := ""
+		if cm.Poster != nil {
+			author = cm.Poster.UserName
+		}
+		if isSummary(cm.Body, author, me) {
+			id = cm.ID
+			break
+		}
+	}
+	if id != 0 {
+		_, _, err = api.EditIssueComment(repo.Owner, repo.Name, id, gitea.EditIssueCommentOption{Body: body})
+	} else {
+		_, _, err = api.CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
+	}
+	if err != nil {
+		return fmt.Errorf("gitea: summary of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	return nil
+}
+
+func (c *giteaClient) ChangedLines(ctx context.Context, repo Repo, pr int) (map[string]map[int]bool, error) {
+	diff, _, err := c.api(ctx).GetPullRequestDiff(repo.Owner, repo.Name, int64(pr), gitea.PullRequestDiffOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("gitea: diff of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	lines, err := diffLines(string(diff))
+	if err != nil {
+		return nil, fmt.Errorf("gitea: diff of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	return lines, nil
+}
+
+func (c *giteaClient) PostReview(ctx context.Context, repo Repo, pr int, sha string, comments []LineComment) error {
+	if len(comments) == 0 {
+		return nil
+	}
+	opt := gitea.CreatePullReviewOptions{State: gitea.ReviewStateComment, Body: reviewBody(len(comments)), CommitID: sha}
+	for _, lc := range comments {
+		opt.Comments = append(opt.Comments, gitea.CreatePullReviewComment{Path: lc.Path, Body: lc.Body, NewLineNum: int64(lc.Line)})
+	}
+	if _, _, err := c.api(ctx).CreatePullReview(repo.Owner, repo.Name, int64(pr), opt); err != nil {
+		return fmt.Errorf("gitea: review of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	return nil
+}
+
+// CanWrite needs a token of a repository admin to ask about other users.
+func (c *giteaClient) CanWrite(ctx context.Context, repo Repo, user string) (bool, error) {
+	p, resp, err := c.api(ctx).CollaboratorPermission(repo.Owner, repo.Name, user)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return false, nil // no such user
+	}
+	if err != nil {
+		return false, fmt.Errorf("gitea: permission of %s on %s: %w", user, repo.FullName(), err)
+	}
+	switch p.Permission {
+	case gitea.AccessModeAdmin, gitea.AccessModeOwner, gitea.AccessModeWrite:
+		return true, nil
+	}
+	return false, nil
+}
+
+func (c *giteaClient) React(ctx context.Context, repo Repo, commentID int64, reaction string) error {
+	if _, _, err := c.api(ctx).PostIssueCommentReaction(repo.Owner, repo.Name, commentID, reaction); err != nil {
+		return fmt.Errorf("gitea: react to comment %d in %s: %w", commentID, repo.FullName(), err)
+	}
+	return nil
+}
+
+func (c *giteaClient) Reply(ctx context.Context, repo Repo, pr int, body string) error {
+	_, _, err := c.api(ctx).CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
+	if err != nil {
+		return fmt.Errorf("gitea: reply on %s#%d: %w", repo.FullName(), pr, err)
+	}
+	return nil
+}
+
+func (c *giteaClient) PullRequest(ctx context.Context, repo Repo, pr int) (*PullRequest, error) {
+	p, _, err := c.api(ctx).GetPullRequest(repo.Owner, repo.Name, int64(pr))
+	if err != nil {
+		return nil, fmt.Errorf("gitea: read %s#%d: %w", repo.FullName(), pr, err)
+	}
+	out := &PullRequest{Fork: giteaFork(p)}
+	if p.Head != nil {
+		out.HeadSHA = p.Head.Sha
+	}
+	if p.Base != nil {
+		out.BaseSHA = p.Base.Sha
+	}
+	return out, nil
+}
+
+// CloneAuth: Gitea and Forgejo identify a token given as password whatever the user name.
+func (c *giteaClient) CloneAuth(ctx context.Context, repo Repo) (string, string, error) {
+	user, err := c.identity(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("gitea: clone credentials for %s: %w", repo.FullName(), err)
+	}
+	if user == "" {
+		user = "tiergate"
+	}
+	return user, c.token, nil
+}

@@ -1,0 +1,45 @@
+package forge
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// summaryMarker opens the summary comment, by which UpsertSummary finds it again.
+const summaryMarker = "<!-- tiergate -->"
+
+// statusDescriptionMax is GitHub's limit on a commit status description.
+const statusDescriptionMax = 140
+
+// shorten cuts s to at most n characters, ending with "…" when it cut.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// withMarker makes sure that a summary starts with the marker.
+func withMarker(body string) string {
+	if strings.HasPrefix(body, summaryMarker) {
+		return body
+	}
+	return summaryMarker + "\n" + body
+}
+
+// isSummary: the marker comment written by me ("" when the identity is unknown).
+func isSummary(body, author, me string) bool {
+	return strings.HasPrefix(body, summaryMarker) && (me == "" || strings.EqualFold(author, me))
+}
+
+// reviewBody introduces the line comments of a review; both forges want a body.
+func reviewBody(n int) string {
+	if n == 1 {
+		return "tiergate: 1 comment on changed lines; the summary comment has the whole review."
+	}
+	return fmt.Sprintf("tiergate: %d comments on changed lines; the summary comment has the whole review.", n)
+}
+
+func ptr[T any](v T) *T { return &v }
