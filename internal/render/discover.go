@@ -16,6 +16,31 @@ import (
 type root struct {
 	name string
 	ks   *Kustomization
+	// synthetic roots are made from a FluxInstance, a flux-instance HelmRelease or
+	// .tiergate.yaml rather than read from a Kustomization manifest.
+	synthetic bool
+}
+
+// gitRepositoryFolders maps each GitRepository of the tree to the folders of its manifests.
+func gitRepositoryFolders(ix *index, files []string) map[SourceRef]map[string]bool {
+	out := map[SourceRef]map[string]bool{}
+	for _, rel := range files {
+		for _, d := range ix.docs(rel) {
+			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
+				continue
+			}
+			ns := d.Namespace
+			if ns == "" {
+				ns = "flux-system"
+			}
+			ref := SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}
+			if out[ref] == nil {
+				out[ref] = map[string]bool{}
+			}
+			out[ref][path.Dir(rel)] = true
+		}
+	}
+	return out
 }
 
 // discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
@@ -32,19 +57,22 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 				p := strings.SplitN(c.SourceRef, "/", 3)
 				src = SourceRef{Kind: p[0], Namespace: p[1], Name: p[2]}
 			}
-			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1)})
+			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true})
 		}
 		return out, nil
 	}
 	var boot, all []root
-	for _, rel := range ix.yamlFiles() {
+	files := ix.yamlFiles()
+	gitRepos := gitRepositoryFolders(ix, files)
+	for _, rel := range files {
 		for _, d := range ix.docs(rel) {
 			r, isBoot, ok := rootOf(d, rel)
 			if !ok {
 				continue
 			}
 			all = append(all, r)
-			if isBoot {
+			// flux bootstrap writes the root's GitRepository next to it (gotk-sync.yaml).
+			if isBoot && (r.synthetic || gitRepos[r.ks.Spec.SourceRef][path.Dir(rel)]) {
 				boot = append(boot, r)
 			}
 		}
@@ -64,7 +92,7 @@ func uncovered(all []root) []root {
 		covered := false
 		for _, o := range all {
 			p := cleanPath(o.ks.Spec.Path)
-			if o.ks != r.ks && (p == "" || strings.HasPrefix(r.ks.File, p+"/")) {
+			if o.ks != r.ks && p != "" && strings.HasPrefix(r.ks.File, p+"/") {
 				covered = true
 				break
 			}
@@ -75,7 +103,7 @@ func uncovered(all []root) []root {
 		}
 		seen[dir] = true
 		src := SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
-		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1)})
+		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true})
 	}
 	return dedupe(out)
 }
@@ -99,7 +127,7 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		}
 		p := cleanPath(ks.Spec.Path)
 		dir := path.Dir(file)
-		boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
+		boot := p != "" && (dir == p || strings.HasPrefix(dir, p+"/"))
 		return root{name: lastElem(p, ks.Ref.Name), ks: ks}, boot, true
 	case group == "fluxcd.controlplane.io" && d.Kind == "FluxInstance":
 		sync := value(d.Node, "spec")
@@ -116,8 +144,14 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		if kind == "" {
 			kind = "GitRepository"
 		}
-		src := SourceRef{Kind: kind, Namespace: ns, Name: d.Name}
-		return root{name: lastElem(cleanPath(p), d.Name), ks: syntheticRoot(ns, d.Name, p, src, file, d.Line)}, true, true
+		// flux-operator names the sync source and Kustomization after the namespace
+		// (fluxoperator.dev "Flux Cluster Sync Configuration"), unless sync.name says otherwise.
+		name := scalar(sync, "name")
+		if name == "" {
+			name = ns
+		}
+		src := SourceRef{Kind: kind, Namespace: ns, Name: name}
+		return root{name: lastElem(cleanPath(p), d.Name), ks: syntheticRoot(ns, name, p, src, file, d.Line), synthetic: true}, true, true
 	case group == "helm.toolkit.fluxcd.io" && d.Kind == "HelmRelease":
 		if !strings.Contains(file+d.Name+chartName(d.Node), "flux-instance") {
 			return root{}, false, false
@@ -132,8 +166,16 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		if kind == "" {
 			kind = "GitRepository"
 		}
-		src := SourceRef{Kind: kind, Namespace: "flux-system", Name: "flux-system"}
-		return root{name: lastElem(cleanPath(p), "flux-system"), ks: syntheticRoot("flux-system", "flux-system", p, src, file, d.Line)}, true, true
+		ns := scalar(inst, "namespace")
+		if ns == "" {
+			ns = "flux-system"
+		}
+		name := scalar(sync, "name")
+		if name == "" {
+			name = ns
+		}
+		src := SourceRef{Kind: kind, Namespace: ns, Name: name}
+		return root{name: lastElem(cleanPath(p), name), ks: syntheticRoot(ns, name, p, src, file, d.Line), synthetic: true}, true, true
 	}
 	return root{}, false, false
 }

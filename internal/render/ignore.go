@@ -10,9 +10,10 @@ import (
 )
 
 // ApplySourceIgnore removes from dir, in place, what source-controller leaves out of the
-// artifact: the defaults of fluxcd/pkg/sourceignore (VCS, CI, images and archives,
-// .sops.yaml...), every .sourceignore in the tree and the extra patterns of
-// GitRepository.spec.ignore (one per line). dir must be a scratch copy.
+// artifact: symlinks (it archives regular files only, source-controller#191), the defaults
+// of fluxcd/pkg/sourceignore (VCS, CI, images and archives, .sops.yaml...), every
+// .sourceignore in the tree and the extra patterns of GitRepository.spec.ignore (one per
+// line). dir must be a scratch copy.
 func ApplySourceIgnore(dir, extra string) error {
 	ps, err := sourceignore.LoadIgnorePatterns(dir, nil)
 	if err != nil {
@@ -28,6 +29,10 @@ func ApplySourceIgnore(dir, extra string) error {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
+		if d.Type()&fs.ModeSymlink != 0 {
+			drop = append(drop, p)
+			return nil
+		}
 		if m.Match(strings.Split(filepath.ToSlash(rel), "/"), d.IsDir()) {
 			drop = append(drop, p)
 			if d.IsDir() {

@@ -158,11 +158,12 @@ spec:
     url: https://git.example.invalid/home.git
     path: clusters/home
 `,
-		"clusters/home/apps.yaml": strings.Replace(ks("apps", "./apps"), "name: flux-system\n", "name: flux\n", 1),
+		"clusters/home/apps.yaml": ks("apps", "./apps"),
 		"apps/cm.yaml":            cm("default", "a"),
 	})
 	g := render(t, dir, nil)
-	if len(g.Clusters) != 1 || g.Clusters[0].Name != "home" || g.Clusters[0].Root != (Ref{"flux-system", "flux"}) {
+	// flux-operator names the root Kustomization and its source after the namespace.
+	if len(g.Clusters) != 1 || g.Clusters[0].Name != "home" || g.Clusters[0].Root != (Ref{"flux-system", "flux-system"}) {
 		t.Fatalf("clusters: %+v", g.Clusters)
 	}
 	apps := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}]
@@ -402,5 +403,41 @@ func TestApplySourceIgnore(t *testing.T) {
 	sort.Strings(got)
 	if d := cmp.Diff([]string{".sourceignore", "apps/.sourceignore", "apps/a.yaml"}, got); d != "" {
 		t.Fatalf("kept (-want +got):\n%s", d)
+	}
+}
+
+func TestKustomizationWithoutPathIsNoRoot(t *testing.T) {
+	// A Kustomization of another source with no path (its source's root) or a path above
+	// its own folder must not be taken for a bootstrap root.
+	dir := tree(t, merge(bootstrap("prod"), map[string]string{
+		"clusters/prod/podinfo.yaml": strings.Replace(strings.Replace(ks("podinfo", "./apps"), "  path: ./apps\n", "", 1), "name: flux-system\n", "name: podinfo\n", 1),
+		"clusters/prod/all.yaml":     ks("all", "./clusters"),
+		"apps/cm.yaml":               cm("default", "a"),
+	}))
+	g := render(t, dir, nil)
+	if len(g.Clusters) != 1 || g.Clusters[0].Name != "prod" {
+		t.Fatalf("clusters: %d %v", len(g.Clusters), g.Clusters)
+	}
+	want := []Partial{{Kustomization: "flux-system/podinfo", Reason: "sourceRef GitRepository/flux-system/podinfo is not the cluster's source and has no folder in .tiergate.yaml sources"}}
+	if d := cmp.Diff(want, g.Clusters[0].Partials()); d != "" {
+		t.Fatalf("partials (-want +got):\n%s", d)
+	}
+}
+
+func TestApplySourceIgnoreDropsSymlinks(t *testing.T) {
+	dir := tree(t, map[string]string{"apps/cm.yaml": "a", "shared/x.yaml": "x"})
+	if err := os.Symlink("../shared/x.yaml", filepath.Join(dir, "apps", "x.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("apps", filepath.Join(dir, "apps-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplySourceIgnore(dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"apps/x.yaml", "apps-link"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("%s: symlinks are not part of a source-controller artifact, want it removed (%v)", p, err)
+		}
 	}
 }
