@@ -111,3 +111,23 @@ func TestGraphText(t *testing.T) {
 		t.Fatalf("mermaid:\n%s", out)
 	}
 }
+
+func TestReviewRefusesToCheckNothing(t *testing.T) {
+	empty := t.TempDir()
+	cases := []struct {
+		name, errText string
+		args          []string
+	}{
+		{"unknown cluster", `cluster "nosuch" not found (clusters: demo)`, []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--cluster", "nosuch"}},
+		{"no Flux content", "no Flux cluster found: no bootstrap root, FluxInstance or Flux Kustomization; list clusters in .tiergate.yaml", []string{"review", "--base-dir", empty, "--head-dir", empty}},
+		{"configured path missing", `.tiergate.yaml: clusters[0].path "clusters/nonexistent" is not a folder of the head tree`, []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--config", "testdata/bad-cluster-path.tiergate.yaml"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, code, err := run(t, tc.args...)
+			if code != 2 || err == nil || err.Error() != tc.errText {
+				t.Fatalf("exit %d, error %v; want 2, %s", code, err, tc.errText)
+			}
+		})
+	}
+}

@@ -7,7 +7,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -148,11 +151,50 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkClusters(bg, hg, opts.Clusters); err != nil {
+		return nil, err
+	}
 	rep := review.Review(bg, hg, review.Options{
 		BaseRev: base.Rev, HeadRev: head.Rev,
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs), Strict: cfg.Strict()},
 	})
 	return &Result{Report: rep, Threshold: threshold}, nil
+}
+
+// checkClusters refuses a review that would silently check nothing: no cluster found, or
+// a --cluster name that neither side has.
+func checkClusters(base, head *render.Graph, names []string) error {
+	for _, n := range names {
+		if base.Cluster(n) == nil && head.Cluster(n) == nil {
+			return fmt.Errorf("cluster %q not found (clusters: %s)", n, clusterList(base, head))
+		}
+	}
+	if len(base.Clusters) == 0 && len(head.Clusters) == 0 {
+		return fmt.Errorf("no Flux cluster found: no bootstrap root, FluxInstance or Flux Kustomization; list clusters in %s", config.FileName)
+	}
+	return nil
+}
+
+func clusterList(gs ...*render.Graph) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range gs {
+		names := g.Unselected
+		for _, c := range g.Clusters {
+			names = append(names, c.Name)
+		}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }
 
 // applySpecIgnore removes what the root GitRepositories' spec.ignore excludes from the
@@ -170,8 +212,41 @@ func applySpecIgnore(dir string, cfg *config.Config) error {
 func LoadConfig(path, dir string) (*config.Config, error) { return loadConfig(path, dir) }
 
 func loadConfig(path, dir string) (*config.Config, error) {
+	var cfg *config.Config
+	var err error
 	if path != "" {
-		return config.Load(path, false)
+		cfg, err = config.Load(path, false)
+	} else {
+		// Parse under the repository name, not the scratch path, so errors make sense.
+		data, rerr := os.ReadFile(filepath.Join(dir, config.FileName))
+		switch {
+		case os.IsNotExist(rerr):
+			return &config.Config{}, nil
+		case rerr != nil:
+			return nil, rerr
+		}
+		cfg, err = config.Parse(config.FileName, data)
 	}
-	return config.Load(filepath.Join(dir, config.FileName), true)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, checkClusterPaths(cfg, dir)
+}
+
+// checkClusterPaths verifies that each configured cluster's path exists in the tree.
+func checkClusterPaths(cfg *config.Config, dir string) error {
+	for i, c := range cfg.Clusters {
+		src := ""
+		ref := c.SourceRef
+		if ref == "" {
+			ref = "GitRepository/flux-system/flux-system"
+		}
+		if d, ok := cfg.SourceDir(ref); ok {
+			src = d
+		}
+		if st, err := os.Stat(filepath.Join(dir, src, filepath.FromSlash(c.Path))); err != nil || !st.IsDir() {
+			return fmt.Errorf("%s: clusters[%d].path %q is not a folder of the head tree", config.FileName, i, path.Join(src, c.Path))
+		}
+	}
+	return nil
 }

@@ -46,6 +46,7 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 	g := &Graph{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
+			g.Unselected = append(g.Unselected, rt.name)
 			continue
 		}
 		if err := ctx.Err(); err != nil {

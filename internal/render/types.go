@@ -166,6 +166,8 @@ type Cluster struct {
 // Graph is the rendering of one commit: every cluster found.
 type Graph struct {
 	Clusters []*Cluster
+	// Unselected names the clusters found but left out by Options.Clusters.
+	Unselected []string
 }
 
 // Cluster returns the cluster with that name, or nil.
