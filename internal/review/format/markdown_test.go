@@ -43,12 +43,14 @@ func fixture() *review.Report {
 			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusNew, Cluster: "dev",
 				Object: obj("cert-manager.io", "Certificate", "apps", "web"), Kustomization: "flux-system/apps",
 				Message:    "Certificate.cert-manager.io/apps/web in flux-system/apps needs the CRD of cert-manager.io/Certificate from flux-system/infra, but flux-system/apps has no dependsOn path to flux-system/infra: on a cold cluster its apply fails until they exist.",
-				Suggestion: "Add to Kustomization flux-system/apps (clusters/dev/apps.yaml:3):\n  dependsOn:\n    - name: infra",
+				Suggestion: "Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:3):\n  dependsOn:\n    - name: infra",
+				DependsOn:  "flux-system/infra",
 				File:       "apps/web/certificate.yaml", Line: 2},
 			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusNew, Cluster: "prod",
 				Object: obj("", "ConfigMap", "web", "settings"), Kustomization: "apps/web",
 				Message:    "ConfigMap/web/settings in apps/web needs Namespace web from flux-system/db, but apps/web has no dependsOn path to flux-system/db: on a cold cluster its apply fails until they exist.",
-				Suggestion: "Add to Kustomization apps/web (clusters/prod/web.yaml:7):\n  dependsOn:\n    - name: db\n      namespace: flux-system",
+				Suggestion: "Set in Kustomization apps/web (clusters/prod/web.yaml:7):\n  dependsOn:\n    - name: db\n      namespace: flux-system",
+				DependsOn:  "flux-system/db",
 				File:       "web/settings.yaml", Line: 4},
 			{Rule: "prune-transient", Severity: rules.Warning, Status: rules.StatusNew, Cluster: "dev", Object: vm, Kustomization: "flux-system/platform-config",
 				Message:    "StorageProfile.cdi.kubevirt.io/longhorn-vm leaves flux-system/platform-config (prune: true) for flux-system/platform-config-cdi, and neither reaches the other: it may be deleted and re-created.",
@@ -191,24 +193,6 @@ func TestMermaidLabelAndIDs(t *testing.T) {
 	c := &chart{ids: map[string]string{}, used: map[string]bool{}}
 	if a, b := c.ref("x/a-b"), c.ref("x/a_b"); a != "k_x_a_b" || b != "k_x_a_b_2" {
 		t.Errorf("ids = %q, %q, want distinct k_x_a_b, k_x_a_b_2", a, b)
-	}
-}
-
-func TestProvider(t *testing.T) {
-	tests := []struct {
-		name, ks, suggestion, want string
-	}{
-		{"same namespace", "flux-system/apps", "Add to Kustomization flux-system/apps (a.yaml:3):\n  dependsOn:\n    - name: infra", "flux-system/infra"},
-		{"other namespace", "apps/web", "Add:\n  dependsOn:\n    - name: db\n      namespace: flux-system", "flux-system/db"},
-		{"none", "apps/web", "Set `wait: true`.", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, _ := provider(rules.Finding{Kustomization: tt.ks, Suggestion: tt.suggestion})
-			if got != tt.want {
-				t.Errorf("provider = %q, want %q", got, tt.want)
-			}
-		})
 	}
 }
 

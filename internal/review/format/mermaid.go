@@ -2,7 +2,6 @@ package format
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -131,9 +130,9 @@ func (c *chart) missing(fs []rules.Finding, cluster string) {
 		if f.Rule != "missing-depends-on" || f.Cluster != cluster || f.Status == rules.StatusResolved || f.Kustomization == "" {
 			continue
 		}
-		to, ok := provider(f)
+		to := f.DependsOn
 		key := [2]string{f.Kustomization, to}
-		if !ok || seen[key] {
+		if to == "" || seen[key] {
 			continue
 		}
 		seen[key] = true
@@ -156,31 +155,6 @@ func (c *chart) String() string {
 		b.WriteString("  linkStyle " + strings.Join(c.red, ",") + " stroke:#cf222e,stroke-width:2px\n")
 	}
 	return b.String()
-}
-
-var (
-	suggestedName      = regexp.MustCompile(`^\s*- name: (\S+)\s*$`)
-	suggestedNamespace = regexp.MustCompile(`^\s*namespace: (\S+)\s*$`)
-)
-
-// provider reads the Kustomization a missing-depends-on finding asks to depend on from the
-// dependsOn entry in its suggestion; the namespace defaults to the dependent's, as in Flux.
-func provider(f rules.Finding) (string, bool) {
-	lines := strings.Split(f.Suggestion, "\n")
-	for i, l := range lines {
-		m := suggestedName.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		ns, _, _ := strings.Cut(f.Kustomization, "/")
-		if i+1 < len(lines) {
-			if n := suggestedNamespace.FindStringSubmatch(lines[i+1]); n != nil {
-				ns = n[1]
-			}
-		}
-		return ns + "/" + m[1], true
-	}
-	return "", false
 }
 
 // nodeID is a Mermaid node id: prefixed so that no id is a keyword such as "end".

@@ -71,6 +71,9 @@ type Finding struct {
 	Suggestion    string           `json:"suggestion"`
 	File          string           `json:"file,omitempty"`
 	Line          int              `json:"line,omitempty"`
+	// DependsOn is, for missing-depends-on, the Kustomization ("namespace/name") to add to
+	// spec.dependsOn; empty when no edge can help.
+	DependsOn string `json:"dependsOn,omitempty"`
 	// key distinguishes findings of one rule for matching base against head.
 	key string
 }

@@ -90,16 +90,29 @@ func fillMissing(f *Finding, v *view, ks *render.Kustomization, subject string, 
 	}
 	f.Message = fmt.Sprintf("%s in %s needs %s from %s, but %s has no dependsOn path to %s: %s.",
 		subject, ks.Ref, strings.Join(what, " and "), provider, ks.Ref, provider, consequence)
-	if v.ancestor(ks.Ref, provider) {
+	switch {
+	case v.ancestor(ks.Ref, provider):
 		f.Message += fmt.Sprintf(" %s is created by %s itself, so no dependsOn can order it first.", provider, ks.Ref)
 		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier that dependsOn it), or emit %s in %s itself.", subject, provider, strings.Join(what, " and "), ks.Ref)
-		return
+	case v.dependsOnPath(provider, ks.Ref):
+		f.Message += fmt.Sprintf(" %s already depends on %s, so a dependsOn edge back would be a cycle.", provider, ks.Ref)
+		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier after it), or move %s into %s or a tier before it.", subject, provider, strings.Join(what, " and "), ks.Ref)
+	default:
+		f.DependsOn = provider.String()
+		f.Suggestion = fmt.Sprintf("Set in Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, ks.Line, dependsOnList(ks, provider))
 	}
-	entry := "    - name: " + provider.Name
-	if provider.Namespace != ks.Ref.Namespace {
-		entry += "\n      namespace: " + provider.Namespace
+}
+
+// dependsOnList renders ks's dependsOn with provider appended, as it should read.
+func dependsOnList(ks *render.Kustomization, provider render.Ref) string {
+	var b strings.Builder
+	for _, d := range append(append([]render.Ref(nil), ks.Spec.DependsOn...), provider) {
+		b.WriteString("    - name: " + d.Name + "\n")
+		if d.Namespace != ks.Ref.Namespace {
+			b.WriteString("      namespace: " + d.Namespace + "\n")
+		}
 	}
-	f.Suggestion = fmt.Sprintf("Add to Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, ks.Line, entry)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func sortedKeysByRef(m map[render.Ref][]need) []render.Ref {

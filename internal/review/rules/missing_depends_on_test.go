@@ -15,7 +15,7 @@ func TestMissingDependsOn(t *testing.T) {
 		return want{
 			Rule: "missing-depends-on", Severity: sev, Kustomization: "flux-system/apps",
 			Object: object, File: file, Line: 2, Msg: msg,
-			Sugg: []string{"Add to Kustomization flux-system/apps (clusters/dev/apps.yaml:2):\n  dependsOn:\n    - name: " + provider},
+			Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:2):\n  dependsOn:\n    - name: " + provider},
 		}
 	}
 	varsTier := map[string]string{
@@ -34,6 +34,31 @@ func TestMissingDependsOn(t *testing.T) {
 			want: []want{onApps("ConfigMap/demo/cm", "apps/cm.yaml", Error, "infra",
 				"ConfigMap/demo/cm in flux-system/apps needs Namespace demo from flux-system/infra",
 				"flux-system/apps has no dependsOn path to flux-system/infra")},
+		},
+		{
+			name: "existing dependsOn entries are kept in the suggested list",
+			files: merge(infraNS, appsInDemo, map[string]string{
+				tierFile("mid"):  tier("mid", "./mid", true),
+				"mid/cm.yaml":    configMap("default", "mid"),
+				tierFile("apps"): tier("apps", "./apps", true, dependsOn("mid")...),
+			}),
+			want: []want{{
+				Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/apps",
+				Object: "ConfigMap/demo/cm", File: "apps/cm.yaml", Line: 2,
+				Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:2):\n  dependsOn:\n    - name: mid\n    - name: infra"},
+			}},
+		},
+		{
+			name: "an edge back would be a cycle: suggest moving instead",
+			files: merge(infraNS, appsInDemo, map[string]string{
+				tierFile("infra"): tier("infra", "./infra", true, dependsOn("apps")...),
+			}),
+			want: []want{{
+				Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/apps",
+				Object: "ConfigMap/demo/cm", File: "apps/cm.yaml", Line: 2,
+				Msg:  []string{"flux-system/infra already depends on flux-system/apps, so a dependsOn edge back would be a cycle."},
+				Sugg: []string{"Move ConfigMap/demo/cm into flux-system/infra (or a tier after it), or move Namespace demo into flux-system/apps or a tier before it."},
+			}},
 		},
 		{
 			name: "dependsOn present",
