@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
 // diffObjects lists objects added, removed and changed between base and head of one
@@ -47,7 +48,7 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 			if len(h.Owners[o.ID]) > 0 || b.Owners[o.ID][0] != o {
 				continue
 			}
-			if hk := h.Kustomizations[ref]; hk != nil && (hk.Err != nil || hk.Skipped != "") {
+			if !rules.KnownGone(ref, b, h) {
 				continue
 			}
 			r.Removed = append(r.Removed, change(name, o, ""))
@@ -75,7 +76,7 @@ func (r *Report) diffKustomizations(b, h *render.Cluster) {
 		}
 	}
 	for _, ref := range b.Order {
-		if h.Kustomizations[ref] == nil {
+		if h.Kustomizations[ref] == nil && rules.KnownGone(ref, b, h) {
 			add(b, b.Kustomizations[ref], Removed, "")
 		}
 	}

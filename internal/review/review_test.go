@@ -119,3 +119,26 @@ func TestOnlyExistingFindingsDoNotFail(t *testing.T) {
 		t.Fatalf("findings %+v", r.Findings)
 	}
 }
+
+func TestBrokenParentHidesRatherThanRemoves(t *testing.T) {
+	root := render.Ref{Namespace: "flux-system", Name: "flux-system"}
+	child := func() *render.Cluster {
+		c := cluster(obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
+		c.Root = root
+		c.Kustomizations[ref].Parent = &root
+		c.Kustomizations[root] = &render.Kustomization{Ref: root, Body: c.Kustomizations[ref].Body}
+		c.Order = []render.Ref{root, ref}
+		return c
+	}
+	base := child()
+	head := child()
+	// At head the root fails to build: it emits nothing, so apps is not rendered at all.
+	head.Kustomizations[root].Err = &render.BuildError{Message: "yaml: line 3: did not find expected key", File: "clusters/dev/tiers.yaml", Line: 3}
+	delete(head.Kustomizations, ref)
+	head.Order = []render.Ref{root}
+	head.Owners = map[render.ObjectID][]*render.Object{}
+	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
+	if len(r.Removed) != 0 || len(r.KustomizationChanges) != 0 {
+		t.Fatalf("removed %v, Kustomization changes %v: a failed build removes nothing", r.Removed, r.KustomizationChanges)
+	}
+}

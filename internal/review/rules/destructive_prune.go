@@ -19,7 +19,7 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 		if !critical(o.ID) || len(head.Owners[o.ID]) > 0 || base.Owners[o.ID][0] != o {
 			return
 		}
-		if protected(o) || !knownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
+		if protected(o) || !KnownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
 			return
 		}
 		f := objectFinding("destructive-prune", Error, head.Name, o, ks.Ref)

@@ -22,6 +22,9 @@ func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
 			f.Message = fmt.Sprintf("%s is emitted by both %s (%s:%d) and %s: the two Kustomizations overwrite each other on every reconcile and either may prune it.",
 				o.ID, first.Owner, first.File, first.Line, ref)
 			f.Suggestion = fmt.Sprintf("Keep %s in one Kustomization only: remove it from %s or from %s.", o.ID, first.File, o.File)
+			if first.File == o.File {
+				f.Suggestion = fmt.Sprintf("%s and %s both build %s (their paths lead to the same manifests): point them at different folders, or delete one of them.", first.Owner, ref, o.File)
+			}
 			out = append(out, f)
 		}
 	}

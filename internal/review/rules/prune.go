@@ -32,9 +32,10 @@ func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
 	return b.Spec.Prune && !b.Spec.Suspend
 }
 
-// knownGone reports whether base Kustomization ref, or its absence at head, is a real
-// change rather than an effect of a build error or an unrendered part at head.
-func knownGone(ref render.Ref, base, head *render.Cluster) bool {
+// KnownGone reports whether what base Kustomization ref emitted and head lacks is really
+// gone: ref rendered completely at head, or ref is absent at head and its parent rendered
+// completely there. A build error or an unrendered part at head hides, not removes.
+func KnownGone(ref render.Ref, base, head *render.Cluster) bool {
 	if h := head.Kustomizations[ref]; h != nil {
 		return complete(h)
 	}
@@ -42,7 +43,7 @@ func knownGone(ref render.Ref, base, head *render.Cluster) bool {
 	if b == nil || b.Parent == nil {
 		return false
 	}
-	return knownGone(*b.Parent, base, head) && head.Kustomizations[*b.Parent] != nil
+	return KnownGone(*b.Parent, base, head) && head.Kustomizations[*b.Parent] != nil
 }
 
 // critical reports kinds whose deletion takes data or other objects with it.

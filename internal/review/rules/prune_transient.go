@@ -42,7 +42,8 @@ func pruneTransient(base, head *render.Cluster, _ *Env) []Finding {
 			return
 		}
 		if n := renameOnly(o, base, head); n != nil {
-			f := transient(head.Name, n, ks.Ref, o, fmt.Sprintf("its identity changes from %s to %s through the Kustomization's targetNamespace/namePrefix/nameSuffix: Flux creates the new object and prunes the old one", o.ID, n.ID))
+			f := transient(head.Name, n, ks.Ref, o, "")
+			f.Message = fmt.Sprintf("%s becomes %s through %s's targetNamespace/namePrefix/nameSuffix: Flux creates %s as a new, empty object and prunes %s (its data and dependents go with it).", o.ID, n.ID, ks.Ref, n.ID, o.ID)
 			out = append(out, f)
 		}
 	})

@@ -172,12 +172,12 @@ func TestPruneTransient(t *testing.T) {
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
 					Object: "ConfigMap/two/cm", File: "a/cm.yaml", Line: 2,
-					Msg: []string{"its identity changes from ConfigMap/one/cm to ConfigMap/two/cm"}, Sugg: suggestion,
+					Msg: []string{"ConfigMap/one/cm becomes ConfigMap/two/cm through flux-system/a's targetNamespace/namePrefix/nameSuffix: Flux creates ConfigMap/two/cm as a new, empty object and prunes ConfigMap/one/cm"}, Sugg: suggestion,
 				},
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
 					Object: "ConfigMap/two/keep-a", File: "a/keep.yaml", Line: 2,
-					Msg: []string{"its identity changes from ConfigMap/one/keep-a to ConfigMap/two/keep-a"}, Sugg: suggestion,
+					Msg: []string{"ConfigMap/one/keep-a becomes ConfigMap/two/keep-a"}, Sugg: suggestion,
 				},
 			},
 		},
@@ -199,7 +199,7 @@ func TestPruneTransient(t *testing.T) {
 				{
 					Rule: "prune-transient", Severity: Error, Kustomization: "flux-system/c",
 					Object: "PersistentVolumeClaim/two/data", File: "c/pvc.yaml", Line: 2,
-					Msg:  []string{"PersistentVolumeClaim/one/data to PersistentVolumeClaim/two/data"},
+					Msg:  []string{"PersistentVolumeClaim/one/data becomes PersistentVolumeClaim/two/data"},
 					Sugg: []string{"set `prune: false` on Kustomization flux-system/c"},
 				},
 			},
