@@ -1,12 +1,14 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -165,10 +167,11 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 			continue
 		}
 		if st, e := os.Stat(p); e == nil && !st.IsDir() {
-			be.File, be.Line = relPath(abs, p), 1
-			if l := yamlLine.FindStringSubmatch(msg); l != nil {
+			be.File, be.Line = relPath(abs, p), yamlErrorLine(p)
+			if l := yamlLine.FindStringSubmatch(msg); l != nil && be.Line == 0 {
 				fmt.Sscanf(l[1], "%d", &be.Line)
 			}
+			be.Line = max(be.Line, 1)
 			return be
 		}
 		// A missing entry or a directory: the nearest kustomization file lists it.
@@ -193,6 +196,29 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 		}
 	}
 	return be
+}
+
+// yamlErrorLine parses the file as a YAML stream and returns the line of its first error,
+// counted from the start of the file (kustomize counts from the start of the document); 0
+// when it parses.
+func yamlErrorLine(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if err == nil {
+			continue
+		}
+		if l := yamlLine.FindStringSubmatch(err.Error()); l != nil {
+			line, _ := strconv.Atoi(l[1])
+			return line
+		}
+		return 0
+	}
 }
 
 func kustomizationFile(dir string) string {

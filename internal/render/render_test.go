@@ -441,3 +441,14 @@ func TestApplySourceIgnoreDropsSymlinks(t *testing.T) {
 		}
 	}
 }
+
+func TestYAMLErrorLineCountsFromFileStart(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/cms.yaml":          cm("default", "a") + "---\n" + cm("default", "b") + "  bad: [\n",
+	}))
+	apps := render(t, dir, nil).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	if apps.Err == nil || apps.Err.File != "apps/cms.yaml" || apps.Err.Line != 16 {
+		t.Fatalf("error %+v, want apps/cms.yaml:16", apps.Err)
+	}
+}
