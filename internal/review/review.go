@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/tiergate/tiergate/internal/render"
@@ -33,6 +34,9 @@ func Review(base, head *render.Graph, opts Options) *Report {
 			}
 		}
 		r.Findings = append(r.Findings, withStatus(atBase, atHead)...)
+		if b != nil && h == nil {
+			r.Findings = append(r.Findings, clusterGone(b))
+		}
 		if b != nil && h != nil {
 			for _, rule := range rules.Change {
 				for _, f := range rule.Check(b, h, env) {
@@ -50,6 +54,19 @@ func Review(base, head *render.Graph, opts Options) *Report {
 	}
 	sortFindings(r.Findings)
 	return r
+}
+
+// clusterGone reports a cluster whose root folder the change removes: the root
+// Kustomization lives in the cluster, not in git, and fails with 'kustomization path not
+// found' until someone deletes it (nothing is pruned meanwhile).
+func clusterGone(b *render.Cluster) rules.Finding {
+	root := b.Kustomizations[b.Root]
+	return rules.Finding{
+		Rule: "render-error", Severity: rules.Error, Status: rules.StatusNew, Cluster: b.Name, Kustomization: b.Root.String(),
+		Message:    fmt.Sprintf("Cluster %s is gone at head: its root Kustomization %s still runs in the cluster and fails with 'kustomization path not found: %s'.", b.Name, b.Root, b.RootDir),
+		Suggestion: fmt.Sprintf("If the cluster is decommissioned, uninstall Flux from it (or delete Kustomization %s) before merging; otherwise restore %s.", b.Root, b.RootDir),
+		File:       root.File, Line: root.Line,
+	}
 }
 
 func clusterNames(base, head *render.Graph) []string {

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,5 +141,18 @@ func TestBrokenParentHidesRatherThanRemoves(t *testing.T) {
 	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
 	if len(r.Removed) != 0 || len(r.KustomizationChanges) != 0 {
 		t.Fatalf("removed %v, Kustomization changes %v: a failed build removes nothing", r.Removed, r.KustomizationChanges)
+	}
+}
+
+func TestClusterGoneAtHead(t *testing.T) {
+	base := cluster(obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
+	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
+	want := []string{"new error render-error flux-system/apps clusters/dev/apps.yaml:1 Cluster dev is gone at head: its root Kustomization flux-system/apps still runs in the cluster and fails with 'kustomization path not found: clusters/dev'."}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s %s %s %s %s:%d %s", f.Status, f.Severity, f.Rule, f.Kustomization, f.File, f.Line, f.Message))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
 	}
 }
