@@ -35,7 +35,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(reviewCmd(), graphCmd(), &cobra.Command{
+	root.AddCommand(reviewCmd(), graphCmd(), serveCmd(), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "tiergate", version) },

@@ -37,10 +37,13 @@ type RuntimeKind struct {
 	Scope string `json:"scope" yaml:"scope"`
 }
 
-// RuntimeCRDs says that Kinds appear once an object of CreatedWhen ("group/Kind") reconciles.
+// RuntimeCRDs says that Kinds (or every kind of Groups) appear once an object of
+// CreatedWhen ("group/Kind") reconciles; with Chart, only a HelmRelease of that chart.
 type RuntimeCRDs struct {
-	Kinds       []RuntimeKind `json:"kinds" yaml:"kinds"`
+	Kinds       []RuntimeKind `json:"kinds,omitempty" yaml:"kinds,omitempty"`
+	Groups      []string      `json:"groups,omitempty" yaml:"groups,omitempty"`
 	CreatedWhen string        `json:"createdWhen" yaml:"createdWhen"`
+	Chart       string        `json:"chart,omitempty" yaml:"chart,omitempty"`
 }
 
 // Config is the content of .tiergate.yaml.

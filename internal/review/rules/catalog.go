@@ -1,22 +1,36 @@
 package rules
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/config"
 )
 
 // RuntimeKind is a kind whose CRD a controller creates at runtime, once an object of
-// Trigger ("group/Kind") reconciles; no build in the graph contains that CRD.
+// Trigger ("group/Kind") reconciles — for a HelmRelease, one of chart Chart; no build in
+// the graph contains that CRD. Scope is unknown for kinds known only by their group.
 type RuntimeKind struct {
 	Group, Kind string
 	Namespaced  bool
+	ScopeKnown  bool
 	Trigger     string
+	Chart       string
 }
 
-// Catalog indexes runtime kinds by "group/Kind".
+// TriggerName describes the trigger for messages: "cdi.kubevirt.io/CDI" or
+// "HelmRelease of chart cert-manager".
+func (k RuntimeKind) TriggerName() string {
+	if k.Chart != "" {
+		return "HelmRelease of chart " + k.Chart
+	}
+	return k.Trigger
+}
+
+// Catalog indexes runtime kinds by "group/Kind", and by group for chart-installed CRDs.
 type Catalog struct {
-	kinds map[string]RuntimeKind
+	kinds  map[string]RuntimeKind
+	groups map[string]RuntimeKind
 }
 
 // Lookup returns the runtime kind of "group/Kind".
@@ -24,8 +38,15 @@ func (c *Catalog) Lookup(groupKind string) (RuntimeKind, bool) {
 	if c == nil {
 		return RuntimeKind{}, false
 	}
-	k, ok := c.kinds[groupKind]
-	return k, ok
+	if k, ok := c.kinds[groupKind]; ok {
+		return k, true
+	}
+	group, kind := triggerID(groupKind)
+	if k, ok := c.groups[group]; ok {
+		k.Kind = kind
+		return k, true
+	}
+	return RuntimeKind{}, false
 }
 
 // defaultCatalog: CDI creates its CRDs when the CDI resource reconciles (cdi-operator);
@@ -64,13 +85,55 @@ var defaultCatalog = []config.RuntimeCRDs{
 // NewCatalog returns the shipped catalog extended (or overridden, kind by kind) by the
 // runtimeCRDs of .tiergate.yaml.
 func NewCatalog(extra []config.RuntimeCRDs) *Catalog {
-	c := &Catalog{kinds: map[string]RuntimeKind{}}
-	for _, set := range append(append([]config.RuntimeCRDs(nil), defaultCatalog...), extra...) {
+	c := &Catalog{kinds: map[string]RuntimeKind{}, groups: map[string]RuntimeKind{}}
+	all := append(append(append([]config.RuntimeCRDs(nil), defaultCatalog...), chartCatalog()...), extra...)
+	for _, set := range all {
 		for _, k := range set.Kinds {
-			c.kinds[k.Group+"/"+k.Kind] = RuntimeKind{Group: k.Group, Kind: k.Kind, Namespaced: k.Scope == "Namespaced", Trigger: set.CreatedWhen}
+			c.kinds[k.Group+"/"+k.Kind] = RuntimeKind{Group: k.Group, Kind: k.Kind, Namespaced: k.Scope == "Namespaced",
+				ScopeKnown: true, Trigger: set.CreatedWhen, Chart: set.Chart}
+		}
+		for _, g := range set.Groups {
+			c.groups[g] = RuntimeKind{Group: g, Trigger: set.CreatedWhen, Chart: set.Chart}
 		}
 	}
 	return c
+}
+
+// chartGroups lists well-known Helm charts and the API groups of the CRDs they install
+// (helm-controller applies a chart's CRDs when the HelmRelease installs: install.crds).
+var chartGroups = map[string][]string{
+	"cert-manager":                    {"cert-manager.io", "acme.cert-manager.io"},
+	"kube-prometheus-stack":           {"monitoring.coreos.com"},
+	"prometheus-operator-crds":        {"monitoring.coreos.com"},
+	"external-secrets":                {"external-secrets.io", "generators.external-secrets.io"},
+	"cloudnative-pg":                  {"postgresql.cnpg.io"},
+	"rook-ceph":                       {"ceph.rook.io", "objectbucket.io"},
+	"longhorn":                        {"longhorn.io"},
+	"traefik":                         {"traefik.io", "traefik.containo.us"},
+	"cilium":                          {"cilium.io"},
+	"kyverno":                         {"kyverno.io"},
+	"volsync":                         {"volsync.backube"},
+	"snapshot-controller":             {"snapshot.storage.k8s.io", "groupsnapshot.storage.k8s.io"},
+	"external-dns":                    {"externaldns.k8s.io"},
+	"gateway-helm":                    {"gateway.envoyproxy.io"},
+	"grafana-operator":                {"grafana.integreatly.org"},
+	"victoria-metrics-operator":       {"operator.victoriametrics.com"},
+	"keda":                            {"keda.sh", "eventing.keda.sh"},
+	"velero":                          {"velero.io"},
+	"metallb":                         {"metallb.io"},
+	"node-feature-discovery":          {"nfd.k8s-sigs.io"},
+	"tigera-operator":                 {"operator.tigera.io", "crd.projectcalico.org"},
+	"crossplane":                      {"pkg.crossplane.io", "apiextensions.crossplane.io"},
+	"gha-runner-scale-set-controller": {"actions.github.com"},
+}
+
+func chartCatalog() []config.RuntimeCRDs {
+	var out []config.RuntimeCRDs
+	for chart, groups := range chartGroups {
+		out = append(out, config.RuntimeCRDs{CreatedWhen: "helm.toolkit.fluxcd.io/HelmRelease", Chart: chart, Groups: groups})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Chart < out[j].Chart })
+	return out
 }
 
 // triggerID splits "group/Kind".

@@ -72,7 +72,7 @@ func (v *view) namespaced(group, kind string, cat *Catalog) (namespaced, known b
 	if s, ok := v.crdScope[gk]; ok {
 		return s == "Namespaced", true
 	}
-	if rk, ok := cat.Lookup(gk); ok {
+	if rk, ok := cat.Lookup(gk); ok && rk.ScopeKnown {
 		return rk.Namespaced, true
 	}
 	return false, false

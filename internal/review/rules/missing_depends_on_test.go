@@ -223,7 +223,7 @@ spec:
 					"spec:", "  source:", "    blank: {}", "  storage:", "    resources:", "      requests:", "        storage: 1Gi"),
 			},
 			want: []want{onApps("DataVolume.cdi.kubevirt.io/default/disk", "apps/dv.yaml", Error, "cdi",
-				"needs the CRD of DataVolume.cdi.kubevirt.io (created at runtime by cdi.kubevirt.io/CDI) from flux-system/cdi")},
+				"needs the CRD of DataVolume.cdi.kubevirt.io (created at runtime by the cdi.kubevirt.io/CDI) from flux-system/cdi")},
 		},
 	}
 	for _, tc := range cases {

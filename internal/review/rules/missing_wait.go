@@ -29,14 +29,14 @@ func missingWait(c, _ *render.Cluster, env *Env) []Finding {
 					case v.ancestor(p, ref) && !v.dependsOnPath(ref, p):
 						// A parent creates its children while it applies, before any health check.
 						f.Message = fmt.Sprintf("%s needs %s; %s is created by its ancestor %s, which holds the %s, so it reconciles before the CRD exists and fails its dry-run until a retry.",
-							o.ID, n.what, ref, p, n.runtime.Trigger)
+							o.ID, n.what, ref, p, n.runtime.TriggerName())
 						f.Suggestion = fmt.Sprintf("Move the %s out of %s into a Kustomization with `wait: true`, and add it to the dependsOn of %s.", n.runtime.Trigger, p, ref)
 					case waitsFor(c.Kustomizations[p], n.runtime.Trigger):
 						continue
 					default:
 						f.Message = fmt.Sprintf("%s needs %s; %s comes after %s, but %s has neither `wait: true` nor a healthCheck on its %s, so it is Ready before the CRD exists.",
-							o.ID, n.what, ref, p, p, n.runtime.Trigger)
-						f.Suggestion = fmt.Sprintf("Set `wait: true` on Kustomization %s, or add a healthCheck for its %s.", p, n.runtime.Trigger)
+							o.ID, n.what, ref, p, p, n.runtime.TriggerName())
+						f.Suggestion = fmt.Sprintf("Set `wait: true` on Kustomization %s, or add a healthCheck for its %s.", p, n.runtime.TriggerName())
 					}
 					out = append(out, f)
 				}

@@ -38,8 +38,8 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 		if p := v.crdOwners[gk]; len(p) > 0 {
 			out = append(out, need{what: "the CRD of " + kindName(id), providers: p, severity: Error})
 		} else if rk, ok := env.Catalog.Lookup(gk); ok {
-			if p := v.kindOwners(rk.Trigger); len(p) > 0 {
-				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by %s)", kindName(id), rk.Trigger), providers: p, severity: Error, runtime: &rk})
+			if p := v.triggerOwners(rk); len(p) > 0 {
+				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s)", kindName(id), rk.TriggerName()), providers: p, severity: Error, runtime: &rk})
 			}
 		}
 	}
@@ -158,13 +158,12 @@ func sourceID(kind, ns, name string) render.ObjectID {
 	return render.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: kind, Namespace: ns, Name: name}
 }
 
-// kindOwners returns the Kustomizations that emit an object of "group/Kind".
-func (v *view) kindOwners(gk string) []render.Ref {
-	group, kind := triggerID(gk)
+// triggerOwners returns the Kustomizations that emit an object making rk's CRD appear.
+func (v *view) triggerOwners(rk RuntimeKind) []render.Ref {
 	seen := map[render.Ref]bool{}
 	var out []render.Ref
 	each(v.c, func(ks *render.Kustomization, o *render.Object) {
-		if o.ID.Group == group && o.ID.Kind == kind && !seen[ks.Ref] {
+		if !seen[ks.Ref] && v.triggers(o, rk) {
 			seen[ks.Ref] = true
 			out = append(out, ks.Ref)
 		}

@@ -2,6 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"path"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render"
 )
@@ -21,12 +25,12 @@ func runtimeCRDSamePass(c, _ *render.Cluster, env *Env) []Finding {
 			if !ok {
 				continue
 			}
-			trigger := findKind(ks, rk.Trigger)
+			trigger := v.findTrigger(ks, rk)
 			if trigger == nil {
 				continue
 			}
 			f := objectFinding("runtime-crd-same-pass", Error, c.Name, o, ref)
-			f.Message = fmt.Sprintf("%s's CRD is created at runtime once %s reconciles, but both are in %s: Flux's dry-run rejects the unknown kind %s, nothing in the stage is applied, and the CRD never appears.",
+			f.Message = fmt.Sprintf("%s's CRD is created at runtime once %s reconciles, but both are in %s: on a cluster without the CRD, Flux's dry-run rejects the unknown kind %s, nothing in the stage is applied, and the CRD never appears.",
 				o.ID, trigger.ID, ref, o.ID.Kind)
 			f.Suggestion = fmt.Sprintf("Move %s to a new Kustomization with `wait: true` and:\n  dependsOn:\n    - name: %s", o.ID, ref.Name)
 			out = append(out, f)
@@ -44,13 +48,44 @@ func runtimeKind(v *view, env *Env, o *render.Object) (RuntimeKind, bool) {
 	return env.Catalog.Lookup(gk)
 }
 
-// findKind returns ks's first object of "group/Kind".
-func findKind(ks *render.Kustomization, gk string) *render.Object {
-	group, kind := triggerID(gk)
+// findTrigger returns ks's first object that makes rk's CRD appear.
+func (v *view) findTrigger(ks *render.Kustomization, rk RuntimeKind) *render.Object {
 	for _, o := range ks.Objects {
-		if o.ID.Group == group && o.ID.Kind == kind {
+		if v.triggers(o, rk) {
 			return o
 		}
 	}
 	return nil
+}
+
+// triggers reports whether o is of rk's trigger kind (and, for a HelmRelease, of its chart).
+func (v *view) triggers(o *render.Object, rk RuntimeKind) bool {
+	group, kind := triggerID(rk.Trigger)
+	return o.ID.Group == group && o.ID.Kind == kind && (rk.Chart == "" || v.chartOf(o) == rk.Chart)
+}
+
+// chartOf names a HelmRelease's chart: spec.chart.spec.chart, or for spec.chartRef the
+// last path element of the OCIRepository's URL (the HelmChart's spec.chart).
+func (v *view) chartOf(o *render.Object) string {
+	if c, _, _ := unstructured.NestedString(o.Body.Object, "spec", "chart", "spec", "chart"); c != "" {
+		return path.Base(c)
+	}
+	ref, ok, _ := unstructured.NestedStringMap(o.Body.Object, "spec", "chartRef")
+	if !ok {
+		return ""
+	}
+	ns := ref["namespace"]
+	if ns == "" {
+		ns = o.ID.Namespace
+	}
+	for _, src := range v.c.Owners[sourceID(ref["kind"], ns, ref["name"])] {
+		if u, _, _ := unstructured.NestedString(src.Body.Object, "spec", "url"); u != "" {
+			name, _, _ := strings.Cut(path.Base(u), ":")
+			return name
+		}
+		if c, _, _ := unstructured.NestedString(src.Body.Object, "spec", "chart"); c != "" {
+			return c
+		}
+	}
+	return ref["name"]
 }

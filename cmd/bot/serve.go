@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/review/rules"
+	"github.com/tiergate/tiergate/internal/server"
+)
+
+type serveFlags struct {
+	listen, dataDir                                string
+	githubToken, githubAppKey, githubWebhookSecret string
+	githubAppID                                    int64
+	githubAPIURL                                   string
+	giteaURL, giteaToken, giteaWebhookSecret       string
+	failOn                                         string
+	workers                                        int
+	reviewTimeout                                  time.Duration
+	forkPRs                                        bool
+}
+
+// envPrefix starts the environment variable that stands in for a flag not given:
+// --github-webhook-secret is TIERGATE_GITHUB_WEBHOOK_SECRET.
+const envPrefix = "TIERGATE_"
+
+const shutdownTimeout = 30 * time.Second
+
+func serveCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Review pull requests on webhooks from GitHub and Gitea/Forgejo",
+		Long: `Serve receives GitHub (POST /webhooks/github) and Gitea/Forgejo (POST /webhooks/gitea)
+webhooks, queues the reviews they ask for in --data-dir and publishes each result as a
+commit status, a summary comment and line comments. It serves /healthz, /readyz and /metrics.
+
+Every flag not given on the command line is read from the environment variable
+TIERGATE_<FLAG>, upper case with - as _ (e.g. TIERGATE_GITHUB_WEBHOOK_SECRET); prefer the
+environment for secrets and tokens.`,
+		Example: `  TIERGATE_GITHUB_WEBHOOK_SECRET=... bot serve --data-dir /var/lib/tiergate \
+    --github-app-id 123 --github-app-key /etc/tiergate/app.pem`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := flagsFromEnv(cmd.Flags()); err != nil {
+				return usageErr("%v", err)
+			}
+			return runServe(cmd.Context(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.listen, "listen", ":8080", "address to serve HTTP on")
+	fl.StringVar(&f.dataDir, "data-dir", "", "directory for the queue and repository mirrors (required)")
+	fl.StringVar(&f.githubToken, "github-token", "", "GitHub token (or use --github-app-id and --github-app-key)")
+	fl.Int64Var(&f.githubAppID, "github-app-id", 0, "GitHub App id")
+	fl.StringVar(&f.githubAppKey, "github-app-key", "", "GitHub App private key (PEM file)")
+	fl.StringVar(&f.githubWebhookSecret, "github-webhook-secret", "", "GitHub webhook secret")
+	fl.StringVar(&f.githubAPIURL, "github-api-url", "https://api.github.com/", "GitHub REST API URL (GitHub Enterprise: https://HOST/api/v3/)")
+	fl.StringVar(&f.giteaURL, "gitea-url", "", "Gitea or Forgejo base URL")
+	fl.StringVar(&f.giteaToken, "gitea-token", "", "Gitea or Forgejo token")
+	fl.StringVar(&f.giteaWebhookSecret, "gitea-webhook-secret", "", "Gitea or Forgejo webhook secret")
+	fl.StringVar(&f.failOn, "fail-on", "", "fail the status on a new finding at or above: error, warning, notice or never (default: the repository's failOn, else error)")
+	fl.IntVar(&f.workers, "workers", 2, "reviews run at once")
+	fl.DurationVar(&f.reviewTimeout, "review-timeout", 10*time.Minute, "time limit of one review, fetch to final status")
+	fl.BoolVar(&f.forkPRs, "fork-prs", true, "review PRs from forks (false: answer them with a success status)")
+	return cmd
+}
+
+// flagsFromEnv sets each flag not given on the command line from TIERGATE_<FLAG>.
+func flagsFromEnv(fs *pflag.FlagSet) error {
+	var errs []error
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Changed || fl.Name == "help" {
+			return
+		}
+		name := envName(fl.Name)
+		if v, ok := os.LookupEnv(name); ok {
+			if err := fs.Set(fl.Name, v); err != nil {
+				// The value is not echoed: it may be a secret.
+				errs = append(errs, fmt.Errorf("%s: not a valid --%s", name, fl.Name))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// forges is the server's view of the configured forges.
+type forges struct {
+	github  *forge.GitHubClients
+	gitea   forge.Client
+	secrets map[forge.Kind][]byte
+}
+
+func (f *forges) Client(ev forge.Event) (forge.Client, error) {
+	switch {
+	case ev.Forge == forge.GitHub && f.github != nil:
+		return f.github.For(ev.InstallationID)
+	case ev.Forge == forge.Gitea && f.gitea != nil:
+		return f.gitea, nil
+	}
+	return nil, fmt.Errorf("forge %q is not configured", ev.Forge)
+}
+
+func (f *forges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
+
+// newForges builds the clients of the forges the flags configure.
+func newForges(f serveFlags, metrics *server.Metrics) (*forges, error) {
+	fs := &forges{secrets: map[forge.Kind][]byte{}}
+	httpClient := &http.Client{Timeout: f.reviewTimeout}
+	if f.githubToken != "" || f.githubAppID != 0 {
+		if f.githubWebhookSecret == "" {
+			return nil, usageErr("--github-webhook-secret is required with GitHub access")
+		}
+		opts := forge.GitHubOptions{APIURL: f.githubAPIURL, Token: f.githubToken, AppID: f.githubAppID,
+			HTTPClient: httpClient, Retry: forge.RetryOptions{Observer: metrics.ForgeRequest}}
+		if f.githubAppKey != "" {
+			pem, err := os.ReadFile(f.githubAppKey)
+			if err != nil {
+				return nil, usageErr("--github-app-key: %v", err)
+			}
+			opts.AppKeyPEM = pem
+		}
+		gh, err := forge.NewGitHub(opts)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		fs.github = gh
+		fs.secrets[forge.GitHub] = []byte(f.githubWebhookSecret)
+	} else if f.githubWebhookSecret != "" || f.githubAppKey != "" {
+		return nil, usageErr("GitHub needs --github-token or --github-app-id")
+	}
+	if f.giteaURL != "" {
+		if f.giteaWebhookSecret == "" || f.giteaToken == "" {
+			return nil, usageErr("--gitea-token and --gitea-webhook-secret are required with --gitea-url")
+		}
+		gt, err := forge.NewGitea(f.giteaURL, f.giteaToken, httpClient, forge.RetryOptions{Observer: metrics.ForgeRequest})
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		fs.gitea = gt
+		fs.secrets[forge.Gitea] = []byte(f.giteaWebhookSecret)
+	} else if f.giteaToken != "" || f.giteaWebhookSecret != "" {
+		return nil, usageErr("Gitea needs --gitea-url")
+	}
+	if fs.github == nil && fs.gitea == nil {
+		return nil, usageErr("configure GitHub (--github-token or --github-app-id) or Gitea (--gitea-url)")
+	}
+	return fs, nil
+}
+
+func runServe(ctx context.Context, f serveFlags) error {
+	if f.dataDir == "" {
+		return usageErr("--data-dir is required")
+	}
+	if f.failOn != "" {
+		if _, err := rules.ParseSeverity(f.failOn); err != nil {
+			return usageErr("--fail-on: %v", err)
+		}
+	}
+	if f.workers < 1 {
+		return usageErr("--workers must be at least 1")
+	}
+	if f.reviewTimeout <= 0 {
+		return usageErr("--review-timeout must be positive")
+	}
+	metrics := server.NewMetrics()
+	fs, err := newForges(f, metrics)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("--data-dir: %w", err)}
+	}
+	mirrors, err := gitrepo.NewMirrors(filepath.Join(f.dataDir, "mirrors"))
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	gin.SetMode(gin.ReleaseMode)
+	srv, err := server.New(server.Options{
+		DataDir:       f.dataDir,
+		Forges:        fs,
+		Fetcher:       server.MirrorFetcher{Mirrors: mirrors},
+		Workers:       f.workers,
+		ReviewTimeout: f.reviewTimeout,
+		FailOn:        f.failOn,
+		SkipForkPRs:   !f.forkPRs,
+		Metrics:       metrics,
+		Logger:        log,
+	})
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(ctx) }()
+	log.Info("serving", "listen", ln.Addr().String(), "workers", f.workers,
+		"github", fs.github != nil, "gitea", fs.gitea != nil)
+
+	var serveErr, runErr error
+	runDone := false
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	case runErr = <-ran:
+		runDone = true
+	}
+	stop() // stops the workers; the jobs of running reviews stay queued
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Error("http shutdown", "err", err)
+	}
+	if !runDone {
+		runErr = <-ran
+	}
+	if runErr != nil {
+		return &exitError{code: 2, err: runErr}
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return &exitError{code: 2, err: serveErr}
+	}
+	return nil
+}

@@ -1,0 +1,301 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/review/format"
+)
+
+// Forges gives the server its forge clients and webhook secrets.
+type Forges interface {
+	// Client returns the client that publishes to ev's repository (for GitHub Apps: the
+	// installation of ev).
+	Client(ev forge.Event) (forge.Client, error)
+	// Secret returns the webhook secret of kind; empty: the forge is not configured and its
+	// endpoint answers 404.
+	Secret(kind forge.Kind) []byte
+}
+
+// Fetcher brings a PR's commits into a local repository.
+type Fetcher interface {
+	// Fetch returns a repository holding ev's head and base, the merge base of the two (the
+	// side a review compares against) and the head.
+	Fetch(ctx context.Context, ev forge.Event, client forge.Client) (repo *gitrepo.Repo, base, head plumbing.Hash, err error)
+}
+
+// Options configures a Server. DataDir, Forges and Fetcher are required.
+type Options struct {
+	// DataDir holds the queue (queue.db); it must exist and be writable.
+	DataDir string
+	Forges  Forges
+	Fetcher Fetcher
+	// Workers is the number of reviews run at once (0: 2).
+	Workers int
+	// ReviewTimeout bounds one run, fetch to final status (0: 10 minutes).
+	ReviewTimeout time.Duration
+	// FailOn overrides the repository configuration's failOn ("error" when both are empty).
+	FailOn string
+	// SkipForkPRs answers PRs from forks with a success status instead of reviewing them.
+	SkipForkPRs bool
+	// MaxBodyBytes caps a webhook body (0: 5 MiB); larger deliveries get 413.
+	MaxBodyBytes int64
+	// BotLogins names the bot's own account per forge: its comments never trigger a run
+	// (accounts the forge marks as bots never do).
+	BotLogins map[forge.Kind]string
+	// Metrics receives the server's metrics (nil: new ones).
+	Metrics *Metrics
+	// Logger receives JSON-able structured logs (nil: discarded).
+	Logger *slog.Logger
+}
+
+const (
+	defaultWorkers       = 2
+	defaultReviewTimeout = 10 * time.Minute
+	defaultMaxBody       = 5 << 20
+)
+
+// Server receives webhooks, queues reviews durably and runs them.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	store   *store
+	queue   *queue
+	metrics *Metrics
+	handler http.Handler
+	closed  atomic.Bool
+	now     func() time.Time
+}
+
+// New opens the queue in opts.DataDir. Call Run to work the queue and Close when Run has
+// returned.
+func New(opts Options) (*Server, error) {
+	if opts.DataDir == "" || opts.Forges == nil || opts.Fetcher == nil {
+		return nil, errors.New("server: DataDir, Forges and Fetcher are required")
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = defaultWorkers
+	}
+	if opts.ReviewTimeout <= 0 {
+		opts.ReviewTimeout = defaultReviewTimeout
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = defaultMaxBody
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	st, err := openStore(filepath.Join(opts.DataDir, "queue.db"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		opts:    opts,
+		log:     opts.Logger,
+		store:   st,
+		queue:   newQueue(opts.Metrics.depth),
+		metrics: opts.Metrics,
+		now:     time.Now,
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler serves the webhook, health and metrics endpoints.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Run queues every stored job and works the queue with opts.Workers workers until ctx ends.
+// Reviews still running then are cancelled without a final status; their jobs stay stored
+// and run again after a restart.
+func (s *Server) Run(ctx context.Context) error {
+	keys, jobs, err := s.store.jobs()
+	if err != nil {
+		return err
+	}
+	for i, k := range keys {
+		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA)
+	}
+	if len(keys) > 0 {
+		s.log.Info("resuming accepted jobs", "jobs", len(keys))
+	}
+	p := pool.New().WithMaxGoroutines(s.opts.Workers)
+	for range s.opts.Workers {
+		p.Go(func() {
+			for {
+				r, ok := s.queue.next(ctx)
+				if !ok {
+					return
+				}
+				s.process(ctx, r)
+				s.queue.done(r)
+			}
+		})
+	}
+	p.Wait()
+	return nil
+}
+
+// Close closes the queue; webhooks are answered 503 from then on.
+func (s *Server) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.store.close()
+}
+
+type parseFunc func(h http.Header, body, secret []byte) (*forge.Event, error)
+
+func (s *Server) routes() http.Handler {
+	r := gin.New()
+	r.Use(gin.CustomRecoveryWithWriter(io.Discard, func(c *gin.Context, err any) {
+		s.log.Error("handler panic", "path", c.FullPath(), "panic", fmt.Sprint(err), "stack", string(debug.Stack()))
+		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
+	}))
+	_ = r.SetTrustedProxies(nil) // client addresses are never used
+	r.POST("/webhooks/github", s.webhook(forge.GitHub, forge.ParseGitHub))
+	r.POST("/webhooks/gitea", s.webhook(forge.Gitea, forge.ParseGitea))
+	r.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.GET("/readyz", s.ready)
+	r.GET("/metrics", gin.WrapH(s.metrics.handler()))
+	return r
+}
+
+// webhook verifies and parses a delivery before anything else, then queues what it asks for.
+func (s *Server) webhook(kind forge.Kind, parse parseFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		secret := s.opts.Forges.Secret(kind)
+		if len(secret) == 0 {
+			c.JSON(http.StatusNotFound, gin.H{"error": string(kind) + " webhooks are not configured"})
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				c.JSON(http.StatusRequestEntityTooLarge, gin.H{"error": fmt.Sprintf("body exceeds %d bytes", s.opts.MaxBodyBytes)})
+				return
+			}
+			c.JSON(http.StatusBadRequest, gin.H{"error": "read body"})
+			return
+		}
+		ev, err := parse(c.Request.Header, body, secret)
+		if errors.Is(err, forge.ErrBadSignature) {
+			s.log.Warn("webhook rejected: bad signature", "forge", kind)
+			c.JSON(http.StatusUnauthorized, gin.H{"error": forge.ErrBadSignature.Error()})
+			return
+		}
+		if err != nil {
+			s.log.Warn("webhook rejected", "forge", kind, "err", err)
+			c.JSON(http.StatusBadRequest, gin.H{"error": err.Error()})
+			return
+		}
+		ev.Forge = kind
+		switch ev.Type {
+		case forge.EventPing:
+			c.JSON(http.StatusOK, gin.H{"status": "pong"})
+		case forge.EventReview:
+			if ev.PR <= 0 || !plumbing.IsHash(ev.HeadSHA) {
+				c.JSON(http.StatusBadRequest, gin.H{"error": "review event without PR number or head commit"})
+				return
+			}
+			s.accept(c, *ev, kindReview, ev.HeadSHA)
+		case forge.EventComment:
+			if ev.PR > 0 && ev.Comment != nil && isRecheck(ev.Comment.Body) && !s.fromBot(kind, ev.Comment) {
+				s.accept(c, *ev, kindRecheck, "")
+				return
+			}
+			c.JSON(http.StatusAccepted, gin.H{"status": "ignored"})
+		default:
+			c.JSON(http.StatusAccepted, gin.H{"status": "ignored"})
+		}
+	}
+}
+
+// accept stores the job (committed before the 202) and schedules it.
+func (s *Server) accept(c *gin.Context, ev forge.Event, kind jobKind, head string) {
+	log := s.log.With("delivery", ev.DeliveryID, "forge", ev.Forge, "repo", ev.Repo.FullName(), "pr", ev.PR, "kind", kind)
+	if head != "" {
+		log = log.With("head", head)
+	}
+	if s.closed.Load() {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "queue closed"})
+		return
+	}
+	key := jobKey(ev)
+	delivery := ""
+	if ev.DeliveryID != "" {
+		delivery = string(ev.Forge) + "/" + ev.DeliveryID
+	}
+	j := &job{Event: ev, Kind: kind, HeadSHA: head, Enqueued: s.now().UTC()}
+	dup, err := s.store.accept(delivery, key, j, s.now())
+	if err != nil {
+		log.Error("queue write failed", "err", err)
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "queue unavailable"})
+		return
+	}
+	if dup {
+		log.Info("duplicate delivery dropped")
+		c.JSON(http.StatusOK, gin.H{"status": "duplicate"})
+		return
+	}
+	s.queue.submit(key, j.Kind, j.HeadSHA)
+	log.Info("job accepted", "merged", j.Kind != kind)
+	c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
+}
+
+// isRecheck reports whether a comment has a line that is exactly /recheck.
+func isRecheck(body string) bool {
+	for line := range strings.Lines(body) {
+		if strings.TrimSpace(line) == "/recheck" {
+			return true
+		}
+	}
+	return false
+}
+
+// fromBot reports whether c was written by a bot, by this bot's account or is the summary.
+func (s *Server) fromBot(kind forge.Kind, c *forge.Comment) bool {
+	self := s.opts.BotLogins[kind]
+	return c.AuthorIsBot || (self != "" && strings.EqualFold(c.Author, self)) ||
+		strings.HasPrefix(strings.TrimSpace(c.Body), format.Marker)
+}
+
+// ready answers 200 when the queue is open and the data directory takes a write.
+func (s *Server) ready(c *gin.Context) {
+	if s.closed.Load() {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "queue closed"})
+		return
+	}
+	f, err := os.CreateTemp(s.opts.DataDir, ".readyz-*")
+	if err == nil {
+		err = f.Close()
+		if rmErr := os.Remove(f.Name()); err == nil {
+			err = rmErr
+		}
+	}
+	if err != nil {
+		s.log.Warn("not ready: data dir not writable", "err", err)
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "data dir not writable"})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+}

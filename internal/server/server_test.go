@@ -1,0 +1,527 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/review/format"
+)
+
+const demoDescription = "2 new errors, 1 notice · 1 cluster"
+
+// demoComments are the line comments of the demo scenario, as (path, line, body prefix).
+var demoComments = []string{
+	demoFile + ":2 **missing-depends-on** (error): ",
+	demoFile + ":2 **prune-transient** (error): ",
+	demoFile + ":2 **tier-move** (notice): ",
+}
+
+// reviewCalls are the calls one review of sha makes, comments shortened as demoComments.
+func reviewCalls(sha string) []call {
+	return []call{
+		{Method: "SetStatus", SHA: sha, State: forge.StatePending, Text: pendingDescription},
+		{Method: "UpsertSummary", Text: format.Marker},
+		{Method: "ChangedLines"},
+		{Method: "PostReview", SHA: sha, Comments: shortComments(demoComments)},
+		{Method: "SetStatus", SHA: sha, State: forge.StateFailure, Text: demoDescription},
+	}
+}
+
+func shortComments(prefixes []string) []forge.LineComment {
+	var out []forge.LineComment
+	for _, p := range prefixes {
+		out = append(out, forge.LineComment{Body: p})
+	}
+	return out
+}
+
+// shorten replaces each line comment by "path:line body-prefix" so that rule messages
+// (tested in the rules package) do not make these tests brittle.
+func shorten(calls []call) []call {
+	out := make([]call, len(calls))
+	for i, c := range calls {
+		if c.Comments != nil {
+			var cs []forge.LineComment
+			for _, lc := range c.Comments {
+				prefix, _, _ := strings.Cut(lc.Body, "): ")
+				cs = append(cs, forge.LineComment{Body: lc.Path + ":" + itoa(lc.Line) + " " + prefix + "): "})
+			}
+			c.Comments = cs
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func status(rec interface{ Result() *http.Response }) (int, string) {
+	resp := rec.Result()
+	var body struct{ Status, Error string }
+	json.NewDecoder(resp.Body).Decode(&body)
+	return resp.StatusCode, body.Status + body.Error
+}
+
+func TestBadSignature(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	payload := ghPR("synchronize", 7, shaA, false)
+	for name, secret := range map[string]string{"wrong secret": "guess", "no signature": ""} {
+		t.Run(name, func(t *testing.T) {
+			code, _ := status(h.github("pull_request", "d-1", payload, secret))
+			if code != http.StatusUnauthorized {
+				t.Fatalf("status %d, want 401", code)
+			}
+		})
+	}
+	hd := http.Header{"X-Gitea-Event": {"pull_request"}, "X-Gitea-Delivery": {"g-1"}, "X-Gitea-Signature": {mac(payload, ghSecret)}}
+	if code, _ := status(h.do(http.MethodPost, "/webhooks/gitea", hd, payload)); code != http.StatusUnauthorized {
+		t.Fatalf("gitea with the GitHub secret: status %d, want 401", code)
+	}
+	if jobs := h.storedJobs(); len(jobs) != 0 {
+		t.Fatalf("stored jobs %+v, want none", jobs)
+	}
+	// The rejected deliveries were not recorded: the same id, signed, is accepted.
+	if code, s := status(h.github("pull_request", "d-1", payload, ghSecret)); code != http.StatusAccepted {
+		t.Fatalf("signed delivery: %d %s, want 202", code, s)
+	}
+}
+
+func TestPingAndIgnored(t *testing.T) {
+	h := newHarness(t)
+	h.opts.BotLogins = map[forge.Kind]string{forge.GitHub: "tiergate-bot"}
+	h.open()
+	tests := []struct {
+		name, event string
+		payload     []byte
+		code        int
+		status      string
+	}{
+		{"ping", "ping", mustJSON(map[string]any{"zen": "Keep it logically awesome.", "hook_id": 1}), 200, "pong"},
+		{"closed PR", "pull_request", ghPR("closed", 7, shaA, false), 202, "ignored"},
+		{"push", "push", mustJSON(map[string]any{"ref": "refs/heads/main"}), 202, "ignored"},
+		{"comment without /recheck", "issue_comment", ghComment(7, 1, "alice", "User", "LGTM, /recheck later"), 202, "ignored"},
+		{"/recheck by a bot", "issue_comment", ghComment(7, 2, "renovate[bot]", "Bot", "/recheck"), 202, "ignored"},
+		{"/recheck by the bot's own account", "issue_comment", ghComment(7, 3, "Tiergate-Bot", "User", "/recheck"), 202, "ignored"},
+		{"summary comment", "issue_comment", ghComment(7, 4, "someone", "User", format.Marker+"\n/recheck\n"), 202, "ignored"},
+		{"/recheck on an issue", "issue_comment", mustJSON(map[string]any{
+			"action": "created", "issue": map[string]any{"number": 3}, "repository": ghRepo,
+			"comment": map[string]any{"id": 5, "body": "/recheck", "user": map[string]any{"login": "alice", "type": "User"}},
+		}), 202, "ignored"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, s := status(h.github(tc.event, "d-"+itoa(i), tc.payload, ghSecret))
+			if code != tc.code || s != tc.status {
+				t.Fatalf("got %d %q, want %d %q", code, s, tc.code, tc.status)
+			}
+		})
+	}
+	if jobs := h.storedJobs(); len(jobs) != 0 {
+		t.Fatalf("stored jobs %+v, want none", jobs)
+	}
+}
+
+func TestReview(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	if code, s := status(h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)); code != http.StatusAccepted || s != "queued" {
+		t.Fatalf("got %d %q, want 202 queued", code, s)
+	}
+	calls := h.waitFor("final status", finalStatus(shaA))
+	if diff := cmp.Diff(reviewCalls(shaA), shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	h.waitStoreEmpty()
+	ev := h.fetch.fetched()[0]
+	want := forge.Event{Forge: forge.GitHub, DeliveryID: "d-1", Type: forge.EventReview, PR: 7, HeadSHA: shaA, BaseSHA: shaBase,
+		InstallationID: 42, Repo: forge.Repo{Owner: "acme", Name: "fleet", CloneURL: "https://github.example/acme/fleet.git"}}
+	if diff := cmp.Diff(want, ev); diff != "" {
+		t.Fatalf("fetched event (-want +got):\n%s", diff)
+	}
+	for _, m := range []string{`tiergate_reviews_total{result="failure"} 1`, "tiergate_review_duration_seconds_count 1", "tiergate_queue_depth 0"} {
+		if !strings.Contains(h.metrics(), m) {
+			t.Errorf("metrics lack %q", m)
+		}
+	}
+}
+
+func TestGiteaReview(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	repo := map[string]any{"id": 9, "name": "fleet", "full_name": "acme/fleet", "owner": map[string]any{"login": "acme"},
+		"clone_url": "https://gitea.example/acme/fleet.git"}
+	payload := mustJSON(map[string]any{
+		"action": "synchronized", "number": 3,
+		"pull_request": map[string]any{"number": 3,
+			"head": map[string]any{"sha": shaA, "repo_id": 9}, "base": map[string]any{"sha": shaBase, "repo_id": 9}},
+		"repository": repo,
+	})
+	if code, s := status(h.gitea("pull_request", "g-1", payload, giteaSecret)); code != http.StatusAccepted {
+		t.Fatalf("got %d %q, want 202", code, s)
+	}
+	calls := h.waitFor("final status", finalStatus(shaA))
+	if diff := cmp.Diff(reviewCalls(shaA), shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	if ev := h.fetch.fetched()[0]; ev.Forge != forge.Gitea || ev.PR != 3 || ev.Repo.CloneURL != "https://gitea.example/acme/fleet.git" {
+		t.Fatalf("fetched %+v", ev)
+	}
+}
+
+func TestDuplicateDelivery(t *testing.T) {
+	h := newHarness(t)
+	h.open()
+	payload := ghPR("opened", 7, shaA, false)
+	if code, _ := status(h.github("pull_request", "d-1", payload, ghSecret)); code != http.StatusAccepted {
+		t.Fatalf("first delivery: %d, want 202", code)
+	}
+	if code, s := status(h.github("pull_request", "d-1", payload, ghSecret)); code != http.StatusOK || s != "duplicate" {
+		t.Fatalf("redelivery: %d %q, want 200 duplicate", code, s)
+	}
+	h.start()
+	h.waitFor("final status", finalStatus(shaA))
+	h.waitStoreEmpty()
+	if code, s := status(h.github("pull_request", "d-1", payload, ghSecret)); code != http.StatusOK || s != "duplicate" {
+		t.Fatalf("redelivery after the run: %d %q, want 200 duplicate", code, s)
+	}
+	if jobs := h.storedJobs(); len(jobs) != 0 {
+		t.Fatalf("redelivery stored %+v", jobs)
+	}
+	if n := len(h.fetch.fetched()); n != 1 {
+		t.Fatalf("%d runs, want 1", n)
+	}
+}
+
+func TestNewerHeadSupersedes(t *testing.T) {
+	h := newHarness(t)
+	h.fetch.hold[shaA] = true
+	h.start()
+	h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
+	if got := <-h.fetch.started; got != shaA {
+		t.Fatalf("fetch started for %s", got)
+	}
+	h.github("pull_request", "d-2", ghPR("synchronize", 7, shaB, false), ghSecret)
+	calls := h.waitFor("final status of B", finalStatus(shaB))
+	h.waitStoreEmpty()
+
+	bySHA := map[string][]call{}
+	for _, c := range calls {
+		if c.Method == "SetStatus" {
+			bySHA[c.SHA] = append(bySHA[c.SHA], c)
+		}
+	}
+	want := map[string][]call{
+		shaA: {
+			{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
+			{Method: "SetStatus", SHA: shaA, State: forge.StateError, Text: "superseded by bbbbbbb"},
+		},
+		shaB: {
+			{Method: "SetStatus", SHA: shaB, State: forge.StatePending, Text: pendingDescription},
+			{Method: "SetStatus", SHA: shaB, State: forge.StateFailure, Text: demoDescription},
+		},
+	}
+	if diff := cmp.Diff(want, bySHA); diff != "" {
+		t.Fatalf("statuses (-want +got):\n%s", diff)
+	}
+	for _, c := range calls {
+		if c.Method == "PostReview" && c.SHA != shaB {
+			t.Errorf("review posted on %s", c.SHA)
+		}
+	}
+	if m := h.metrics(); !strings.Contains(m, `tiergate_reviews_total{result="superseded"} 1`) {
+		t.Errorf("superseded run not counted:\n%s", m)
+	}
+}
+
+func TestRecheck(t *testing.T) {
+	t.Run("writer", func(t *testing.T) {
+		h := newHarness(t)
+		h.fc.canWrite = true
+		h.fc.pr = forge.PullRequest{HeadSHA: shaC, BaseSHA: shaBase}
+		h.start()
+		if code, s := status(h.github("issue_comment", "c-1", ghComment(7, 99, "alice", "User", "Rebased.\n  /recheck  \n"), ghSecret)); code != http.StatusAccepted || s != "queued" {
+			t.Fatalf("got %d %q, want 202 queued", code, s)
+		}
+		calls := h.waitFor("final status", finalStatus(shaC))
+		want := append([]call{
+			{Method: "CanWrite", Text: "alice"},
+			{Method: "React", Text: "99 +1"},
+			{Method: "PullRequest"},
+		}, reviewCalls(shaC)...)
+		if diff := cmp.Diff(want, shorten(calls)); diff != "" {
+			t.Fatalf("forge calls (-want +got):\n%s", diff)
+		}
+		if ev := h.fetch.fetched()[0]; ev.HeadSHA != shaC || ev.BaseSHA != shaBase {
+			t.Fatalf("fetched head %s base %s, want the PR's current ones", ev.HeadSHA, ev.BaseSHA)
+		}
+		h.waitStoreEmpty()
+	})
+	t.Run("reader", func(t *testing.T) {
+		h := newHarness(t)
+		h.start()
+		if code, _ := status(h.github("issue_comment", "c-1", ghComment(7, 99, "bob", "User", "/recheck"), ghSecret)); code != http.StatusAccepted {
+			t.Fatalf("got %d, want 202", code)
+		}
+		h.waitFor("reply", func(c []call) bool { return len(c) == 2 })
+		h.waitStoreEmpty()
+		want := []call{{Method: "CanWrite", Text: "bob"}, {Method: "Reply", Text: "@bob only users with write access can /recheck"}}
+		if diff := cmp.Diff(want, h.fc.snapshot()); diff != "" {
+			t.Fatalf("forge calls (-want +got):\n%s", diff)
+		}
+		if n := len(h.fetch.fetched()); n != 0 {
+			t.Fatalf("%d fetches, want none", n)
+		}
+	})
+}
+
+// A /recheck that arrives while a review waits is merged into it: the comment is answered
+// and a refusal does not drop the review that a push asked for.
+func TestRecheckMergesIntoQueuedReview(t *testing.T) {
+	h := newHarness(t)
+	h.open()
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	if code, s := status(h.github("issue_comment", "c-1", ghComment(7, 99, "bob", "User", "/recheck"), ghSecret)); code != http.StatusAccepted || s != "queued" {
+		t.Fatalf("got %d %q, want 202 queued", code, s)
+	}
+	jobs := h.storedJobs()
+	if len(jobs) != 1 || jobs[0].Kind != kindReview || jobs[0].HeadSHA != shaA || jobs[0].Recheck == nil || jobs[0].Recheck.Author != "bob" {
+		t.Fatalf("stored jobs %+v, want the review of A carrying bob's comment", jobs)
+	}
+	h.start()
+	calls := h.waitFor("final status", finalStatus(shaA))
+	want := append([]call{
+		{Method: "CanWrite", Text: "bob"},
+		{Method: "Reply", Text: "@bob only users with write access can /recheck"},
+	}, reviewCalls(shaA)...)
+	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	h.waitStoreEmpty()
+}
+
+func TestRestartResumes(t *testing.T) {
+	h := newHarness(t)
+	h.open() // no workers: the job stays stored
+	if code, _ := status(h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)); code != http.StatusAccepted {
+		t.Fatalf("got %d, want 202", code)
+	}
+	h.close()
+	if n := len(h.fc.snapshot()); n != 0 {
+		t.Fatalf("%d forge calls before the restart", n)
+	}
+
+	h.open()
+	h.start()
+	calls := h.waitFor("final status", finalStatus(shaA))
+	if diff := cmp.Diff(reviewCalls(shaA), shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	h.waitStoreEmpty()
+	if code, s := status(h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)); code != http.StatusOK || s != "duplicate" {
+		t.Fatalf("redelivery after restart: %d %q, want 200 duplicate", code, s)
+	}
+}
+
+func TestShutdownKeepsRunningJob(t *testing.T) {
+	h := newHarness(t)
+	h.fetch.hold[shaA] = true
+	h.start()
+	h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
+	<-h.fetch.started
+	h.stop()
+	h.stop = nil
+	jobs := h.storedJobs()
+	if len(jobs) != 1 || jobs[0].HeadSHA != shaA || jobs[0].Attempt != 0 {
+		t.Fatalf("stored jobs %+v, want the interrupted one with attempt 0", jobs)
+	}
+	want := []call{{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription}}
+	if diff := cmp.Diff(want, h.fc.snapshot()); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	h.close()
+
+	h.fetch.hold[shaA] = false
+	h.open()
+	h.start()
+	h.waitFor("final status", finalStatus(shaA))
+	h.waitStoreEmpty()
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Run("forge error", func(t *testing.T) {
+		h := newHarness(t)
+		h.fc.errs["UpsertSummary"] = errors.New("POST https://x-access-token:s3cret@api.github.example/repos/acme/fleet/issues/7/comments: 422\nValidation Failed")
+		h.start()
+		h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
+		calls := h.waitFor("final status", finalStatus(shaA))
+		h.waitStoreEmpty()
+		want := []call{
+			{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
+			{Method: "UpsertSummary", Text: format.Marker},
+			{Method: "SetStatus", SHA: shaA, State: forge.StateError,
+				Text: "publish summary comment: POST https://api.github.example/repos/acme/fleet/issues/7/comments: 422 Validation Failed"},
+		}
+		if diff := cmp.Diff(want, calls); diff != "" {
+			t.Fatalf("forge calls (-want +got):\n%s", diff)
+		}
+		if m := h.metrics(); !strings.Contains(m, `tiergate_reviews_total{result="error"} 1`) {
+			t.Errorf("error run not counted")
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		h := newHarness(t)
+		h.opts.ReviewTimeout = 50e6 // 50ms
+		h.fetch.hold[shaA] = true
+		h.start()
+		h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
+		calls := h.waitFor("final status", finalStatus(shaA))
+		h.waitStoreEmpty()
+		want := []call{
+			{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
+			{Method: "SetStatus", SHA: shaA, State: forge.StateError, Text: "review timed out after 50ms"},
+		}
+		if diff := cmp.Diff(want, calls); diff != "" {
+			t.Fatalf("forge calls (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("final status cannot be published", func(t *testing.T) {
+		h := newHarness(t)
+		h.fc.errs["SetStatus"] = errors.New("503 Service Unavailable")
+		h.start()
+		h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
+		// Each of maxAttempts runs tries pending, then error; then the job is given up.
+		h.waitFor("all attempts", func(c []call) bool { return len(c) == 2*maxAttempts })
+		h.waitStoreEmpty()
+		if n := len(h.fc.snapshot()); n != 2*maxAttempts {
+			t.Fatalf("%d calls, want %d:\n%s", n, 2*maxAttempts, dump(h.fc.snapshot()))
+		}
+	})
+}
+
+func TestForkPRs(t *testing.T) {
+	h := newHarness(t)
+	h.opts.SkipForkPRs = true
+	h.start()
+	h.github("pull_request", "d-1", ghPR("opened", 7, shaA, true), ghSecret)
+	calls := h.waitFor("final status", finalStatus(shaA))
+	h.waitStoreEmpty()
+	want := []call{{Method: "SetStatus", SHA: shaA, State: forge.StateSuccess, Text: "fork PRs are not reviewed"}}
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestBodyTooLarge(t *testing.T) {
+	h := newHarness(t)
+	h.opts.MaxBodyBytes = 1024
+	h.open()
+	payload := mustJSON(map[string]any{"zen": strings.Repeat("x", 2048)})
+	if code, _ := status(h.github("ping", "d-1", payload, ghSecret)); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("got %d, want 413", code)
+	}
+	if code, s := status(h.github("ping", "d-2", mustJSON(map[string]any{"zen": "ok"}), ghSecret)); code != http.StatusOK || s != "pong" {
+		t.Fatalf("small body: %d %q, want 200 pong", code, s)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	h := newHarness(t)
+	h.open()
+	get := func(path string) int { return h.do(http.MethodGet, path, nil, nil).Code }
+	if got := get("/healthz"); got != http.StatusOK {
+		t.Fatalf("healthz %d", got)
+	}
+	if got := get("/readyz"); got != http.StatusOK {
+		t.Fatalf("readyz %d", got)
+	}
+	if entries, _ := os.ReadDir(h.dir); len(entries) != 1 {
+		t.Fatalf("readyz left files: %v", entries)
+	}
+
+	readOnly(t, h.dir)
+	if got := get("/readyz"); got != http.StatusServiceUnavailable {
+		t.Fatalf("readyz with a read-only data dir: %d, want 503", got)
+	}
+	if got := get("/healthz"); got != http.StatusOK {
+		t.Fatalf("healthz %d", got)
+	}
+	writable(t, h.dir)
+	if got := get("/readyz"); got != http.StatusOK {
+		t.Fatalf("readyz after repair: %d", got)
+	}
+	h.srv.Close()
+	if got := get("/readyz"); got != http.StatusServiceUnavailable {
+		t.Fatalf("readyz after Close: %d, want 503", got)
+	}
+	if code, _ := status(h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)); code != http.StatusServiceUnavailable {
+		t.Fatalf("webhook after Close: %d, want 503", code)
+	}
+}
+
+// readOnly makes dir refuse new files, to root as well (permission bits do not bind root,
+// the immutable attribute does).
+func readOnly(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(dir, "probe")
+	if err := os.WriteFile(probe, nil, 0o600); err != nil {
+		return
+	}
+	os.Remove(probe)
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot make %s read-only as this user: chattr: %v %s", dir, err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
+}
+
+func writable(t *testing.T, dir string) {
+	t.Helper()
+	exec.Command("chattr", "-i", dir).Run()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIsRecheck(t *testing.T) {
+	for body, want := range map[string]bool{
+		"/recheck":                  true,
+		"  /recheck\t":              true,
+		"thanks\r\n/recheck\r\n":    true,
+		"/recheck please":           false,
+		"please /recheck":           false,
+		"`/recheck`":                false,
+		"":                          false,
+		"/Recheck":                  false,
+		"first line\n\n  /recheck ": true,
+	} {
+		if got := isRecheck(body); got != want {
+			t.Errorf("isRecheck(%q) = %v, want %v", body, got, want)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	long := strings.Repeat("é", 200)
+	tests := []struct{ in, want string }{
+		{"fetch https://github.com/a/b.git: 401", "fetch https://github.com/a/b.git: 401"},
+		{"fetch https://x-access-token:ghs_abc@github.com/a/b.git:\n  auth failed", "fetch https://github.com/a/b.git: auth failed"},
+		{long, strings.Repeat("é", 139) + "…"},
+	}
+	for _, tc := range tests {
+		if got := oneLine(tc.in); got != tc.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,238 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/tiergate/tiergate/internal/forge"
+)
+
+var (
+	bucketDeliveries = []byte("deliveries") // "forge/delivery-id" → RFC 3339 time first seen
+	bucketJobs       = []byte("jobs")       // "forge/owner/name/pr" → the PR's newest job (JSON)
+)
+
+const (
+	deliveryTTL   = 7 * 24 * time.Hour // forges redeliver within days, not weeks
+	pruneInterval = time.Hour
+)
+
+// jobKind is what a job asks for.
+type jobKind string
+
+const (
+	kindReview  jobKind = "review"  // review the head of the delivery
+	kindRecheck jobKind = "recheck" // a /recheck comment: check permission, then review the current head
+)
+
+// job is one accepted request to review a PR: the store holds the newest per PR.
+type job struct {
+	Event forge.Event `json:"event"`
+	Kind  jobKind     `json:"kind"`
+	// HeadSHA is the commit to review (review jobs); a recheck reads the PR's head when it runs.
+	HeadSHA string `json:"head_sha,omitempty"`
+	// Recheck is a /recheck comment that arrived while this review waited: the run answers
+	// it too (a refusal does not cancel the review, which a push asked for).
+	Recheck *forge.Comment `json:"recheck,omitempty"`
+	// Attempt counts the runs started, so that a job that kills the process is not retried forever.
+	Attempt  int       `json:"attempt"`
+	Enqueued time.Time `json:"enqueued"`
+	// Seq tells a job from the one that replaced it while it ran.
+	Seq uint64 `json:"seq"`
+}
+
+// jobKey names the PR of ev: at most one job per key is stored, queued or running.
+func jobKey(ev forge.Event) string {
+	return fmt.Sprintf("%s/%s/%s/%d", ev.Forge, ev.Repo.Owner, ev.Repo.Name, ev.PR)
+}
+
+// store is the durable queue, a bbolt file.
+type store struct {
+	db        *bolt.DB
+	lastPrune time.Time // read and written in write transactions only, which bbolt serialises
+}
+
+func openStore(path string) (*store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open queue %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketDeliveries, bucketJobs} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open queue %s: %w", path, err)
+	}
+	return &store{db: db}, nil
+}
+
+func (s *store) close() error { return s.db.Close() }
+
+// accept records the delivery and stores j as its PR's newest job, in one transaction. When
+// the delivery was seen before, it writes nothing and returns dup. It sets j.Seq, and merges
+// a recheck into a stored review (*j becomes the review, carrying the comment).
+func (s *store) accept(delivery, key string, j *job, now time.Time) (dup bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		d := tx.Bucket(bucketDeliveries)
+		if delivery != "" {
+			if d.Get([]byte(delivery)) != nil {
+				dup = true
+				return nil
+			}
+			if now.Sub(s.lastPrune) >= pruneInterval {
+				if err := prune(d, now.Add(-deliveryTTL)); err != nil {
+					return err
+				}
+				s.lastPrune = now
+			}
+			if err := d.Put([]byte(delivery), []byte(now.UTC().Format(time.RFC3339))); err != nil {
+				return err
+			}
+		}
+		b := tx.Bucket(bucketJobs)
+		if j.Kind == kindRecheck {
+			if v := b.Get([]byte(key)); v != nil {
+				var stored job
+				if err := json.Unmarshal(v, &stored); err != nil {
+					return err
+				}
+				if stored.Kind == kindReview {
+					stored.Recheck, stored.Attempt, stored.Enqueued = j.Event.Comment, 0, j.Enqueued
+					*j = stored
+				}
+			}
+		}
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		j.Seq = seq
+		return putJob(b, key, j)
+	})
+	if err != nil {
+		return false, fmt.Errorf("store job %s: %w", key, err)
+	}
+	return dup, nil
+}
+
+// prune deletes the deliveries first seen before cutoff (and any it cannot read).
+func prune(d *bolt.Bucket, cutoff time.Time) error {
+	var old [][]byte
+	err := d.ForEach(func(k, v []byte) error {
+		if t, err := time.Parse(time.RFC3339, string(v)); err != nil || t.Before(cutoff) {
+			old = append(old, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range old {
+		if err := d.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobs returns every stored job with its key, oldest first.
+func (s *store) jobs() (keys []string, jobs []job, err error) {
+	type entry struct {
+		key string
+		j   job
+	}
+	var all []entry
+	err = s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+			var j job
+			if err := json.Unmarshal(v, &j); err != nil {
+				return fmt.Errorf("job %s: %w", k, err)
+			}
+			all = append(all, entry{string(k), j})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read queue: %w", err)
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].j.Enqueued.Before(all[b].j.Enqueued) })
+	for _, e := range all {
+		keys = append(keys, e.key)
+		jobs = append(jobs, e.j)
+	}
+	return keys, jobs, nil
+}
+
+// begin counts a run of key's job and returns the job; ok is false when none is stored.
+func (s *store) begin(key string) (j job, ok bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		v := b.Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		if err := json.Unmarshal(v, &j); err != nil {
+			return err
+		}
+		ok = true
+		j.Attempt++
+		return putJob(b, key, &j)
+	})
+	if err != nil {
+		return job{}, false, fmt.Errorf("start job %s: %w", key, err)
+	}
+	return j, ok, nil
+}
+
+// setAttempt rewrites the attempt count of key's job, unless a newer job replaced it.
+func (s *store) setAttempt(key string, seq uint64, attempt int) error {
+	return s.update(key, seq, func(b *bolt.Bucket, j *job) error {
+		j.Attempt = attempt
+		return putJob(b, key, j)
+	})
+}
+
+// finish deletes key's job, unless a newer job replaced it.
+func (s *store) finish(key string, seq uint64) error {
+	return s.update(key, seq, func(b *bolt.Bucket, _ *job) error { return b.Delete([]byte(key)) })
+}
+
+func (s *store) update(key string, seq uint64, fn func(*bolt.Bucket, *job) error) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		v := b.Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		var j job
+		if err := json.Unmarshal(v, &j); err != nil {
+			return err
+		}
+		if j.Seq != seq {
+			return nil
+		}
+		return fn(b, &j)
+	})
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", key, err)
+	}
+	return nil
+}
+
+func putJob(b *bolt.Bucket, key string, j *job) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(key), data)
+}
