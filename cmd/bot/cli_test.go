@@ -40,6 +40,8 @@ func TestExitStatus(t *testing.T) {
 		{"not a directory", []string{"review", "--base-dir", demo + "nope", "--head-dir", demo + "head"}, 2, demo + "nope is not a directory"},
 		{"missing config", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--config", "/nonexistent/x.yaml"}, 2, "read config: open /nonexistent/x.yaml: no such file or directory"},
 		{"unknown flag", []string{"review", "--bogus"}, 2, "unknown flag: --bogus"},
+		{"revisions with dirs", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--base", "main"}, 2, "--base does not apply to --base-dir/--head-dir"},
+		{"graph rev with dir", []string{"graph", "--dir", demo + "head", "--rev", "HEAD~1"}, 2, "--rev and --repo do not apply to --dir"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,8 +76,9 @@ func TestSARIFOutput(t *testing.T) {
 		Version string
 		Runs    []struct {
 			Results []struct {
-				RuleID string `json:"ruleId"`
-				Level  string
+				RuleID        string `json:"ruleId"`
+				Level         string
+				BaselineState string `json:"baselineState"`
 			}
 		}
 	}
@@ -84,9 +87,9 @@ func TestSARIFOutput(t *testing.T) {
 	}
 	var got []string
 	for _, r := range s.Runs[0].Results {
-		got = append(got, r.RuleID+" "+r.Level)
+		got = append(got, r.RuleID+" "+r.Level+" "+r.BaselineState)
 	}
-	want := []string{"missing-depends-on error", "prune-transient error", "tier-move note"}
+	want := []string{"missing-depends-on error new", "prune-transient error new", "tier-move note new"}
 	if s.Version != "2.1.0" || !cmp.Equal(want, got) {
 		t.Fatalf("version %s, results %v", s.Version, got)
 	}
@@ -107,7 +110,7 @@ func TestGraphText(t *testing.T) {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
 	out, _, _ = run(t, "graph", "--dir", demo+"head", "--format", "mermaid")
-	if !strings.Contains(out, "flowchart LR\n") || !strings.Contains(out, "  flux_system__apps --> flux_system__infra\n") {
+	if !strings.Contains(out, "flowchart LR\n") || !strings.Contains(out, "  k_flux_system_apps --> k_flux_system_infra\n") {
 		t.Fatalf("mermaid:\n%s", out)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review"
+	"github.com/tiergate/tiergate/internal/review/format"
 )
 
 func graphCmd() *cobra.Command {
@@ -23,6 +24,9 @@ func graphCmd() *cobra.Command {
 		Short: "Print the Flux Kustomization graph of one commit (text, json or mermaid)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir != "" && (cmd.Flags().Changed("rev") || cmd.Flags().Changed("repo")) {
+				return usageErr("--rev and --repo do not apply to --dir")
+			}
 			if formatName != "text" && formatName != "json" && formatName != "mermaid" {
 				return usageErr("--format: want text, json or mermaid, got %q", formatName)
 			}
@@ -79,16 +83,7 @@ func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error
 		return enc.Encode(graphs)
 	case "mermaid":
 		for _, cg := range graphs {
-			fmt.Fprintf(w, "%%%% cluster %s\nflowchart LR\n", cg.Cluster)
-			for _, n := range cg.Nodes {
-				fmt.Fprintf(w, "  %s[\"%s\"]\n", mermaidID(n.Kustomization), n.Kustomization)
-				for _, d := range n.DependsOn {
-					fmt.Fprintf(w, "  %s --> %s\n", mermaidID(n.Kustomization), mermaidID(d))
-				}
-				if n.Parent != "" {
-					fmt.Fprintf(w, "  %s -.-> %s\n", mermaidID(n.Parent), mermaidID(n.Kustomization))
-				}
-			}
+			fmt.Fprintf(w, "%%%% cluster %s\n%s", cg.Cluster, format.Mermaid(cg))
 		}
 		return nil
 	}
@@ -111,8 +106,4 @@ func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error
 		}
 	}
 	return nil
-}
-
-func mermaidID(s string) string {
-	return strings.NewReplacer("/", "__", "-", "_", ".", "_").Replace(s)
 }

@@ -3,9 +3,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -56,7 +59,10 @@ func exitCode(err error) int {
 }
 
 func main() {
-	err := newRoot().Execute()
+	// Interrupted reviews return through their defers, which remove the scratch trees.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRoot().ExecuteContext(ctx)
+	stop()
 	if err != nil && !errors.Is(err, errFindings) {
 		fmt.Fprintln(os.Stderr, "error:", err)
 	}

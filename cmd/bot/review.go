@@ -28,7 +28,16 @@ func reviewCmd() *cobra.Command {
 		Example: `  bot review --repo . --base main --head HEAD
   bot review --base-dir old/ --head-dir new/ --format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runReview(cmd.Context(), cmd.OutOrStdout(), f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.baseDir != "" || f.headDir != "" {
+				for _, name := range []string{"repo", "base", "head", "no-merge-base"} {
+					if cmd.Flags().Changed(name) {
+						return usageErr("--%s does not apply to --base-dir/--head-dir", name)
+					}
+				}
+			}
+			return runReview(cmd.Context(), cmd.OutOrStdout(), f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.repo, "repo", ".", "git repository (work tree or any folder in it)")

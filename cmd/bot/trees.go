@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
@@ -33,15 +34,15 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 	}
 	bh, err := repo.Resolve(f.base)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, shallowHint(err)
 	}
 	hh, err := repo.Resolve(f.head)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, shallowHint(err)
 	}
 	if !f.noMergeBase {
 		if bh, err = repo.MergeBase(bh, hh); err != nil {
-			return nil, nil, err
+			return nil, nil, shallowHint(err)
 		}
 	}
 	b, err := pipeline.Checkout(repo, bh)
@@ -54,4 +55,12 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 		return nil, nil, err
 	}
 	return b, h, nil
+}
+
+// shallowHint explains the usual cause of a missing commit in CI: a shallow clone.
+func shallowHint(err error) error {
+	if strings.Contains(err.Error(), "object not found") || strings.Contains(err.Error(), "no such ancestor") {
+		return fmt.Errorf("%w (a shallow clone? fetch the history: git fetch --unshallow, or actions/checkout with fetch-depth: 0)", err)
+	}
+	return err
 }

@@ -54,6 +54,9 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 		}
 		g.Clusters = append(g.Clusters, r.cluster(ctx, rt))
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	g.Clusters = dropNested(g.Clusters)
 	return g, nil
 }
@@ -125,7 +128,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
-	for len(wave) > 0 {
+	for len(wave) > 0 && ctx.Err() == nil {
 		cl := st.client()
 		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
 		m.Map(wave, func(ks **Kustomization) struct{} {

@@ -187,3 +187,8 @@ func mlabel(s string) string {
 func isWord(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
 }
+
+// Mermaid returns the Mermaid flowchart of one cluster's Kustomizations (dependsOn and
+// parent edges; Kustomizations that are named but absent drawn dashed), as `bot graph`
+// prints it.
+func Mermaid(g review.ClusterGraph) string { return flowchart(&review.Report{}, g) }

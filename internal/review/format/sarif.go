@@ -76,6 +76,12 @@ func result(f rules.Finding) *sarif.Result {
 		WithLevel(level(f.Severity)).
 		WithMessage(sarif.NewTextMessage(text)).
 		WithPartialFingerPrints(map[string]interface{}{"tiergate/v1": fingerprint(f)})
+	// SARIF's own words for "introduced by this change" and "already at base".
+	if f.Status == rules.StatusNew {
+		res.WithBaselineState("new")
+	} else {
+		res.WithBaselineState("unchanged")
+	}
 	if f.File != "" {
 		loc := sarif.NewPhysicalLocation().
 			WithArtifactLocation(sarif.NewSimpleArtifactLocation(f.File).WithUriBaseId("%SRCROOT%")).
