@@ -24,6 +24,17 @@ type root struct {
 // gitRepositoryFolders maps each GitRepository of the tree to the folders of its manifests.
 func gitRepositoryFolders(ix *index, files []string) map[SourceRef]map[string]bool {
 	out := map[SourceRef]map[string]bool{}
+	eachGitRepository(ix, files, func(ref SourceRef, rel string, _ doc) {
+		if out[ref] == nil {
+			out[ref] = map[string]bool{}
+		}
+		out[ref][path.Dir(rel)] = true
+	})
+	return out
+}
+
+// eachGitRepository calls fn for every GitRepository document of files.
+func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file string, d doc)) {
 	for _, rel := range files {
 		for _, d := range ix.docs(rel) {
 			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
@@ -33,14 +44,9 @@ func gitRepositoryFolders(ix *index, files []string) map[SourceRef]map[string]bo
 			if ns == "" {
 				ns = "flux-system"
 			}
-			ref := SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}
-			if out[ref] == nil {
-				out[ref] = map[string]bool{}
-			}
-			out[ref][path.Dir(rel)] = true
+			fn(SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
 		}
 	}
-	return out
 }
 
 // discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
@@ -130,54 +136,45 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		boot := p != "" && (dir == p || strings.HasPrefix(dir, p+"/"))
 		return root{name: lastElem(p, ks.Ref.Name), ks: ks}, boot, true
 	case group == "fluxcd.controlplane.io" && d.Kind == "FluxInstance":
-		sync := value(d.Node, "spec")
-		sync = value(sync, "sync")
-		p := scalar(sync, "path")
-		if p == "" {
-			return root{}, false, false
-		}
-		ns := d.Namespace
-		if ns == "" {
-			ns = "flux-system"
-		}
-		kind := scalar(sync, "kind")
-		if kind == "" {
-			kind = "GitRepository"
-		}
-		// flux-operator names the sync source and Kustomization after the namespace
-		// (fluxoperator.dev "Flux Cluster Sync Configuration"), unless sync.name says otherwise.
-		name := scalar(sync, "name")
-		if name == "" {
-			name = ns
-		}
-		src := SourceRef{Kind: kind, Namespace: ns, Name: name}
-		return root{name: lastElem(cleanPath(p), d.Name), ks: syntheticRoot(ns, name, p, src, file, d.Line), synthetic: true}, true, true
+		return operatorRoot(d.Namespace, value(value(d.Node, "spec"), "sync"), d.Name, file, d.Line)
 	case group == "helm.toolkit.fluxcd.io" && d.Kind == "HelmRelease":
 		if !strings.Contains(file+d.Name+chartName(d.Node), "flux-instance") {
 			return root{}, false, false
 		}
-		inst := value(value(value(d.Node, "spec"), "values"), "instance")
-		sync := value(inst, "sync")
-		p := scalar(sync, "path")
-		if p == "" {
-			return root{}, false, false
-		}
-		kind := scalar(sync, "kind")
-		if kind == "" {
-			kind = "GitRepository"
-		}
-		ns := scalar(inst, "namespace")
+		ns := scalar(value(d.Node, "spec"), "targetNamespace")
 		if ns == "" {
-			ns = "flux-system"
+			ns = d.Namespace
 		}
-		name := scalar(sync, "name")
-		if name == "" {
-			name = ns
-		}
-		src := SourceRef{Kind: kind, Namespace: ns, Name: name}
-		return root{name: lastElem(cleanPath(p), name), ks: syntheticRoot(ns, name, p, src, file, d.Line), synthetic: true}, true, true
+		sync := value(value(value(value(d.Node, "spec"), "values"), "instance"), "sync")
+		return operatorRoot(ns, sync, "", file, d.Line)
 	}
 	return root{}, false, false
+}
+
+// operatorRoot is the root that flux-operator creates from a FluxInstance's spec.sync: the
+// source and Kustomization are named after the namespace (fluxoperator.dev "Flux Cluster
+// Sync Configuration") unless sync.name says otherwise. The cluster is named after the
+// sync path's last element, else instance.
+func operatorRoot(ns string, sync *yaml.Node, instance, file string, line int) (root, bool, bool) {
+	p := scalar(sync, "path")
+	if p == "" {
+		return root{}, false, false
+	}
+	if ns == "" {
+		ns = "flux-system"
+	}
+	kind, name := scalar(sync, "kind"), scalar(sync, "name")
+	if kind == "" {
+		kind = "GitRepository"
+	}
+	if name == "" {
+		name = ns
+	}
+	if instance == "" {
+		instance = name
+	}
+	src := SourceRef{Kind: kind, Namespace: ns, Name: name}
+	return root{name: lastElem(cleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true}, true, true
 }
 
 func chartName(n *yaml.Node) string {

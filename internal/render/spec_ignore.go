@@ -28,21 +28,10 @@ func SourceIgnore(dir string, cfg *config.Config) (string, error) {
 		}
 	}
 	var out []string
-	for _, rel := range ix.yamlFiles() {
-		for _, d := range ix.docs(rel) {
-			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
-				continue
-			}
-			ns := d.Namespace
-			if ns == "" {
-				ns = "flux-system"
-			}
-			if want[SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}] {
-				if ig := scalar(value(d.Node, "spec"), "ignore"); ig != "" {
-					out = append(out, ig)
-				}
-			}
+	eachGitRepository(ix, ix.yamlFiles(), func(ref SourceRef, _ string, d doc) {
+		if ig := scalar(value(d.Node, "spec"), "ignore"); want[ref] && ig != "" {
+			out = append(out, ig)
 		}
-	}
+	})
 	return strings.Join(out, "\n"), nil
 }

@@ -285,29 +285,9 @@ func lineComments(rep *review.Report, changed map[string]map[int]bool) []forge.L
 }
 
 // describe is the final status description: new findings by severity and the clusters, e.g.
-// "2 new errors, 1 warning · 3 clusters".
+// "2 new errors, 1 new warning · 3 clusters".
 func describe(rep *review.Report) string {
-	c := rep.Counts(rules.StatusNew)
-	var parts []string
-	for _, s := range []struct {
-		sev       rules.Severity
-		one, many string
-	}{
-		{rules.Error, "error", "errors"},
-		{rules.Warning, "warning", "warnings"},
-		{rules.Notice, "notice", "notices"},
-		{rules.None, "finding without severity", "findings without severity"},
-	} {
-		if n := c[s.sev]; n > 0 {
-			parts = append(parts, plural(n, s.one, s.many))
-		}
-	}
-	text := "no new findings"
-	if len(parts) > 0 {
-		n, rest, _ := strings.Cut(strings.Join(parts, ", "), " ")
-		text = n + " new " + rest
-	}
-	return oneLine(text + " · " + plural(len(rep.Clusters), "cluster", "clusters"))
+	return oneLine(format.NewCounts(rep) + " · " + plural(len(rep.Clusters), "cluster", "clusters"))
 }
 
 func plural(n int, one, many string) string {

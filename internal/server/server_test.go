@@ -16,7 +16,7 @@ import (
 	"github.com/tiergate/tiergate/internal/review/format"
 )
 
-const demoDescription = "2 new errors, 1 notice · 1 cluster"
+const demoDescription = "2 new errors, 1 new notice · 1 cluster"
 
 // demoComments are the line comments of the demo scenario, as (path, line, body prefix).
 var demoComments = []string{

@@ -9,7 +9,9 @@ import (
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
-func verdictLine(r *review.Report) string {
+// NewCounts says how many new findings r has, by severity: "2 new errors, 1 new warning",
+// or "no new findings". The comment's verdict and the commit status both use it.
+func NewCounts(r *review.Report) string {
 	c := r.Counts(rules.StatusNew)
 	var parts []string
 	for _, s := range []struct {
@@ -25,10 +27,15 @@ func verdictLine(r *review.Report) string {
 			parts = append(parts, plural(n, s.one, s.many))
 		}
 	}
-	icon, text := "✅", "no new findings"
-	if len(parts) > 0 {
-		text = strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return "no new findings"
 	}
+	return strings.Join(parts, ", ")
+}
+
+func verdictLine(r *review.Report) string {
+	c := r.Counts(rules.StatusNew)
+	icon, text := "✅", NewCounts(r)
 	switch {
 	case c[rules.Error] > 0:
 		icon = "❌"
