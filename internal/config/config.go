@@ -46,6 +46,13 @@ type RuntimeCRDs struct {
 	Chart       string        `json:"chart,omitempty" yaml:"chart,omitempty"`
 }
 
+// Preinstalled names CRDs by API group, or by the Helm chart that installs them (the
+// chart names of the runtime-CRD catalog).
+type Preinstalled struct {
+	Groups []string `json:"groups,omitempty" yaml:"groups,omitempty"`
+	Charts []string `json:"charts,omitempty" yaml:"charts,omitempty"`
+}
+
 // Config is the content of .tiergate.yaml.
 type Config struct {
 	Clusters []Cluster `json:"clusters,omitempty" yaml:"clusters,omitempty"`
@@ -53,6 +60,9 @@ type Config struct {
 	// or ExternalArtifact/apps/foo) to the repo folder its paths are relative to.
 	Sources     map[string]string `json:"sources,omitempty" yaml:"sources,omitempty"`
 	RuntimeCRDs []RuntimeCRDs     `json:"runtimeCRDs,omitempty" yaml:"runtimeCRDs,omitempty"`
+	// PreinstalledCRDs are CRDs that exist before Flux reconciles anything (applied by a
+	// bootstrap script or a cluster add-on): their kinds need no dependsOn edge.
+	PreinstalledCRDs Preinstalled `json:"preinstalledCRDs,omitempty" yaml:"preinstalledCRDs,omitempty"`
 	// StrictSubstitution is true unless set to false: undefined variables are then warnings
 	// (Flux before 2.9, or StrictPostBuildSubstitutions=false).
 	StrictSubstitution *bool `json:"strictSubstitution,omitempty" yaml:"strictSubstitution,omitempty"`

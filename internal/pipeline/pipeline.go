@@ -156,7 +156,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	}
 	rep := review.Review(bg, hg, review.Options{
 		BaseRev: base.Rev, HeadRev: head.Rev,
-		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs), Strict: cfg.Strict()},
+		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, cfg.PreinstalledCRDs), Strict: cfg.Strict()},
 	})
 	return &Result{Report: rep, Threshold: threshold}, nil
 }

@@ -31,11 +31,19 @@ func (k RuntimeKind) TriggerName() string {
 type Catalog struct {
 	kinds  map[string]RuntimeKind
 	groups map[string]RuntimeKind
+	// preinstalled groups have their CRDs before Flux runs.
+	preinstalled map[string]bool
 }
+
+// Preinstalled reports whether the CRDs of group exist before Flux reconciles anything.
+func (c *Catalog) Preinstalled(group string) bool { return c != nil && c.preinstalled[group] }
 
 // Lookup returns the runtime kind of "group/Kind".
 func (c *Catalog) Lookup(groupKind string) (RuntimeKind, bool) {
 	if c == nil {
+		return RuntimeKind{}, false
+	}
+	if group, _ := triggerID(groupKind); c.preinstalled[group] {
 		return RuntimeKind{}, false
 	}
 	if k, ok := c.kinds[groupKind]; ok {
@@ -83,9 +91,19 @@ var defaultCatalog = []config.RuntimeCRDs{
 }
 
 // NewCatalog returns the shipped catalog extended (or overridden, kind by kind) by the
-// runtimeCRDs of .tiergate.yaml.
-func NewCatalog(extra []config.RuntimeCRDs) *Catalog {
-	c := &Catalog{kinds: map[string]RuntimeKind{}, groups: map[string]RuntimeKind{}}
+// runtimeCRDs of .tiergate.yaml, less the preinstalled CRDs.
+func NewCatalog(extra []config.RuntimeCRDs, pre ...config.Preinstalled) *Catalog {
+	c := &Catalog{kinds: map[string]RuntimeKind{}, groups: map[string]RuntimeKind{}, preinstalled: map[string]bool{}}
+	for _, p := range pre {
+		for _, g := range p.Groups {
+			c.preinstalled[g] = true
+		}
+		for _, ch := range p.Charts {
+			for _, g := range chartGroups[ch] {
+				c.preinstalled[g] = true
+			}
+		}
+	}
 	all := append(append(append([]config.RuntimeCRDs(nil), defaultCatalog...), chartCatalog()...), extra...)
 	for _, set := range all {
 		for _, k := range set.Kinds {

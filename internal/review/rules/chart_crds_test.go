@@ -1,6 +1,12 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/config"
+)
 
 // TestChartInstalledCRDs covers CRDs that a HelmRelease installs (the chart catalog):
 // a custom resource beside the HelmRelease deadlocks a cold cluster; in another tier it
@@ -95,6 +101,50 @@ func TestChartInstalledCRDs(t *testing.T) {
 			c := renderTree(t, tc.files)
 			checkBuilt(t, c)
 			checkFindings(t, stateRule(t, tc.rule)(c, nil, testEnv()), tc.want)
+		})
+	}
+}
+
+func TestPreinstalledCRDsNeedNoEdge(t *testing.T) {
+	files := map[string]string{
+		tierFile("certs"): tier("certs", "./certs", true),
+		"certs/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
+			"spec:", "  chart:", "    spec:", "      chart: cert-manager", "      sourceRef: {kind: HelmRepository, name: jetstack}"),
+		"certs/ci.yaml":   obj("cert-manager.io/v1", "ClusterIssuer", "", "letsencrypt", "spec: {selfSigned: {}}"),
+		tierFile("apps"):  tier("apps", "./apps", true),
+		"apps/cert.yaml":  obj("cert-manager.io/v1", "Certificate", "default", "web", "spec: {secretName: web-tls, issuerRef: {kind: ClusterIssuer, name: letsencrypt}}"),
+		"apps/sm.yaml":    obj("monitoring.coreos.com/v1", "ServiceMonitor", "default", "web", "spec: {}"),
+		"infra/crds.yaml": crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "Namespaced"),
+		tierFile("infra"): tier("infra", "./infra", true),
+	}
+	c := renderTree(t, files)
+	checkBuilt(t, c)
+	for _, tc := range []struct {
+		name string
+		pre  config.Preinstalled
+		want []string
+	}{
+		{"nothing preinstalled", config.Preinstalled{}, []string{
+			"missing-depends-on flux-system/apps Certificate.cert-manager.io/default/web",
+			"missing-depends-on flux-system/apps ServiceMonitor.monitoring.coreos.com/default/web",
+			"runtime-crd-same-pass flux-system/certs ClusterIssuer.cert-manager.io/letsencrypt",
+		}},
+		// The Certificate still needs the ClusterIssuer object itself.
+		{"chart and group preinstalled", config.Preinstalled{Charts: []string{"cert-manager"}, Groups: []string{"monitoring.coreos.com"}}, []string{
+			"missing-depends-on flux-system/apps Certificate.cert-manager.io/default/web",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := &Env{Catalog: NewCatalog(nil, tc.pre), Strict: true}
+			var got []string
+			for _, id := range []string{"missing-depends-on", "runtime-crd-same-pass"} {
+				for _, f := range stateRule(t, id)(c, nil, env) {
+					got = append(got, f.Rule+" "+f.Kustomization+" "+f.Object.String())
+				}
+			}
+			if !cmp.Equal(tc.want, got) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
 		})
 	}
 }

@@ -34,7 +34,7 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 		add("Namespace "+id.Namespace, Error, render.ObjectID{Kind: "Namespace", Name: id.Namespace})
 	}
 	gk := id.Group + "/" + id.Kind
-	if !builtin(id.Group, id.Kind) {
+	if !builtin(id.Group, id.Kind) && !env.Catalog.Preinstalled(id.Group) {
 		if p := v.crdOwners[gk]; len(p) > 0 {
 			out = append(out, need{what: "the CRD of " + kindName(id), providers: p, severity: Error})
 		} else if rk, ok := env.Catalog.Lookup(gk); ok {

@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tiergate/tiergate/internal/forge/forgetest"
+)
+
+// gitEnv isolates the git CLI and git-http-backend from the user's and system's config.
+func gitEnv(home string) []string {
+	return []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.invalid",
+		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.invalid"}
+}
+
+// runGit runs the git CLI in dir and returns its standard output.
+func runGit(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnv(t.TempDir())...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
+
+// gitBackend is the path of git-http-backend; the test is skipped without it.
+func gitBackend(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	backend := filepath.Join(strings.TrimSpace(runGit(t, "", "--exec-path")), "git-http-backend")
+	if _, err := os.Stat(backend); err != nil {
+		t.Skipf("git-http-backend: %v", err)
+	}
+	return backend
+}
+
+// gitServer serves the bare repositories under root over smart HTTP through
+// git-http-backend, behind basic auth with one user and password.
+type gitServer struct {
+	url  string
+	root string
+
+	mu       sync.Mutex
+	user     string
+	password string
+	refused  int   // requests answered 401
+	hold     *hold // stops an upload-pack until released
+	closing  chan struct{}
+}
+
+// hold stops the first request after holdFetch until release is closed or the client goes
+// away: a review caught in its fetch.
+type hold struct {
+	arrived chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newGitServer(t *testing.T, user, password string) *gitServer {
+	t.Helper()
+	backend := gitBackend(t)
+	s := &gitServer{root: t.TempDir(), user: user, password: password, closing: make(chan struct{})}
+	h := &cgi.Handler{
+		Path:       backend,
+		Root:       "/",
+		Env:        append(gitEnv(t.TempDir()), "GIT_PROJECT_ROOT="+s.root, "GIT_HTTP_EXPORT_ALL=1"),
+		InheritEnv: []string{"PATH"},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		user, pass, hd := s.user, s.password, s.hold
+		u, p, ok := r.BasicAuth()
+		if !ok || u != user || p != pass {
+			s.refused++
+			s.mu.Unlock()
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "bad credentials", http.StatusUnauthorized)
+			return
+		}
+		s.mu.Unlock()
+		if hd != nil {
+			first := false
+			hd.once.Do(func() { first = true; close(hd.arrived) })
+			if first {
+				select {
+				case <-hd.release:
+				case <-r.Context().Done():
+					return
+				case <-s.closing:
+					return
+				}
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	s.url = srv.URL
+	t.Cleanup(func() {
+		close(s.closing)
+		srv.Close()
+	})
+	return s
+}
+
+// holdFetch makes the next fetch wait until release is closed.
+func (s *gitServer) holdFetch() *hold {
+	h := &hold{arrived: make(chan struct{}), release: make(chan struct{})}
+	s.mu.Lock()
+	s.hold = h
+	s.mu.Unlock()
+	return h
+}
+
+func (s *gitServer) refusedRequests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
+// prRepo is the repository of PR #1 as the forge holds it: main at base, refs/pull/1/head
+// at head (later head2, a third commit on top of head).
+type prRepo struct {
+	work, bare            string
+	cloneURL              string
+	base, head, head2     string
+	headFiles, head2Files []forgetest.File // the PR's changed files, as the forge's API lists them
+}
+
+// newPRRepo commits the scenario's base/ and head/ folders and a third commit (a README
+// that no Kustomization reads) and publishes base and head as owner/name.git on s.
+func newPRRepo(t *testing.T, s *gitServer, scenario, owner, name string) *prRepo {
+	t.Helper()
+	r := &prRepo{work: t.TempDir(), bare: filepath.Join(s.root, owner, name+".git")}
+	r.cloneURL = s.url + "/" + owner + "/" + name + ".git"
+	runGit(t, r.work, "init", "--quiet", "--initial-branch=main")
+	commit := func(msg string) string {
+		runGit(t, r.work, "add", "--all")
+		runGit(t, r.work, "commit", "--quiet", "--no-gpg-sign", "-m", msg)
+		return strings.TrimSpace(runGit(t, r.work, "rev-parse", "HEAD"))
+	}
+	replaceTree(t, r.work, filepath.Join(scenario, "base"))
+	r.base = commit("base")
+	replaceTree(t, r.work, filepath.Join(scenario, "head"))
+	r.head = commit("head")
+	if err := os.WriteFile(filepath.Join(r.work, "README.md"), []byte("# fleet\n\nReviewed by tiergate.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.head2 = commit("readme")
+	r.headFiles = changedFiles(t, r.work, r.base, r.head)
+	r.head2Files = changedFiles(t, r.work, r.base, r.head2)
+
+	runGit(t, "", "init", "--quiet", "--bare", "--initial-branch=main", r.bare)
+	runGit(t, r.work, "push", "--quiet", r.bare, r.base+":refs/heads/main", r.head+":refs/pull/1/head")
+	return r
+}
+
+// pushHead2 moves refs/pull/1/head to head2, as a push to the PR branch does.
+func (r *prRepo) pushHead2(t *testing.T) {
+	t.Helper()
+	runGit(t, r.work, "push", "--quiet", "--force", r.bare, r.head2+":refs/pull/1/head")
+}
+
+// replaceTree makes dir's work tree a copy of src.
+func replaceTree(t *testing.T, dir, src string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != ".git" {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
+// changedFiles lists the files from base to head with their hunks, as GitHub's files API
+// does. Renames are not detected: a moved file is a deletion and an addition, so its
+// lines can carry review comments.
+func changedFiles(t *testing.T, dir, base, head string) []forgetest.File {
+	t.Helper()
+	var files []forgetest.File
+	for _, name := range strings.Fields(runGit(t, dir, "diff", "--no-renames", "--name-only", base, head)) {
+		patch := runGit(t, dir, "diff", "--no-renames", "--no-color", base, head, "--", name)
+		if i := strings.Index(patch, "\n@@ "); i >= 0 {
+			patch = patch[i+1:]
+		}
+		files = append(files, forgetest.File{Name: name, Patch: patch})
+	}
+	return files
+}

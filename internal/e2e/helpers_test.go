@@ -1,0 +1,453 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/forge/forgetest"
+	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/server"
+)
+
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.ReleaseMode) // as bot serve does
+	os.Exit(m.Run())
+}
+
+const (
+	owner    = "acme"
+	repoName = "fleet"
+	secret   = "webhook-secret"
+	// installationID is the GitHub App installation named by the deliveries.
+	installationID = 77
+	writer         = "wendy" // write access: her /recheck runs a review
+	reader         = "rita"  // read access: her /recheck is refused
+	// waitLimit bounds every wait for the server; a review of the scenario takes seconds.
+	waitLimit = 90 * time.Second
+)
+
+// flavour is one forge as the server meets it: its fake API, its webhook payloads and
+// headers, and how the server authenticates to it and to its git server.
+type flavour struct {
+	name     string
+	kind     forge.Kind
+	newFake  func(testing.TB) *forgetest.Server
+	apiBase  string // path prefix of the API on the fake ("/api/v1" on Gitea and Forgejo)
+	endpoint string // the server's webhook path
+	app      bool   // GitHub App auth (else a token)
+	forgejo  bool   // deliveries carry X-Forgejo-* headers too
+	// fixture files under shared/forge-fixtures
+	opened, synchronize, comment string
+	// files is the path of the PR's changed-files request
+	files string
+	// cloneUser and clonePassword are the basic-auth credentials that the git server accepts.
+	cloneUser, clonePassword string
+	// botLogin writes the bot's comments on the fake.
+	botLogin string
+}
+
+var (
+	github = flavour{
+		name: "github", kind: forge.GitHub, newFake: forgetest.NewGitHub, endpoint: "/webhooks/github",
+		opened:      "github/webhooks/pull_request.opened.json",
+		synchronize: "github/webhooks/pull_request.synchronize.json",
+		comment:     "github/webhooks/issue_comment.created.pull_request.json",
+		files:       "/pulls/1/files",
+		cloneUser:   "x-access-token", clonePassword: forgetest.Token, botLogin: forgetest.BotLogin,
+	}
+	githubApp = flavour{
+		name: "github-app", kind: forge.GitHub, newFake: forgetest.NewGitHub, endpoint: "/webhooks/github", app: true,
+		opened:      github.opened,
+		synchronize: github.synchronize,
+		comment:     github.comment,
+		files:       github.files,
+		// the fake issues "ghs_fake_installation_<id>" to an installation
+		cloneUser: "x-access-token", clonePassword: fmt.Sprintf("ghs_fake_installation_%d", installationID),
+		botLogin: forgetest.AppSlug + "[bot]",
+	}
+	gitea = flavour{
+		name: "gitea", kind: forge.Gitea, newFake: forgetest.NewGitea, apiBase: "/api/v1", endpoint: "/webhooks/gitea",
+		opened:      "gitea/webhooks/drone-go-scm.pull_request_opened.json",
+		synchronize: "gitea/webhooks/drone-go-scm.pull_request_synchronized.json",
+		comment:     "gitea/webhooks/drone-go-scm.pull_request_comment_created.json",
+		files:       "/pulls/1.diff",
+		// Gitea's CloneAuth sends the token's user with the token
+		cloneUser: forgetest.BotLogin, clonePassword: forgetest.Token, botLogin: forgetest.BotLogin,
+	}
+	forgejo = flavour{
+		name: "forgejo", kind: forge.Gitea, newFake: forgetest.NewForgejo, apiBase: "/api/v1", endpoint: "/webhooks/gitea", forgejo: true,
+		opened:      "forgejo/webhooks/woodpecker.HookPullRequest.json",
+		synchronize: "forgejo/webhooks/woodpecker.HookPullRequestUpdated.json",
+		comment:     "forgejo/webhooks/constructed.issue_comment.created.pull_request.json",
+		files:       gitea.files,
+		cloneUser:   forgetest.BotLogin, clonePassword: forgetest.Token, botLogin: forgetest.BotLogin,
+	}
+	flavours = []flavour{github, githubApp, gitea, forgejo}
+)
+
+// env is one flavour's world: the fake forge with PR #1 of acme/fleet, the git server that
+// holds the PR's commits and the data directory that server instances share.
+type env struct {
+	t        *testing.T
+	fl       flavour
+	fixtures string
+	scenario string
+	fake     *forgetest.Server
+	git      *gitServer
+	repo     *prRepo
+	dataDir  string
+	log      *syncBuffer
+}
+
+// newEnv sets up fl's fake forge and git server for the scenario; the test is skipped when
+// the shared fixtures or git-http-backend are missing.
+func newEnv(t *testing.T, fl flavour, scenario string) *env {
+	t.Helper()
+	fixtures := forgetest.FixturesDir(t)
+	dir := filepath.Join(filepath.Dir(fixtures), "scenarios", scenario)
+	if _, err := os.Stat(filepath.Join(dir, "expect.json")); err != nil {
+		t.Skipf("scenario %s not found: %v", scenario, err)
+	}
+	e := &env{t: t, fl: fl, fixtures: fixtures, scenario: dir, dataDir: t.TempDir(), log: &syncBuffer{}}
+	e.git = newGitServer(t, fl.cloneUser, fl.clonePassword)
+	e.repo = newPRRepo(t, e.git, dir, owner, repoName)
+	e.fake = fl.newFake(t)
+	e.fake.SetPR(1, e.repo.head, e.repo.base, false)
+	e.fake.SetFiles(1, e.repo.headFiles...)
+	e.fake.SetPermission(writer, "write")
+	e.fake.SetPermission(reader, "read")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server log:\n%s", e.log.String())
+		}
+	})
+	return e
+}
+
+// instance is one server process: the server, its HTTP listener and its workers.
+type instance struct {
+	e      *env
+	srv    *server.Server
+	http   *httptest.Server
+	cancel context.CancelFunc
+	ran    chan error
+	once   sync.Once
+}
+
+// forges is the server's view of the configured forge, as cmd/bot/serve.go builds it.
+type forges struct {
+	github  *forge.GitHubClients
+	gitea   forge.Client
+	secrets map[forge.Kind][]byte
+}
+
+func (f *forges) Client(ev forge.Event) (forge.Client, error) {
+	switch {
+	case ev.Forge == forge.GitHub && f.github != nil:
+		return f.github.For(ev.InstallationID)
+	case ev.Forge == forge.Gitea && f.gitea != nil:
+		return f.gitea, nil
+	}
+	return nil, fmt.Errorf("forge %q is not configured", ev.Forge)
+}
+
+func (f *forges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
+
+// start wires a server over the env's data directory the way `bot serve` does; run starts
+// its workers (without them accepted jobs only wait in the queue).
+func (e *env) start(run bool) *instance {
+	e.t.Helper()
+	const reviewTimeout = 2 * time.Minute
+	metrics := server.NewMetrics()
+	fs := &forges{secrets: map[forge.Kind][]byte{e.fl.kind: []byte(secret)}}
+	httpClient := &http.Client{Timeout: reviewTimeout}
+	retry := forge.RetryOptions{Observer: metrics.ForgeRequest}
+	switch e.fl.kind {
+	case forge.GitHub:
+		opts := forge.GitHubOptions{APIURL: e.fake.URL + "/", HTTPClient: httpClient, Retry: retry}
+		if e.fl.app {
+			opts.AppID, opts.AppKeyPEM = forgetest.AppID, forgetest.AppKeyPEM()
+		} else {
+			opts.Token = forgetest.Token
+		}
+		gh, err := forge.NewGitHub(opts)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		fs.github = gh
+	case forge.Gitea:
+		gt, err := forge.NewGitea(e.fake.URL, forgetest.Token, httpClient, retry)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		fs.gitea = gt
+	}
+	mirrors, err := gitrepo.NewMirrors(filepath.Join(e.dataDir, "mirrors"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{
+		DataDir:       e.dataDir,
+		Forges:        fs,
+		Fetcher:       server.MirrorFetcher{Mirrors: mirrors},
+		Workers:       2,
+		ReviewTimeout: reviewTimeout,
+		Metrics:       metrics,
+		Logger:        slog.New(slog.NewJSONHandler(e.log, nil)),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	in := &instance{e: e, srv: srv, http: httptest.NewServer(srv.Handler()), cancel: func() {}}
+	if run {
+		ctx, cancel := context.WithCancel(context.Background())
+		in.cancel, in.ran = cancel, make(chan error, 1)
+		go func() { in.ran <- srv.Run(ctx) }()
+	}
+	e.t.Cleanup(in.stop)
+	return in
+}
+
+// stop shuts the instance down as bot serve does on SIGTERM: the workers stop (running
+// reviews are cancelled, their jobs stay queued), the listener closes, then the queue.
+func (in *instance) stop() {
+	in.once.Do(func() {
+		in.cancel()
+		if in.ran != nil {
+			if err := <-in.ran; err != nil {
+				in.e.t.Errorf("Run: %v", err)
+			}
+		}
+		in.http.Close()
+		if err := in.srv.Close(); err != nil {
+			in.e.t.Errorf("Close: %v", err)
+		}
+	})
+}
+
+// get fetches path from the instance and returns the status and body.
+func (in *instance) get(path string) (int, string) {
+	in.e.t.Helper()
+	resp, err := http.Get(in.http.URL + path)
+	if err != nil {
+		in.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// delivery is one webhook request.
+type delivery struct {
+	event     string // pull_request, issue_comment
+	eventType string // Gitea's fine-grained type: pull_request, pull_request_sync, pull_request_comment
+	id        string
+	body      []byte
+	secret    string // "": no signature headers
+}
+
+// send posts d to the instance and returns the status and body of the answer.
+func (in *instance) send(d delivery) (int, string) {
+	in.e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, in.http.URL+in.e.fl.endpoint, bytes.NewReader(d.body))
+	if err != nil {
+		in.e.t.Fatal(err)
+	}
+	req.Header = in.e.headers(d)
+	return in.do(req)
+}
+
+func (in *instance) do(req *http.Request) (int, string) {
+	in.e.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		in.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// headers are the headers the forge sends with d (shared/forge-fixtures/*/webhooks/README.md).
+func (e *env) headers(d delivery) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	sig := ""
+	if d.secret != "" {
+		m := hmac.New(sha256.New, []byte(d.secret))
+		m.Write(d.body)
+		sig = hex.EncodeToString(m.Sum(nil))
+	}
+	if e.fl.kind == forge.GitHub {
+		h.Set("User-Agent", "GitHub-Hookshot/e2e")
+		h.Set("X-GitHub-Event", d.event)
+		h.Set("X-GitHub-Delivery", d.id)
+		if sig != "" {
+			h.Set("X-Hub-Signature-256", "sha256="+sig)
+		}
+		return h
+	}
+	prefixes := []string{"X-Gitea-", "X-Gogs-", "X-GitHub-"}
+	if e.fl.forgejo {
+		prefixes = append(prefixes, "X-Forgejo-")
+	}
+	for _, p := range prefixes {
+		h.Set(p+"Delivery", d.id)
+		h.Set(p+"Event", d.event)
+		h.Set(p+"Event-Type", d.eventType)
+		if sig != "" && p != "X-GitHub-" {
+			h.Set(p+"Signature", sig)
+		}
+	}
+	if sig != "" {
+		h.Set("X-Hub-Signature-256", "sha256="+sig)
+	}
+	return h
+}
+
+// newID is a fresh delivery id.
+func newID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// prDelivery is the flavour's opened payload (before == "") or synchronize payload (a push
+// from before to head) for PR #1 of acme/fleet at head, signed with the configured secret.
+func (e *env) prDelivery(head, before string) delivery {
+	e.t.Helper()
+	file, action, eventType := e.fl.opened, "opened", "pull_request"
+	if before != "" {
+		file, action, eventType = e.fl.synchronize, "synchronized", "pull_request_sync"
+		if e.fl.kind == forge.GitHub {
+			action = "synchronize"
+		}
+	}
+	p := e.payload(file)
+	if got := p["action"]; got != action {
+		e.t.Fatalf("%s: action %v, want %s", file, got, action)
+	}
+	p["number"] = 1
+	pr := obj(p, "pull_request")
+	if _, ok := pr["number"]; ok {
+		pr["number"] = 1
+	}
+	obj(pr, "head")["sha"] = head
+	obj(pr, "base")["sha"] = e.repo.base
+	obj(pr, "base")["ref"] = "main"
+	for _, side := range []string{"head", "base"} {
+		if r, ok := obj(pr, side)["repo"].(map[string]any); ok {
+			e.rewriteRepo(r)
+		}
+	}
+	if before != "" && e.fl.kind == forge.GitHub {
+		p["before"], p["after"] = before, head
+	}
+	return e.sign(delivery{event: "pull_request", eventType: eventType}, p)
+}
+
+// commentDelivery is the flavour's issue_comment payload: user wrote body on PR #1 as
+// comment id.
+func (e *env) commentDelivery(id int64, user, body string) delivery {
+	e.t.Helper()
+	p := e.payload(e.fl.comment)
+	issue := obj(p, "issue")
+	issue["number"] = 1
+	c := obj(p, "comment")
+	c["id"] = id
+	c["body"] = body
+	setUser(obj(c, "user"), user)
+	setUser(obj(p, "sender"), user)
+	return e.sign(delivery{event: "issue_comment", eventType: "pull_request_comment"}, p)
+}
+
+// payload reads a fixture and points its repository at acme/fleet on the git server.
+func (e *env) payload(file string) map[string]any {
+	e.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(e.fixtures, file))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(raw, &p); err != nil {
+		e.t.Fatalf("%s: %v", file, err)
+	}
+	e.rewriteRepo(obj(p, "repository"))
+	if e.fl.kind == forge.GitHub {
+		obj(p, "installation")["id"] = installationID
+	}
+	return p
+}
+
+func (e *env) rewriteRepo(r map[string]any) {
+	r["name"] = repoName
+	r["full_name"] = owner + "/" + repoName
+	r["clone_url"] = e.repo.cloneURL
+	r["html_url"] = strings.TrimSuffix(e.repo.cloneURL, ".git")
+	setUser(obj(r, "owner"), owner)
+}
+
+// setUser renames a user object (GitHub: login; Gitea and Forgejo: login and username).
+func setUser(u map[string]any, login string) {
+	u["login"] = login
+	if _, ok := u["username"]; ok {
+		u["username"] = login
+	}
+}
+
+func (e *env) sign(d delivery, p map[string]any) delivery {
+	e.t.Helper()
+	body, err := json.Marshal(p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	d.id, d.body, d.secret = newID(), body, secret
+	return d
+}
+
+// obj returns m[key] as an object, creating it when absent.
+func obj(m map[string]any, key string) map[string]any {
+	v, ok := m[key].(map[string]any)
+	if !ok {
+		v = map[string]any{}
+		m[key] = v
+	}
+	return v
+}
+
+// syncBuffer is the server's log, kept for a failing test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
