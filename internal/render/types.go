@@ -187,7 +187,11 @@ func (c *Cluster) Partials() []Partial {
 		ks := c.Kustomizations[ref]
 		switch {
 		case ks.Skipped != "":
-			out = append(out, Partial{Kustomization: ref.String(), Reason: ks.Skipped})
+			reason := ks.Skipped
+			if !c.hasSource(ks.Spec.SourceRef) {
+				reason += "; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"
+			}
+			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
 		case len(ks.Remote) > 0:
 			out = append(out, Partial{Kustomization: ref.String(), Reason: "remote resources not fetched", URLs: ks.Remote})
 		case len(ks.Unresolved) > 0:
@@ -196,6 +200,11 @@ func (c *Cluster) Partials() []Partial {
 		}
 	}
 	return out
+}
+
+// hasSource reports whether the graph emits the Flux source s.
+func (c *Cluster) hasSource(s SourceRef) bool {
+	return len(c.Owners[ObjectID{Group: "source.toolkit.fluxcd.io", Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]) > 0
 }
 
 // ObjectCount is the number of objects rendered in c.
