@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,16 +63,19 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 			return usageErr("--fail-on: %v", err)
 		}
 	}
+	start := time.Now()
 	base, head, err := trees(f)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	defer base.Close()
 	defer head.Close()
+	checkout := time.Since(start).Seconds()
 	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	res.Report.Timings["checkout"] = checkout
 	if err := write(out, f.format, res.Report); err != nil {
 		return &exitError{code: 2, err: err}
 	}

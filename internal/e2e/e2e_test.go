@@ -129,6 +129,11 @@ func TestPullRequestLifecycle(t *testing.T) {
 			checkSummary(t, summary.Body, exp)
 			checkLineComments(t, e.publishing(calls)[4].Lines, exp)
 
+			// The forge tells the server about its own summary comment: nothing runs.
+			e.fake.ResetCalls()
+			code, body = in.send(e.commentDelivery(summary.ID, fl.botLogin, summary.Body))
+			expectStatus(t, "the bot's own comment", code, body, http.StatusAccepted, `"ignored"`)
+
 			// A push: the summary is edited in place.
 			e.fake.ResetCalls()
 			e.repo.pushHead2(t)
@@ -191,7 +196,8 @@ func TestRestart(t *testing.T) {
 
 			// Queued: the first process accepts the delivery and stops before a worker takes it.
 			first := e.start(false)
-			code, body := first.send(e.prDelivery(head, ""))
+			opened := e.prDelivery(head, "")
+			code, body := first.send(opened)
 			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
 			e.waitMetric(first, "tiergate_queue_depth", 1)
 			first.stop()
@@ -202,6 +208,8 @@ func TestRestart(t *testing.T) {
 			calls := e.waitCalls("final status after the restart", e.finalStatus(head))
 			e.assertCalls("queued job after a restart", calls, e.reviewRun(head, 0, exp))
 			summary := e.summary()
+			code, body = second.send(opened) // the delivery ids outlive the process
+			expectStatus(t, "opened redelivered after the restart", code, body, http.StatusOK, `"duplicate"`)
 			second.stop()
 
 			// Running: the process stops while the review fetches; its head stays pending
@@ -269,5 +277,124 @@ func (e *env) waitMetric(in *instance, name string, v float64) {
 			e.t.Fatalf("metric %s: want %v, got %v", name, v, m)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSupersede pushes while the review of the previous head fetches: that review is
+// cancelled and marks its head superseded, and only the newest head is reviewed.
+func TestSupersede(t *testing.T) {
+	t.Parallel()
+	for _, fl := range []flavour{github, gitea} {
+		t.Run(fl.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, fl, scenario)
+			exp := loadExpectation(t, e.scenario)
+			head, head2 := e.repo.head, e.repo.head2
+			held := e.git.holdFetch()
+			defer close(held.release)
+			in := e.start(true)
+			code, body := in.send(e.prDelivery(head, ""))
+			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+			select {
+			case <-held.arrived:
+			case <-time.After(waitLimit):
+				t.Fatal("the review never fetched")
+			}
+			e.repo.pushHead2(t)
+			e.fake.SetPR(1, head2, e.repo.base, false)
+			e.fake.SetFiles(1, e.repo.head2Files...)
+			code, body = in.send(e.prDelivery(head2, head))
+			expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
+			calls := e.waitCalls("final status of head2", e.finalStatus(head2))
+			e.assertCalls("superseded", calls, append([]call{
+				e.status(head, "pending", pendingDesc),
+				e.status(head, "error", "superseded by "+head2[:7]),
+			}, e.reviewRun(head2, 0, exp)...))
+			e.waitMetric(in, `tiergate_reviews_total{result="superseded"}`, 1)
+		})
+	}
+}
+
+// TestForgeErrors: transient forge errors (429 with Retry-After, 502) are retried within the
+// run; a permanent one ends the run with status error, and a /recheck recovers.
+func TestForgeErrors(t *testing.T) {
+	t.Parallel()
+	for _, fl := range []flavour{github, gitea} {
+		t.Run(fl.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, fl, scenario)
+			exp := loadExpectation(t, e.scenario)
+			head := e.repo.head
+			in := e.start(true)
+			api := fl.apiBase + e.repoPath()
+
+			// Transient: the pending status is rate limited once, the comment list fails once.
+			e.fake.FailNext(api+"/statuses/"+head, http.StatusTooManyRequests, map[string]string{"Retry-After": "1"})
+			e.fake.FailNext(api+"/issues/1/comments", http.StatusBadGateway, nil)
+			code, body := in.send(e.prDelivery(head, ""))
+			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+			calls := e.waitCalls("final status of head", e.finalStatus(head))
+			run := e.reviewRun(head, 0, exp)
+			e.assertCalls("retried", calls, append([]call{run[0], run[0], run[1]}, run[1:]...))
+			for _, status := range []string{"429", "502"} {
+				e.waitMetric(in, `tiergate_forge_requests_total{forge="`+string(fl.kind)+`",status="`+status+`"}`, 1)
+			}
+			summary := e.summary()
+
+			// Permanent: the review is refused; the run ends with status error.
+			e.fake.ResetCalls()
+			e.fake.FailNext(api+"/pulls/1/reviews", http.StatusUnprocessableEntity, nil)
+			code, body = in.send(e.prDelivery(head, "").withID(newID()))
+			expectStatus(t, "opened (redelivered with a new id)", code, body, http.StatusAccepted, `"queued"`)
+			calls = e.waitCalls("final status of head", e.finalStatus(head))
+			got := e.publishing(calls)
+			if n := len(got); n > 0 {
+				last := &got[n-1]
+				t.Logf("status after the refused review: %s", last.Detail)
+				prefix := "error [tiergate] post line comments: "
+				if !strings.HasPrefix(last.Detail, prefix) || strings.Contains(last.Detail, "\n") {
+					t.Errorf("final status %q, want one line starting %q", last.Detail, prefix)
+				}
+				last.Detail = prefix + "…"
+			}
+			run = e.reviewRun(head, summary.ID, exp)
+			run[5] = e.status(head, "error", "post line comments: …")
+			if d := cmp.Diff(run, got); d != "" {
+				t.Errorf("refused review: forge calls (-want +got):\n%s", d)
+			}
+
+			// /recheck by a writer runs the review again, now without a fault.
+			e.fake.ResetCalls()
+			id := e.fake.AddComment(1, writer, "/recheck")
+			code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
+			expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
+			calls = e.waitCalls("final status of the recheck", e.finalStatus(head))
+			e.assertCalls("recheck after an error", calls, append([]call{e.permission(writer), e.reaction(id, "+1"), e.getPR()},
+				e.reviewRun(head, summary.ID, exp)...))
+		})
+	}
+}
+
+// TestReviewTimeout: a review that outlives --review-timeout ends with status error.
+func TestReviewTimeout(t *testing.T) {
+	t.Parallel()
+	for _, fl := range []flavour{github, gitea} {
+		t.Run(fl.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, fl, scenario)
+			e.reviewTimeout = 2 * time.Second
+			head := e.repo.head
+			held := e.git.holdFetch()
+			defer close(held.release)
+			in := e.start(true)
+			code, body := in.send(e.prDelivery(head, ""))
+			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+			calls := e.waitCalls("final status of head", e.finalStatus(head))
+			e.assertCalls("timed out", calls, []call{
+				e.status(head, "pending", pendingDesc),
+				e.status(head, "error", "review timed out after 2s"),
+			})
+			e.waitMetric(in, `tiergate_reviews_total{result="error"}`, 1)
+		})
 	}
 }

@@ -116,6 +116,8 @@ type env struct {
 	repo     *prRepo
 	dataDir  string
 	log      *syncBuffer
+	// reviewTimeout is --review-timeout of the servers started (0: 2 minutes).
+	reviewTimeout time.Duration
 }
 
 // newEnv sets up fl's fake forge and git server for the scenario; the test is skipped when
@@ -176,7 +178,10 @@ func (f *forges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
 // its workers (without them accepted jobs only wait in the queue).
 func (e *env) start(run bool) *instance {
 	e.t.Helper()
-	const reviewTimeout = 2 * time.Minute
+	reviewTimeout := e.reviewTimeout
+	if reviewTimeout == 0 {
+		reviewTimeout = 2 * time.Minute
+	}
 	metrics := server.NewMetrics()
 	fs := &forges{secrets: map[forge.Kind][]byte{e.fl.kind: []byte(secret)}}
 	httpClient := &http.Client{Timeout: reviewTimeout}
@@ -263,6 +268,12 @@ type delivery struct {
 	id        string
 	body      []byte
 	secret    string // "": no signature headers
+}
+
+// withID is d with another delivery id (the body and its signature are unchanged).
+func (d delivery) withID(id string) delivery {
+	d.id = id
+	return d
 }
 
 // send posts d to the instance and returns the status and body of the answer.

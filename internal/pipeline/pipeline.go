@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -107,6 +108,7 @@ func CopyDir(src string) (*Tree, error) {
 
 // Commits reviews head against base of repo (the caller chooses base: a merge-base for a PR).
 func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, opts Options) (*Result, error) {
+	start := time.Now()
 	b, err := Checkout(repo, base)
 	if err != nil {
 		return nil, err
@@ -117,7 +119,12 @@ func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, 
 		return nil, err
 	}
 	defer h.Close()
-	return Trees(ctx, b, h, opts)
+	checkout := time.Since(start)
+	res, err := Trees(ctx, b, h, opts)
+	if err == nil {
+		res.Report.Timings["checkout"] = checkout.Seconds()
+	}
+	return res, err
 }
 
 // Trees reviews two prepared trees.
@@ -143,14 +150,22 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		}
 	}
 	ro := render.Options{Config: cfg, Clusters: opts.Clusters}
+	clock := time.Now()
+	lap := func() float64 {
+		d := time.Since(clock)
+		clock = time.Now()
+		return d.Seconds()
+	}
 	bg, err := render.Render(ctx, base.Dir, ro)
 	if err != nil {
 		return nil, err
 	}
+	renderBase := lap()
 	hg, err := render.Render(ctx, head.Dir, ro)
 	if err != nil {
 		return nil, err
 	}
+	renderHead := lap()
 	if err := checkClusters(bg, hg, opts.Clusters); err != nil {
 		return nil, err
 	}
@@ -158,6 +173,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		BaseRev: base.Rev, HeadRev: head.Rev,
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, cfg.PreinstalledCRDs), Strict: cfg.Strict()},
 	})
+	rep.Timings = map[string]float64{"render_base": renderBase, "render_head": renderHead, "review": lap()}
 	return &Result{Report: rep, Threshold: threshold}, nil
 }
 

@@ -17,6 +17,9 @@ type Report struct {
 	Changed  []ObjectChange   `json:"changed"`
 	// KustomizationChanges lists Flux Kustomizations added, removed or changed.
 	KustomizationChanges []KustomizationChange `json:"kustomizationChanges"`
+	// Timings are the wall times of the review's phases in seconds: "checkout",
+	// "render_base", "render_head", "review" (diff and rules).
+	Timings map[string]float64 `json:"timings,omitempty"`
 	// Graphs holds each cluster's Kustomization graph at head, for the Markdown diagram.
 	Graphs []ClusterGraph `json:"graphs,omitempty"`
 }
