@@ -63,6 +63,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
+	if ctx.Err() != nil && err != nil && errors.Is(err, context.Canceled) {
+		err = &exitError{code: 2, err: errors.New("interrupted")}
+	}
 	if err != nil && !errors.Is(err, errFindings) {
 		fmt.Fprintln(os.Stderr, "error:", err)
 	}

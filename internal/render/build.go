@@ -288,11 +288,16 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 		} else {
 			obj.Literal = literalVars(r)
 		}
-		m, err := r.Map()
+		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
+		// Map gives Go ints, which unstructured cannot copy).
+		data, err := r.MarshalJSON()
+		if err == nil {
+			obj.Body = &unstructured.Unstructured{}
+			err = obj.Body.UnmarshalJSON(data)
+		}
 		if err != nil {
 			return nil, &BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
-		obj.Body = &unstructured.Unstructured{Object: m}
 		obj.ID = idOf(obj.Body)
 		out = append(out, obj)
 	}

@@ -193,11 +193,15 @@ func syntheticRoot(ns, name, p string, src SourceRef, file string, line int) *Ku
 		"metadata":   map[string]any{"name": name, "namespace": ns},
 		"spec": map[string]any{
 			"path":      p,
+			"interval":  "10m",
 			"prune":     true,
 			"sourceRef": map[string]any{"kind": src.Kind, "name": src.Name, "namespace": src.Namespace},
 		},
 	}}
-	ks, _ := newKustomization(u, file, line, nil)
+	ks, err := newKustomization(u, file, line, nil)
+	if err != nil {
+		panic(err) // every field is set above
+	}
 	return ks
 }
 

@@ -148,7 +148,11 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 				ref := ks.Ref
 				child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
 				if err != nil {
-					continue // a malformed spec fails at apply; the object is still owned
+					// The API server rejects the object, so the parent's apply fails as a whole.
+					if ks.Err == nil {
+						ks.Err = &BuildError{Message: fmt.Sprintf("%v: the API server rejects it, so %s applies nothing", err, ks.Ref), File: o.File, Line: o.Line}
+					}
+					continue
 				}
 				if seen[child.Ref] {
 					continue

@@ -42,14 +42,27 @@ type rawSpec struct {
 // sourceRef default to the Kustomization's own, as kustomize-controller defaults them.
 func newKustomization(u *unstructured.Unstructured, file string, line int, parent *Ref) (*Kustomization, error) {
 	ref := Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
-	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+	spec, ok := u.Object["spec"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("Kustomization %s has no spec", ref)
+	}
 	data, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
 	}
 	var rs rawSpec
 	if err := json.Unmarshal(data, &rs); err != nil {
-		return nil, fmt.Errorf("Kustomization %s (%s:%d): spec: %w", ref, file, line, err)
+		return nil, fmt.Errorf("Kustomization %s: spec: %w", ref, err)
+	}
+	// Required by the kustomize.toolkit.fluxcd.io/v1 schema: the API server rejects the
+	// object without them.
+	for _, f := range []string{"interval", "prune", "sourceRef"} {
+		if _, ok := spec[f]; !ok {
+			return nil, fmt.Errorf("Kustomization %s: spec.%s is required", ref, f)
+		}
+	}
+	if rs.SourceRef.Kind == "" || rs.SourceRef.Name == "" {
+		return nil, fmt.Errorf("Kustomization %s: spec.sourceRef needs kind and name", ref)
 	}
 	ks := &Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u}
 	s := &ks.Spec

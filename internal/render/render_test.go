@@ -46,6 +46,7 @@ metadata:
   name: flux-system
   namespace: flux-system
 spec:
+  interval: 10m
   path: ./clusters/` + cluster + `
   prune: true
   sourceRef:
@@ -63,6 +64,7 @@ metadata:
   name: ` + name + `
   namespace: flux-system
 spec:
+  interval: 10m
   path: ` + path + `
   prune: true
   sourceRef:
@@ -317,7 +319,7 @@ func TestBuildErrorsAreData(t *testing.T) {
 			got[ref.Name] = e.File + ":" + itoa(e.Line)
 		}
 	}
-	want := map[string]string{"broken": "broken/kustomization.yaml:3", "gone": "clusters/dev/tiers.yaml:19"}
+	want := map[string]string{"broken": "broken/kustomization.yaml:3", "gone": "clusters/dev/tiers.yaml:21"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("errors (-want +got):\n%s", d)
 	}
@@ -452,5 +454,36 @@ func TestYAMLErrorLineCountsFromFileStart(t *testing.T) {
 	apps := render(t, dir, nil).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
 	if apps.Err == nil || apps.Err.File != "apps/cms.yaml" || apps.Err.Line != 16 {
 		t.Fatalf("error %+v, want apps/cms.yaml:16", apps.Err)
+	}
+}
+
+func TestInvalidKustomizationFailsItsParent(t *testing.T) {
+	cases := map[string]string{
+		"dependsOn of strings": "  dependsOn:\n    - infra\n",
+		"prune as a string":    "  prune: \"true\"\n",
+		"no sourceRef":         "",
+	}
+	for name, extra := range cases {
+		t.Run(name, func(t *testing.T) {
+			child := ks("apps", "./apps") + extra
+			if name == "prune as a string" {
+				child = strings.Replace(ks("apps", "./apps"), "  prune: true\n", extra, 1)
+			}
+			if name == "no sourceRef" {
+				child = strings.Replace(ks("apps", "./apps"), "  sourceRef:\n    kind: GitRepository\n    name: flux-system\n", "", 1)
+			}
+			dir := tree(t, merge(bootstrap("dev"), map[string]string{
+				"clusters/dev/apps.yaml": child + "  postBuild:\n    substitute:\n      REPLICAS: 3\n",
+				"apps/cm.yaml":           cm("default", "a"),
+			}))
+			c := render(t, dir, nil).Cluster("dev")
+			root := c.Kustomizations[c.Root]
+			if root.Err == nil || root.Err.File != "clusters/dev/apps.yaml" || root.Err.Line != 2 {
+				t.Fatalf("root error %+v: an invalid child Kustomization fails the parent's apply", root.Err)
+			}
+			if _, ok := c.Kustomizations[Ref{"flux-system", "apps"}]; ok {
+				t.Fatal("an invalid Kustomization is not a node")
+			}
+		})
 	}
 }

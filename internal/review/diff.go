@@ -100,7 +100,7 @@ func unified(a, b *render.Object) string {
 }
 
 // yamlOf renders an object; a Secret's values are replaced by "<redacted>", and on the
-// head side by "<redacted: changed>" where the base value differs, so a diff shows which
+// head side by "<redacted, changed>" where the base value differs, so a diff shows which
 // keys changed and never a value.
 func yamlOf(o, other *render.Object, head bool) string {
 	u := o.Body
@@ -125,7 +125,7 @@ func redact(u, other *unstructured.Unstructured, head bool) *unstructured.Unstru
 		for k, v := range m {
 			m[k] = "<redacted>"
 			if tv, ok := theirs[k]; head && (!ok || tv != v) {
-				m[k] = "<redacted: changed>"
+				m[k] = "<redacted, changed>"
 			}
 		}
 		_ = unstructured.SetNestedMap(c.Object, m, f)

@@ -73,7 +73,7 @@ func TestObjectChangesAndSecretRedaction(t *testing.T) {
  data:
    kept: <redacted>
 -  rotated: <redacted>
-+  rotated: '<redacted: changed>'
++  rotated: <redacted, changed>
  kind: Secret
  metadata:
    name: token

@@ -84,7 +84,7 @@ func fixture() *review.Report {
 		},
 		Changed: []review.ObjectChange{
 			{Cluster: "dev", Object: *obj("", "Secret", "apps", "web-creds"), Kustomization: "flux-system/apps", File: "apps/web/secret.yaml", Line: 2,
-				Diff: "--- base\n+++ head\n@@ -1,4 +1,5 @@\n data:\n   password: <redacted: changed>\n+  token: <redacted>\n kind: Secret\n"},
+				Diff: "--- base\n+++ head\n@@ -1,4 +1,5 @@\n data:\n   password: <redacted, changed>\n+  token: <redacted>\n kind: Secret\n"},
 			{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", "readme"), Kustomization: "flux-system/apps", File: "apps/readme.yaml", Line: 1,
 				Diff: "--- base\n+++ head\n@@ -1,3 +1,6 @@\n data:\n   README.md: |\n+    ```\n+    " + Marker + " </details> <script>\n+    ````\n"},
 		},

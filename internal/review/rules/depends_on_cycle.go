@@ -11,7 +11,7 @@ import (
 // dependsOnCycle reports each strongly connected set of dependsOn edges: no member can
 // become Ready, and kustomize-controller's sortAndEnqueue drops event-driven reconciles of
 // every Kustomization on the source (flux-semantics.md §5, kustomize-controller#1712).
-func dependsOnCycle(c, _ *render.Cluster, _ *Env) []Finding {
+func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, scc := range cycles(c) {
 		cycle, members := scc.cycle, scc.members
@@ -31,7 +31,7 @@ func dependsOnCycle(c, _ *render.Cluster, _ *Env) []Finding {
 		out = append(out, Finding{
 			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: cycle[0].String(),
 			Message:    msg,
-			Suggestion: "Remove one dependsOn edge of the cycle; a Kustomization should depend only on tiers that provide something it needs.",
+			Suggestion: cycleAdvice(c, other, cycle),
 			File:       first.File, Line: first.Line, key: keyOf(members),
 		})
 	}
@@ -141,4 +141,34 @@ func shortestCycle(c *render.Cluster, members []render.Ref) []render.Ref {
 		}
 	}
 	return members
+}
+
+// cycleAdvice names the edges of cycle that other (the commit compared with) lacks: the
+// ones the change adds, which are the ones to reconsider.
+func cycleAdvice(c, other *render.Cluster, cycle []render.Ref) string {
+	var added []string
+	for i, from := range cycle {
+		to := cycle[(i+1)%len(cycle)]
+		if other == nil {
+			break
+		}
+		if ks := other.Kustomizations[from]; ks != nil && hasDep(ks, to) {
+			continue
+		}
+		f := c.Kustomizations[from]
+		added = append(added, fmt.Sprintf("%s -> %s (%s:%d)", from, to, f.File, dependsOnLine(c, f, to.Name)))
+	}
+	if len(added) == 0 || len(added) == len(cycle) {
+		return "Remove one dependsOn edge of the cycle; a Kustomization should depend only on tiers that provide something it needs."
+	}
+	return "Remove the dependsOn edge this change adds: " + strings.Join(added, ", ") + "."
+}
+
+func hasDep(ks *render.Kustomization, to render.Ref) bool {
+	for _, d := range ks.Spec.DependsOn {
+		if d == to {
+			return true
+		}
+	}
+	return false
 }

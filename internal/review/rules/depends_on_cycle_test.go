@@ -89,3 +89,24 @@ func TestDependsOnCycle(t *testing.T) {
 		})
 	}
 }
+
+func TestDependsOnCycleNamesTheAddedEdge(t *testing.T) {
+	tiers := func(cycle bool) map[string]string {
+		c := []string{}
+		if cycle {
+			c = dependsOn("a")
+		}
+		return map[string]string{
+			tierFile("a"): tier("a", "./a", true, dependsOn("b")...),
+			"a/cm.yaml":   configMap("default", "a"),
+			tierFile("b"): tier("b", "./b", true, c...),
+			"b/cm.yaml":   configMap("default", "b"),
+		}
+	}
+	base, head := renderTree(t, tiers(false)), renderTree(t, tiers(true))
+	fs := stateRule(t, "depends-on-cycle")(head, base, testEnv())
+	want := "Remove the dependsOn edge this change adds: flux-system/b -> flux-system/a (clusters/dev/b.yaml:14)."
+	if len(fs) != 1 || fs[0].Suggestion != want {
+		t.Fatalf("findings %s, want suggestion %q", dump(fs), want)
+	}
+}

@@ -27,7 +27,10 @@ func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
 				File:    ks.File, Line: dependsOnLine(c, ks, dep.Name), key: dep.String(),
 			}
 			f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of %s, or point it at an existing Kustomization.", dep.Name, ref)
-			if renamed, ok := renamedTo(dep, c, other); ok {
+			if ns, ok := otherNamespace(c, dep); ok {
+				f.Message += fmt.Sprintf(" A Kustomization %s exists in namespace %s; dependsOn defaults to the dependent's own namespace.", dep.Name, ns)
+				f.Suggestion = fmt.Sprintf("In %s, add `namespace: %s` under `- name: %s` in spec.dependsOn.", ks.File, ns, dep.Name)
+			} else if renamed, ok := renamedTo(dep, c, other); ok {
 				f.Message += fmt.Sprintf(" %s was renamed to %s (same path).", dep, renamed)
 				f.Suggestion = fmt.Sprintf("In %s, replace `- name: %s` with `- name: %s` in spec.dependsOn.", ks.File, dep.Name, renamed.Name)
 			}
@@ -35,6 +38,20 @@ func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
 		}
 	}
 	return out
+}
+
+// otherNamespace finds the namespace of the one Kustomization named like dep elsewhere.
+func otherNamespace(c *render.Cluster, dep render.Ref) (string, bool) {
+	found := ""
+	for _, ref := range c.Order {
+		if ref.Name == dep.Name && ref.Namespace != dep.Namespace {
+			if found != "" {
+				return "", false
+			}
+			found = ref.Namespace
+		}
+	}
+	return found, found != ""
 }
 
 func hasBuildErrors(c *render.Cluster) bool {

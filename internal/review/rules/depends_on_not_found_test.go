@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tiergate/tiergate/internal/render"
@@ -110,5 +111,20 @@ func TestDependsOnNotFound(t *testing.T) {
 			}
 			checkFindings(t, stateRule(t, "depends-on-not-found")(c, other, testEnv()), tc.want)
 		})
+	}
+}
+
+func TestDependsOnNotFoundInWrongNamespace(t *testing.T) {
+	c := renderTree(t, map[string]string{
+		tierFile("infra"): tier("infra", "./infra", true),
+		"infra/cm.yaml":   configMap("default", "infra"),
+		tierFile("apps"): strings.Replace(tier("apps", "./apps", true, dependsOn("infra")...),
+			"namespace: flux-system\n", "namespace: team-a\n", 1),
+		"apps/cm.yaml": configMap("default", "apps"),
+	})
+	fs := stateRule(t, "depends-on-not-found")(c, nil, testEnv())
+	want := "In clusters/dev/apps.yaml, add `namespace: flux-system` under `- name: infra` in spec.dependsOn."
+	if len(fs) != 1 || fs[0].Suggestion != want {
+		t.Fatalf("findings %s, want suggestion %q", dump(fs), want)
 	}
 }

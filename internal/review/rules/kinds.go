@@ -8,6 +8,9 @@ var namespacedBuiltins = map[string]bool{}
 // clusterBuiltins are the cluster-scoped kinds of Kubernetes.
 var clusterBuiltins = map[string]bool{}
 
+// addonScope maps well-known add-on kinds to true (namespaced) or false (cluster-scoped).
+var addonScope = map[string]bool{}
+
 func init() {
 	for _, gk := range []string{
 		"/ConfigMap", "/Secret", "/Service", "/ServiceAccount", "/Pod", "/PersistentVolumeClaim",
@@ -25,6 +28,23 @@ func init() {
 		"image.toolkit.fluxcd.io/ImagePolicy", "image.toolkit.fluxcd.io/ImageUpdateAutomation",
 	} {
 		namespacedBuiltins[gk] = true
+	}
+	// Common add-on kinds whose CRDs usually come from charts (scope from their CRDs): they
+	// still need their CRDs, but their scope is known without one in the graph.
+	for _, gk := range []string{
+		"cert-manager.io/Certificate", "cert-manager.io/Issuer", "cert-manager.io/CertificateRequest",
+		"monitoring.coreos.com/ServiceMonitor", "monitoring.coreos.com/PodMonitor", "monitoring.coreos.com/PrometheusRule",
+		"monitoring.coreos.com/Prometheus", "monitoring.coreos.com/Alertmanager", "monitoring.coreos.com/ScrapeConfig",
+		"external-secrets.io/ExternalSecret", "external-secrets.io/SecretStore",
+		"gateway.networking.k8s.io/Gateway", "gateway.networking.k8s.io/HTTPRoute", "gateway.networking.k8s.io/GRPCRoute",
+		"postgresql.cnpg.io/Cluster", "grafana.integreatly.org/GrafanaDashboard", "volsync.backube/ReplicationSource",
+		"volsync.backube/ReplicationDestination",
+	} {
+		addonScope[gk] = true
+	}
+	for _, gk := range []string{"cert-manager.io/ClusterIssuer", "external-secrets.io/ClusterSecretStore",
+		"external-secrets.io/ClusterExternalSecret", "gateway.networking.k8s.io/GatewayClass"} {
+		addonScope[gk] = false
 	}
 	for _, gk := range []string{
 		"/Namespace", "/Node", "/PersistentVolume", "apiextensions.k8s.io/CustomResourceDefinition",
@@ -71,6 +91,9 @@ func (v *view) namespaced(group, kind string, cat *Catalog) (namespaced, known b
 	}
 	if s, ok := v.crdScope[gk]; ok {
 		return s == "Namespaced", true
+	}
+	if ns, ok := addonScope[gk]; ok {
+		return ns, true
 	}
 	if rk, ok := cat.Lookup(gk); ok && rk.ScopeKnown {
 		return rk.Namespaced, true

@@ -34,7 +34,10 @@ func lineAfter(root, file string, from int, patterns ...*regexp.Regexp) int {
 	return i + 1
 }
 
-var dependsOnKey = regexp.MustCompile(`^\s*dependsOn:`)
+var (
+	dependsOnKey = regexp.MustCompile(`^\s*dependsOn:`)
+	specKey      = regexp.MustCompile(`^spec:`)
+)
 
 // dependsOnLine locates the `- name: <name>` entry of ks's dependsOn list.
 func dependsOnLine(c *render.Cluster, ks *render.Kustomization, name string) int {

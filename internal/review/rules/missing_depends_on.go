@@ -48,7 +48,8 @@ func (v *view) unordered(holder render.Ref, needs []need) map[render.Ref][]need 
 			if p == holder && n.runtime != nil {
 				ok = true // same pass: runtime-crd-same-pass reports it
 			}
-			if v.appliesAfter(holder, p) {
+			// A path both ways is a cycle: nothing applies, so nothing is ordered.
+			if v.appliesAfter(holder, p) && (p == holder || !v.appliesAfter(p, holder)) {
 				ok = true
 			}
 		}
@@ -99,20 +100,35 @@ func fillMissing(f *Finding, v *view, ks *render.Kustomization, subject string, 
 		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier after it), or move %s into %s or a tier before it.", subject, provider, strings.Join(what, " and "), ks.Ref)
 	default:
 		f.DependsOn = provider.String()
-		f.Suggestion = fmt.Sprintf("Set in Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, ks.Line, dependsOnList(ks, provider))
+		f.Suggestion = fmt.Sprintf("Set in Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, specLine(v.c, ks), dependsOnList(v.c, ks, provider))
 	}
 }
 
 // dependsOnList renders ks's dependsOn with provider appended, as it should read.
-func dependsOnList(ks *render.Kustomization, provider render.Ref) string {
+// Entries naming provider in a wrong namespace (absent from the cluster) are replaced.
+func dependsOnList(c *render.Cluster, ks *render.Kustomization, provider render.Ref) string {
 	var b strings.Builder
-	for _, d := range append(append([]render.Ref(nil), ks.Spec.DependsOn...), provider) {
+	var deps []render.Ref
+	for _, d := range ks.Spec.DependsOn {
+		if _, exists := c.Kustomizations[d]; exists || d.Name != provider.Name {
+			deps = append(deps, d)
+		}
+	}
+	for _, d := range append(deps, provider) {
 		b.WriteString("    - name: " + d.Name + "\n")
 		if d.Namespace != ks.Ref.Namespace {
 			b.WriteString("      namespace: " + d.Namespace + "\n")
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// specLine locates where dependsOn goes in ks's manifest: its dependsOn key, else spec.
+func specLine(c *render.Cluster, ks *render.Kustomization) int {
+	if len(ks.Spec.DependsOn) > 0 {
+		return lineAfter(c.Dir, ks.File, ks.Line, dependsOnKey)
+	}
+	return lineAfter(c.Dir, ks.File, ks.Line, specKey)
 }
 
 func sortedKeysByRef(m map[render.Ref][]need) []render.Ref {

@@ -15,7 +15,7 @@ func TestMissingDependsOn(t *testing.T) {
 		return want{
 			Rule: "missing-depends-on", Severity: sev, Kustomization: "flux-system/apps",
 			Object: object, File: file, Line: 2, Msg: msg,
-			Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:2):\n  dependsOn:\n    - name: " + provider},
+			Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:6):\n  dependsOn:\n    - name: " + provider},
 		}
 	}
 	varsTier := map[string]string{
@@ -45,7 +45,7 @@ func TestMissingDependsOn(t *testing.T) {
 			want: []want{{
 				Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/apps",
 				Object: "ConfigMap/demo/cm", File: "apps/cm.yaml", Line: 2,
-				Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:2):\n  dependsOn:\n    - name: mid\n    - name: infra"},
+				Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:13):\n  dependsOn:\n    - name: mid\n    - name: infra"},
 			}},
 		},
 		{

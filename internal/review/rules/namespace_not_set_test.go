@@ -84,3 +84,16 @@ func TestNamespaceNotSet(t *testing.T) {
 		})
 	}
 }
+
+func TestNamespaceNotSetKnowsAddonScopes(t *testing.T) {
+	c := renderTree(t, map[string]string{
+		tierFile("apps"): tier("apps", "./apps", true),
+		"apps/cert.yaml": obj("cert-manager.io/v1", "Certificate", "", "web", "spec: {secretName: web-tls}"),
+		"apps/ci.yaml":   obj("cert-manager.io/v1", "ClusterIssuer", "", "le", "spec: {selfSigned: {}}"),
+	})
+	checkBuilt(t, c)
+	checkFindings(t, stateRule(t, "namespace-not-set")(c, nil, testEnv()), []want{{
+		Rule: "namespace-not-set", Severity: Error, Kustomization: "flux-system/apps",
+		Object: "Certificate.cert-manager.io/web", File: "apps/cert.yaml", Line: 2,
+	}})
+}
