@@ -15,12 +15,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/forge/forgetest"
@@ -461,4 +464,89 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// assertCalls compares the publishing calls with want.
+func (e *env) assertCalls(what string, calls []forgetest.Call, want []call) {
+	e.t.Helper()
+	if d := cmp.Diff(want, e.publishing(calls)); d != "" {
+		e.t.Errorf("%s: forge calls (-want +got):\n%s", what, d)
+	}
+}
+
+// summary returns the PR's only comment that starts with the marker, and checks that the
+// bot wrote it.
+func (e *env) summary() forgetest.Comment {
+	e.t.Helper()
+	var found []forgetest.Comment
+	for _, c := range e.fake.Comments(1) {
+		if strings.HasPrefix(c.Body, summaryMarker) {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		e.t.Fatalf("PR has %d summary comments, want 1: %+v", len(found), found)
+	}
+	if found[0].Author != e.fl.botLogin {
+		e.t.Errorf("summary written by %q, want %q", found[0].Author, e.fl.botLogin)
+	}
+	return found[0]
+}
+
+func expectStatus(t *testing.T, what string, code int, body string, wantCode int, wantBody string) {
+	t.Helper()
+	if code != wantCode || !strings.Contains(body, wantBody) {
+		t.Fatalf("%s: answered %d %s, want %d with %q", what, code, body, wantCode, wantBody)
+	}
+}
+
+// assertAppAuth checks that the App's installation from the delivery got a token.
+func (e *env) assertAppAuth(calls []forgetest.Call) {
+	e.t.Helper()
+	want := fmt.Sprintf("POST /app/installations/%d/access_tokens", installationID)
+	for _, c := range calls {
+		if c.Method+" "+c.Path == want {
+			return
+		}
+	}
+	e.t.Errorf("no %s among the forge calls", want)
+}
+
+// sendSignedAs posts d's body with the signature of signed's body.
+func (in *instance) sendSignedAs(d, signed delivery) (int, string) {
+	in.e.t.Helper()
+	h := in.e.headers(signed)
+	req, err := http.NewRequest(http.MethodPost, in.http.URL+in.e.fl.endpoint, strings.NewReader(string(d.body)))
+	if err != nil {
+		in.e.t.Fatal(err)
+	}
+	req.Header = h
+	return in.do(req)
+}
+
+// waitRuns waits until n reviews have ended with result: the run that published a final
+// status has returned. (Its job may still be stored for a moment.)
+func (e *env) waitRuns(in *instance, result string, n int) {
+	e.t.Helper()
+	e.waitMetric(in, `tiergate_reviews_total{result="`+result+`"}`, float64(n))
+}
+
+// waitMetric polls /metrics until the sample name has value v.
+func (e *env) waitMetric(in *instance, name string, v float64) {
+	e.t.Helper()
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`)
+	deadline := time.Now().Add(waitLimit)
+	for {
+		_, body := in.get("/metrics")
+		m := re.FindStringSubmatch(body)
+		if m != nil {
+			if got, err := strconv.ParseFloat(m[1], 64); err == nil && got == v {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("metric %s: want %v, got %v", name, v, m)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
