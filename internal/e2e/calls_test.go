@@ -14,9 +14,11 @@ import (
 type call struct {
 	Op string
 	// Detail: a status's "state [context] description"; a comment's "summary: <verdict line>"
-	// or "reply: <body>"; a reaction's content; a review's "<event> on <commit>".
+	// or "reply: <body>"; a reaction's content; a review's "<event> on <commit>"; a check
+	// run's "[conclusion] [name] title; summary: <first line>".
 	Detail string `json:",omitempty"`
-	// Lines are a review's line comments: "path:line **rule** (severity): <object>".
+	// Lines are a review's line comments, "path:line **rule** (severity): <object>", or a check
+	// run's annotations, "path:start-end level **rule**: <object>".
 	Lines []string `json:",omitempty"`
 }
 
@@ -53,6 +55,24 @@ func (e *env) reduce(c forgetest.Call) call {
 	switch {
 	case strings.Contains(path, "/statuses/"):
 		out.Detail = fmt.Sprintf("%s [%s] %s", str("state"), str("context"), str("description"))
+	case strings.Contains(path, "/check-runs"):
+		// The run's id is the fake's; the forge package tests that the client patches the run it created.
+		if i := strings.Index(path, "/check-runs/"); i >= 0 {
+			out.Op = c.Method + " " + path[:i] + "/check-runs/{id}"
+		}
+		output, _ := body["output"].(map[string]any)
+		title, _ := output["title"].(string)
+		summary, _ := output["summary"].(string)
+		verdict, _, _ := strings.Cut(summary, "\n")
+		out.Detail = strings.TrimSpace(fmt.Sprintf("%s [%s] %s; summary: %s", str("conclusion"), str("name"), title, verdict))
+		as, _ := output["annotations"].([]any)
+		for _, v := range as {
+			m, _ := v.(map[string]any)
+			msg, _ := m["message"].(string)
+			object, _, _ := strings.Cut(msg, " ")
+			out.Lines = append(out.Lines, fmt.Sprintf("%v:%v-%v %v **%v**: %s", m["path"], m["start_line"], m["end_line"],
+				m["annotation_level"], m["title"], object))
+		}
 	case strings.HasSuffix(path, "/reactions"):
 		out.Detail = str("content")
 	case strings.HasSuffix(path, "/reviews"):
@@ -119,6 +139,15 @@ func (e *env) permission(user string) call {
 
 func (e *env) reaction(commentID int64, content string) call {
 	return call{Op: fmt.Sprintf("POST %s/issues/comments/%d/reactions", e.repoPath(), commentID), Detail: content}
+}
+
+// checkRun is the check run of an App's review of sha: created completed, then annotated.
+func (e *env) checkRun(sha string, exp expectation) []call {
+	detail := fmt.Sprintf("[tiergate] %s; summary: %s", cdiDescription, cdiVerdict)
+	return []call{
+		{Op: "POST " + e.repoPath() + "/check-runs", Detail: exp.finalState() + " " + detail},
+		{Op: "PATCH " + e.repoPath() + "/check-runs/{id}", Detail: detail, Lines: cdiAnnotations},
+	}
 }
 
 func (e *env) getPR() call { return call{Op: "GET " + e.repoPath() + "/pulls/1"} }

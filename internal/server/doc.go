@@ -10,15 +10,19 @@
 //     for another head cancels the running review; that review publishes nothing of its
 //     result, and sets its head's status to error "superseded by <sha7>" only if it had
 //     set pending there, so no commit is left pending.
-//   - A /recheck that arrives while a review of the PR waits or runs is merged into that
-//     review's job: the comment is answered, and a refusal does not drop the review.
+//   - A /recheck is a job of its own, stored under its comment, and never touches the PR's
+//     review job: it may run while that review runs. A user without write access gets a
+//     reply and nothing else; a writer's comment gets a +1, and a review of the PR's current
+//     head is stored and queued exactly as a push's would be (unless a review was accepted
+//     while it read that head: that one is as new).
 //   - A restart resumes every accepted job: a job leaves the store only once its run has
-//     ended with the PR's final word (status success, failure or error, or a reply to a
-//     refused /recheck). Shutdown cancels running reviews and leaves their jobs stored (their
-//     heads stay pending until the restart runs them again).
+//     ended with the PR's final word (status success, failure or error) or, for a /recheck,
+//     once the comment is answered and any review it asks for is stored. Shutdown cancels
+//     running jobs and leaves them stored (heads stay pending until the restart runs them
+//     again).
 //   - A run always ends in a final status: status pending is set first and the final
-//     status last (after the summary comment and line comments, so branch protection
-//     flips only once the comment is there); any failure, timeout included, sets error
-//     with a one-line reason. A job that cannot get its word published is retried, and
+//     status last (after the summary comment, line comments and check run, so branch
+//     protection flips only once the comment is there); any failure, timeout included,
+//     sets error with a one-line reason. A job that cannot get its word published is retried, and
 //     given up after maxAttempts runs.
 package server

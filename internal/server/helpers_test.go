@@ -49,6 +49,9 @@ type call struct {
 	State    forge.State         `json:",omitempty"`
 	Text     string              `json:",omitempty"` // status description, reply, reaction, user
 	Comments []forge.LineComment `json:",omitempty"`
+	// Summary and Annotations are a check run's (State is its conclusion, Text its title).
+	Summary     string             `json:",omitempty"`
+	Annotations []forge.Annotation `json:",omitempty"`
 }
 
 // fakeClient is a forge.Client that records its calls.
@@ -115,6 +118,13 @@ func (f *fakeClient) CloneAuth(context.Context, forge.Repo) (string, string, err
 	return "", "", f.record(call{Method: "CloneAuth"})
 }
 
+// checkClient is a fakeClient that publishes check runs too, as a GitHub App's does.
+type checkClient struct{ *fakeClient }
+
+func (c checkClient) CheckRun(_ context.Context, _ forge.Repo, sha, conclusion, title, summary string, anns []forge.Annotation) error {
+	return c.record(call{Method: "CheckRun", SHA: sha, State: forge.State(conclusion), Text: title, Summary: summary, Annotations: anns})
+}
+
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // stubForges hands out one client for every event.
@@ -133,7 +143,7 @@ func (s stubForges) Secret(kind forge.Kind) []byte {
 }
 
 // stubFetcher returns the demo fixture for every PR; a held head blocks until the run's
-// context ends.
+// context ends or release is closed.
 type stubFetcher struct {
 	repo       *gitrepo.Repo
 	base, head plumbing.Hash
@@ -142,6 +152,7 @@ type stubFetcher struct {
 	events  []forge.Event
 	hold    map[string]bool
 	started chan string // heads whose held fetch has started
+	release chan struct{}
 }
 
 func (s *stubFetcher) Fetch(ctx context.Context, ev forge.Event, _ forge.Client) (*gitrepo.Repo, plumbing.Hash, plumbing.Hash, error) {
@@ -151,8 +162,11 @@ func (s *stubFetcher) Fetch(ctx context.Context, ev forge.Event, _ forge.Client)
 	s.mu.Unlock()
 	if held {
 		s.started <- ev.HeadSHA
-		<-ctx.Done()
-		return nil, plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("fetch %s: %w", ev.Repo.CloneURL, ctx.Err())
+		select {
+		case <-ctx.Done():
+			return nil, plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("fetch %s: %w", ev.Repo.CloneURL, ctx.Err())
+		case <-s.release:
+		}
 	}
 	return s.repo, s.base, s.head, nil
 }
@@ -227,11 +241,12 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	repo, base, head := demoRepo(t)
 	h := &harness{
-		t:     t,
-		dir:   t.TempDir(),
-		fc:    newFakeClient(),
-		fetch: &stubFetcher{repo: repo, base: base, head: head, hold: map[string]bool{}, started: make(chan string, 4)},
+		t:   t,
+		dir: t.TempDir(),
+		fc:  newFakeClient(),
 	}
+	h.fetch = &stubFetcher{repo: repo, base: base, head: head, hold: map[string]bool{}, started: make(chan string, 4),
+		release: make(chan struct{})}
 	h.opts = Options{Forges: stubForges{h.fc}, Fetcher: h.fetch, Workers: 2}
 	return h
 }

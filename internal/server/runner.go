@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/review"
@@ -26,6 +28,8 @@ const (
 	// publishTimeout bounds publishing the error status of a run that ended without one.
 	publishTimeout = time.Minute
 	maxDescription = 140 // GitHub's limit on a status description
+	// maxCheckSummary keeps a check run's summary under the Checks API's 65,535 characters.
+	maxCheckSummary = 4000
 
 	pendingDescription = "Reviewing Flux changes…"
 	forkDescription    = "fork PRs are not reviewed"
@@ -60,7 +64,7 @@ func (s *Server) process(base context.Context, r *run) {
 		result, published = resultError, rn.fail(base, fmt.Sprintf("gave up after %d attempts", maxAttempts))
 	} else {
 		ctx, cancel := context.WithTimeoutCause(r.ctx, s.opts.ReviewTimeout, errTimeout)
-		result, err = rn.safeRun(ctx, j, r)
+		result, err = rn.safeRun(ctx, j)
 		cancel()
 		var sup *supersededError
 		switch cause := context.Cause(ctx); {
@@ -106,50 +110,34 @@ type runner struct {
 	log    *slog.Logger
 	client forge.Client
 	ev     forge.Event
-	head   string // the commit under review; "" until a recheck has read it
+	head   string // the commit under review; "" for a recheck
 	// pendingSet is true once the head carries our pending status.
 	pendingSet bool
 }
 
 // safeRun is run with a panic turned into an error.
-func (rn *runner) safeRun(ctx context.Context, j job, r *run) (result string, err error) {
+func (rn *runner) safeRun(ctx context.Context, j job) (result string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rn.log.Error("review panic", "panic", fmt.Sprint(p))
 			result, err = resultError, errors.New("internal error")
 		}
 	}()
-	return rn.run(ctx, j, r)
+	return rn.run(ctx, j)
 }
 
-// run publishes status pending, the summary comment, the line comments and the final
-// status, in that order: branch protection flips only once the comment is there. result is
-// "" when the run ended without a review (a refused /recheck, a skipped fork).
-func (rn *runner) run(ctx context.Context, j job, r *run) (result string, err error) {
+// run publishes status pending, the summary comment, the line comments, the check run (when
+// the client can publish one) and the final status, in that order: branch protection flips
+// only once the comment is there. result is "" when the run ended without a review (a
+// /recheck, a skipped fork).
+func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	ev := &rn.ev
 	rn.client, err = rn.s.opts.Forges.Client(*ev)
 	if err != nil {
 		return resultError, fmt.Errorf("forge client: %w", err)
 	}
-	comment := j.Recheck
 	if j.Kind == kindRecheck {
-		comment = ev.Comment
-		if comment == nil {
-			return "", errors.New("recheck job without its comment")
-		}
-	}
-	if comment != nil {
-		allowed, err := rn.recheck(ctx, comment)
-		if err != nil {
-			return "", err
-		}
-		if !allowed && j.Kind == kindRecheck {
-			return "", nil
-		}
-		if allowed {
-			rn.s.queue.setHead(r, rn.head)
-			rn.log = rn.log.With("head", rn.head)
-		}
+		return "", rn.recheck(ctx)
 	}
 	if ev.Fork && rn.s.opts.SkipForkPRs {
 		if err := rn.setStatus(ctx, forge.StateSuccess, forkDescription); err != nil {
@@ -174,7 +162,8 @@ func (rn *runner) run(ctx context.Context, j job, r *run) (result string, err er
 	if err := ctx.Err(); err != nil {
 		return resultError, err // superseded or timed out while rendering: publish nothing of it
 	}
-	if err := rn.client.UpsertSummary(ctx, ev.Repo, ev.PR, format.Markdown(res.Report, format.MarkdownOptions{})); err != nil {
+	md := format.Markdown(res.Report, format.MarkdownOptions{})
+	if err := rn.client.UpsertSummary(ctx, ev.Repo, ev.PR, md); err != nil {
 		return resultError, fmt.Errorf("publish summary comment: %w", err)
 	}
 	changed, err := rn.client.ChangedLines(ctx, ev.Repo, ev.PR)
@@ -190,38 +179,71 @@ func (rn *runner) run(ctx context.Context, j job, r *run) (result string, err er
 	if res.Failed() {
 		state, result = forge.StateFailure, resultFailure
 	}
-	if err := rn.setStatus(ctx, state, describe(res.Report)); err != nil {
+	desc := describe(res.Report)
+	if cr, ok := rn.client.(forge.CheckRunner); ok {
+		err := cr.CheckRun(ctx, ev.Repo, rn.head, string(state), desc, checkSummary(md), annotations(res.Report))
+		if err != nil {
+			return resultError, fmt.Errorf("publish check run: %w", err)
+		}
+	}
+	if err := rn.setStatus(ctx, state, desc); err != nil {
 		return resultError, err
 	}
 	rn.log.Info("review published", "result", result)
 	return result, nil
 }
 
-// recheck answers a /recheck comment c: a user without write access gets a reply (not
-// allowed); otherwise the comment gets a +1 and the run goes on with the PR's current head.
-func (rn *runner) recheck(ctx context.Context, c *forge.Comment) (allowed bool, err error) {
-	ev := &rn.ev
+// recheck answers the job's /recheck comment: a user without write access gets a reply and
+// nothing runs; otherwise the comment gets a +1 and a review of the PR's current head is
+// stored and queued as a push's would be. It never reads or changes the PR's review job
+// before that, so it may run while that review runs.
+func (rn *runner) recheck(ctx context.Context) error {
+	ev := rn.ev
+	c := ev.Comment
+	if c == nil {
+		return errors.New("recheck job without its comment")
+	}
 	ok, err := rn.client.CanWrite(ctx, ev.Repo, c.Author)
 	if err != nil {
-		return false, fmt.Errorf("check write access of %s: %w", c.Author, err)
+		return fmt.Errorf("check write access of %s: %w", c.Author, err)
 	}
 	if !ok {
 		rn.log.Info("recheck refused: no write access", "user", c.Author)
 		if err := rn.client.Reply(ctx, ev.Repo, ev.PR, "@"+c.Author+" only users with write access can /recheck"); err != nil {
-			return false, fmt.Errorf("reply to %s: %w", c.Author, err)
+			return fmt.Errorf("reply to %s: %w", c.Author, err)
 		}
-		return false, nil
+		return nil
 	}
 	if err := rn.client.React(ctx, ev.Repo, c.ID, "+1"); err != nil {
-		return false, fmt.Errorf("react to comment: %w", err)
+		return fmt.Errorf("react to comment: %w", err)
+	}
+	// A review accepted while the PR is read is of a head at least as new as the one read.
+	seq, err := rn.s.store.lastSeq()
+	if err != nil {
+		return err
 	}
 	pr, err := rn.client.PullRequest(ctx, ev.Repo, ev.PR)
 	if err != nil {
-		return false, fmt.Errorf("read PR #%d: %w", ev.PR, err)
+		return fmt.Errorf("read PR #%d: %w", ev.PR, err)
 	}
+	if !plumbing.IsHash(pr.HeadSHA) {
+		return fmt.Errorf("read PR #%d: head %q is not a commit", ev.PR, pr.HeadSHA)
+	}
+	ev.Type, ev.Comment = forge.EventReview, nil
 	ev.HeadSHA, ev.BaseSHA, ev.Fork = pr.HeadSHA, pr.BaseSHA, pr.Fork
-	rn.head = pr.HeadSHA
-	return true, nil
+	key := jobKey(ev)
+	j := &job{Event: ev, Kind: kindReview, HeadSHA: pr.HeadSHA, Enqueued: rn.s.now().UTC()}
+	stored, err := rn.s.store.acceptUnlessNewer(key, j, seq)
+	if err != nil {
+		return err
+	}
+	if !stored {
+		rn.log.Info("recheck: a newer review of the PR was accepted meanwhile", "user", c.Author)
+		return nil
+	}
+	rn.s.queue.submit(key, kindReview, j.HeadSHA)
+	rn.log.Info("recheck queued a review", "user", c.Author, "head", pr.HeadSHA)
+	return nil
 }
 
 func (rn *runner) setStatus(ctx context.Context, state forge.State, desc string) error {
@@ -235,7 +257,7 @@ func (rn *runner) setStatus(ctx context.Context, state forge.State, desc string)
 // PR got it.
 func (rn *runner) fail(base context.Context, reason string) bool {
 	if rn.head == "" {
-		return false // a recheck that failed before reading the head has nowhere to say so
+		return false // a recheck has no status to say so
 	}
 	return rn.publishError(base, reason)
 }
@@ -282,6 +304,53 @@ func lineComments(rep *review.Report, changed map[string]map[int]bool) []forge.L
 		}
 	}
 	return out
+}
+
+// annotations are the new findings with a file and line, as check run annotations.
+func annotations(rep *review.Report) []forge.Annotation {
+	var out []forge.Annotation
+	seen := map[forge.Annotation]bool{}
+	for _, f := range rep.Findings {
+		if f.Status != rules.StatusNew || f.File == "" || f.Line <= 0 {
+			continue
+		}
+		msg := f.Message
+		if f.Suggestion != "" {
+			msg += "\n" + f.Suggestion
+		}
+		a := forge.Annotation{Path: f.File, StartLine: f.Line, EndLine: f.Line, Level: annotationLevel(f.Severity),
+			Title: f.Rule, Message: msg}
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// annotationLevel is the Checks API's level of a finding's severity.
+func annotationLevel(s rules.Severity) string {
+	switch s {
+	case rules.Error:
+		return "failure"
+	case rules.Warning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// checkSummary is the check run's summary: the summary comment's verdict (its lines before
+// the first section), without the marker.
+func checkSummary(md string) string {
+	s := strings.TrimPrefix(md, format.Marker+"\n")
+	if i := strings.Index(s, "\n#### "); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > maxCheckSummary {
+		s = strings.ToValidUTF8(s[:maxCheckSummary], "")
+	}
+	return s
 }
 
 // describe is the final status description: new findings by severity and the clusters, e.g.

@@ -241,6 +241,9 @@ func (s *Server) accept(c *gin.Context, ev forge.Event, kind jobKind, head strin
 		return
 	}
 	key := jobKey(ev)
+	if kind == kindRecheck {
+		key = recheckKey(ev)
+	}
 	delivery := ""
 	if ev.DeliveryID != "" {
 		delivery = string(ev.Forge) + "/" + ev.DeliveryID
@@ -258,7 +261,7 @@ func (s *Server) accept(c *gin.Context, ev forge.Event, kind jobKind, head strin
 		return
 	}
 	s.queue.submit(key, j.Kind, j.HeadSHA)
-	log.Info("job accepted", "merged", j.Kind != kind)
+	log.Info("job accepted")
 	c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
 }
 

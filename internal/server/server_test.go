@@ -13,7 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
+	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
 const demoDescription = "2 new errors, 1 new notice · 1 cluster"
@@ -284,29 +286,152 @@ func TestRecheck(t *testing.T) {
 	})
 }
 
-// A /recheck that arrives while a review waits is merged into it: the comment is answered
-// and a refusal does not drop the review that a push asked for.
-func TestRecheckMergesIntoQueuedReview(t *testing.T) {
+// A reader's /recheck that arrives while a review runs is answered at once and runs nothing:
+// the review runs once.
+func TestRecheckByReaderDuringReview(t *testing.T) {
 	h := newHarness(t)
-	h.open()
+	h.fetch.hold[shaA] = true
+	h.start()
 	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	<-h.fetch.started
 	if code, s := status(h.github("issue_comment", "c-1", ghComment(7, 99, "bob", "User", "/recheck"), ghSecret)); code != http.StatusAccepted || s != "queued" {
 		t.Fatalf("got %d %q, want 202 queued", code, s)
 	}
-	jobs := h.storedJobs()
-	if len(jobs) != 1 || jobs[0].Kind != kindReview || jobs[0].HeadSHA != shaA || jobs[0].Recheck == nil || jobs[0].Recheck.Author != "bob" {
-		t.Fatalf("stored jobs %+v, want the review of A carrying bob's comment", jobs)
-	}
-	h.start()
+	refusal := call{Method: "Reply", Text: "@bob only users with write access can /recheck"}
+	h.waitFor("reply", func(calls []call) bool { return len(calls) == 3 })
+	close(h.fetch.release)
 	calls := h.waitFor("final status", finalStatus(shaA))
-	want := append([]call{
-		{Method: "CanWrite", Text: "bob"},
-		{Method: "Reply", Text: "@bob only users with write access can /recheck"},
-	}, reviewCalls(shaA)...)
+	h.waitStoreEmpty()
+	run := reviewCalls(shaA)
+	want := append([]call{run[0], {Method: "CanWrite", Text: "bob"}, refusal}, run[1:]...)
 	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
 	}
+	if n := len(h.fetch.fetched()); n != 1 {
+		t.Fatalf("%d review runs, want 1", n)
+	}
+	if m := h.metrics(); !strings.Contains(m, `tiergate_reviews_total{result="failure"} 1`) {
+		t.Errorf("want one review counted:\n%s", m)
+	}
+}
+
+// A /recheck is stored apart from the PR's review job, and both survive a restart.
+func TestRecheckStoredApart(t *testing.T) {
+	h := newHarness(t)
+	h.open()
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	h.github("issue_comment", "c-1", ghComment(7, 99, "bob", "User", "/recheck"), ghSecret)
+	keys, jobs, err := h.srv.store.jobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type stored struct {
+		Key  string
+		Kind jobKind
+		Head string
+	}
+	var got []stored
+	for i, k := range keys {
+		got = append(got, stored{k, jobs[i].Kind, jobs[i].HeadSHA})
+	}
+	want := []stored{{"github/acme/fleet/7", kindReview, shaA}, {"github/acme/fleet/7/recheck/99", kindRecheck, ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("stored jobs (-want +got):\n%s", diff)
+	}
+	h.close()
+
+	h.open()
+	h.start()
+	calls := h.waitFor("reply and final status", func(c []call) bool { return len(c) == 2+len(reviewCalls(shaA)) })
 	h.waitStoreEmpty()
+	var answer, review []call // the two jobs run side by side
+	for _, c := range calls {
+		if c.Method == "CanWrite" || c.Method == "Reply" {
+			answer = append(answer, c)
+		} else {
+			review = append(review, c)
+		}
+	}
+	if diff := cmp.Diff([]call{{Method: "CanWrite", Text: "bob"}, {Method: "Reply", Text: "@bob only users with write access can /recheck"}}, answer); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(reviewCalls(shaA), shorten(review)); diff != "" {
+		t.Errorf("review (-want +got):\n%s", diff)
+	}
+}
+
+// A writer's /recheck while an older head is reviewed queues the PR's current head, which
+// supersedes the running review as a push would.
+func TestRecheckByWriterSupersedes(t *testing.T) {
+	h := newHarness(t)
+	h.fc.canWrite = true
+	h.fc.pr = forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase}
+	h.fetch.hold[shaA] = true
+	h.start()
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	<-h.fetch.started
+	h.github("issue_comment", "c-1", ghComment(7, 99, "alice", "User", "/recheck"), ghSecret)
+	calls := h.waitFor("final status of B", finalStatus(shaB))
+	h.waitStoreEmpty()
+	want := append([]call{
+		{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
+		{Method: "CanWrite", Text: "alice"},
+		{Method: "React", Text: "99 +1"},
+		{Method: "PullRequest"},
+		{Method: "SetStatus", SHA: shaA, State: forge.StateError, Text: "superseded by bbbbbbb"},
+	}, reviewCalls(shaB)...)
+	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+}
+
+// With a client that publishes check runs, the check run comes after the line comments and
+// before the final status, with the status's conclusion and description.
+func TestCheckRun(t *testing.T) {
+	h := newHarness(t)
+	h.opts.Forges = stubForges{checkClient{h.fc}}
+	h.start()
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	calls := h.waitFor("final status", finalStatus(shaA))
+	h.waitStoreEmpty()
+	run := reviewCalls(shaA)
+	check := call{Method: "CheckRun", SHA: shaA, State: forge.StateFailure, Text: demoDescription,
+		Summary: "### ❌ tiergate: 2 new errors, 1 new notice\n\n0 existing, 0 resolved · 1 cluster, 4 Kustomizations, 9 objects · `" +
+			h.fetch.base.String() + "` → `" + h.fetch.head.String() + "`",
+		Annotations: []forge.Annotation{
+			{Path: demoFile, StartLine: 2, EndLine: 2, Level: "failure", Title: "missing-depends-on"},
+			{Path: demoFile, StartLine: 2, EndLine: 2, Level: "failure", Title: "prune-transient"},
+			{Path: demoFile, StartLine: 2, EndLine: 2, Level: "notice", Title: "tier-move"},
+		}}
+	want := append(append(run[:4:4], check), run[4])
+	got := shorten(calls)
+	for i := range got {
+		for j := range got[i].Annotations {
+			got[i].Annotations[j].Message = "" // rule messages are tested in the rules package
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnnotations(t *testing.T) {
+	rep := &review.Report{Findings: []rules.Finding{
+		{Rule: "prune-transient", Severity: rules.Error, Status: rules.StatusNew, File: "a.yaml", Line: 3, Message: "pruned", Suggestion: "add it back"},
+		{Rule: "prune-transient", Severity: rules.Error, Status: rules.StatusNew, File: "a.yaml", Line: 3, Message: "pruned", Suggestion: "add it back"},
+		{Rule: "orphan", Severity: rules.Warning, Status: rules.StatusNew, File: "b.yaml", Line: 7, Message: "orphaned"},
+		{Rule: "tier-move", Severity: rules.Notice, Status: rules.StatusNew, File: "c.yaml", Line: 1, Message: "moved"},
+		{Rule: "orphan", Severity: rules.Warning, Status: rules.StatusExisting, File: "b.yaml", Line: 9, Message: "old"},
+		{Rule: "render-error", Severity: rules.Error, Status: rules.StatusNew, Message: "no file"},
+	}}
+	want := []forge.Annotation{
+		{Path: "a.yaml", StartLine: 3, EndLine: 3, Level: "failure", Title: "prune-transient", Message: "pruned\nadd it back"},
+		{Path: "b.yaml", StartLine: 7, EndLine: 7, Level: "warning", Title: "orphan", Message: "orphaned"},
+		{Path: "c.yaml", StartLine: 1, EndLine: 1, Level: "notice", Title: "tier-move", Message: "moved"},
+	}
+	if diff := cmp.Diff(want, annotations(rep)); diff != "" {
+		t.Fatalf("annotations (-want +got):\n%s", diff)
+	}
 }
 
 func TestRestartResumes(t *testing.T) {

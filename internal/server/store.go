@@ -13,7 +13,7 @@ import (
 
 var (
 	bucketDeliveries = []byte("deliveries") // "forge/delivery-id" → RFC 3339 time first seen
-	bucketJobs       = []byte("jobs")       // "forge/owner/name/pr" → the PR's newest job (JSON)
+	bucketJobs       = []byte("jobs")       // jobKey → the PR's newest review, recheckKey → a /recheck (JSON)
 )
 
 const (
@@ -26,18 +26,16 @@ type jobKind string
 
 const (
 	kindReview  jobKind = "review"  // review the head of the delivery
-	kindRecheck jobKind = "recheck" // a /recheck comment: check permission, then review the current head
+	kindRecheck jobKind = "recheck" // a /recheck comment: check permission, then queue a review of the current head
 )
 
-// job is one accepted request to review a PR: the store holds the newest per PR.
+// job is one accepted request: a PR's review (the store holds the newest per PR) or a
+// /recheck comment (one per comment, apart from the PR's review).
 type job struct {
 	Event forge.Event `json:"event"`
 	Kind  jobKind     `json:"kind"`
 	// HeadSHA is the commit to review (review jobs); a recheck reads the PR's head when it runs.
 	HeadSHA string `json:"head_sha,omitempty"`
-	// Recheck is a /recheck comment that arrived while this review waited: the run answers
-	// it too (a refusal does not cancel the review, which a push asked for).
-	Recheck *forge.Comment `json:"recheck,omitempty"`
 	// Attempt counts the runs started, so that a job that kills the process is not retried forever.
 	Attempt  int       `json:"attempt"`
 	Enqueued time.Time `json:"enqueued"`
@@ -45,9 +43,15 @@ type job struct {
 	Seq uint64 `json:"seq"`
 }
 
-// jobKey names the PR of ev: at most one job per key is stored, queued or running.
+// jobKey names the PR of ev: at most one review job per key is stored, queued or running.
 func jobKey(ev forge.Event) string {
 	return fmt.Sprintf("%s/%s/%s/%d", ev.Forge, ev.Repo.Owner, ev.Repo.Name, ev.PR)
+}
+
+// recheckKey names the /recheck comment of ev. It is not a PR's key, so a recheck never
+// replaces or joins the PR's review job.
+func recheckKey(ev forge.Event) string {
+	return fmt.Sprintf("%s/recheck/%d", jobKey(ev), ev.Comment.ID)
 }
 
 // store is the durable queue, a bbolt file.
@@ -78,9 +82,9 @@ func openStore(path string) (*store, error) {
 
 func (s *store) close() error { return s.db.Close() }
 
-// accept records the delivery and stores j as its PR's newest job, in one transaction. When
-// the delivery was seen before, it writes nothing and returns dup. It sets j.Seq, and merges
-// a recheck into a stored review (*j becomes the review, carrying the comment).
+// accept records the delivery and stores j under key, replacing the job stored there, in one
+// transaction; delivery "" records none. When the delivery was seen before, it writes nothing
+// and returns dup. It sets j.Seq.
 func (s *store) accept(delivery, key string, j *job, now time.Time) (dup bool, err error) {
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		d := tx.Bucket(bucketDeliveries)
@@ -100,18 +104,6 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (dup bool, e
 			}
 		}
 		b := tx.Bucket(bucketJobs)
-		if j.Kind == kindRecheck {
-			if v := b.Get([]byte(key)); v != nil {
-				var stored job
-				if err := json.Unmarshal(v, &stored); err != nil {
-					return err
-				}
-				if stored.Kind == kindReview {
-					stored.Recheck, stored.Attempt, stored.Enqueued = j.Event.Comment, 0, j.Enqueued
-					*j = stored
-				}
-			}
-		}
 		seq, err := b.NextSequence()
 		if err != nil {
 			return err
@@ -123,6 +115,45 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (dup bool, e
 		return false, fmt.Errorf("store job %s: %w", key, err)
 	}
 	return dup, nil
+}
+
+// lastSeq is the sequence number of the job accepted last.
+func (s *store) lastSeq() (seq uint64, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		seq = tx.Bucket(bucketJobs).Sequence()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read queue: %w", err)
+	}
+	return seq, nil
+}
+
+// acceptUnlessNewer stores j under key as accept does (recording no delivery), unless the job
+// stored there was accepted after seq; stored reports whether j was.
+func (s *store) acceptUnlessNewer(key string, j *job, seq uint64) (stored bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		if v := b.Get([]byte(key)); v != nil {
+			var old job
+			if err := json.Unmarshal(v, &old); err != nil {
+				return err
+			}
+			if old.Seq > seq {
+				return nil
+			}
+		}
+		next, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		j.Seq, stored = next, true
+		return putJob(b, key, j)
+	})
+	if err != nil {
+		return false, fmt.Errorf("store job %s: %w", key, err)
+	}
+	return stored, nil
 }
 
 // prune deletes the deliveries first seen before cutoff (and any it cannot read).
