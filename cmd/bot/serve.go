@@ -109,6 +109,8 @@ type forges struct {
 	github  *forge.GitHubClients
 	gitea   forge.Client
 	secrets map[forge.Kind][]byte
+	// gitHosts are the hosts clone credentials may be sent to (server.Options.GitHost).
+	gitHosts map[forge.Kind]string
 }
 
 func (f *forges) Client(ev forge.Event) (forge.Client, error) {
@@ -125,7 +127,7 @@ func (f *forges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
 
 // newForges builds the clients of the forges the flags configure.
 func newForges(f serveFlags, metrics *server.Metrics) (*forges, error) {
-	fs := &forges{secrets: map[forge.Kind][]byte{}}
+	fs := &forges{secrets: map[forge.Kind][]byte{}, gitHosts: map[forge.Kind]string{}}
 	httpClient := &http.Client{Timeout: f.reviewTimeout}
 	if f.githubToken != "" || f.githubAppID != 0 {
 		if f.githubWebhookSecret == "" {
@@ -144,7 +146,12 @@ func newForges(f serveFlags, metrics *server.Metrics) (*forges, error) {
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
+		host, err := server.GitHostOf(f.githubAPIURL)
+		if err != nil {
+			return nil, usageErr("--github-api-url: %v", err)
+		}
 		fs.github = gh
+		fs.gitHosts[forge.GitHub] = host
 		fs.secrets[forge.GitHub] = []byte(f.githubWebhookSecret)
 	} else if f.githubWebhookSecret != "" || f.githubAppKey != "" {
 		return nil, usageErr("GitHub needs --github-token or --github-app-id")
@@ -157,7 +164,12 @@ func newForges(f serveFlags, metrics *server.Metrics) (*forges, error) {
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
+		host, err := server.GitHostOf(f.giteaURL)
+		if err != nil {
+			return nil, usageErr("--gitea-url: %v", err)
+		}
 		fs.gitea = gt
+		fs.gitHosts[forge.Gitea] = host
 		fs.secrets[forge.Gitea] = []byte(f.giteaWebhookSecret)
 	} else if f.giteaToken != "" || f.giteaWebhookSecret != "" {
 		return nil, usageErr("Gitea needs --gitea-url")
@@ -205,6 +217,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		ReviewTimeout: f.reviewTimeout,
 		FailOn:        f.failOn,
 		SkipForkPRs:   !f.forkPRs,
+		GitHost:       fs.gitHosts,
 		Metrics:       metrics,
 		Logger:        log,
 	})

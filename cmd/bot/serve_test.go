@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/server"
 )
 
 func TestServeFlagsFromEnv(t *testing.T) {
@@ -144,5 +147,29 @@ func TestServeStartsAndStops(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "queue.db")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServeForgeGitHosts: clone credentials go only to the forge's own git host.
+func TestServeForgeGitHosts(t *testing.T) {
+	for _, tc := range []struct {
+		api, gitea string
+		want       map[forge.Kind]string
+	}{
+		{"https://api.github.com/", "https://Git.Example:3000/", map[forge.Kind]string{forge.GitHub: "github.com", forge.Gitea: "Git.Example:3000"}},
+		{"https://ghe.example/api/v3/", "", map[forge.Kind]string{forge.GitHub: "ghe.example"}},
+	} {
+		f := serveFlags{githubToken: "t", githubWebhookSecret: "s", githubAPIURL: tc.api,
+			giteaURL: tc.gitea, giteaToken: "t", giteaWebhookSecret: "s", reviewTimeout: time.Minute}
+		if tc.gitea == "" {
+			f.giteaToken, f.giteaWebhookSecret = "", ""
+		}
+		fs, err := newForges(f, server.NewMetrics())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, fs.gitHosts); diff != "" {
+			t.Errorf("git hosts (-want +got):\n%s", diff)
+		}
 	}
 }

@@ -4,6 +4,8 @@
 //
 // Invariants a change must keep:
 //
+//   - A forge's clone credentials go only to its own git host (Options.GitHost): a run whose
+//     clone URL names another host ends in status error before anything is fetched.
 //   - A delivery is verified before anything else, and stored (transaction committed)
 //     before 202 is returned; a delivery id seen before is answered 200 and dropped.
 //   - Per PR at most one review runs, and the store holds only the PR's newest job. A job

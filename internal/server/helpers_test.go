@@ -247,7 +247,8 @@ func newHarness(t *testing.T) *harness {
 	}
 	h.fetch = &stubFetcher{repo: repo, base: base, head: head, hold: map[string]bool{}, started: make(chan string, 4),
 		release: make(chan struct{})}
-	h.opts = Options{Forges: stubForges{h.fc}, Fetcher: h.fetch, Workers: 2}
+	h.opts = Options{Forges: stubForges{h.fc}, Fetcher: h.fetch, Workers: 2,
+		GitHost: map[forge.Kind]string{forge.GitHub: "github.example", forge.Gitea: "gitea.example"}}
 	return h
 }
 

@@ -151,6 +151,10 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	}
 	rn.pendingSet = true
 
+	// Before the fetcher asks for credentials or opens a connection.
+	if err := checkCloneURL(rn.s.opts.GitHost, ev.Forge, ev.Repo.CloneURL); err != nil {
+		return resultError, err
+	}
 	repo, base, head, err := rn.s.opts.Fetcher.Fetch(ctx, *ev, rn.client)
 	if err != nil {
 		return resultError, fmt.Errorf("fetch: %w", err)

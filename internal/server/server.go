@@ -59,6 +59,10 @@ type Options struct {
 	// BotLogins names the bot's own account per forge: its comments never trigger a run
 	// (accounts the forge marks as bots never do).
 	BotLogins map[forge.Kind]string
+	// GitHost names, per forge, the host ("name" or "name:port", see GitHostOf) a
+	// repository's clone URL must point at: the forge's credentials are sent to no other host.
+	// A run of a forge without an entry ends in status error; nil checks nothing.
+	GitHost map[forge.Kind]string
 	// Metrics receives the server's metrics (nil: new ones).
 	Metrics *Metrics
 	// Logger receives JSON-able structured logs (nil: discarded).
