@@ -11,7 +11,8 @@
 //   - Per PR at most one review runs, and the store holds only the PR's newest job. A job
 //     for another head cancels the running review; that review publishes nothing of its
 //     result, and sets its head's status to error "superseded by <sha7>" only if it had
-//     set pending there, so no commit is left pending.
+//     started setting pending there (a request cancelled in flight counts), so no commit is
+//     left pending.
 //   - A /recheck is a job of its own, stored under its comment, and never touches the PR's
 //     review job: it may run while that review runs. A user without write access gets a
 //     reply and nothing else; a writer's comment gets a +1, and a review of the PR's current

@@ -80,7 +80,7 @@ func (s *Server) process(base context.Context, r *run) {
 			result = resultSuperseded
 			rn.log.Info("review superseded", "by", sup.head)
 			if rn.pendingSet {
-				rn.publishError(base, cause.Error())
+				rn.publishError(base, cause.Error()) // in a fresh context: the run's has ended
 			}
 			published = true
 		case errors.Is(cause, errTimeout):
@@ -111,7 +111,7 @@ type runner struct {
 	client forge.Client
 	ev     forge.Event
 	head   string // the commit under review; "" for a recheck
-	// pendingSet is true once the head carries our pending status.
+	// pendingSet is true once the request setting our pending status on the head was started.
 	pendingSet bool
 }
 
@@ -146,10 +146,11 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
+	// Set before the request: one cancelled in flight may still have reached the forge.
+	rn.pendingSet = true
 	if err := rn.setStatus(ctx, forge.StatePending, pendingDescription); err != nil {
 		return resultError, err
 	}
-	rn.pendingSet = true
 
 	// Before the fetcher asks for credentials or opens a connection.
 	if err := checkCloneURL(rn.s.opts.GitHost, ev.Forge, ev.Repo.CloneURL); err != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -648,5 +649,54 @@ func TestOneLine(t *testing.T) {
 		if got := oneLine(tc.in); got != tc.want {
 			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// blockingPendingClient is a fakeClient whose SetStatus(pending) of head blocks until the
+// run's context ends, as a request still in flight when the newer push arrives.
+type blockingPendingClient struct {
+	*fakeClient
+	head    string
+	started chan struct{}
+}
+
+func (c blockingPendingClient) SetStatus(ctx context.Context, repo forge.Repo, sha string, state forge.State, desc string) error {
+	if sha == c.head && state == forge.StatePending {
+		close(c.started)
+		<-ctx.Done()
+		c.fakeClient.SetStatus(ctx, repo, sha, state, desc)
+		return ctx.Err()
+	}
+	return c.fakeClient.SetStatus(ctx, repo, sha, state, desc)
+}
+
+// TestSupersededWhilePendingInFlight: a run superseded while its pending status request is
+// in flight still sets its head to error, so the head is not left pending.
+func TestSupersededWhilePendingInFlight(t *testing.T) {
+	h := newHarness(t)
+	bc := blockingPendingClient{fakeClient: h.fc, head: shaA, started: make(chan struct{})}
+	h.opts.Forges = stubForges{bc}
+	h.start()
+	h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
+	<-bc.started
+	h.github("pull_request", "d-2", ghPR("synchronize", 7, shaB, false), ghSecret)
+	h.waitFor("final status of B", finalStatus(shaB))
+	calls := h.waitFor("final status of A", finalStatus(shaA))
+	h.waitStoreEmpty()
+	var gotA []call
+	for _, c := range calls {
+		if c.Method == "SetStatus" && c.SHA == shaA {
+			gotA = append(gotA, c)
+		}
+	}
+	want := []call{
+		{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
+		{Method: "SetStatus", SHA: shaA, State: forge.StateError, Text: "superseded by bbbbbbb"},
+	}
+	if diff := cmp.Diff(want, gotA); diff != "" {
+		t.Fatalf("statuses of A (-want +got):\n%s", diff)
+	}
+	if len(h.fetch.fetched()) != 1 {
+		t.Fatalf("fetches %d, want 1 (B only)", len(h.fetch.fetched()))
 	}
 }
