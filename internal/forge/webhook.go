@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 
 	"code.gitea.io/sdk/gitea"
 	"github.com/google/go-github/v66/github"
@@ -49,7 +51,33 @@ func ParseGitHub(h http.Header, body, secret []byte) (*Event, error) {
 	case *github.IssueCommentEvent:
 		githubComment(ev, e)
 	}
+	if ev.Type != EventPing {
+		if err := checkRepo(ev.Repo); err != nil {
+			return nil, fmt.Errorf("GitHub %s delivery %s: %w", name, ev.DeliveryID, err)
+		}
+	}
 	return ev, nil
+}
+
+// checkRepo refuses a payload's repository whose owner or name could not be a path segment
+// of the forge's API, or whose clone URL is not http(s).
+func checkRepo(r Repo) error {
+	for _, f := range []struct{ what, v string }{{"owner", r.Owner}, {"name", r.Name}} {
+		switch {
+		case f.v == "":
+			return fmt.Errorf("incomplete payload: repository %s is missing", f.what)
+		case f.v == "." || f.v == ".." || strings.ContainsAny(f.v, "/\\") || strings.IndexFunc(f.v, unicode.IsControl) >= 0:
+			return fmt.Errorf("malformed payload: repository %s %q is not a valid name", f.what, f.v)
+		}
+	}
+	if r.CloneURL == "" {
+		return errors.New("incomplete payload: repository clone_url is missing")
+	}
+	u, err := url.Parse(r.CloneURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("malformed payload: repository clone_url %q is not an http(s) URL", r.CloneURL)
+	}
+	return nil
 }
 
 func githubPR(ev *Event, e *github.PullRequestEvent) {
@@ -132,6 +160,9 @@ func ParseGitea(h http.Header, body, secret []byte) (*Event, error) {
 		return nil, fmt.Errorf("Gitea %s delivery %s: %w", name, ev.DeliveryID, err)
 	}
 	ev.Repo = giteaRepo(p.Repository)
+	if err := checkRepo(ev.Repo); err != nil {
+		return nil, fmt.Errorf("Gitea %s delivery %s: %w", name, ev.DeliveryID, err)
+	}
 	if name == "pull_request" {
 		giteaPR(ev, &p, giteaHeader(h, "Event-Type"))
 	} else {

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -346,5 +347,62 @@ func TestBadJSON(t *testing.T) {
 	wrongType := []byte(`{"action":"opened","number":"two"}`)
 	if _, err := forge.ParseGitea(deliveryHeaders("gitea", "pull_request", "pull_request", "d", wrongType), wrongType, secret); err == nil || errors.Is(err, forge.ErrBadSignature) {
 		t.Errorf("Gitea wrong type: err = %v, want a parse error", err)
+	}
+}
+
+// TestBadRepository: a signed delivery whose repository is missing or names no valid
+// repository is refused at parse time.
+func TestBadRepository(t *testing.T) {
+	const ghFile = "github/webhooks/pull_request.opened.json"
+	const gtFile = "gitea/webhooks/drone-go-scm.pull_request_opened.json"
+	ghNoRepo := func(t *testing.T) []byte {
+		var p map[string]any
+		must(t, json.Unmarshal(readFixture(t, ghFile), &p))
+		delete(p, "repository")
+		b, err := json.Marshal(p)
+		must(t, err)
+		return b
+	}
+	gtNoRepo := func(t *testing.T) []byte {
+		var p map[string]any
+		must(t, json.Unmarshal(readFixture(t, gtFile), &p))
+		delete(p, "repository")
+		b, err := json.Marshal(p)
+		must(t, err)
+		return b
+	}
+	for _, tc := range []struct {
+		name, forgeDir, event string
+		body                  func(*testing.T) []byte
+		want                  string
+	}{
+		{"github no repository", "github", "pull_request", ghNoRepo,
+			"GitHub pull_request delivery d: incomplete payload: repository owner is missing"},
+		{"github name ..", "github", "pull_request", func(t *testing.T) []byte {
+			return editedFixture(t, ghFile, `"name": "Hello-World"`, `"name": ".."`)
+		}, `GitHub pull_request delivery d: malformed payload: repository name ".." is not a valid name`},
+		{"github owner with slash", "github", "pull_request", func(t *testing.T) []byte {
+			return editedFixture(t, ghFile, `"login": "Codertocat"`, `"login": "a/b"`)
+		}, `GitHub pull_request delivery d: malformed payload: repository owner "a/b" is not a valid name`},
+		{"github ssh clone_url", "github", "pull_request", func(t *testing.T) []byte {
+			return editedFixture(t, ghFile, `"clone_url": "https://github.com/Codertocat/Hello-World.git"`, `"clone_url": "file:///etc"`)
+		}, `GitHub pull_request delivery d: malformed payload: repository clone_url "file:///etc" is not an http(s) URL`},
+		{"github comment no clone_url", "github", "issue_comment", func(t *testing.T) []byte {
+			return editedFixture(t, "github/webhooks/issue_comment.created.pull_request.json",
+				`"clone_url": "https://github.com/all-contributors/all-contributors-bot.git"`, `"clone_url": ""`)
+		}, "GitHub issue_comment delivery d: incomplete payload: repository clone_url is missing"},
+		{"gitea no repository", "gitea", "pull_request", gtNoRepo,
+			"Gitea pull_request delivery d: incomplete payload: repository owner is missing"},
+		{"gitea name .", "gitea", "pull_request", func(t *testing.T) []byte {
+			return editedFixture(t, gtFile, `"name": "my-repo"`, `"name": "."`)
+		}, `Gitea pull_request delivery d: malformed payload: repository name "." is not a valid name`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.body(t)
+			ev, err := parse(tc.forgeDir, deliveryHeaders(tc.forgeDir, tc.event, tc.event, "d", body), body)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("parse = %+v, %v; want error %q", ev, err, tc.want)
+			}
+		})
 	}
 }

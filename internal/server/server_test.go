@@ -700,3 +700,22 @@ func TestSupersededWhilePendingInFlight(t *testing.T) {
 		t.Fatalf("fetches %d, want 1 (B only)", len(h.fetch.fetched()))
 	}
 }
+
+// TestPayloadWithoutRepository: a signed review delivery without its repository is refused
+// with 400 and nothing is stored.
+func TestPayloadWithoutRepository(t *testing.T) {
+	h := newHarness(t)
+	h.open()
+	var p map[string]any
+	if err := json.Unmarshal(ghPR("opened", 6, shaA, false), &p); err != nil {
+		t.Fatal(err)
+	}
+	delete(p, "repository")
+	code, msg := status(h.github("pull_request", "d-1", mustJSON(p), ghSecret))
+	if want := "GitHub pull_request delivery d-1: incomplete payload: repository owner is missing"; code != http.StatusBadRequest || msg != want {
+		t.Fatalf("%d %q, want 400 %q", code, msg, want)
+	}
+	if jobs := h.storedJobs(); len(jobs) != 0 {
+		t.Fatalf("stored jobs %+v, want none", jobs)
+	}
+}
