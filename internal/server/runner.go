@@ -377,10 +377,33 @@ var urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]*@`)
 // redact removes credentials from the URLs in s.
 func redact(s string) string { return urlUserinfo.ReplaceAllString(s, "$1") }
 
-// oneLine makes s a status description: credentials in URLs removed, one line, at most
-// maxDescription characters.
+// urlOrigin is the scheme://[userinfo@]host[:port] of a URL; netAddr the addresses of a
+// network error ("dial tcp 10.0.0.1:443: ...", "read tcp a:1->b:2: ...").
+var (
+	urlOrigin = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s"'?#]*`)
+	netAddr   = regexp.MustCompile(`\b(dial|read|write) (tcp[46]?|udp[46]?|unix) [^\s]+?: `)
+)
+
+// stripHosts removes the scheme and host of every URL in s, keeping the path ("/" when it
+// has none), and the addresses of network errors: a status must not tell internal hosts.
+func stripHosts(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range urlOrigin.FindAllStringIndex(s, -1) {
+		b.WriteString(s[last:m[0]])
+		if m[1] == len(s) || s[m[1]] != '/' {
+			b.WriteByte('/')
+		}
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return netAddr.ReplaceAllString(b.String(), "$1 $2: ")
+}
+
+// oneLine makes s a status description: credentials in URLs removed, the hosts of URLs and
+// network addresses removed, one line, at most maxDescription characters.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(redact(s)), " ")
+	s = strings.Join(strings.Fields(stripHosts(redact(s))), " ")
 	if utf8.RuneCountInString(s) <= maxDescription {
 		return s
 	}

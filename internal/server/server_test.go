@@ -495,7 +495,7 @@ func TestRunErrors(t *testing.T) {
 			{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
 			{Method: "UpsertSummary", Text: format.Marker},
 			{Method: "SetStatus", SHA: shaA, State: forge.StateError,
-				Text: "publish summary comment: POST https://api.github.example/repos/acme/fleet/issues/7/comments: 422 Validation Failed"},
+				Text: "publish summary comment: POST /repos/acme/fleet/issues/7/comments: 422 Validation Failed"},
 		}
 		if diff := cmp.Diff(want, calls); diff != "" {
 			t.Fatalf("forge calls (-want +got):\n%s", diff)
@@ -641,8 +641,16 @@ func TestIsRecheck(t *testing.T) {
 func TestOneLine(t *testing.T) {
 	long := strings.Repeat("é", 200)
 	tests := []struct{ in, want string }{
-		{"fetch https://github.com/a/b.git: 401", "fetch https://github.com/a/b.git: 401"},
-		{"fetch https://x-access-token:ghs_abc@github.com/a/b.git:\n  auth failed", "fetch https://github.com/a/b.git: auth failed"},
+		{"fetch https://github.com/a/b.git: 401", "fetch /a/b.git: 401"},
+		{"fetch https://x-access-token:ghs_abc@github.com/a/b.git:\n  auth failed", "fetch /a/b.git: auth failed"},
+		{"set status error: POST http://127.0.0.1:9100/repos/o/r/statuses/abc: 404",
+			"set status error: POST /repos/o/r/statuses/abc: 404"},
+		{`set status pending: Post "http://127.0.0.1:1/repos/o/r/statuses/abc": dial tcp 127.0.0.1:1: connect: connection refused`,
+			`set status pending: Post "/repos/o/r/statuses/abc": dial tcp: connect: connection refused`},
+		{"read PR #7: Get https://[::1]:8443?x=1: read tcp 10.0.0.1:5555->10.0.0.2:443: read: connection reset by peer",
+			"read PR #7: Get /?x=1: read tcp: read: connection reset by peer"},
+		{"publish summary comment: POST https://ghe.internal:8443/api/v3/repos/acme/fleet/issues/7/comments: 422 " + strings.Repeat("x", 200),
+			"publish summary comment: POST /api/v3/repos/acme/fleet/issues/7/comments: 422 " + strings.Repeat("x", 139-len("publish summary comment: POST /api/v3/repos/acme/fleet/issues/7/comments: 422 ")) + "…"},
 		{long, strings.Repeat("é", 139) + "…"},
 	}
 	for _, tc := range tests {
