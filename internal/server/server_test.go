@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -725,5 +726,26 @@ func TestPayloadWithoutRepository(t *testing.T) {
 	}
 	if jobs := h.storedJobs(); len(jobs) != 0 {
 		t.Fatalf("stored jobs %+v, want none", jobs)
+	}
+}
+
+// TestDataDirInUse: a second server on a data directory in use says so, within seconds.
+func TestDataDirInUse(t *testing.T) {
+	h := newHarness(t)
+	h.open()
+	opts := h.opts
+	opts.DataDir = h.dir
+	start := time.Now()
+	srv, err := New(opts)
+	if err == nil {
+		srv.Close()
+		t.Fatal("second server opened the queue")
+	}
+	want := "data directory " + h.dir + " is in use by another tiergate process (queue.db is locked)"
+	if err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %s", d)
 	}
 }

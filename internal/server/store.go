@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -60,8 +62,15 @@ type store struct {
 	lastPrune time.Time // read and written in write transactions only, which bbolt serialises
 }
 
+// lockTimeout is how long opening the queue waits for another process's lock on it.
+const lockTimeout = time.Second
+
 func openStore(path string) (*store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("data directory %s is in use by another tiergate process (%s is locked)",
+			filepath.Dir(path), filepath.Base(path))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open queue %s: %w", path, err)
 	}
