@@ -91,13 +91,13 @@ func (s *Server) process(base context.Context, r *run) {
 			result, published = resultError, rn.fail(base, err.Error())
 		}
 	}
-	if result != "" {
+	if !published && j.Attempt < maxAttempts {
+		r.retry = true // not counted: the job runs again
+		return
+	}
+	if result != "" { // the job is finished or given up
 		s.metrics.reviews.WithLabelValues(result).Inc()
 		s.metrics.duration.Observe(time.Since(start).Seconds())
-	}
-	if !published && j.Attempt < maxAttempts {
-		r.retry = true
-		return
 	}
 	if err := s.store.finish(r.key, j.Seq); err != nil {
 		rn.log.Error("delete finished job", "err", err)

@@ -532,6 +532,13 @@ func TestRunErrors(t *testing.T) {
 		if n := len(h.fc.snapshot()); n != 2*maxAttempts {
 			t.Fatalf("%d calls, want %d:\n%s", n, 2*maxAttempts, dump(h.fc.snapshot()))
 		}
+		// One job given up: counted once, not once per attempt.
+		m := h.metrics()
+		for _, want := range []string{`tiergate_reviews_total{result="error"} 1` + "\n", "tiergate_review_duration_seconds_count 1\n"} {
+			if !strings.Contains(m, want) {
+				t.Errorf("metrics lack %q:\n%s", want, m)
+			}
+		}
 	})
 }
 
