@@ -104,78 +104,23 @@ func envName(flag string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// forges is the server's view of the configured forges.
-type forges struct {
-	github  *forge.GitHubClients
-	gitea   forge.Client
-	secrets map[forge.Kind][]byte
-	// gitHosts are the hosts clone credentials may be sent to (server.Options.GitHost).
-	gitHosts map[forge.Kind]string
-}
-
-func (f *forges) Client(ev forge.Event) (forge.Client, error) {
-	switch {
-	case ev.Forge == forge.GitHub && f.github != nil:
-		return f.github.For(ev.InstallationID)
-	case ev.Forge == forge.Gitea && f.gitea != nil:
-		return f.gitea, nil
-	}
-	return nil, fmt.Errorf("forge %q is not configured", ev.Forge)
-}
-
-func (f *forges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
-
 // newForges builds the clients of the forges the flags configure.
-func newForges(f serveFlags, metrics *server.Metrics) (*forges, error) {
-	fs := &forges{secrets: map[forge.Kind][]byte{}, gitHosts: map[forge.Kind]string{}}
-	httpClient := &http.Client{Timeout: f.reviewTimeout}
-	if f.githubToken != "" || f.githubAppID != 0 {
-		if f.githubWebhookSecret == "" {
-			return nil, usageErr("--github-webhook-secret is required with GitHub access")
-		}
-		opts := forge.GitHubOptions{APIURL: f.githubAPIURL, Token: f.githubToken, AppID: f.githubAppID,
-			HTTPClient: httpClient, Retry: forge.RetryOptions{Observer: metrics.ForgeRequest}}
-		if f.githubAppKey != "" {
-			pem, err := os.ReadFile(f.githubAppKey)
-			if err != nil {
-				return nil, usageErr("--github-app-key: %v", err)
-			}
-			opts.AppKeyPEM = pem
-		}
-		gh, err := forge.NewGitHub(opts)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		host, err := server.GitHostOf(f.githubAPIURL)
-		if err != nil {
-			return nil, usageErr("--github-api-url: %v", err)
-		}
-		fs.github = gh
-		fs.gitHosts[forge.GitHub] = host
-		fs.secrets[forge.GitHub] = []byte(f.githubWebhookSecret)
-	} else if f.githubWebhookSecret != "" || f.githubAppKey != "" {
-		return nil, usageErr("GitHub needs --github-token or --github-app-id")
+func newForges(f serveFlags, metrics *server.Metrics) (*server.ConfiguredForges, error) {
+	cfg := server.ForgeConfig{
+		GitHubAPIURL: f.githubAPIURL, GitHubToken: f.githubToken, GitHubAppID: f.githubAppID,
+		GitHubWebhookSecret: f.githubWebhookSecret, GiteaURL: f.giteaURL, GiteaToken: f.giteaToken,
+		GiteaWebhookSecret: f.giteaWebhookSecret, HTTPTimeout: f.reviewTimeout,
 	}
-	if f.giteaURL != "" {
-		if f.giteaWebhookSecret == "" || f.giteaToken == "" {
-			return nil, usageErr("--gitea-token and --gitea-webhook-secret are required with --gitea-url")
-		}
-		gt, err := forge.NewGitea(f.giteaURL, f.giteaToken, httpClient, forge.RetryOptions{Observer: metrics.ForgeRequest})
+	if f.githubAppKey != "" {
+		pem, err := os.ReadFile(f.githubAppKey)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("--github-app-key: %v", err)
 		}
-		host, err := server.GitHostOf(f.giteaURL)
-		if err != nil {
-			return nil, usageErr("--gitea-url: %v", err)
-		}
-		fs.gitea = gt
-		fs.gitHosts[forge.Gitea] = host
-		fs.secrets[forge.Gitea] = []byte(f.giteaWebhookSecret)
-	} else if f.giteaToken != "" || f.giteaWebhookSecret != "" {
-		return nil, usageErr("Gitea needs --gitea-url")
+		cfg.GitHubAppKeyPEM = pem
 	}
-	if fs.github == nil && fs.gitea == nil {
-		return nil, usageErr("configure GitHub (--github-token or --github-app-id) or Gitea (--gitea-url)")
+	fs, err := server.NewForges(cfg, metrics)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
 	return fs, nil
 }
@@ -217,7 +162,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		ReviewTimeout: f.reviewTimeout,
 		FailOn:        f.failOn,
 		SkipForkPRs:   !f.forkPRs,
-		GitHost:       fs.gitHosts,
+		GitHost:       fs.GitHosts,
 		Metrics:       metrics,
 		Logger:        log,
 	})
@@ -238,7 +183,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(ctx) }()
 	log.Info("serving", "listen", ln.Addr().String(), "workers", f.workers,
-		"github", fs.github != nil, "gitea", fs.gitea != nil)
+		"github", fs.Secret(forge.GitHub) != nil, "gitea", fs.Secret(forge.Gitea) != nil)
 
 	var serveErr, runErr error
 	runDone := false

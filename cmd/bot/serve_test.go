@@ -168,7 +168,7 @@ func TestServeForgeGitHosts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(tc.want, fs.gitHosts); diff != "" {
+		if diff := cmp.Diff(tc.want, fs.GitHosts); diff != "" {
 			t.Errorf("git hosts (-want +got):\n%s", diff)
 		}
 	}

@@ -158,25 +158,6 @@ type instance struct {
 	once   sync.Once
 }
 
-// forges is the server's view of the configured forge, as cmd/bot/serve.go builds it.
-type forges struct {
-	github  *forge.GitHubClients
-	gitea   forge.Client
-	secrets map[forge.Kind][]byte
-}
-
-func (f *forges) Client(ev forge.Event) (forge.Client, error) {
-	switch {
-	case ev.Forge == forge.GitHub && f.github != nil:
-		return f.github.For(ev.InstallationID)
-	case ev.Forge == forge.Gitea && f.gitea != nil:
-		return f.gitea, nil
-	}
-	return nil, fmt.Errorf("forge %q is not configured", ev.Forge)
-}
-
-func (f *forges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
-
 // start wires a server over the env's data directory the way `bot serve` does; run starts
 // its workers (without them accepted jobs only wait in the queue).
 func (e *env) start(run bool) *instance {
@@ -186,28 +167,19 @@ func (e *env) start(run bool) *instance {
 		reviewTimeout = 2 * time.Minute
 	}
 	metrics := server.NewMetrics()
-	fs := &forges{secrets: map[forge.Kind][]byte{e.fl.kind: []byte(secret)}}
-	httpClient := &http.Client{Timeout: reviewTimeout}
-	retry := forge.RetryOptions{Observer: metrics.ForgeRequest}
-	switch e.fl.kind {
-	case forge.GitHub:
-		opts := forge.GitHubOptions{APIURL: e.fake.URL + "/", HTTPClient: httpClient, Retry: retry}
-		if e.fl.app {
-			opts.AppID, opts.AppKeyPEM = forgetest.AppID, forgetest.AppKeyPEM()
-		} else {
-			opts.Token = forgetest.Token
-		}
-		gh, err := forge.NewGitHub(opts)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		fs.github = gh
-	case forge.Gitea:
-		gt, err := forge.NewGitea(e.fake.URL, forgetest.Token, httpClient, retry)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		fs.gitea = gt
+	cfg := server.ForgeConfig{HTTPTimeout: reviewTimeout}
+	switch {
+	case e.fl.kind == forge.GitHub && e.fl.app:
+		cfg.GitHubAPIURL, cfg.GitHubAppID, cfg.GitHubAppKeyPEM, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.AppID, forgetest.AppKeyPEM(), secret
+	case e.fl.kind == forge.GitHub:
+		cfg.GitHubAPIURL, cfg.GitHubToken, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.Token, secret
+	default:
+		cfg.GiteaURL, cfg.GiteaToken, cfg.GiteaWebhookSecret = e.fake.URL, forgetest.Token, secret
+	}
+	// The same wiring as bot serve, clone-host check included.
+	fs, err := server.NewForges(cfg, metrics)
+	if err != nil {
+		e.t.Fatal(err)
 	}
 	mirrors, err := gitrepo.NewMirrors(filepath.Join(e.dataDir, "mirrors"))
 	if err != nil {
@@ -216,6 +188,7 @@ func (e *env) start(run bool) *instance {
 	srv, err := server.New(server.Options{
 		DataDir:       e.dataDir,
 		Forges:        fs,
+		GitHost:       fs.GitHosts,
 		Fetcher:       server.MirrorFetcher{Mirrors: mirrors},
 		Workers:       2,
 		ReviewTimeout: reviewTimeout,
