@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -175,10 +178,8 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	if err != nil {
 		return resultError, fmt.Errorf("read changed lines: %w", err)
 	}
-	if comments := lineComments(res.Report, changed); len(comments) > 0 {
-		if err := rn.client.PostReview(ctx, ev.Repo, ev.PR, rn.head, comments); err != nil {
-			return resultError, fmt.Errorf("post line comments: %w", err)
-		}
+	if err := rn.postReview(ctx, lineComments(res.Report, changed)); err != nil {
+		return resultError, err
 	}
 	state, result := forge.StateSuccess, resultSuccess
 	if res.Failed() {
@@ -417,4 +418,24 @@ func short(sha string) string {
 		return sha[:7]
 	}
 	return sha
+}
+
+// postReview posts the line comments as one review, unless the same comments were already
+// posted on this head: a /recheck or a redelivery must not pile up identical reviews.
+func (rn *runner) postReview(ctx context.Context, comments []forge.LineComment) error {
+	if len(comments) == 0 {
+		return nil
+	}
+	data, _ := json.Marshal(comments)
+	sum := sha256.Sum256(append([]byte(rn.head+"\x00"), data...))
+	fp := hex.EncodeToString(sum[:])
+	key := jobKey(rn.ev)
+	if done, err := rn.s.store.posted(key, fp); err != nil || done {
+		return err
+	}
+	ev := rn.ev
+	if err := rn.client.PostReview(ctx, ev.Repo, ev.PR, rn.head, comments); err != nil {
+		return fmt.Errorf("post line comments: %w", err)
+	}
+	return rn.s.store.markPosted(key, fp)
 }

@@ -16,6 +16,7 @@ import (
 var (
 	bucketDeliveries = []byte("deliveries") // "forge/delivery-id" → RFC 3339 time first seen
 	bucketJobs       = []byte("jobs")       // jobKey → the PR's newest review, recheckKey → a /recheck (JSON)
+	bucketPosted     = []byte("posted")     // jobKey → fingerprint of the last line comments posted
 )
 
 const (
@@ -75,7 +76,7 @@ func openStore(path string) (*store, error) {
 		return nil, fmt.Errorf("open queue %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketDeliveries, bucketJobs} {
+		for _, b := range [][]byte{bucketDeliveries, bucketJobs, bucketPosted} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -90,6 +91,21 @@ func openStore(path string) (*store, error) {
 }
 
 func (s *store) close() error { return s.db.Close() }
+
+// posted reports whether the line comments with fingerprint fp were already posted for key.
+func (s *store) posted(key, fp string) (bool, error) {
+	same := false
+	err := s.db.View(func(tx *bolt.Tx) error {
+		same = string(tx.Bucket(bucketPosted).Get([]byte(key))) == fp
+		return nil
+	})
+	return same, err
+}
+
+// markPosted records the fingerprint of the line comments just posted for key.
+func (s *store) markPosted(key, fp string) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketPosted).Put([]byte(key), []byte(fp)) })
+}
 
 // accept records the delivery and stores j under key, replacing the job stored there, in one
 // transaction; delivery "" records none. When the delivery was seen before, it writes nothing
