@@ -2,17 +2,22 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
@@ -50,7 +55,16 @@ func TestMirrorFetcher(t *testing.T) {
 
 	backendHandler := &cgi.Handler{Path: backend, Root: "/",
 		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}}
+	failures := 2 // the first two requests get 503: the fetch is tried again
+	var requests []int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failures > 0 {
+			failures--
+			requests = append(requests, http.StatusServiceUnavailable)
+			http.Error(w, "try later", http.StatusServiceUnavailable)
+			return
+		}
+		requests = append(requests, http.StatusOK)
 		if u, p, ok := r.BasicAuth(); !ok || u != "x-access-token" || p != "tok" {
 			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
 			http.Error(w, "bad credentials", http.StatusUnauthorized)
@@ -66,9 +80,14 @@ func TestMirrorFetcher(t *testing.T) {
 	}
 	ev := forge.Event{Forge: forge.GitHub, PR: 7, HeadSHA: head.String(), BaseSHA: base.String(),
 		Repo: forge.Repo{Owner: "acme", Name: "fleet", CloneURL: srv.URL + "/fleet.git"}}
-	repo, mb, gotHead, err := MirrorFetcher{Mirrors: mirrors}.Fetch(context.Background(), ev, authClient{})
+	fetcher := MirrorFetcher{Mirrors: mirrors, Backoff: []time.Duration{time.Millisecond, time.Millisecond}}
+	repo, mb, gotHead, err := fetcher.Fetch(context.Background(), ev, authClient{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Two 503s (two attempts), then info/refs and upload-pack.
+	if want := []int{503, 503, 200, 200}; !slices.Equal(requests, want) {
+		t.Fatalf("git requests %v, want %v", requests, want)
 	}
 	if mb != base || gotHead != head {
 		t.Fatalf("merge base %s head %s, want %s %s", mb, gotHead, base, head)
@@ -83,4 +102,23 @@ type authClient struct{ forge.Client }
 
 func (authClient) CloneAuth(context.Context, forge.Repo) (string, string, error) {
 	return "x-access-token", "tok", nil
+}
+
+func TestTransientFetchErrors(t *testing.T) {
+	cases := []struct {
+		err  error
+		want bool
+	}{
+		{errors.New("fetch https://git.example/o/r: unexpected client error: 503"), true},
+		{errors.New("dial tcp: connection refused"), true},
+		{fmt.Errorf("fetch URL: %w", transport.ErrAuthenticationRequired), false},
+		{fmt.Errorf("fetch URL: %w", transport.ErrAuthorizationFailed), false},
+		{errors.New("fetch URL: commit abc not found after fetching +refs/pull/1/head:refs/x"), false},
+		{fmt.Errorf("fetch URL: %w", context.Canceled), false},
+	}
+	for _, tc := range cases {
+		if got := transient(tc.err); got != tc.want {
+			t.Errorf("transient(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
 }
