@@ -218,12 +218,12 @@ func TestRestart(t *testing.T) {
 			code, body = third.send(e.prDelivery(head, ""))
 			expectStatus(t, "opened (a new delivery)", code, body, http.StatusAccepted, `"queued"`)
 			select {
-			case <-held.arrived:
+			case <-held.Arrived:
 			case <-time.After(waitLimit):
 				t.Fatal("the review never fetched")
 			}
 			third.stop()
-			close(held.release)
+			close(held.Release)
 			e.assertCalls("review interrupted by shutdown", e.fake.Calls(), []call{e.status(head, "pending", pendingDesc)})
 			e.fake.ResetCalls()
 			e.start(true)
@@ -248,12 +248,12 @@ func TestSupersede(t *testing.T) {
 			exp := loadExpectation(t, e.scenario)
 			head, head2 := e.repo.head, e.repo.head2
 			held := e.git.holdFetch()
-			defer close(held.release)
+			defer close(held.Release)
 			in := e.start(true)
 			code, body := in.send(e.prDelivery(head, ""))
 			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
 			select {
-			case <-held.arrived:
+			case <-held.Arrived:
 			case <-time.After(waitLimit):
 				t.Fatal("the review never fetched")
 			}
@@ -334,7 +334,7 @@ func TestReviewTimeout(t *testing.T) {
 			e.reviewTimeout = 2 * time.Second
 			head := e.repo.head
 			held := e.git.holdFetch()
-			defer close(held.release)
+			defer close(held.Release)
 			in := e.start(true)
 			code, body := in.send(e.prDelivery(head, ""))
 			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
@@ -365,7 +365,7 @@ func TestRecheckByReaderDuringReview(t *testing.T) {
 			code, body := in.send(e.prDelivery(head, ""))
 			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
 			select {
-			case <-held.arrived:
+			case <-held.Arrived:
 			case <-time.After(waitLimit):
 				t.Fatal("the review never fetched")
 			}
@@ -374,7 +374,7 @@ func TestRecheckByReaderDuringReview(t *testing.T) {
 			expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
 			refusal := e.reply("@" + reader + " only users with write access can /recheck")
 			e.waitCalls("reply to the reader while the review fetches", has(refusal))
-			close(held.release)
+			close(held.Release)
 			e.waitCalls("final status of head", e.finalStatus(head))
 			e.waitRuns(in, exp.finalState(), 1)
 

@@ -1,54 +1,19 @@
 package e2e
 
 import (
-	"bytes"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tiergate/tiergate/internal/forge/forgetest"
+	"github.com/tiergate/tiergate/internal/gittest"
 )
 
-// gitEnv isolates the git CLI and git-http-backend from the user's and system's config.
-func gitEnv(home string) []string {
-	return []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.invalid",
-		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.invalid"}
-}
-
-// runGit runs the git CLI in dir and returns its standard output.
-func runGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv(t.TempDir())...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return string(out)
-}
-
-// gitBackend is the path of git-http-backend; the test is skipped without it.
-func gitBackend(t testing.TB) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	backend := filepath.Join(strings.TrimSpace(runGit(t, "", "--exec-path")), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skipf("git-http-backend: %v", err)
-	}
-	return backend
-}
+func runGit(t testing.TB, dir string, args ...string) string { return gittest.Run(t, dir, args...) }
 
 // gitServer serves the bare repositories under root over smart HTTP through
 // git-http-backend, behind basic auth with one user and password.
@@ -59,29 +24,15 @@ type gitServer struct {
 	mu       sync.Mutex
 	user     string
 	password string
-	refused  int   // requests answered 401
-	hold     *hold // stops an upload-pack until released
+	refused  int           // requests answered 401
+	hold     *gittest.Hold // stops the next request until released
 	closing  chan struct{}
-}
-
-// hold stops the first request after holdFetch until release is closed or the client goes
-// away: a review caught in its fetch.
-type hold struct {
-	arrived chan struct{}
-	release chan struct{}
-	once    sync.Once
 }
 
 func newGitServer(t *testing.T, user, password string) *gitServer {
 	t.Helper()
-	backend := gitBackend(t)
 	s := &gitServer{root: t.TempDir(), user: user, password: password, closing: make(chan struct{})}
-	h := &cgi.Handler{
-		Path:       backend,
-		Root:       "/",
-		Env:        append(gitEnv(t.TempDir()), "GIT_PROJECT_ROOT="+s.root, "GIT_HTTP_EXPORT_ALL=1"),
-		InheritEnv: []string{"PATH"},
-	}
+	h := gittest.Handler(t, s.root)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		user, pass, hd := s.user, s.password, s.hold
@@ -94,18 +45,8 @@ func newGitServer(t *testing.T, user, password string) *gitServer {
 			return
 		}
 		s.mu.Unlock()
-		if hd != nil {
-			first := false
-			hd.once.Do(func() { first = true; close(hd.arrived) })
-			if first {
-				select {
-				case <-hd.release:
-				case <-r.Context().Done():
-					return
-				case <-s.closing:
-					return
-				}
-			}
+		if hd != nil && !hd.Wait(r, s.closing) {
+			return
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -118,8 +59,8 @@ func newGitServer(t *testing.T, user, password string) *gitServer {
 }
 
 // holdFetch makes the next fetch wait until release is closed.
-func (s *gitServer) holdFetch() *hold {
-	h := &hold{arrived: make(chan struct{}), release: make(chan struct{})}
+func (s *gitServer) holdFetch() *gittest.Hold {
+	h := gittest.NewHold()
 	s.mu.Lock()
 	s.hold = h
 	s.mu.Unlock()

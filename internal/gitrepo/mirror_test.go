@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,6 +20,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/gittest"
 )
 
 const (
@@ -34,24 +34,9 @@ var (
 	prSpecs  = []string{"+refs/pull/7/head:refs/tiergate/pull/7/head", "+refs/heads/main:refs/tiergate/heads/main"}
 )
 
-// gitEnv isolates the git CLI and git-http-backend from the user's and system's config.
-func gitEnv(home string) []string {
-	return []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
-}
-
 // runGit runs the git CLI in dir and returns its trimmed standard output.
 func runGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv(t.TempDir())...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(gittest.Run(t, dir, args...))
 }
 
 // gitServer serves the bare repositories under root over smart HTTP through
@@ -68,41 +53,23 @@ type gitServer struct {
 	hold        *hold
 }
 
-// hold stops the first request whose "METHOD /path" starts with match until release
-// is closed or the client goes away.
+// hold stops the first request whose "METHOD /path" starts with match.
 type hold struct {
-	match   string
-	arrived chan struct{}
-	release chan struct{}
-	once    sync.Once
+	match string
+	*gittest.Hold
 }
 
-func newHold(match string) *hold {
-	return &hold{match: match, arrived: make(chan struct{}), release: make(chan struct{})}
-}
+func newHold(match string) *hold { return &hold{match: match, Hold: gittest.NewHold()} }
 
 func newGitServer(t *testing.T) *gitServer {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	execPath := runGit(t, "", "--exec-path")
-	backend := filepath.Join(execPath, "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skipf("git-http-backend: %v", err)
-	}
 	s := &gitServer{
 		root:        t.TempDir(),
 		closing:     make(chan struct{}),
 		inFlight:    map[string]int{},
 		maxInFlight: map[string]int{},
 	}
-	cgiHandler := &cgi.Handler{
-		Path:       backend,
-		Root:       "/",
-		Env:        append(gitEnv(t.TempDir()), "GIT_PROJECT_ROOT="+s.root, "GIT_HTTP_EXPORT_ALL=1"),
-		InheritEnv: []string{"PATH"},
-	}
+	cgiHandler := gittest.Handler(t, s.root)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		repo, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		line := r.Method + " " + r.URL.Path
@@ -123,18 +90,8 @@ func newGitServer(t *testing.T) *gitServer {
 			http.Error(w, "bad credentials", http.StatusUnauthorized)
 			return
 		}
-		if h != nil && strings.HasPrefix(line, h.match) {
-			held := false
-			h.once.Do(func() { held = true; close(h.arrived) })
-			if held {
-				select {
-				case <-h.release:
-				case <-r.Context().Done():
-					return
-				case <-s.closing:
-					return
-				}
-			}
+		if h != nil && strings.HasPrefix(line, h.match) && !h.Wait(r, s.closing) {
+			return
 		}
 		cgiHandler.ServeHTTP(w, r)
 	}))
@@ -560,7 +517,7 @@ func TestMirrorsConcurrent(t *testing.T) {
 			_, err := m.Fetch(ctx, one.url, goodAuth, prSpecs, one.p2.String())
 			first <- err
 		}()
-		<-h.arrived
+		<-h.Arrived
 		s.take()
 
 		// The mirror is busy: the second fetch waits for it until its deadline, without a request.
@@ -573,7 +530,7 @@ func TestMirrorsConcurrent(t *testing.T) {
 		if got := s.take(); len(got) != 0 {
 			t.Errorf("requests while the mirror is busy = %v; want none", got)
 		}
-		close(h.release)
+		close(h.Release)
 		if err := <-first; err != nil {
 			t.Errorf("held fetch: %v", err)
 		}
@@ -588,7 +545,7 @@ func TestMirrorsConcurrent(t *testing.T) {
 			_, err := m.Fetch(ctx, one.url, goodAuth, prSpecs, one.p2.String())
 			first <- err
 		}()
-		<-h.arrived
+		<-h.Arrived
 		// one.git is held mid-fetch: two.git completes meanwhile.
 		r, err := m.Fetch(ctx, two.url, goodAuth, prSpecs, two.p2.String())
 		if err != nil {
@@ -597,7 +554,7 @@ func TestMirrorsConcurrent(t *testing.T) {
 		if diff := cmp.Diff(two.p2, resolve(t, r, "refs/tiergate/pull/7/head")); diff != "" {
 			t.Errorf("pull head of two.git (-want +got):\n%s", diff)
 		}
-		close(h.release)
+		close(h.Release)
 		if err := <-first; err != nil {
 			t.Errorf("held fetch: %v", err)
 		}
@@ -672,7 +629,7 @@ func TestMirrorsCancel(t *testing.T) {
 			_, err := m.Fetch(ctx, src.url, goodAuth, prSpecs, src.p2.String())
 			done <- err
 		}()
-		<-h.arrived
+		<-h.Arrived
 		cancel()
 		err := <-done
 		if !errors.Is(err, context.Canceled) {

@@ -5,13 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,19 +17,12 @@ import (
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/gittest"
 )
 
 // TestMirrorFetcher fetches a PR whose head exists only as refs/pull/7/head from a smart
 // HTTP remote (git-http-backend), with the credentials of CloneAuth.
 func TestMirrorFetcher(t *testing.T) {
-	out, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Skipf("git is not installed: %v", err)
-	}
-	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skipf("git-http-backend: %v", err)
-	}
 	// A bare remote: main at base, the PR head only under refs/pull.
 	src, base, head := demoRepoDir(t)
 	root := t.TempDir()
@@ -53,8 +42,7 @@ func TestMirrorFetcher(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	backendHandler := &cgi.Handler{Path: backend, Root: "/",
-		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}}
+	backendHandler := gittest.Handler(t, root)
 	failures := 2 // the first two requests get 503: the fetch is tried again
 	var requests []int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
