@@ -246,12 +246,6 @@ type delivery struct {
 	secret    string // "": no signature headers
 }
 
-// withID is d with another delivery id (the body and its signature are unchanged).
-func (d delivery) withID(id string) delivery {
-	d.id = id
-	return d
-}
-
 // send posts d to the instance and returns the status and body of the answer.
 func (in *instance) send(d delivery) (int, string) {
 	in.e.t.Helper()

@@ -244,13 +244,6 @@ func (ks *Kustomization) specError(ix *index, field, msg string) *BuildError {
 	return &BuildError{Message: msg, File: ks.File, Line: line}
 }
 
-func pathJoin(dir, name string) string {
-	if dir == "" || dir == "." {
-		return name
-	}
-	return dir + "/" + name
-}
-
 // objectsFrom converts a build output into Objects, locating each in its source file.
 func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustomization, res resmap.ResMap, sub *substitution) ([]*Object, *BuildError) {
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -118,15 +117,6 @@ func each(c *render.Cluster, fn func(ks *render.Kustomization, o *render.Object)
 			fn(ks, o)
 		}
 	}
-}
-
-func sortedRefs(m map[render.Ref]bool) []render.Ref {
-	out := make([]render.Ref, 0, len(m))
-	for r := range m {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
 }
 
 // complete reports whether ks rendered fully, so that an object missing from it is
