@@ -88,11 +88,26 @@ func (f Finding) Key() string {
 	return strings.Join([]string{f.Rule, f.Cluster, f.Kustomization, obj, f.key}, "\x00")
 }
 
-// Env is what a rule may consult besides the graphs.
+// Env is what a rule may consult besides the graphs. One review uses it from one goroutine.
 type Env struct {
 	Catalog *Catalog
 	// Strict is true when undefined variables fail the reconcile (Flux 2.9 default).
 	Strict bool
+
+	views map[*render.Cluster]*view
+}
+
+// view returns the relations of c, computed once for all rules of a review.
+func (e *Env) view(c *render.Cluster) *view {
+	if e.views == nil {
+		e.views = map[*render.Cluster]*view{}
+	}
+	if v, ok := e.views[c]; ok {
+		return v
+	}
+	v := newView(c)
+	e.views[c] = v
+	return v
 }
 
 // StateRule judges one cluster graph; other is the same cluster at the other commit (may be nil).

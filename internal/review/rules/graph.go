@@ -17,6 +17,11 @@ type view struct {
 	crdScope map[string]string
 	reach    map[render.Ref]map[render.Ref]bool
 	after    map[render.Ref]map[render.Ref]bool
+	// secretWriters maps a Secret to the Kustomizations whose objects write it at runtime;
+	// built on first use.
+	secretWriters map[render.ObjectID][]render.Ref
+	// triggerRefs memoizes triggerOwners by trigger and chart.
+	triggerRefs map[string][]render.Ref
 }
 
 func newView(c *render.Cluster) *view {

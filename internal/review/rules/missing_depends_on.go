@@ -14,7 +14,7 @@ import (
 // (--concurrent), so the dry-run fails with 'namespace not found' or 'no matches for kind'
 // (flux-semantics.md §3 and §5).
 func missingDependsOn(c, _ *render.Cluster, env *Env) []Finding {
-	v := newView(c)
+	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]

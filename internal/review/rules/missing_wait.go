@@ -12,7 +12,7 @@ import (
 // wait or healthChecks, Ready means only "applied" (KC, flux-semantics.md §5), so the
 // dependent runs before the CRD exists and its dry-run fails until a retry.
 func missingWait(c, _ *render.Cluster, env *Env) []Finding {
-	v := newView(c)
+	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {

@@ -10,7 +10,7 @@ import (
 // Kustomization without targetNamespace: the server-side dry-run fails with 'namespace
 // not specified' and the whole stage stops (fluxcd/pkg ssa DryRunErr, flux-semantics.md §3).
 func namespaceNotSet(c, _ *render.Cluster, env *Env) []Finding {
-	v := newView(c)
+	v := env.view(c)
 	var out []Finding
 	each(c, func(ks *render.Kustomization, o *render.Object) {
 		if o.ID.Namespace != "" || ks.Spec.TargetNamespace != "" {

@@ -160,6 +160,10 @@ func sourceID(kind, ns, name string) render.ObjectID {
 
 // triggerOwners returns the Kustomizations that emit an object making rk's CRD appear.
 func (v *view) triggerOwners(rk RuntimeKind) []render.Ref {
+	key := rk.Trigger + "\x00" + rk.Chart
+	if out, ok := v.triggerRefs[key]; ok {
+		return out
+	}
 	seen := map[render.Ref]bool{}
 	var out []render.Ref
 	each(v.c, func(ks *render.Kustomization, o *render.Object) {
@@ -168,6 +172,10 @@ func (v *view) triggerOwners(rk RuntimeKind) []render.Ref {
 			out = append(out, ks.Ref)
 		}
 	})
+	if v.triggerRefs == nil {
+		v.triggerRefs = map[string][]render.Ref{}
+	}
+	v.triggerRefs[key] = out
 	return out
 }
 

@@ -17,11 +17,11 @@ import (
 //
 // Also an identity change that comes only from targetNamespace, namePrefix or nameSuffix:
 // the owner applies the new object and prunes the old.
-func pruneTransient(base, head *render.Cluster, _ *Env) []Finding {
+func pruneTransient(base, head *render.Cluster, env *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
 	}
-	hv := newView(head)
+	hv := env.view(head)
 	var out []Finding
 	for _, m := range Moves(base, head) {
 		old, to := m.base.Owner, m.head.Owner

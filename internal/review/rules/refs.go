@@ -115,26 +115,33 @@ func (v *view) configProviders(id render.ObjectID) []render.Ref {
 	if id.Kind != "Secret" {
 		return nil
 	}
-	var out []render.Ref
-	each(v.c, func(ks *render.Kustomization, o *render.Object) {
-		if o.ID.Namespace != id.Namespace {
-			return
-		}
-		target := ""
-		switch o.ID.Group + "/" + o.ID.Kind {
-		case "external-secrets.io/ExternalSecret":
-			target, _, _ = unstructured.NestedString(o.Body.Object, "spec", "target", "name")
-			if target == "" {
-				target = o.ID.Name
+	if v.secretWriters == nil {
+		v.secretWriters = map[render.ObjectID][]render.Ref{}
+		each(v.c, func(ks *render.Kustomization, o *render.Object) {
+			if name := secretWritten(o); name != "" {
+				sid := render.ObjectID{Kind: "Secret", Namespace: o.ID.Namespace, Name: name}
+				v.secretWriters[sid] = append(v.secretWriters[sid], ks.Ref)
 			}
-		case "cert-manager.io/Certificate":
-			target, _, _ = unstructured.NestedString(o.Body.Object, "spec", "secretName")
-		case "bitnami.com/SealedSecret":
-			target = o.ID.Name
+		})
+	}
+	return v.secretWriters[id]
+}
+
+// secretWritten names the Secret that o makes appear at runtime in its namespace: an
+// ExternalSecret's target (its own name by default), a Certificate's secretName, a
+// SealedSecret's name; "" for any other object.
+func secretWritten(o *render.Object) string {
+	switch o.ID.Group + "/" + o.ID.Kind {
+	case "external-secrets.io/ExternalSecret":
+		if t, _, _ := unstructured.NestedString(o.Body.Object, "spec", "target", "name"); t != "" {
+			return t
 		}
-		if target == id.Name {
-			out = append(out, ks.Ref)
-		}
-	})
-	return out
+		return o.ID.Name
+	case "cert-manager.io/Certificate":
+		t, _, _ := unstructured.NestedString(o.Body.Object, "spec", "secretName")
+		return t
+	case "bitnami.com/SealedSecret":
+		return o.ID.Name
+	}
+	return ""
 }

@@ -16,7 +16,7 @@ import (
 // (fluxcd/pkg ssa ApplyAllStaged, flux-semantics.md §3): the unknown kind fails the dry-run,
 // the trigger is never applied, the CRD never appears. A permanent deadlock.
 func runtimeCRDSamePass(c, _ *render.Cluster, env *Env) []Finding {
-	v := newView(c)
+	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
