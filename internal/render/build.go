@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 
 	securejoin "github.com/cyphar/filepath-securejoin"
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
-	"github.com/fluxcd/pkg/kustomize/filesys"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -38,10 +38,9 @@ type buildCache struct {
 	m  map[string]*builtResult
 }
 
-// kustomize runs the generator and the build for ks exactly as kustomize-controller does
-// (KC build(): generate, then Build with builtin plugins only and no load restrictions)
-// inside srcRoot, whose absolute path is abs. The result is shared: callers deep-copy it.
-func (c *buildCache) kustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResult {
+// kustomize returns the build of ks in srcRoot, running build only the first time the
+// (source root, spec) pair is seen in this render. The result is shared: callers deep-copy it.
+func (c *buildCache) kustomize(srcRoot string, ks *Kustomization, build func() *builtResult) *builtResult {
 	spec, _ := json.Marshal(specForBuild(ks.Body))
 	key := srcRoot + "\x00" + string(spec)
 	c.mu.Lock()
@@ -50,7 +49,7 @@ func (c *buildCache) kustomize(ix *index, abs, srcRoot string, ks *Kustomization
 		return r
 	}
 	c.mu.Unlock()
-	r := runKustomize(ix, abs, srcRoot, ks)
+	r := build()
 	c.mu.Lock()
 	c.m[key] = r
 	c.mu.Unlock()
@@ -71,7 +70,12 @@ func specForBuild(ks *unstructured.Unstructured) map[string]any {
 	return out
 }
 
-func runKustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResult {
+// runKustomize runs the generator and the build for ks exactly as kustomize-controller
+// does (KC build(): generate, then build with builtin plugins only and no load
+// restrictions) inside srcRoot. A build whose inputs a shared Cache holds unchanged is
+// taken from it instead.
+func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult {
+	ix, abs := r.ix, r.abs
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	dir, err := securejoin.SecureJoin(root, ks.Spec.Path)
 	if err != nil {
@@ -89,15 +93,35 @@ func runKustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResul
 	if err != nil {
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
+	key := digest([]byte(relPath(abs, root) + "\x00" + relPath(abs, kfile) + "\x00" + string(manifest)))
+	if r.shared != nil {
+		if v, ok := r.shared.lookup(key, r.fps); ok {
+			if v.errMsg != "" {
+				err := errors.New(strings.TrimSuffix(strings.ReplaceAll(v.errMsg, treeRoot, abs), " "))
+				return &builtResult{err: buildError(ix, abs, dir, err), remote: v.remote}
+			}
+			return &builtResult{res: v.res, remote: v.remote}
+		}
+	}
 	disk, err := securefs.MakeFsOnDiskSecure(root)
 	if err != nil {
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
-	fs := &remoteFS{FileSystem: filesys.MakeFsInMemory(disk)}
-	if err := fs.WriteFile(kfile, manifest); err != nil {
+	mem := securefs.MakeFsInMemory(disk)
+	if err := mem.WriteFile(kfile, manifest); err != nil {
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
-	res, err := fluxkustomize.Build(fs, dir)
+	rec := newRecordFS(mem, abs)
+	fs := &remoteFS{FileSystem: rec}
+	res, err := r.kustomizeDir(fs, dir)
+	if deps, ok := rec.recorded(); ok && r.shared != nil {
+		// The error message names files by absolute path: kept relative to the tree.
+		msg := ""
+		if err != nil {
+			msg = strings.ReplaceAll(err.Error(), abs, treeRoot) + " " // never empty
+		}
+		r.shared.add(key, deps, r.fps, res, fs.remote(), msg)
+	}
 	if err != nil {
 		return &builtResult{err: buildError(ix, abs, dir, err), remote: fs.remote()}
 	}

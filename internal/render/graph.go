@@ -21,6 +21,12 @@ type Options struct {
 	Clusters []string
 	// Workers bounds concurrent builds; 0 means GOMAXPROCS.
 	Workers int
+	// Cache, when set, reuses kustomize builds whose inputs are unchanged from an earlier
+	// render (the base of the same review, or an earlier review) and keeps this render's.
+	Cache *Cache
+	// ExactBuild builds with fluxcd/pkg/kustomize.Build itself instead of the equivalent,
+	// faster kustomizeBuild; tests compare the two.
+	ExactBuild bool
 }
 
 // maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
@@ -39,7 +45,11 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discover clusters in %s: %w", dir, err)
 	}
-	r := &renderer{abs: abs, ix: ix, cfg: opts.Config, cache: &buildCache{m: map[string]*builtResult{}}, workers: opts.Workers}
+	r := &renderer{
+		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers,
+		cache:  &buildCache{m: map[string]*builtResult{}},
+		shared: opts.Cache, fps: newFingerprints(abs), exact: opts.ExactBuild,
+	}
 	if r.workers <= 0 {
 		r.workers = goruntime.GOMAXPROCS(0)
 	}
@@ -98,6 +108,9 @@ type renderer struct {
 	cfg     *config.Config
 	cache   *buildCache
 	workers int
+	shared  *Cache        // across renders; nil: none
+	fps     *fingerprints // state of this tree's build inputs
+	exact   bool
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
@@ -174,7 +187,7 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Skipped = fmt.Sprintf("sourceRef %s is not the cluster's source and has no folder in %s sources", ks.Spec.SourceRef, config.FileName)
 		return
 	}
-	built := r.cache.kustomize(r.ix, r.abs, src, ks)
+	built := r.cache.kustomize(src, ks, func() *builtResult { return r.runKustomize(src, ks) })
 	ks.Remote = built.remote
 	if built.err != nil {
 		ks.Err = built.err

@@ -19,6 +19,8 @@ type remoteFS struct {
 	filesys.FileSystem
 	mu   sync.Mutex
 	urls map[string]bool
+	// openapi is set when a kustomization file read has an `openapi:` field.
+	openapi bool
 }
 
 func (fs *remoteFS) ReadFile(path string) ([]byte, error) {
@@ -55,7 +57,11 @@ func isRemote(ref string) bool {
 func (fs *remoteFS) strip(data []byte) []byte {
 	var n yaml.Node
 	if yaml.Unmarshal(data, &n) != nil || len(n.Content) == 0 {
+		fs.markOpenAPI() // kustomize may still find an openapi field yaml.v3 cannot parse
 		return data
+	}
+	if value(n.Content[0], "openapi") != nil {
+		fs.markOpenAPI()
 	}
 	changed := false
 	for _, field := range []string{"resources", "components", "bases"} {
@@ -88,6 +94,18 @@ func (fs *remoteFS) strip(data []byte) []byte {
 		return data
 	}
 	return buf.Bytes()
+}
+
+func (fs *remoteFS) markOpenAPI() {
+	fs.mu.Lock()
+	fs.openapi = true
+	fs.mu.Unlock()
+}
+
+func (fs *remoteFS) setsOpenAPI() bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.openapi
 }
 
 func (fs *remoteFS) remote() []string {

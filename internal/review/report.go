@@ -18,7 +18,8 @@ type Report struct {
 	// KustomizationChanges lists Flux Kustomizations added, removed or changed.
 	KustomizationChanges []KustomizationChange `json:"kustomizationChanges"`
 	// Timings are the wall times of the review's phases in seconds: "checkout",
-	// "render_base", "render_head", "review" (diff and rules).
+	// "render_base", "render_head", "diff" (objects and Kustomizations compared), "rules";
+	// the server adds "publish". Review itself fills "diff" and "rules".
 	Timings map[string]float64 `json:"timings,omitempty"`
 	// Graphs holds each cluster's Kustomization graph at head, for the Markdown diagram.
 	Graphs []ClusterGraph `json:"graphs,omitempty"`

@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review/rules"
@@ -20,8 +21,10 @@ type Options struct {
 // existing, only at base is resolved. Change rules run on the transition and are new.
 func Review(base, head *render.Graph, opts Options) *Report {
 	r := &Report{Base: opts.BaseRev, Head: opts.HeadRev}
+	var diffTime, rulesTime time.Duration
 	for _, name := range clusterNames(base, head) {
 		b, h := base.Cluster(name), head.Cluster(name)
+		start := time.Now()
 		r.summarize(b, h)
 		env := &opts.Env
 		var atBase, atHead []rules.Finding
@@ -46,13 +49,17 @@ func Review(base, head *render.Graph, opts Options) *Report {
 			}
 			r.Moves = append(r.Moves, rules.Moves(b, h)...)
 		}
+		mid := time.Now()
+		rulesTime += mid.Sub(start)
 		r.diffObjects(b, h)
 		r.diffKustomizations(b, h)
 		if h != nil {
 			r.Graphs = append(r.Graphs, graphOf(h))
 		}
+		diffTime += time.Since(mid)
 	}
 	sortFindings(r.Findings)
+	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
 	return r
 }
 

@@ -1,0 +1,153 @@
+package render
+
+import (
+	"container/list"
+	"sync"
+
+	"sigs.k8s.io/kustomize/api/resmap"
+)
+
+// Cache keeps kustomize build results across renders (the base and head of one review,
+// and successive reviews in the server), so that a Kustomization whose build inputs are
+// unchanged is not built again. It is content-addressed: an entry is found by the
+// generated kustomization (which holds the Kustomization's spec) and is reused only when
+// every file, folder and glob the build read has the same content in the tree being
+// rendered. Substitution always runs again: its variables come from the graph.
+//
+// The cache is bounded by an estimate of its memory in bytes and evicts the least
+// recently used entry first. It is safe for concurrent use.
+type Cache struct {
+	maxBytes int64
+
+	mu      sync.Mutex
+	byKey   map[string]*list.Element // generation key → *cacheEntry, most recent in lru front
+	lru     *list.List
+	bytes   int64
+	hits    int64
+	misses  int64
+	evicted int64
+}
+
+// CacheStats counts a Cache's lookups since it was made.
+type CacheStats struct {
+	Hits, Misses, Evictions int64
+	Entries                 int
+	// Bytes is the estimated memory held by the entries.
+	Bytes int64
+}
+
+type cacheEntry struct {
+	key     string
+	variant []cacheVariant
+	bytes   int64
+}
+
+// cacheVariant is one build of a key, valid in any tree where deps have these fingerprints.
+type cacheVariant struct {
+	deps   []dep
+	fps    []string
+	res    resmap.ResMap
+	remote []string
+	// errMsg is the build's error with the tree root written as treeRoot; res is nil then.
+	errMsg string
+	bytes  int64
+}
+
+// treeRoot stands for the absolute path of the tree in a cached error message.
+const treeRoot = "\x00tree"
+
+// maxVariants bounds the builds kept per key: the base and head of a PR, and a few more.
+const maxVariants = 4
+
+// memPerInputByte estimates the memory a build result holds per byte of input it read
+// (kyaml nodes, origin annotations); measured by TestCacheMemoryEstimate.
+const memPerInputByte = 8
+
+// NewCache returns a Cache holding at most about maxBytes of build results; maxBytes <= 0
+// means 256 MiB.
+func NewCache(maxBytes int64) *Cache {
+	if maxBytes <= 0 {
+		maxBytes = 256 << 20
+	}
+	return &Cache{maxBytes: maxBytes, byKey: map[string]*list.Element{}, lru: list.New()}
+}
+
+// Stats returns the counters and size of the cache.
+func (c *Cache) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{Hits: c.hits, Misses: c.misses, Evictions: c.evicted, Entries: c.lru.Len(), Bytes: c.bytes}
+}
+
+// lookup returns a build of key whose deps are unchanged in the tree fps describes.
+func (c *Cache) lookup(key string, fps *fingerprints) (*cacheVariant, bool) {
+	c.mu.Lock()
+	el, ok := c.byKey[key]
+	var variants []cacheVariant
+	if ok {
+		c.lru.MoveToFront(el)
+		variants = append(variants, el.Value.(*cacheEntry).variant...)
+	}
+	c.mu.Unlock()
+	for i := range variants {
+		if variants[i].matches(fps) {
+			c.count(&c.hits)
+			return &variants[i], true
+		}
+	}
+	c.count(&c.misses)
+	return nil, false
+}
+
+func (c *Cache) count(n *int64) {
+	c.mu.Lock()
+	*n++
+	c.mu.Unlock()
+}
+
+func (v *cacheVariant) matches(fps *fingerprints) bool {
+	for i, d := range v.deps {
+		if fps.of(d).digest != v.fps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// add stores a build of key made from deps as they are in the tree fps describes.
+func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, errMsg string) {
+	v := cacheVariant{deps: deps, fps: make([]string, len(deps)), res: res, remote: remote, errMsg: errMsg}
+	for i, d := range deps {
+		fp := fps.of(d)
+		v.fps[i] = fp.digest
+		v.bytes += fp.size
+	}
+	v.bytes = v.bytes*memPerInputByte + int64(len(key))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		el = c.lru.PushFront(&cacheEntry{key: key})
+		c.byKey[key] = el
+	}
+	c.lru.MoveToFront(el)
+	e := el.Value.(*cacheEntry)
+	e.variant = append([]cacheVariant{v}, e.variant...)
+	e.bytes += v.bytes
+	c.bytes += v.bytes
+	if len(e.variant) > maxVariants {
+		old := e.variant[maxVariants]
+		e.variant = e.variant[:maxVariants]
+		e.bytes -= old.bytes
+		c.bytes -= old.bytes
+		c.evicted++
+	}
+	for c.bytes > c.maxBytes && c.lru.Len() > 0 {
+		last := c.lru.Back()
+		le := last.Value.(*cacheEntry)
+		c.lru.Remove(last)
+		delete(c.byKey, le.key)
+		c.bytes -= le.bytes
+		c.evicted += int64(len(le.variant))
+	}
+}

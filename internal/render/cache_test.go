@@ -1,0 +1,174 @@
+package render
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func cacheFleet() map[string]string {
+	return merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml":  ks("apps", "./apps"),
+		"clusters/dev/infra.yaml": ks("infra", "./infra"),
+		"apps/kustomization.yaml": "resources: [../base, a.yaml]\n",
+		"apps/a.yaml":             cm("", "a"),
+		"base/kustomization.yaml": "resources: [c.yaml]\n",
+		"base/c.yaml":             cm("", "c"),
+		"infra/ns.yaml":           "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: infra\n",
+		"README.md":               "fleet\n",
+	})
+}
+
+// TestCacheReusesExactlyUnchangedBuilds renders a tree, then edited copies of it with the
+// same cache: only the builds whose inputs an edit touches are built again, and every
+// render equals a full rebuild.
+func TestCacheReusesExactlyUnchangedBuilds(t *testing.T) {
+	cases := []struct {
+		name         string
+		edit         map[string]string // path → content; "" removes
+		hits, misses int64             // flux-system, apps, infra
+	}{
+		{"no change", nil, 3, 0},
+		{"file no build reads", map[string]string{"README.md": "edited\n"}, 3, 0},
+		{"file of a base", map[string]string{"base/c.yaml": cm("", "c", "k: edited")}, 2, 1},
+		{"manifest added to a generated folder", map[string]string{"infra/more.yaml": cm("infra", "more")}, 2, 1},
+		{"non-manifest added to a generated folder", map[string]string{"infra/notes.txt": "x"}, 3, 0},
+		{"kustomization.yaml of a base", map[string]string{"base/kustomization.yaml": "resources: [c.yaml]\nnamePrefix: x-\n"}, 2, 1},
+		{"Kustomization spec", map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps", "targetNamespace: web")}, 1, 2},
+		{"file removed", map[string]string{"apps/a.yaml": "", "apps/kustomization.yaml": "resources: [../base]\n"}, 2, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := NewCache(0)
+			base := tree(t, cacheFleet())
+			if _, err := Render(context.Background(), base, Options{Cache: cache}); err != nil {
+				t.Fatal(err)
+			}
+			if got := cache.Stats(); got.Misses != 3 || got.Hits != 0 {
+				t.Fatalf("first render: %+v, want 3 misses", got)
+			}
+			files := cacheFleet()
+			for p, c := range tc.edit {
+				if c == "" {
+					delete(files, p)
+				} else {
+					files[p] = c
+				}
+			}
+			head := tree(t, files)
+			got, err := Render(context.Background(), head, Options{Cache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := cache.Stats()
+			if st.Hits != tc.hits || st.Misses-3 != tc.misses {
+				t.Errorf("hits %d misses %d, want %d and %d", st.Hits, st.Misses-3, tc.hits, tc.misses)
+			}
+			want, err := Render(context.Background(), head, Options{ExactBuild: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(objects(want.Cluster("dev")), objects(got.Cluster("dev"))); d != "" {
+				t.Errorf("reused render differs from a rebuild (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestKustomizeBuildIsolatesOpenAPI: a build with a custom OpenAPI schema (a list merge key
+// for a custom kind) must not leak the schema into the next build, as
+// fluxcd/pkg/kustomize.Build guarantees by resetting it.
+func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
+	kind := "apiVersion: example.com/v1alpha1\nkind: MyKind\nmetadata:\n  name: x\n  namespace: default\nspec:\n  items:\n  - name: a\n    value: \"1\"\n"
+	patch := `patches:
+- patch: |
+    apiVersion: example.com/v1alpha1
+    kind: MyKind
+    metadata:
+      name: x
+      namespace: default
+    spec:
+      items:
+      - name: b
+        value: "2"
+`
+	schema := `{"definitions": {
+  "com.example.v1alpha1.MyKind": {"type": "object",
+    "x-kubernetes-group-version-kind": [{"group": "example.com", "kind": "MyKind", "version": "v1alpha1"}],
+    "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+      "metadata": {"type": "object"},
+      "spec": {"type": "object", "properties": {"items": {"type": "array",
+        "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge",
+        "items": {"$ref": "#/definitions/com.example.v1alpha1.Item"}}}}}},
+  "com.example.v1alpha1.Item": {"type": "object", "properties": {"name": {"type": "string"}, "value": {"type": "string"}}}}}`
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/a.yaml":  ks("a-openapi", "./a"),
+		"clusters/dev/b.yaml":  ks("b-plain", "./b"),
+		"a/kustomization.yaml": "resources: [kind.yaml]\nopenapi:\n  path: schema.json\n" + patch,
+		"a/kind.yaml":          kind,
+		"a/schema.json":        schema,
+		"b/kustomization.yaml": "resources: [kind.yaml]\n" + patch,
+		"b/kind.yaml":          kind,
+	}))
+	items := func(g *Graph, name string) []any {
+		o := g.Cluster("dev").Kustomizations[Ref{"flux-system", name}].Objects[0]
+		v, _, _ := unstructuredSlice(o.Body.Object, "spec", "items")
+		return v
+	}
+	merged := []any{map[string]any{"name": "b", "value": "2"}, map[string]any{"name": "a", "value": "1"}}
+	replaced := []any{map[string]any{"name": "b", "value": "2"}}
+	for _, exact := range []bool{true, false} {
+		for i := 0; i < 2; i++ { // the second time, the schema state is what the first left
+			g, err := Render(context.Background(), dir, Options{ExactBuild: exact, Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(merged, items(g, "a-openapi")); d != "" {
+				t.Errorf("exact=%v: a-openapi items (-want +got):\n%s", exact, d)
+			}
+			if d := cmp.Diff(replaced, items(g, "b-plain")); d != "" {
+				t.Errorf("exact=%v: b-plain items (-want +got):\n%s", exact, d)
+			}
+		}
+	}
+}
+
+func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	dir := tree(t, cacheFleet())
+	fps := newFingerprints(dir)
+	deps := []dep{{depRead, "base/c.yaml"}}
+	c := NewCache(3 * (fps.of(deps[0]).size*memPerInputByte + 2)) // three entries with 2-byte keys
+	for _, k := range []string{"k1", "k2", "k3"} {
+		c.add(k, deps, fps, nil, nil, "")
+	}
+	if _, ok := c.lookup("k1", fps); !ok { // k1 becomes the most recent
+		t.Fatal("k1 missing")
+	}
+	c.add("k4", deps, fps, nil, nil, "") // over the bound: k2, the least recently used, goes
+	var kept []string
+	for _, k := range []string{"k1", "k2", "k3", "k4"} {
+		if _, ok := c.lookup(k, fps); ok {
+			kept = append(kept, k)
+		}
+	}
+	if d := cmp.Diff([]string{"k1", "k3", "k4"}, kept); d != "" {
+		t.Errorf("kept (-want +got):\n%s", d)
+	}
+	if st := c.Stats(); st.Evictions != 1 || st.Entries != 3 {
+		t.Errorf("stats %+v, want 1 eviction and 3 entries", st)
+	}
+}
+
+func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error) {
+	var cur any = obj
+	for _, f := range fields {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false, nil
+		}
+		cur = m[f]
+	}
+	s, ok := cur.([]any)
+	return s, ok, nil
+}
