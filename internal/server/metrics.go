@@ -3,12 +3,14 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/render"
 )
 
 // Metrics holds the server's Prometheus metrics in a registry of their own, served on
@@ -19,6 +21,8 @@ type Metrics struct {
 	duration      prometheus.Histogram
 	depth         prometheus.Gauge
 	forgeRequests *prometheus.CounterVec
+	phases        *prometheus.HistogramVec
+	cache         atomic.Pointer[render.Cache]
 }
 
 // review results, the values of tiergate_reviews_total{result}.
@@ -50,9 +54,15 @@ func NewMetrics() *Metrics {
 			Name: "tiergate_forge_requests_total",
 			Help: "Forge API responses by forge and HTTP status (\"error\": no response).",
 		}, []string{"forge", "status"}),
+		phases: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tiergate_review_phase_seconds",
+			Help:    "Time of one phase of a review: fetch, checkout, render_base, render_head, diff, rules, publish.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 16), // 10ms .. 5.5m
+		}, []string{"phase"}),
 	}
-	m.reg.MustRegister(m.reviews, m.duration, m.depth, m.forgeRequests,
+	m.reg.MustRegister(m.reviews, m.duration, m.depth, m.forgeRequests, m.phases,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(m.cacheMetrics()...)
 	for _, r := range []string{resultSuccess, resultFailure, resultError, resultSuperseded} {
 		m.reviews.WithLabelValues(r)
 	}
@@ -67,6 +77,46 @@ func (m *Metrics) ForgeRequest(kind forge.Kind, _ string, status int) {
 		s = strconv.Itoa(status)
 	}
 	m.forgeRequests.WithLabelValues(string(kind), s).Inc()
+}
+
+// observePhases records a review's phase timings (seconds, by phase name).
+func (m *Metrics) observePhases(timings map[string]float64) {
+	for phase, sec := range timings {
+		m.phases.WithLabelValues(phase).Observe(sec)
+	}
+}
+
+// watchCache makes the build cache metrics report c.
+func (m *Metrics) watchCache(c *render.Cache) { m.cache.Store(c) }
+
+// cacheMetrics exports the build cache's counters and size, read at each scrape.
+func (m *Metrics) cacheMetrics() []prometheus.Collector {
+	stat := func(f func(render.CacheStats) int64) func() float64 {
+		return func() float64 {
+			if c := m.cache.Load(); c != nil {
+				return float64(f(c.Stats()))
+			}
+			return 0
+		}
+	}
+	return []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "tiergate_build_cache_hits_total",
+			Help: "Kustomization builds reused from the build cache.",
+		}, stat(func(s render.CacheStats) int64 { return s.Hits })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "tiergate_build_cache_misses_total",
+			Help: "Kustomization builds run because the cache held none with the same inputs.",
+		}, stat(func(s render.CacheStats) int64 { return s.Misses })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "tiergate_build_cache_evictions_total",
+			Help: "Builds dropped from the cache to stay within its size.",
+		}, stat(func(s render.CacheStats) int64 { return s.Evictions })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tiergate_build_cache_bytes",
+			Help: "Estimated memory held by the build cache.",
+		}, stat(func(s render.CacheStats) int64 { return s.Bytes })),
+	}
 }
 
 func (m *Metrics) handler() http.Handler {

@@ -159,17 +159,25 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	if err := checkCloneURL(rn.s.opts.GitHost, ev.Forge, ev.Repo.CloneURL); err != nil {
 		return resultError, err
 	}
+	fetchStart := time.Now()
 	repo, base, head, err := rn.s.opts.Fetcher.Fetch(ctx, *ev, rn.client)
 	if err != nil {
 		return resultError, fmt.Errorf("fetch: %w", err)
 	}
-	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn})
+	fetched := time.Since(fetchStart).Seconds()
+	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn, Cache: rn.s.cache})
 	if err != nil {
 		return resultError, fmt.Errorf("review: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return resultError, err // superseded or timed out while rendering: publish nothing of it
 	}
+	publishStart := time.Now()
+	defer func() {
+		res.Report.Timings["fetch"] = fetched
+		res.Report.Timings["publish"] = time.Since(publishStart).Seconds()
+		rn.s.metrics.observePhases(res.Report.Timings)
+	}()
 	md := format.Markdown(res.Report, format.MarkdownOptions{})
 	if err := rn.client.UpsertSummary(ctx, ev.Repo, ev.PR, md); err != nil {
 		return resultError, fmt.Errorf("publish summary comment: %w", err)

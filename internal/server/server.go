@@ -20,6 +20,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review/format"
 )
 
@@ -63,6 +64,9 @@ type Options struct {
 	// repository's clone URL must point at: the forge's credentials are sent to no other host.
 	// A run of a forge without an entry ends in status error; nil checks nothing.
 	GitHost map[forge.Kind]string
+	// BuildCacheBytes bounds the memory of the build cache shared by all reviews, which
+	// reuses Kustomization builds whose inputs are unchanged (0: 256 MiB).
+	BuildCacheBytes int64
 	// Metrics receives the server's metrics (nil: new ones).
 	Metrics *Metrics
 	// Logger receives JSON-able structured logs (nil: discarded).
@@ -82,6 +86,7 @@ type Server struct {
 	store   *store
 	queue   *queue
 	metrics *Metrics
+	cache   *render.Cache
 	handler http.Handler
 	closed  atomic.Bool
 	now     func() time.Time
@@ -118,8 +123,10 @@ func New(opts Options) (*Server, error) {
 		store:   st,
 		queue:   newQueue(opts.Metrics.depth),
 		metrics: opts.Metrics,
+		cache:   render.NewCache(opts.BuildCacheBytes),
 		now:     time.Now,
 	}
+	s.metrics.watchCache(s.cache)
 	s.handler = s.routes()
 	return s, nil
 }
