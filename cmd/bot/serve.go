@@ -34,6 +34,7 @@ type serveFlags struct {
 	workers                                        int
 	reviewTimeout                                  time.Duration
 	forkPRs                                        bool
+	buildCacheMiB                                  int64
 }
 
 // envPrefix starts the environment variable that stands in for a flag not given:
@@ -78,6 +79,7 @@ environment for secrets and tokens.`,
 	fl.StringVar(&f.failOn, "fail-on", "", "fail the status on a new finding at or above: error, warning, notice or never (default: the repository's failOn, else error)")
 	fl.IntVar(&f.workers, "workers", 2, "reviews run at once")
 	fl.DurationVar(&f.reviewTimeout, "review-timeout", 10*time.Minute, "time limit of one review, fetch to final status")
+	fl.Int64Var(&f.buildCacheMiB, "build-cache-mib", 256, "memory for Kustomization builds reused across reviews, in MiB")
 	fl.BoolVar(&f.forkPRs, "fork-prs", true, "review PRs from forks (false: answer them with a success status)")
 	return cmd
 }
@@ -155,16 +157,17 @@ func runServe(ctx context.Context, f serveFlags) error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	gin.SetMode(gin.ReleaseMode)
 	srv, err := server.New(server.Options{
-		DataDir:       f.dataDir,
-		Forges:        fs,
-		Fetcher:       server.MirrorFetcher{Mirrors: mirrors},
-		Workers:       f.workers,
-		ReviewTimeout: f.reviewTimeout,
-		FailOn:        f.failOn,
-		SkipForkPRs:   !f.forkPRs,
-		GitHost:       fs.GitHosts,
-		Metrics:       metrics,
-		Logger:        log,
+		DataDir:         f.dataDir,
+		Forges:          fs,
+		Fetcher:         server.MirrorFetcher{Mirrors: mirrors},
+		Workers:         f.workers,
+		ReviewTimeout:   f.reviewTimeout,
+		FailOn:          f.failOn,
+		SkipForkPRs:     !f.forkPRs,
+		BuildCacheBytes: f.buildCacheMiB << 20,
+		GitHost:         fs.GitHosts,
+		Metrics:         metrics,
+		Logger:          log,
 	})
 	if err != nil {
 		return &exitError{code: 2, err: err}

@@ -153,7 +153,6 @@ func TestReview(t *testing.T) {
 		t.Fatalf("fetched event (-want +got):\n%s", diff)
 	}
 	metrics := []string{`tiergate_reviews_total{result="failure"} 1`, "tiergate_review_duration_seconds_count 1", "tiergate_queue_depth 0",
-
 		// base: flux-system, infra, apps built; head: only infra is unchanged.
 		"tiergate_build_cache_hits_total 1", "tiergate_build_cache_misses_total 6"}
 	for _, p := range []string{"fetch", "checkout", "render_base", "render_head", "diff", "rules", "publish"} {
