@@ -45,10 +45,14 @@ func keyLines(data []byte) map[string]int {
 	return out
 }
 
-// where returns "file:line" of a key path, or the file alone when the line is unknown.
+// where returns "file:line" of a key path, or of its nearest parent that is written (a
+// required key that is missing), or the file alone.
 func (c *Config) where(key string) string {
-	if line, ok := c.lines[key]; ok {
-		return c.name + ":" + strconv.Itoa(line)
+	for key != "" {
+		if line, ok := c.lines[key]; ok {
+			return c.name + ":" + strconv.Itoa(line)
+		}
+		key = key[:max(strings.LastIndexAny(key, ".["), 0)]
 	}
 	return c.name
 }
