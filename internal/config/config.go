@@ -163,6 +163,9 @@ func Parse(name string, data []byte) (*Config, error) {
 			return nil, c.errorf(key+".createdWhen", "want group/Kind, got %q", r.CreatedWhen)
 		}
 		for j, k := range r.Kinds {
+			if k.Kind == "" {
+				return nil, c.errorf(fmt.Sprintf("%s.kinds[%d]", key, j), "kind is required")
+			}
 			if k.Scope != "Namespaced" && k.Scope != "Cluster" {
 				return nil, c.errorf(fmt.Sprintf("%s.kinds[%d].scope", key, j), "want Namespaced or Cluster, got %q", k.Scope)
 			}

@@ -1,0 +1,4 @@
+package config
+
+// HostPattern exposes the remote.allow expression to the schema test.
+var HostPattern = hostPattern
