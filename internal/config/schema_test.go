@@ -138,6 +138,10 @@ func TestSchemaMatchesConfig(t *testing.T) {
 			t.Errorf("%s rule ids (-rules.IDs +schema):\n%s", name, d)
 		}
 	}
+	severity := defs["rule"].(map[string]any)["properties"].(map[string]any)["severity"].(map[string]any)["enum"]
+	if d := cmp.Diff(anyStrings(config.Severities), severity); d != "" {
+		t.Errorf("rule severities (-Go +schema):\n%s", d)
+	}
 	allow := defs["remote"].(map[string]any)["properties"].(map[string]any)["allow"].(map[string]any)["items"].(map[string]any)["pattern"]
 	if allow != config.HostPattern.String() {
 		t.Errorf("remote.allow pattern %v, Go checks %s", allow, config.HostPattern)
