@@ -1,6 +1,8 @@
 // Package config reads `.tiergate.yaml`, the per-repository settings of tiergate: cluster
-// roots, source-to-folder mappings, runtime-CRD catalog additions and rule options.
-// Unknown keys are errors that name the key, so a typo never silently changes a review.
+// roots, source-to-folder mappings, runtime-CRD catalog additions, rule severities,
+// ignored findings and the remote allow list (docs/config.md; JSON Schema in
+// docs/tiergate.schema.json). Unknown keys are errors that name the file, line and key, so a
+// typo never silently changes a review.
 package config
 
 import (
