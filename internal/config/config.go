@@ -1,6 +1,8 @@
 // Package config reads `.tiergate.yaml`, the per-repository settings of tiergate: cluster
-// roots, source-to-folder mappings, runtime-CRD catalog additions and rule options.
-// Unknown keys are errors that name the key, so a typo never silently changes a review.
+// roots, source-to-folder mappings, runtime-CRD catalog additions, rule severities,
+// ignored findings and the remote allow list (docs/config.md; JSON Schema in
+// docs/tiergate.schema.json). Unknown keys are errors that name the file, line and key, so a
+// typo never silently changes a review.
 package config
 
 import (
@@ -72,6 +74,16 @@ type Config struct {
 	// set them, as a mutating admission webhook or a policy engine does in the cluster
 	// (e.g. postBuild injected by kustomize-mutating-webhook). Keys are spec field names.
 	KustomizationDefaults map[string]any `json:"kustomizationDefaults,omitempty" yaml:"kustomizationDefaults,omitempty"`
+	// Rules overrides rule defaults, keyed by rule id (docs/rules.md).
+	Rules map[string]Rule `json:"rules,omitempty" yaml:"rules,omitempty"`
+	// Ignore lists the findings to take out of the verdict.
+	Ignore []Ignore `json:"ignore,omitempty" yaml:"ignore,omitempty"`
+	// Remote allows fetching remote kustomize resources from some hosts; nil: none.
+	Remote *Remote `json:"remote,omitempty" yaml:"remote,omitempty"`
+
+	// name is the file name errors give; lines maps key paths to their lines (keyLines).
+	name  string
+	lines map[string]int
 }
 
 // Strict reports whether undefined variables fail the reconcile (the Flux 2.9 default).
@@ -111,52 +123,63 @@ func Load(path string, optional bool) (*Config, error) {
 	return Parse(path, data)
 }
 
-// Parse decodes configuration text; name is used in errors.
+// Parse decodes configuration text; name is used in errors, which read
+// "name:line: key: message" (e.g. ".tiergate.yaml:12: rules.missing-wai: unknown key").
+// Rule ids are checked by CheckRules.
 func Parse(name string, data []byte) (*Config, error) {
-	var c Config
+	c := Config{name: name}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, decodeError(name, data, err)
 	}
+	c.lines = keyLines(data)
 	if c.KustomizationDefaults != nil {
 		// Kubernetes objects hold JSON values: int64/float64, not YAML's int.
 		raw, err := json.Marshal(c.KustomizationDefaults)
 		if err != nil {
-			return nil, fmt.Errorf("%s: kustomizationDefaults: %w", name, err)
+			return nil, c.errorf("kustomizationDefaults", "%v", err)
 		}
 		c.KustomizationDefaults = nil
 		if err := json.Unmarshal(raw, &c.KustomizationDefaults); err != nil {
-			return nil, fmt.Errorf("%s: kustomizationDefaults: %w", name, err)
+			return nil, c.errorf("kustomizationDefaults", "%v", err)
 		}
 	}
 	for i, cl := range c.Clusters {
+		key := fmt.Sprintf("clusters[%d]", i)
 		if cl.Name == "" || cl.Path == "" {
-			return nil, fmt.Errorf("%s: clusters[%d]: name and path are required", name, i)
+			return nil, c.errorf(key, "name and path are required")
 		}
 		if cl.SourceRef != "" && strings.Count(cl.SourceRef, "/") != 2 {
-			return nil, fmt.Errorf("%s: clusters[%d].sourceRef: want Kind/namespace/name, got %q", name, i, cl.SourceRef)
+			return nil, c.errorf(key+".sourceRef", "want Kind/namespace/name, got %q", cl.SourceRef)
 		}
 	}
-	for k := range c.Sources {
+	for _, k := range sortedKeys(c.Sources) {
 		if _, err := path.Match(k, ""); err != nil || strings.Count(k, "/") != 2 {
-			return nil, fmt.Errorf("%s: sources: key %q: want Kind/namespace/name (globs allowed)", name, k)
+			return nil, c.errorf("sources."+k, "want a key Kind/namespace/name (globs allowed)")
 		}
 	}
 	for i, r := range c.RuntimeCRDs {
+		key := fmt.Sprintf("runtimeCRDs[%d]", i)
 		if strings.Count(r.CreatedWhen, "/") != 1 {
-			return nil, fmt.Errorf("%s: runtimeCRDs[%d].createdWhen: want group/Kind, got %q", name, i, r.CreatedWhen)
+			return nil, c.errorf(key+".createdWhen", "want group/Kind, got %q", r.CreatedWhen)
 		}
 		for j, k := range r.Kinds {
+			if k.Kind == "" {
+				return nil, c.errorf(fmt.Sprintf("%s.kinds[%d]", key, j), "kind is required")
+			}
 			if k.Scope != "Namespaced" && k.Scope != "Cluster" {
-				return nil, fmt.Errorf("%s: runtimeCRDs[%d].kinds[%d].scope: want Namespaced or Cluster, got %q", name, i, j, k.Scope)
+				return nil, c.errorf(fmt.Sprintf("%s.kinds[%d].scope", key, j), "want Namespaced or Cluster, got %q", k.Scope)
 			}
 		}
 	}
 	switch c.FailOn {
 	case "", "error", "warning", "notice", "never":
 	default:
-		return nil, fmt.Errorf("%s: failOn: want error, warning, notice or never, got %q", name, c.FailOn)
+		return nil, c.errorf("failOn", "want error, warning, notice or never, got %q", c.FailOn)
+	}
+	if err := c.checkReview(); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }

@@ -181,7 +181,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		return nil, err
 	}
 	rep := review.Review(bg, hg, review.Options{
-		BaseRev: base.Rev, HeadRev: head.Rev,
+		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg,
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, cfg.PreinstalledCRDs), Strict: cfg.Strict()},
 	})
 	rep.Timings["render_base"], rep.Timings["render_head"] = renderBase, renderHead
@@ -255,6 +255,9 @@ func loadConfig(path, dir string) (*config.Config, error) {
 		cfg, err = config.Parse(config.FileName, data)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.CheckRules(rules.IDs()); err != nil {
 		return nil, err
 	}
 	return cfg, checkClusterPaths(cfg, dir)

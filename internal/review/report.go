@@ -12,9 +12,12 @@ type Report struct {
 	Clusters []ClusterSummary `json:"clusters"`
 	Moves    []rules.Move     `json:"moves"`
 	Findings []rules.Finding  `json:"findings"`
-	Added    []ObjectChange   `json:"added"`
-	Removed  []ObjectChange   `json:"removed"`
-	Changed  []ObjectChange   `json:"changed"`
+	// Ignored are the findings that .tiergate.yaml's ignore entries took out of Findings;
+	// nothing counts them towards the verdict.
+	Ignored []IgnoredFinding `json:"ignored"`
+	Added   []ObjectChange   `json:"added"`
+	Removed []ObjectChange   `json:"removed"`
+	Changed []ObjectChange   `json:"changed"`
 	// KustomizationChanges lists Flux Kustomizations added, removed or changed.
 	KustomizationChanges []KustomizationChange `json:"kustomizationChanges"`
 	// Timings are the wall times of the review's phases in seconds: "checkout",

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -14,6 +15,8 @@ type Options struct {
 	Env rules.Env
 	// BaseRev and HeadRev are written into the report as they are (commit shas).
 	BaseRev, HeadRev string
+	// Config supplies the rule severities and the ignore list of .tiergate.yaml; nil: none.
+	Config *config.Config
 }
 
 // Review compares base and head cluster by cluster (matched by name) and returns the
@@ -58,7 +61,9 @@ func Review(base, head *render.Graph, opts Options) *Report {
 		}
 		diffTime += time.Since(mid)
 	}
+	applyConfig(r, opts.Config)
 	sortFindings(r.Findings)
+	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
 	return r
 }
@@ -133,28 +138,29 @@ var statusOrder = map[rules.Status]int{rules.StatusNew: 0, rules.StatusExisting:
 // sortFindings orders new before existing before resolved, then by severity (highest
 // first), cluster, rule, Kustomization, object and location.
 func sortFindings(fs []rules.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if statusOrder[a.Status] != statusOrder[b.Status] {
-			return statusOrder[a.Status] < statusOrder[b.Status]
-		}
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if a.Cluster != b.Cluster {
-			return a.Cluster < b.Cluster
-		}
-		if a.Rule != b.Rule {
-			return a.Rule < b.Rule
-		}
-		if a.Kustomization != b.Kustomization {
-			return a.Kustomization < b.Kustomization
-		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Line < b.Line
-	})
+	sort.SliceStable(fs, func(i, j int) bool { return findingLess(fs[i], fs[j]) })
+}
+
+func findingLess(a, b rules.Finding) bool {
+	if statusOrder[a.Status] != statusOrder[b.Status] {
+		return statusOrder[a.Status] < statusOrder[b.Status]
+	}
+	if a.Severity != b.Severity {
+		return a.Severity > b.Severity
+	}
+	if a.Cluster != b.Cluster {
+		return a.Cluster < b.Cluster
+	}
+	if a.Rule != b.Rule {
+		return a.Rule < b.Rule
+	}
+	if a.Kustomization != b.Kustomization {
+		return a.Kustomization < b.Kustomization
+	}
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	return a.Line < b.Line
 }
 
 func graphOf(c *render.Cluster) ClusterGraph {

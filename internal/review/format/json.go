@@ -21,6 +21,9 @@ func JSON(w io.Writer, r *review.Report) error {
 	if c.Findings == nil {
 		c.Findings = nilFindings
 	}
+	if c.Ignored == nil {
+		c.Ignored = []review.IgnoredFinding{}
+	}
 	for _, l := range []*[]review.ObjectChange{&c.Added, &c.Removed, &c.Changed} {
 		if *l == nil {
 			*l = []review.ObjectChange{}

@@ -60,6 +60,9 @@ func statsLine(r *review.Report) string {
 	}
 	s := fmt.Sprintf("\n%s existing, %s resolved · %s, %s, %s", num(total(rules.StatusExisting)), num(total(rules.StatusResolved)),
 		plural(len(r.Clusters), "cluster", "clusters"), plural(ks, "Kustomization", "Kustomizations"), plural(objs, "object", "objects"))
+	if n := len(r.Ignored); n > 0 {
+		s += " · " + plural(n, "finding", "findings") + " ignored by .tiergate.yaml"
+	}
 	if r.Base != "" || r.Head != "" {
 		s += " · " + code(r.Base) + " → " + code(r.Head)
 	}

@@ -19,7 +19,8 @@ const (
 )
 
 // SARIF writes r as SARIF 2.1.0 for code scanning: one run, every rule described, one result
-// per new or existing finding. Resolved findings are left out: they are no longer in the code.
+// per new or existing finding, ignored ones suppressed. Resolved findings are left out: they
+// are no longer in the code.
 func SARIF(w io.Writer, r *review.Report, version string) error {
 	report, err := sarif.New(sarif.Version210)
 	if err != nil {
@@ -35,6 +36,20 @@ func SARIF(w io.Writer, r *review.Report, version string) error {
 		if f.Status == rules.StatusNew || f.Status == rules.StatusExisting {
 			run.Tool.Driver.AddRule(descriptor(f.Rule)) // no-op for a known rule; keeps ruleIndex valid
 			run.AddResult(result(f))
+		}
+	}
+	// Ignored findings stay visible as suppressed results, SARIF's word for a finding a
+	// configuration outside the source accepted.
+	for _, ig := range r.Ignored {
+		if ig.Status == rules.StatusNew || ig.Status == rules.StatusExisting {
+			run.Tool.Driver.AddRule(descriptor(ig.Rule))
+			res := result(ig.Finding)
+			why := "ignored by " + ig.IgnoredBy
+			if ig.Reason != "" {
+				why = ig.Reason + " (" + why + ")"
+			}
+			res.AddSuppression(sarif.NewSuppression("external").WithStatus("accepted").WithJustifcation(why))
+			run.AddResult(res)
 		}
 	}
 	report.AddRun(run)

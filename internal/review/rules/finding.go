@@ -143,6 +143,18 @@ var Change = []ChangeRule{
 	{"destructive-prune", destructivePrune},
 }
 
+// IDs lists every rule id, state rules first, in report order.
+func IDs() []string {
+	var ids []string
+	for _, r := range State {
+		ids = append(ids, r.ID)
+	}
+	for _, r := range Change {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
 func objectFinding(rule string, sev Severity, cluster string, o *render.Object, ks render.Ref) Finding {
 	id := o.ID
 	return Finding{Rule: rule, Severity: sev, Cluster: cluster, Object: &id, Kustomization: ks.String(), File: o.File, Line: o.Line}
