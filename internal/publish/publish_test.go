@@ -28,4 +28,3 @@ func TestAnnotations(t *testing.T) {
 		t.Fatalf("annotations (-want +got):\n%s", diff)
 	}
 }
-
