@@ -197,5 +197,4 @@ func (h *harness) calls() []string {
 	return out
 }
 
-
 func itoa(n int64) string { return fmt.Sprint(n) }
