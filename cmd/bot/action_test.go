@@ -246,3 +246,54 @@ func TestActionExitStatus(t *testing.T) {
 		t.Fatalf("push event: exit %d, error %v", code, err)
 	}
 }
+
+// TestActionDocsWorkflows checks the copy-paste workflows of the docs: valid YAML, and each
+// use of the action sets only inputs that action.yml has.
+func TestActionDocsWorkflows(t *testing.T) {
+	a := readAction(t)
+	block := regexp.MustCompile("(?s)```yaml\n(.*?)```")
+	uses := 0
+	for _, doc := range []string{"../../docs/github-action.md", "../../README.md"} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range block.FindAllStringSubmatch(string(data), -1) {
+			var wf struct {
+				Jobs map[string]struct {
+					Steps []struct {
+						Uses string
+						With map[string]any
+					}
+				}
+			}
+			var steps []struct {
+				Uses string
+				With map[string]any
+			}
+			if err := yaml.Unmarshal([]byte(m[1]), &wf); err != nil || len(wf.Jobs) == 0 {
+				// A fragment: a list of steps.
+				if err := yaml.Unmarshal([]byte(m[1]), &steps); err != nil {
+					continue // not a workflow (.tiergate.yaml examples)
+				}
+			}
+			for _, j := range wf.Jobs {
+				steps = append(steps, j.Steps...)
+			}
+			for _, s := range steps {
+				if !strings.HasPrefix(s.Uses, "tiergate/tiergate@") {
+					continue
+				}
+				uses++
+				for k := range s.With {
+					if _, ok := a.Inputs[k]; !ok {
+						t.Errorf("%s: the action has no input %q", doc, k)
+					}
+				}
+			}
+		}
+	}
+	if uses < 3 {
+		t.Fatalf("found %d uses of the action in the docs, want at least 3", uses)
+	}
+}
