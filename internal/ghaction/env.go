@@ -70,3 +70,8 @@ func appendFile(path, what, text string) error {
 func escapeCommand(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
+
+// escapeProperty escapes a workflow command's property value (also : and ,).
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strconv"
 
@@ -45,9 +44,6 @@ type Options struct {
 	JSONPath, SARIFPath string
 	// Version is the tool version written into SARIF.
 	Version string
-	// HTTPClient and Retry tune the GitHub client (nil, zero: defaults).
-	HTTPClient *http.Client
-	Retry      forge.RetryOptions
 	// Log receives the job log lines (workflow commands included); nil discards them.
 	Log io.Writer
 }
@@ -98,6 +94,9 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		summary = refusedNote + md
 	}
 	out := &Result{Failed: res.Failed(), Published: p.client != nil && p.refused == nil && perr == nil}
+	if !out.Published {
+		annotate(opts.Log, res)
+	}
 	result := "success"
 	if out.Failed {
 		result = "failure"
@@ -111,6 +110,20 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 			{"published", strconv.FormatBool(out.Published)},
 		}))
 	return out, err
+}
+
+// annotate writes a workflow command per new finding with a file and line, so that a PR
+// the token may not comment on still shows the findings on its lines. GitHub shows the
+// first 10 of each level per step.
+func annotate(log io.Writer, res *pipeline.Result) {
+	for _, a := range publish.Annotations(res.Report) {
+		level := map[string]string{"failure": "error", "warning": "warning"}[a.Level]
+		if level == "" {
+			level = "notice"
+		}
+		fmt.Fprintf(log, "::%s file=%s,line=%d,title=%s::%s\n", level, escapeProperty(a.Path), a.StartLine,
+			escapeProperty(a.Title), escapeCommand(a.Message))
+	}
 }
 
 // newFindings counts the report's new findings of every severity.

@@ -109,10 +109,24 @@ func TestForkPullRequestReadOnlyToken(t *testing.T) {
 	if diff := cmp.Diff(outputs, h.read(h.env.Output)); diff != "" {
 		t.Fatalf("GITHUB_OUTPUT (-want +got):\n%s", diff)
 	}
-	log := h.log.String()
-	if !strings.HasPrefix(log, "::warning title=tiergate::could not post to the pull request, the review is in the step summary: github: set status of Codertocat/Hello-World@"+h.repo.head+": POST ") ||
-		!strings.HasSuffix(log, "\ntiergate: "+description+"\n") {
-		t.Fatalf("job log:\n%s", log)
+	// The job log: the refusal, the verdict, and the findings on their lines.
+	lines := strings.Split(strings.TrimSuffix(h.log.String(), "\n"), "\n")
+	refused := "::warning title=tiergate::could not post to the pull request, the review is in the step summary: github: set status of Codertocat/Hello-World@" + h.repo.head + ": POST "
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], refused) {
+		t.Fatalf("job log:\n%s", h.log.String())
+	}
+	for i, l := range lines[2:] {
+		cmd, _, _ := strings.Cut(strings.TrimPrefix(l, "::"), "::") // the message is the rules package's
+		lines[2+i] = "::" + cmd
+	}
+	want := []string{
+		"tiergate: " + description,
+		"::error file=databases/web-data.yaml,line=2,title=missing-depends-on",
+		"::error file=databases/web-data.yaml,line=2,title=prune-transient",
+		"::notice file=databases/web-data.yaml,line=2,title=tier-move",
+	}
+	if diff := cmp.Diff(want, lines[1:]); diff != "" {
+		t.Fatalf("job log (-want +got):\n%s", diff)
 	}
 }
 
@@ -232,5 +246,15 @@ func TestErrors(t *testing.T) {
 	}
 	if got := h.read(h.env.StepSummary) + h.read(h.env.Output); got != "" {
 		t.Fatalf("a review that did not run wrote %q", got)
+	}
+}
+
+func TestWorkflowCommandEscaping(t *testing.T) {
+	in := "a%b\r\nc:d,e"
+	if got, want := escapeCommand(in), "a%25b%0D%0Ac:d,e"; got != want {
+		t.Errorf("escapeCommand = %q, want %q", got, want)
+	}
+	if got, want := escapeProperty(in), "a%25b%0D%0Ac%3Ad%2Ce"; got != want {
+		t.Errorf("escapeProperty = %q, want %q", got, want)
 	}
 }

@@ -29,8 +29,7 @@ func newPublisher(env Env, opts Options, ev *forge.Event) (*publisher, error) {
 		fmt.Fprintln(p.log, "tiergate: nothing is posted to the pull request (no token, or comment and status are off)")
 		return p, nil
 	}
-	gh, err := forge.NewGitHub(forge.GitHubOptions{APIURL: env.APIURL, Token: opts.Token,
-		HTTPClient: opts.HTTPClient, Retry: opts.Retry})
+	gh, err := forge.NewGitHub(forge.GitHubOptions{APIURL: env.APIURL, Token: opts.Token})
 	if err != nil {
 		return nil, err
 	}
