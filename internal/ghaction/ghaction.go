@@ -85,6 +85,9 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		return nil, err
 	}
 	perr := p.publish(ctx, res)
+	if perr != nil {
+		p.fail(ctx, perr)
+	}
 
 	md := format.Markdown(res.Report, format.MarkdownOptions{})
 	desc := publish.Describe(res.Report)

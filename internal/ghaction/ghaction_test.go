@@ -258,3 +258,32 @@ func TestWorkflowCommandEscaping(t *testing.T) {
 		t.Errorf("escapeProperty = %q, want %q", got, want)
 	}
 }
+
+// A refusal that is not about permission fails the step with exit status 2, ends the
+// pending status with error, and still leaves the review in the step summary.
+func TestPublishError(t *testing.T) {
+	h := newHarness(t)
+	h.gh.FailNext(repoPath+"/pulls/2/reviews", 422, nil)
+	res, err := h.run("pull_request.opened.json", false, allOn)
+	if err == nil || !strings.HasPrefix(err.Error(), "post line comments: github: review of Codertocat/Hello-World#2: POST ") ||
+		!strings.HasSuffix(err.Error(), ": 422 injected fault []") {
+		t.Fatalf("error %v", err)
+	}
+	if diff := cmp.Diff(&Result{Failed: true, Published: false}, res); diff != "" {
+		t.Fatalf("result (-want +got):\n%s", diff)
+	}
+	calls := h.calls()
+	want := []string{pending, "GET /user", listed, "POST " + repoPath + "/issues/2/comments <!-- tiergate --> " + verdict,
+		"GET " + repoPath + "/pulls/2/files", review}
+	if len(calls) != len(want)+1 || !cmp.Equal(want, calls[:len(want)]) ||
+		!strings.HasPrefix(calls[len(want)], statuses+" error [tiergate] post line comments: github: review of Codertocat/Hello-World#2: POST ") {
+		t.Fatalf("GitHub calls:\n%s", strings.Join(calls, "\n"))
+	}
+	if got := h.read(h.env.StepSummary); got != h.markdown() {
+		t.Fatal("step summary differs from the comment Markdown")
+	}
+	outputs := "result=failure\nnew-findings=3\ndescription=" + description + "\npublished=false\n"
+	if diff := cmp.Diff(outputs, h.read(h.env.Output)); diff != "" {
+		t.Fatalf("GITHUB_OUTPUT (-want +got):\n%s", diff)
+	}
+}
