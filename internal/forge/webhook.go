@@ -300,3 +300,33 @@ func jsonPayload(h http.Header, body []byte) ([]byte, error) {
 	}
 	return payload, nil
 }
+
+// ParseGitHubPayload parses a GitHub pull_request or pull_request_target event payload that
+// arrives without a signature: the file that the Actions runner writes at
+// $GITHUB_EVENT_PATH. name is the event name ($GITHUB_EVENT_NAME). The event's Type is
+// EventReview whatever the payload's action: the workflow chose when to run.
+func ParseGitHubPayload(name string, payload []byte) (*Event, error) {
+	switch name {
+	case "pull_request", "pull_request_target":
+	default:
+		return nil, fmt.Errorf("GitHub %s event: not a pull request event (want pull_request or pull_request_target)", name)
+	}
+	parsed, err := github.ParseWebHook("pull_request", payload)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub %s event: %w", name, err)
+	}
+	e := parsed.(*github.PullRequestEvent)
+	if e.PullRequest == nil {
+		return nil, fmt.Errorf("GitHub %s event: incomplete payload: pull_request is missing", name)
+	}
+	ev := &Event{Forge: GitHub}
+	githubPR(ev, e)
+	ev.Type = EventReview
+	if err := checkRepo(ev.Repo); err != nil {
+		return nil, fmt.Errorf("GitHub %s event: %w", name, err)
+	}
+	if ev.PR <= 0 {
+		return nil, fmt.Errorf("GitHub %s event: incomplete payload: the pull request number is missing", name)
+	}
+	return ev, nil
+}

@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,22 +14,16 @@ import (
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/pipeline"
-	"github.com/tiergate/tiergate/internal/review"
-	"github.com/tiergate/tiergate/internal/review/format"
-	"github.com/tiergate/tiergate/internal/review/rules"
+	"github.com/tiergate/tiergate/internal/publish"
 )
 
 const (
 	// maxAttempts bounds the runs of one job: a run that kills the process, or whose final
 	// status cannot be published, is not retried forever.
 	maxAttempts = 3
-	// maxLineComments caps one review's line comments; the summary lists every finding.
-	maxLineComments = 50
 	// publishTimeout bounds publishing the error status of a run that ended without one.
 	publishTimeout = time.Minute
 	maxDescription = 140 // GitHub's limit on a status description
-	// maxCheckSummary keeps a check run's summary under the Checks API's 65,535 characters.
-	maxCheckSummary = 4000
 
 	pendingDescription = "Reviewing Flux changes…"
 	forkDescription    = "fork PRs are not reviewed"
@@ -178,30 +169,14 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		res.Report.Timings["publish"] = time.Since(publishStart).Seconds()
 		rn.s.metrics.observePhases(res.Report.Timings)
 	}()
-	md := format.Markdown(res.Report, format.MarkdownOptions{})
-	if err := rn.client.UpsertSummary(ctx, ev.Repo, ev.PR, md); err != nil {
-		return resultError, fmt.Errorf("publish summary comment: %w", err)
-	}
-	changed, err := rn.client.ChangedLines(ctx, ev.Repo, ev.PR)
+	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
+	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev)}})
 	if err != nil {
-		return resultError, fmt.Errorf("read changed lines: %w", err)
-	}
-	if err := rn.postReview(ctx, lineComments(res.Report, changed)); err != nil {
 		return resultError, err
 	}
-	state, result := forge.StateSuccess, resultSuccess
-	if res.Failed() {
-		state, result = forge.StateFailure, resultFailure
-	}
-	desc := describe(res.Report)
-	if cr, ok := rn.client.(forge.CheckRunner); ok {
-		err := cr.CheckRun(ctx, ev.Repo, rn.head, string(state), desc, checkSummary(md), annotations(res.Report))
-		if err != nil {
-			return resultError, fmt.Errorf("publish check run: %w", err)
-		}
-	}
-	if err := rn.setStatus(ctx, state, desc); err != nil {
-		return resultError, err
+	result = resultSuccess
+	if state == forge.StateFailure {
+		result = resultFailure
 	}
 	rn.log.Info("review published", "result", result)
 	return result, nil
@@ -295,91 +270,6 @@ func (rn *runner) publishError(base context.Context, reason string) bool {
 	return true
 }
 
-// lineComments are the new findings on lines the PR changed, at most maxLineComments.
-func lineComments(rep *review.Report, changed map[string]map[int]bool) []forge.LineComment {
-	var out []forge.LineComment
-	seen := map[forge.LineComment]bool{}
-	for _, f := range rep.Findings {
-		if f.Status != rules.StatusNew || f.File == "" || !changed[f.File][f.Line] {
-			continue
-		}
-		body := fmt.Sprintf("**%s** (%s): %s", f.Rule, f.Severity, f.Message)
-		if f.Suggestion != "" {
-			body += "\n\n" + f.Suggestion
-		}
-		c := forge.LineComment{Path: f.File, Line: f.Line, Body: body}
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
-		out = append(out, c)
-		if len(out) == maxLineComments {
-			break
-		}
-	}
-	return out
-}
-
-// annotations are the new findings with a file and line, as check run annotations.
-func annotations(rep *review.Report) []forge.Annotation {
-	var out []forge.Annotation
-	seen := map[forge.Annotation]bool{}
-	for _, f := range rep.Findings {
-		if f.Status != rules.StatusNew || f.File == "" || f.Line <= 0 {
-			continue
-		}
-		msg := f.Message
-		if f.Suggestion != "" {
-			msg += "\n" + f.Suggestion
-		}
-		a := forge.Annotation{Path: f.File, StartLine: f.Line, EndLine: f.Line, Level: annotationLevel(f.Severity),
-			Title: f.Rule, Message: msg}
-		if !seen[a] {
-			seen[a] = true
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// annotationLevel is the Checks API's level of a finding's severity.
-func annotationLevel(s rules.Severity) string {
-	switch s {
-	case rules.Error:
-		return "failure"
-	case rules.Warning:
-		return "warning"
-	}
-	return "notice"
-}
-
-// checkSummary is the check run's summary: the summary comment's verdict (its lines before
-// the first section), without the marker.
-func checkSummary(md string) string {
-	s := strings.TrimPrefix(md, format.Marker+"\n")
-	if i := strings.Index(s, "\n#### "); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.TrimSpace(s)
-	if len(s) > maxCheckSummary {
-		s = strings.ToValidUTF8(s[:maxCheckSummary], "")
-	}
-	return s
-}
-
-// describe is the final status description: new findings by severity and the clusters, e.g.
-// "2 new errors, 1 new warning · 3 clusters".
-func describe(rep *review.Report) string {
-	return oneLine(format.NewCounts(rep) + " · " + plural(len(rep.Clusters), "cluster", "clusters"))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // credentials in URLs (https://user:token@host) must not reach a status or a log.
 var urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]*@`)
 
@@ -428,22 +318,13 @@ func short(sha string) string {
 	return sha
 }
 
-// postReview posts the line comments as one review, unless the same comments were already
-// posted on this head: a /recheck or a redelivery must not pile up identical reviews.
-func (rn *runner) postReview(ctx context.Context, comments []forge.LineComment) error {
-	if len(comments) == 0 {
-		return nil
-	}
-	data, _ := json.Marshal(comments)
-	sum := sha256.Sum256(append([]byte(rn.head+"\x00"), data...))
-	fp := hex.EncodeToString(sum[:])
-	key := jobKey(rn.ev)
-	if done, err := rn.s.store.posted(key, fp); err != nil || done {
-		return err
-	}
-	ev := rn.ev
-	if err := rn.client.PostReview(ctx, ev.Repo, ev.PR, rn.head, comments); err != nil {
-		return fmt.Errorf("post line comments: %w", err)
-	}
-	return rn.s.store.markPosted(key, fp)
+// postedLedger keeps a PR's posted line comments in the job store: a /recheck or a
+// redelivery on the same head must not pile up identical reviews.
+type postedLedger struct {
+	store *store
+	key   string
 }
+
+func (l postedLedger) Posted(fp string) (bool, error) { return l.store.posted(l.key, fp) }
+
+func (l postedLedger) MarkPosted(fp string) error { return l.store.markPosted(l.key, fp) }

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/forge/forgetest"
+	"github.com/tiergate/tiergate/internal/gitrepo"
+)
+
+// actionYAML is the part of action.yml that the tests read.
+type actionYAML struct {
+	Name, Description, Author string
+	Branding                  struct{ Icon, Color string }
+	Inputs                    map[string]struct{ Description, Default string }
+	Outputs                   map[string]struct{ Description, Value string }
+	Runs                      struct {
+		Using string
+		Steps []struct {
+			ID, Name, Uses, Shell, Run string
+			WorkingDirectory           string `json:"working-directory"`
+			With, Env                  map[string]string
+		}
+	}
+}
+
+func readAction(t *testing.T) actionYAML {
+	t.Helper()
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a actionYAML
+	if err := yaml.UnmarshalStrict(data, &a, yaml.DisallowUnknownFields); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	return a
+}
+
+var actionOutputs = []string{"description", "new-findings", "published", "result"}
+
+func TestActionYAMLStructure(t *testing.T) {
+	a := readAction(t)
+	if a.Name != "tiergate" || a.Description == "" || a.Runs.Using != "composite" || len(a.Runs.Steps) != 3 {
+		t.Fatalf("name %q, runs.using %q, %d steps", a.Name, a.Runs.Using, len(a.Runs.Steps))
+	}
+	var inputs, outputs []string
+	for name, in := range a.Inputs {
+		inputs = append(inputs, name)
+		if in.Description == "" {
+			t.Errorf("input %s has no description", name)
+		}
+	}
+	for name, out := range a.Outputs {
+		outputs = append(outputs, name)
+		if want := "${{ steps.review.outputs." + name + " }}"; out.Value != want {
+			t.Errorf("output %s = %q, want %q", name, out.Value, want)
+		}
+	}
+	sort.Strings(inputs)
+	sort.Strings(outputs)
+	wantInputs := []string{"clusters", "comment", "config", "fail-on", "json-report", "path", "sarif-report", "status", "token"}
+	if diff := cmp.Diff(wantInputs, inputs); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(actionOutputs, outputs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	setup, build, review := a.Runs.Steps[0], a.Runs.Steps[1], a.Runs.Steps[2]
+	wantSetup := map[string]string{"go-version-file": "${{ github.action_path }}/go.mod", "cache-dependency-path": "${{ github.action_path }}/go.sum"}
+	if setup.Uses != "actions/setup-go@v5" || !cmp.Equal(wantSetup, setup.With) {
+		t.Errorf("setup step uses %s with %v", setup.Uses, setup.With)
+	}
+	if build.WorkingDirectory != "${{ github.action_path }}" || build.Shell != "bash" ||
+		build.Run != `go build -trimpath -o "$RUNNER_TEMP/tiergate-bot" ./cmd/bot` {
+		t.Errorf("build step: working-directory %q, run %q", build.WorkingDirectory, build.Run)
+	}
+	if review.ID != "review" || review.Shell != "bash" {
+		t.Errorf("review step id %q shell %q", review.ID, review.Shell)
+	}
+	// Every input reaches the review step through its environment, once.
+	used := map[string]string{}
+	for k, v := range review.Env {
+		m := regexp.MustCompile(`^\$\{\{ inputs\.([a-z-]+) \}\}$`).FindStringSubmatch(v)
+		if m == nil {
+			t.Errorf("review step env %s=%q is not an input", k, v)
+			continue
+		}
+		used[m[1]] = k
+	}
+	if len(used) != len(a.Inputs) || used["token"] != "TIERGATE_TOKEN" {
+		t.Errorf("inputs passed to the review step: %v", used)
+	}
+	if strings.Contains(review.Run, "${{") {
+		t.Errorf("the review script splices expressions into bash:\n%s", review.Run)
+	}
+	// Every flag the script names is a flag of `bot action`.
+	flags := actionCmd().Flags()
+	for _, m := range regexp.MustCompile(`--([a-z-]+)`).FindAllStringSubmatch(review.Run, -1) {
+		if flags.Lookup(m[1]) == nil {
+			t.Errorf("the review script passes --%s, which `bot action` does not have", m[1])
+		}
+	}
+}
+
+// TestActionScriptArgs runs the review step's script in bash, with a stand-in for the
+// binary that records its arguments, and parses them as `bot action` would.
+func TestActionScriptArgs(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed")
+	}
+	a := readAction(t)
+	review := a.Runs.Steps[2]
+	tmp := t.TempDir()
+	argsFile := filepath.Join(tmp, "args")
+	stub := "#!" + bash + "\nprintf '%s\\n' \"$@\" > " + argsFile + "\n"
+	if err := os.WriteFile(filepath.Join(tmp, "tiergate-bot"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inputs := func(set map[string]string) []string {
+		env := []string{"RUNNER_TEMP=" + tmp, "PATH=" + os.Getenv("PATH")}
+		for k, v := range review.Env {
+			name := strings.TrimSuffix(strings.TrimPrefix(v, "${{ inputs."), " }}")
+			val, ok := set[name]
+			if !ok {
+				val = a.Inputs[name].Default
+			}
+			env = append(env, k+"="+val)
+		}
+		return env
+	}
+	cases := []struct {
+		name string
+		set  map[string]string
+		want []string
+	}{
+		{"defaults", map[string]string{"path": "/ws", "token": "t"},
+			[]string{"action", "--repo", "/ws", "--comment=true", "--status=true"}},
+		{"every input", map[string]string{"path": "/ws dir", "token": "t", "fail-on": "warning", "config": "ci/tiergate.yaml",
+			"clusters": "dev,prod", "comment": "false", "status": "false", "json-report": "out/r.json", "sarif-report": "r.sarif"},
+			[]string{"action", "--repo", "/ws dir", "--comment=false", "--status=false", "--fail-on", "warning",
+				"--config", "ci/tiergate.yaml", "--cluster", "dev,prod", "--json-report", "out/r.json", "--sarif-report", "r.sarif"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bash, "-e", "-c", review.Run)
+			cmd.Env = inputs(tc.set)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("script: %v\n%s", err, out)
+			}
+			data, err := os.ReadFile(argsFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("arguments (-want +got):\n%s", diff)
+			}
+			if err := actionCmd().ParseFlags(got[1:]); err != nil {
+				t.Fatalf("bot action refuses the arguments: %v", err)
+			}
+		})
+	}
+}
+
+// TestActionExitStatus runs `bot action` as the composite step does, against the fake
+// GitHub, and checks the exit status and the outputs that action.yml maps.
+func TestActionExitStatus(t *testing.T) {
+	repo := commitScenario(t, demo)
+	r, err := gitrepo.Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := r.Resolve("HEAD~1")
+	head, _ := r.Resolve("HEAD")
+	data, err := os.ReadFile(filepath.Join(forgetest.FixturesDir(t), "github", "webhooks", "pull_request.synchronize.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(data, &payload); err != nil {
+		t.Fatal(err)
+	}
+	pr := payload["pull_request"].(map[string]any)
+	pr["base"].(map[string]any)["sha"] = base.String()
+	pr["head"].(map[string]any)["sha"] = head.String()
+	data, _ = json.Marshal(payload)
+	tmp := t.TempDir()
+	event := filepath.Join(tmp, "event.json")
+	if err := os.WriteFile(event, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gh := forgetest.NewGitHub(t)
+	output := filepath.Join(tmp, "output")
+	for k, v := range map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event,
+		"GITHUB_API_URL": gh.URL, "GITHUB_WORKSPACE": repo, "GITHUB_OUTPUT": output,
+		"GITHUB_STEP_SUMMARY": filepath.Join(tmp, "summary"), "TIERGATE_TOKEN": forgetest.Token} {
+		t.Setenv(k, v)
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		errText string
+	}{
+		{"new errors fail", []string{"action"}, 1, "new findings at or above --fail-on"},
+		{"fail-on never", []string{"action", "--fail-on", "never", "--comment=false"}, 0, ""},
+		{"bad fail-on", []string{"action", "--fail-on", "sometimes"}, 2, `--fail-on: unknown severity "sometimes" (want error, warning, notice or never)`},
+		{"bad comment", []string{"action", "--comment=maybe"}, 2, `invalid argument "maybe" for "--comment" flag: strconv.ParseBool: parsing "maybe": invalid syntax`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(output)
+			_, code, err := run(t, tc.args...)
+			if code != tc.code || (err == nil) != (tc.errText == "") || (err != nil && err.Error() != tc.errText) {
+				t.Fatalf("exit %d, error %v; want %d, %q", code, err, tc.code, tc.errText)
+			}
+			if tc.code == 2 {
+				return
+			}
+			data, _ := os.ReadFile(output)
+			var names []string
+			for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+				name, _, _ := strings.Cut(line, "=")
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			if diff := cmp.Diff(actionOutputs, names); diff != "" {
+				t.Fatalf("GITHUB_OUTPUT names (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Setenv("GITHUB_EVENT_NAME", "push")
+	_, code, err := run(t, "action")
+	if want := event + ": GitHub push event: not a pull request event (want pull_request or pull_request_target)"; code != 2 || err == nil || err.Error() != want {
+		t.Fatalf("push event: exit %d, error %v", code, err)
+	}
+}
+
+// TestActionDocsWorkflows checks the copy-paste workflows of the docs: valid YAML, and each
+// use of the action sets only inputs that action.yml has.
+func TestActionDocsWorkflows(t *testing.T) {
+	a := readAction(t)
+	block := regexp.MustCompile("(?s)```yaml\n(.*?)```")
+	uses := 0
+	for _, doc := range []string{"../../docs/github-action.md", "../../README.md"} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range block.FindAllStringSubmatch(string(data), -1) {
+			var wf struct {
+				Jobs map[string]struct {
+					Steps []struct {
+						Uses string
+						With map[string]any
+					}
+				}
+			}
+			var steps []struct {
+				Uses string
+				With map[string]any
+			}
+			if err := yaml.Unmarshal([]byte(m[1]), &wf); err != nil || len(wf.Jobs) == 0 {
+				// A fragment: a list of steps.
+				if err := yaml.Unmarshal([]byte(m[1]), &steps); err != nil {
+					continue // not a workflow (.tiergate.yaml examples)
+				}
+			}
+			for _, j := range wf.Jobs {
+				steps = append(steps, j.Steps...)
+			}
+			for _, s := range steps {
+				if !strings.HasPrefix(s.Uses, "tiergate/tiergate@") {
+					continue
+				}
+				uses++
+				for k := range s.With {
+					if _, ok := a.Inputs[k]; !ok {
+						t.Errorf("%s: the action has no input %q", doc, k)
+					}
+				}
+			}
+		}
+	}
+	if uses < 3 {
+		t.Fatalf("found %d uses of the action in the docs, want at least 3", uses)
+	}
+}

@@ -1,0 +1,195 @@
+// Package publish posts a finished review to its pull request through a forge.Client: the
+// summary comment, line comments on the lines the PR changes, a check run where the client
+// can publish one, and the final commit status. The webhook server and the GitHub Action
+// publish through it, so a PR reads the same whichever of them reviewed it.
+package publish
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/pipeline"
+	"github.com/tiergate/tiergate/internal/review"
+	"github.com/tiergate/tiergate/internal/review/format"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+const (
+	// maxLineComments caps one review's line comments; the summary lists every finding.
+	maxLineComments = 50
+	// maxCheckSummary keeps a check run's summary under the Checks API's 65,535 characters.
+	maxCheckSummary = 4000
+)
+
+// Target is where a review is published: a PR and the head commit that was reviewed.
+type Target struct {
+	Repo forge.Repo
+	PR   int
+	Head string // commit sha
+}
+
+// Ledger remembers which sets of line comments were posted on a PR, so that a re-run on
+// the same head posts none. A fingerprint covers the head and every comment.
+type Ledger interface {
+	Posted(fingerprint string) (bool, error)
+	MarkPosted(fingerprint string) error
+}
+
+// Options chooses what is published.
+type Options struct {
+	// Ledger keeps line comments from being posted twice; nil posts them on every run.
+	Ledger Ledger
+	// NoComments skips the summary comment and the line comments.
+	NoComments bool
+	// NoStatus skips the check run and the final commit status.
+	NoStatus bool
+}
+
+// Review publishes res to t in this order: summary comment (format.Markdown of the report),
+// line comments, check run (when c is a forge.CheckRunner), final status. The status comes
+// last so that branch protection flips only once the comment is there. It returns the final
+// state, StateSuccess or StateFailure (new findings at or above res.Threshold), and the
+// first forge error, wrapped with the step that failed.
+func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result, opts Options) (forge.State, error) {
+	state := forge.StateSuccess
+	if res.Failed() {
+		state = forge.StateFailure
+	}
+	md := format.Markdown(res.Report, format.MarkdownOptions{})
+	if !opts.NoComments {
+		if err := c.UpsertSummary(ctx, t.Repo, t.PR, md); err != nil {
+			return state, fmt.Errorf("publish summary comment: %w", err)
+		}
+		changed, err := c.ChangedLines(ctx, t.Repo, t.PR)
+		if err != nil {
+			return state, fmt.Errorf("read changed lines: %w", err)
+		}
+		if err := postReview(ctx, c, t, LineComments(res.Report, changed), opts.Ledger); err != nil {
+			return state, err
+		}
+	}
+	if opts.NoStatus {
+		return state, nil
+	}
+	desc := Describe(res.Report)
+	if cr, ok := c.(forge.CheckRunner); ok {
+		if err := cr.CheckRun(ctx, t.Repo, t.Head, string(state), desc, CheckSummary(md), Annotations(res.Report)); err != nil {
+			return state, fmt.Errorf("publish check run: %w", err)
+		}
+	}
+	if err := c.SetStatus(ctx, t.Repo, t.Head, state, desc); err != nil {
+		return state, fmt.Errorf("set status %s: %w", state, err)
+	}
+	return state, nil
+}
+
+// postReview posts the line comments as one review, unless the ledger has them already.
+func postReview(ctx context.Context, c forge.Client, t Target, comments []forge.LineComment, ledger Ledger) error {
+	if len(comments) == 0 {
+		return nil
+	}
+	data, _ := json.Marshal(comments)
+	sum := sha256.Sum256(append([]byte(t.Head+"\x00"), data...))
+	fp := hex.EncodeToString(sum[:])
+	if ledger != nil {
+		if done, err := ledger.Posted(fp); err != nil || done {
+			return err
+		}
+	}
+	if err := c.PostReview(ctx, t.Repo, t.PR, t.Head, comments); err != nil {
+		return fmt.Errorf("post line comments: %w", err)
+	}
+	if ledger != nil {
+		return ledger.MarkPosted(fp)
+	}
+	return nil
+}
+
+// LineComments are the new findings on lines the PR changed (changed: path → head-side
+// line numbers), one per distinct text and line, at most maxLineComments.
+func LineComments(rep *review.Report, changed map[string]map[int]bool) []forge.LineComment {
+	var out []forge.LineComment
+	seen := map[forge.LineComment]bool{}
+	for _, f := range rep.Findings {
+		if f.Status != rules.StatusNew || f.File == "" || !changed[f.File][f.Line] {
+			continue
+		}
+		body := fmt.Sprintf("**%s** (%s): %s", f.Rule, f.Severity, f.Message)
+		if f.Suggestion != "" {
+			body += "\n\n" + f.Suggestion
+		}
+		c := forge.LineComment{Path: f.File, Line: f.Line, Body: body}
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		out = append(out, c)
+		if len(out) == maxLineComments {
+			break
+		}
+	}
+	return out
+}
+
+// Annotations are the new findings with a file and line, as check run annotations.
+func Annotations(rep *review.Report) []forge.Annotation {
+	var out []forge.Annotation
+	seen := map[forge.Annotation]bool{}
+	for _, f := range rep.Findings {
+		if f.Status != rules.StatusNew || f.File == "" || f.Line <= 0 {
+			continue
+		}
+		msg := f.Message
+		if f.Suggestion != "" {
+			msg += "\n" + f.Suggestion
+		}
+		a := forge.Annotation{Path: f.File, StartLine: f.Line, EndLine: f.Line, Level: annotationLevel(f.Severity),
+			Title: f.Rule, Message: msg}
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// annotationLevel is the Checks API's level of a finding's severity.
+func annotationLevel(s rules.Severity) string {
+	switch s {
+	case rules.Error:
+		return "failure"
+	case rules.Warning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// CheckSummary is a check run's summary: the summary comment's verdict (its lines before
+// the first section), without the marker, at most maxCheckSummary bytes.
+func CheckSummary(md string) string {
+	s := strings.TrimPrefix(md, format.Marker+"\n")
+	if i := strings.Index(s, "\n#### "); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > maxCheckSummary {
+		s = strings.ToValidUTF8(s[:maxCheckSummary], "")
+	}
+	return s
+}
+
+// Describe is the final status description: new findings by severity and the clusters,
+// e.g. "2 new errors, 1 new warning · 3 clusters".
+func Describe(rep *review.Report) string {
+	n := len(rep.Clusters)
+	clusters := "1 cluster"
+	if n != 1 {
+		clusters = fmt.Sprintf("%d clusters", n)
+	}
+	return format.NewCounts(rep) + " · " + clusters
+}
