@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // corpusPair is one "Interesting commit pairs" row of shared/corpus/README.md.
@@ -50,6 +52,7 @@ func TestCorpus(t *testing.T) {
 		t.Skip("git is needed to clone the corpus bundles")
 	}
 	clones := map[string]string{}
+	checked := map[string]bool{}
 	var table strings.Builder
 	table.WriteString("| repository | head | subject | clusters | Kustomizations | objects | moves | findings (new/existing/resolved) | new by rule |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range pairs {
@@ -71,6 +74,15 @@ func TestCorpus(t *testing.T) {
 			var ee *exitError
 			if err != nil && !(errors.As(err, &ee) && ee.code == 1) {
 				t.Fatalf("review %s..%s: %v", p.base, p.head, err)
+			}
+			if !checked[p.repo] { // once per repository: a full rebuild takes ten times longer
+				checked[p.repo] = true
+				f.noReuse = true
+				var full bytes.Buffer
+				_ = runReview(context.Background(), &full, f)
+				if d := cmp.Diff(withoutTimings(t, full.Bytes()), withoutTimings(t, out.Bytes())); d != "" {
+					t.Errorf("reuse changes the report (-full rebuild +reuse):\n%s", d)
+				}
 			}
 			var rep struct {
 				Clusters []struct{ Kustomizations, Objects int }
@@ -114,6 +126,16 @@ func ruleCounts(m map[string]int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// withoutTimings decodes a JSON report and drops its timings, which differ run to run.
+func withoutTimings(t *testing.T, data []byte) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("report is not JSON: %v", err)
+	}
+	delete(m, "timings")
+	return m
 }
 
 func fileExists(p string) bool {
