@@ -298,16 +298,23 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 			return nil, &BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.locate(file, origKind, origName)}
 		}
 		obj := &Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
-		if sub != nil {
-			if be := sub.apply(ctx, ks, r, obj); be != nil {
-				return nil, be
-			}
-		} else {
-			obj.Literal = literalVars(r)
-		}
 		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
 		// Map gives Go ints, which unstructured cannot copy).
 		data, err := r.MarshalJSON()
+		if err != nil {
+			return nil, &BuildError{Message: err.Error(), File: file, Line: obj.Line}
+		}
+		if sub != nil {
+			changed, be := sub.apply(ctx, r, obj, data)
+			if be != nil {
+				return nil, be
+			}
+			if changed {
+				data, err = r.MarshalJSON()
+			}
+		} else {
+			obj.Literal = literalVars(r, data)
+		}
 		if err == nil {
 			obj.Body = &unstructured.Unstructured{}
 			err = obj.Body.UnmarshalJSON(data)

@@ -487,3 +487,28 @@ func TestInvalidKustomizationFailsItsParent(t *testing.T) {
 		})
 	}
 }
+
+// TestSubstitutionSkipsObjectsWithoutDollar: objects without '$' skip envsubst, yet an
+// invalid variable name still fails the build on its first object, as in Flux.
+func TestSubstitutionSkipsObjectsWithoutDollar(t *testing.T) {
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("ok", "./ok", "postBuild:", "  substitute:", "    ZONE: eu") + "---\n" +
+			ks("bad", "./bad", "postBuild:", "  substitute:", "    my-zone: eu"),
+		"ok/a.yaml":  cm("default", "a", "x: plain") + "---\n" + cm("default", "b", "zone: ${ZONE}") + "---\n" + cm("default", "c", "y: plain"),
+		"bad/a.yaml": cm("default", "a", "x: plain") + "---\n" + cm("default", "b", "y: plain"),
+	}))
+	c := render(t, dir, nil).Cluster("dev")
+	got := map[string]any{}
+	for _, o := range c.Kustomizations[Ref{"flux-system", "ok"}].Objects {
+		got[o.ID.Name] = o.Body.Object["data"]
+	}
+	want := map[string]any{"a": map[string]any{"x": "plain"}, "b": map[string]any{"zone": "eu"}, "c": map[string]any{"y": "plain"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ok objects (-want +got):\n%s", d)
+	}
+	bad := c.Kustomizations[Ref{"flux-system", "bad"}]
+	wantErr := &BuildError{Message: "post build failed for 'ConfigMap.v1.[noGrp]/a.default': envsubst error: 'my-zone' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'", File: "bad/a.yaml", Line: 2}
+	if d := cmp.Diff(wantErr, bad.Err); d != "" {
+		t.Errorf("bad error (-want +got):\n%s", d)
+	}
+}

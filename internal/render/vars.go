@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"regexp"
@@ -106,6 +107,7 @@ type substitution struct {
 	body    *unstructured.Unstructured
 	unknown bool
 	noop    bool
+	checked bool // SubstituteVariables succeeded once
 }
 
 // newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
@@ -178,23 +180,30 @@ func disabled(r *resource.Resource) bool {
 	return r.GetLabels()[substituteKey] == "disabled" || r.GetAnnotations()[substituteKey] == "disabled"
 }
 
-// apply substitutes r in place and records the variables it leaves undefined.
-func (s *substitution) apply(ctx context.Context, ks *Kustomization, r *resource.Resource, obj *Object) *BuildError {
+// apply substitutes r in place and records the variables it leaves undefined; data is r
+// as JSON. It reports whether r may have changed.
+func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Object, data []byte) (bool, *BuildError) {
 	if s.noop || disabled(r) {
-		return nil
+		return false, nil
+	}
+	// envsubst leaves a text without '$' as it is; the first object substituted has
+	// already proven the variables valid, the only other way substitution fails.
+	if s.checked && !bytes.ContainsRune(data, '$') {
+		return false, nil
 	}
 	y, err := r.AsYAML()
 	if err != nil {
-		return &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
+		return false, &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
 	}
 	if !s.unknown {
 		obj.Undefined = undefinedVars(string(y), s.vars)
 	}
 	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *s.body, r,
 		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
-		return &BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
+		return false, &BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
 	}
-	return nil
+	s.checked = true
+	return true, nil
 }
 
 // undefinedVars lists the variables text reads without a default operator that vars does
@@ -237,9 +246,10 @@ func isDefaultOp(name string) bool {
 var literalRE = regexp.MustCompile(`\$\$?\{[^}\s]*\}`)
 
 // literalVars lists the ${...} expressions of r that ship verbatim because no substitution
-// runs; escaped $${...} and objects with substitution disabled are left out.
-func literalVars(r *resource.Resource) []string {
-	if disabled(r) {
+// runs; escaped $${...} and objects with substitution disabled are left out. data is r as
+// JSON: a string holds "${" in JSON exactly when it does in YAML.
+func literalVars(r *resource.Resource, data []byte) []string {
+	if disabled(r) || !bytes.Contains(data, []byte("${")) {
 		return nil
 	}
 	y, err := r.AsYAML()
