@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// deployFS copies the repository's deploy/ into an in-memory file system at /deploy.
+func deployFS(t *testing.T) filesys.FileSystem {
+	t.Helper()
+	mem := filesys.MakeFsInMemory()
+	err := filepath.WalkDir(filepath.Join(repoRoot, "deploy"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(repoRoot, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return mem.WriteFile("/"+filepath.ToSlash(rel), data)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mem
+}
+
+func TestDeployKustomizeBuild(t *testing.T) {
+	base := []string{
+		"Namespace /tiergate",
+		"ServiceAccount tiergate/tiergate",
+		"PersistentVolumeClaim tiergate/tiergate-data",
+		"Deployment tiergate/tiergate",
+		"Service tiergate/tiergate",
+	}
+	cases := []struct {
+		name, kustomization string // "" builds deploy/base itself
+		want                []string
+	}{
+		{"base", "", base},
+		{"base with the servicemonitor component",
+			"resources: [../deploy/base]\ncomponents: [../deploy/components/servicemonitor]\n",
+			append(base[:len(base):len(base)], "ServiceMonitor tiergate/tiergate")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := deployFS(t)
+			dir := "/deploy/base"
+			if tc.kustomization != "" {
+				dir = "/overlay"
+				if err := mem.WriteFile(dir+"/kustomization.yaml", []byte(tc.kustomization)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(mem, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range m.Resources() {
+				got = append(got, r.GetKind()+" "+r.GetNamespace()+"/"+r.GetName())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("objects (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// deployTree writes the repository's .tiergate.yaml and deploy/ to dir/side, the files a
+// review of the tiergate repository reads (its GitRepository packs deploy/ alone).
+func deployTree(t *testing.T, dir, side string, edit func(fluxKs string) string) {
+	t.Helper()
+	dst := filepath.Join(dir, side)
+	if err := os.CopyFS(filepath.Join(dst, "deploy"), os.DirFS(filepath.Join(repoRoot, "deploy"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(repoRoot, ".tiergate.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dst, ".tiergate.yaml"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ksFile := filepath.Join(dst, "deploy", "flux", "flux-kustomization.yaml")
+	ks, err := os.ReadFile(ksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ksFile, []byte(edit(string(ks))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDeployReview runs `bot review --repo R --base HEAD~1 --head HEAD --format json`, as the
+// tiergate repository's CI reviews a change, on a repository holding the repository's own
+// .tiergate.yaml and deploy/: tiergate must find nothing wrong with its own deployment.
+func TestDeployReview(t *testing.T) {
+	same := func(s string) string { return s }
+	const commented = "  # components:\n  #   - ../components/servicemonitor\n"
+	enableServiceMonitor := func(s string) string {
+		if !strings.Contains(s, commented) {
+			t.Fatalf("deploy/flux/flux-kustomization.yaml no longer has the lines\n%s", commented)
+		}
+		return strings.Replace(s, commented, "  components:\n    - ../components/servicemonitor\n", 1)
+	}
+	const componentsDiff = "--- base\n+++ head\n@@ -4,6 +4,8 @@\n   name: tiergate\n   namespace: flux-system\n spec:\n" +
+		"+  components:\n+  - ../components/servicemonitor\n   images:\n   - name: tiergate\n     newName: ghcr.io/tiergate/tiergate\n"
+	cluster := func(objects int) []any {
+		return []any{map[string]any{"name": "tiergate", "root": "deploy/flux", "kustomizations": 2.0, "objects": float64(objects), "partial": []any{}}}
+	}
+	cases := []struct {
+		name string
+		head func(string) string
+		want map[string]any
+	}{
+		{"unchanged", same, map[string]any{
+			"clusters": cluster(7), "moves": []any{}, "findings": []any{},
+			"added": []any{}, "removed": []any{}, "changed": []any{}, "kustomizationChanges": []any{},
+		}},
+		{"enable the ServiceMonitor component", enableServiceMonitor, map[string]any{
+			"clusters": cluster(8), "moves": []any{}, "findings": []any{},
+			"added": []any{map[string]any{
+				"cluster":       "tiergate",
+				"object":        map[string]any{"group": "monitoring.coreos.com", "kind": "ServiceMonitor", "namespace": "tiergate", "name": "tiergate"},
+				"kustomization": "flux-system/tiergate",
+				"file":          "deploy/components/servicemonitor/servicemonitor.yaml",
+				"line":          2.0,
+			}},
+			"removed": []any{},
+			"changed": []any{map[string]any{
+				"cluster":       "tiergate",
+				"object":        map[string]any{"group": "kustomize.toolkit.fluxcd.io", "kind": "Kustomization", "namespace": "flux-system", "name": "tiergate"},
+				"kustomization": "flux-system/flux-system",
+				"file":          "deploy/flux/flux-kustomization.yaml",
+				"line":          5.0,
+				"diff":          componentsDiff,
+			}},
+			"kustomizationChanges": []any{map[string]any{
+				"cluster":       "tiergate",
+				"kustomization": "flux-system/tiergate",
+				"change":        "changed",
+				"file":          "deploy/flux/flux-kustomization.yaml",
+				"line":          5.0,
+				"diff":          componentsDiff,
+			}},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			deployTree(t, dir, "base", same)
+			deployTree(t, dir, "head", tc.head)
+			repo := commitScenario(t, dir)
+			var out bytes.Buffer
+			err := runReview(context.Background(), &out, reviewFlags{repo: repo, base: "HEAD~1", head: "HEAD", format: "json", failOn: "notice"})
+			if err != nil {
+				t.Fatalf("bot review: exit %d: %v\n%s", exitCode(err), err, out.String())
+			}
+			var got map[string]any
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"base", "head", "timings"} {
+				delete(got, k)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("report (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
