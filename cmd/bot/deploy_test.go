@@ -11,8 +11,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // deployFS copies the repository's deploy/ into an in-memory file system at /deploy.
@@ -73,11 +76,123 @@ func TestDeployKustomizeBuild(t *testing.T) {
 			var got []string
 			for _, r := range m.Resources() {
 				got = append(got, r.GetKind()+" "+r.GetNamespace()+"/"+r.GetName())
+				if obj := typedObject(r.GetKind()); obj != nil {
+					data, err := r.AsYAML()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := sigsyaml.UnmarshalStrict(data, obj); err != nil {
+						t.Errorf("%s %s: %v", r.GetKind(), r.GetName(), err)
+					}
+				}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("objects (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// typedObject returns the Kubernetes API type of a built-in kind of deploy/, nil for others.
+func typedObject(kind string) any {
+	switch kind {
+	case "Namespace":
+		return &corev1.Namespace{}
+	case "ServiceAccount":
+		return &corev1.ServiceAccount{}
+	case "PersistentVolumeClaim":
+		return &corev1.PersistentVolumeClaim{}
+	case "Service":
+		return &corev1.Service{}
+	case "Deployment":
+		return &appsv1.Deployment{}
+	}
+	return nil
+}
+
+// TestDeployDeploymentMatchesServe checks the Deployment against `bot serve`: its args
+// are serve's flags, the data directory is the PersistentVolumeClaim, the probes and the
+// port are the server's, and /tmp (where reviews check out commits) is writable.
+func TestDeployDeploymentMatchesServe(t *testing.T) {
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(deployFS(t), "/deploy/base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	for _, r := range m.Resources() {
+		if r.GetKind() == "Deployment" {
+			data, err := r.AsYAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sigsyaml.UnmarshalStrict(data, &d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pod := d.Spec.Template.Spec
+	if len(pod.Containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(pod.Containers))
+	}
+	c := pod.Containers[0]
+	if len(c.Args) == 0 || c.Args[0] != "serve" {
+		t.Fatalf("args %q, want serve ...", c.Args)
+	}
+	serve := serveCmd()
+	if err := serve.ParseFlags(c.Args[1:]); err != nil {
+		t.Fatalf("args %q: %v", c.Args, err)
+	}
+	flag := func(name string) string { return serve.Flags().Lookup(name).Value.String() }
+	claims := map[string]string{}
+	emptyDirs := map[string]bool{}
+	for _, v := range pod.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			claims[v.Name] = v.PersistentVolumeClaim.ClaimName
+		}
+		emptyDirs[v.Name] = v.EmptyDir != nil
+	}
+	mounts := map[string]string{}
+	for _, vm := range c.VolumeMounts {
+		switch {
+		case claims[vm.Name] != "":
+			mounts[vm.MountPath] = "pvc " + claims[vm.Name]
+		case emptyDirs[vm.Name]:
+			mounts[vm.MountPath] = "emptyDir"
+		}
+	}
+	sc := c.SecurityContext
+	got := map[string]any{
+		"data dir":                 mounts[flag("data-dir")],
+		"tmp":                      mounts["/tmp"],
+		"listen":                   flag("listen"),
+		"container port":           c.Ports[0].ContainerPort,
+		"liveness":                 c.LivenessProbe.HTTPGet.Path + " " + c.LivenessProbe.HTTPGet.Port.String(),
+		"readiness":                c.ReadinessProbe.HTTPGet.Path + " " + c.ReadinessProbe.HTTPGet.Port.String(),
+		"readOnlyRootFilesystem":   *sc.ReadOnlyRootFilesystem,
+		"allowPrivilegeEscalation": *sc.AllowPrivilegeEscalation,
+		"capabilities.drop":        sc.Capabilities.Drop,
+		"runAsNonRoot":             *pod.SecurityContext.RunAsNonRoot,
+		"runAsUser":                *pod.SecurityContext.RunAsUser,
+		"seccomp":                  pod.SecurityContext.SeccompProfile.Type,
+		"envFrom":                  c.EnvFrom[0].SecretRef.Name,
+	}
+	want := map[string]any{
+		"data dir":                 "pvc tiergate-data",
+		"tmp":                      "emptyDir",
+		"listen":                   ":8080",
+		"container port":           int32(8080),
+		"liveness":                 "/healthz http",
+		"readiness":                "/readyz http",
+		"readOnlyRootFilesystem":   true,
+		"allowPrivilegeEscalation": false,
+		"capabilities.drop":        []corev1.Capability{"ALL"},
+		"runAsNonRoot":             true,
+		"runAsUser":                int64(65532), // the distroless nonroot user of the Dockerfile
+		"seccomp":                  corev1.SeccompProfileTypeRuntimeDefault,
+		"envFrom":                  "tiergate",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Deployment (-want +got):\n%s", diff)
 	}
 }
 
