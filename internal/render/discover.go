@@ -1,7 +1,9 @@
 package render
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -62,6 +64,11 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 			if c.SourceRef != "" {
 				p := strings.SplitN(c.SourceRef, "/", 3)
 				src = SourceRef{Kind: p[0], Namespace: p[1], Name: p[2]}
+			}
+			// The configuration is the head's: a cluster it adds has no folder at the base yet.
+			dir, _ := cfg.SourceDir(src.String())
+			if st, err := os.Stat(filepath.Join(abs, filepath.FromSlash(dir), filepath.FromSlash(c.Path))); err != nil || !st.IsDir() {
+				continue
 			}
 			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true})
 		}

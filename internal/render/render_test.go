@@ -512,3 +512,18 @@ func TestSubstitutionSkipsObjectsWithoutDollar(t *testing.T) {
 		t.Errorf("bad error (-want +got):\n%s", d)
 	}
 }
+
+// TestConfiguredClusterAbsentFromTree: the configuration is the head's, so a cluster it
+// adds has no folder at the base; that side has no such cluster rather than a build error.
+func TestConfiguredClusterAbsentFromTree(t *testing.T) {
+	dir := tree(t, map[string]string{"apps/a.yaml": cm("default", "a")})
+	cfg := &config.Config{Clusters: []config.Cluster{{Name: "prod", Path: "apps"}, {Name: "new", Path: "deploy/flux"}}}
+	var got []string
+	for _, c := range render(t, dir, cfg).Clusters {
+		got = append(got, c.Name+" "+strings.Join(objects(c), ","))
+	}
+	want := []string{"prod flux-system/flux-system ConfigMap/default/a apps/a.yaml:2"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("clusters (-want +got):\n%s", d)
+	}
+}
