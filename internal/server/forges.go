@@ -22,6 +22,9 @@ type ForgeConfig struct {
 	GiteaWebhookSecret  string
 	// HTTPTimeout bounds one forge request, retries included.
 	HTTPTimeout time.Duration
+	// Retry tunes the retries of forge requests (zero: the defaults of forge.RetryOptions);
+	// its Observer is replaced by the metrics'.
+	Retry forge.RetryOptions
 }
 
 // ConfiguredForges is the Forges of a ForgeConfig, with the git hosts clone credentials
@@ -38,7 +41,8 @@ type ConfiguredForges struct {
 func NewForges(cfg ForgeConfig, m *Metrics) (*ConfiguredForges, error) {
 	fs := &ConfiguredForges{secrets: map[forge.Kind][]byte{}, GitHosts: map[forge.Kind]string{}}
 	httpClient := &http.Client{Timeout: cfg.HTTPTimeout}
-	retry := forge.RetryOptions{Observer: m.ForgeRequest}
+	retry := cfg.Retry
+	retry.Observer = m.ForgeRequest
 	switch {
 	case cfg.GitHubToken != "" || cfg.GitHubAppID != 0:
 		if cfg.GitHubWebhookSecret == "" {

@@ -30,7 +30,9 @@ const (
 	maxLineComments = 50
 	// publishTimeout bounds publishing the error status of a run that ended without one.
 	publishTimeout = time.Minute
-	maxDescription = 140 // GitHub's limit on a status description
+	// storeRetryDelay is how long a job whose store cannot be read waits before it runs again.
+	storeRetryDelay = 5 * time.Second
+	maxDescription  = 140 // GitHub's limit on a status description
 	// maxCheckSummary keeps a check run's summary under the Checks API's 65,535 characters.
 	maxCheckSummary = 4000
 
@@ -45,9 +47,17 @@ var errTimeout = errors.New("review timed out")
 // published.
 func (s *Server) process(base context.Context, r *run) {
 	j, ok, err := s.store.begin(r.key)
+	counted := err == nil
 	if err != nil {
-		s.log.Error("read job", "job", r.key, "err", err)
-		return
+		// A store that takes no write (a full disk) must not leave the job waiting
+		// unseen until a restart: it runs uncounted, so its head gets a final status.
+		s.log.Error("count the run of a job", "job", r.key, "err", err)
+		j, ok, err = s.store.job(r.key)
+		if err != nil {
+			s.log.Error("read job; trying again later", "job", r.key, "err", err)
+			r.retry, r.delay = true, storeRetryDelay
+			return
+		}
 	}
 	if !ok {
 		return
@@ -75,6 +85,9 @@ func (s *Server) process(base context.Context, r *run) {
 			published = true
 		case base.Err() != nil:
 			rn.log.Info("review interrupted by shutdown; the job stays queued")
+			if !counted {
+				return
+			}
 			if err := s.store.setAttempt(r.key, j.Seq, j.Attempt-1); err != nil {
 				rn.log.Error("requeue job", "err", err)
 			}
@@ -93,6 +106,10 @@ func (s *Server) process(base context.Context, r *run) {
 			rn.log.Warn("review failed", "err", redact(err.Error()))
 			result, published = resultError, rn.fail(base, err.Error())
 		}
+	}
+	if !published && !counted {
+		r.retry, r.delay = true, storeRetryDelay // neither the forge nor the store works: wait
+		return
 	}
 	if !published && j.Attempt < maxAttempts {
 		r.retry = true // not counted: the job runs again
@@ -431,11 +448,18 @@ func (rn *runner) postReview(ctx context.Context, comments []forge.LineComment) 
 	fp := hex.EncodeToString(sum[:])
 	key := jobKey(rn.ev)
 	if done, err := rn.s.store.posted(key, fp); err != nil || done {
-		return err
+		if err != nil {
+			return fmt.Errorf("read line comments posted: %w", err)
+		}
+		return nil
 	}
 	ev := rn.ev
 	if err := rn.client.PostReview(ctx, ev.Repo, ev.PR, rn.head, comments); err != nil {
 		return fmt.Errorf("post line comments: %w", err)
 	}
-	return rn.s.store.markPosted(key, fp)
+	// The review stands without the record: at worst a re-run posts the comments again.
+	if err := rn.s.store.markPosted(key, fp); err != nil {
+		rn.log.Error("record line comments posted", "err", err)
+	}
+	return nil
 }

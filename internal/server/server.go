@@ -286,15 +286,23 @@ func (s *Server) fromBot(kind forge.Kind, c *forge.Comment) bool {
 		strings.HasPrefix(strings.TrimSpace(c.Body), format.Marker)
 }
 
-// ready answers 200 when the queue is open and the data directory takes a write.
+// ready answers 200 when the queue is open and the data directory takes a write (a byte,
+// synced).
 func (s *Server) ready(c *gin.Context) {
 	if s.closed.Load() {
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "queue closed"})
 		return
 	}
+	// An empty file takes no block: a full disk still creates one, so a byte is written.
 	f, err := os.CreateTemp(s.opts.DataDir, ".readyz-*")
 	if err == nil {
-		err = f.Close()
+		_, err = f.Write([]byte{'\n'})
+		if err == nil {
+			err = f.Sync()
+		}
+		if cErr := f.Close(); err == nil {
+			err = cErr
+		}
 		if rmErr := os.Remove(f.Name()); err == nil {
 			err = rmErr
 		}

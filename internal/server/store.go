@@ -250,6 +250,22 @@ func (s *store) begin(key string) (j job, ok bool, err error) {
 	return j, ok, nil
 }
 
+// job returns key's job as begin does, without counting a run (it only reads).
+func (s *store) job(key string) (j job, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketJobs).Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		ok = true
+		return json.Unmarshal(v, &j)
+	})
+	if err != nil {
+		return job{}, false, fmt.Errorf("read job %s: %w", key, err)
+	}
+	return j, ok, nil
+}
+
 // setAttempt rewrites the attempt count of key's job, unless a newer job replaced it.
 func (s *store) setAttempt(key string, seq uint64, attempt int) error {
 	return s.update(key, seq, func(b *bolt.Bucket, j *job) error {
