@@ -50,7 +50,9 @@ func TestIntakeStoresNothing(t *testing.T) {
 		{"Gitea event over the limit, signed", func() (int, string) {
 			return status(h.gitea("pull_request", "g-1", giteaHuge, giteaSecret))
 		}, http.StatusRequestEntityTooLarge, "body exceeds 4096 bytes"},
-		{"unsigned", func() (int, string) { return status(h.github("pull_request", "d-2", ghPR("opened", 7, shaA, false), "")) },
+		{"unsigned", func() (int, string) {
+			return status(h.github("pull_request", "d-2", ghPR("opened", 7, shaA, false), ""))
+		},
 			http.StatusUnauthorized, forge.ErrBadSignature.Error()},
 		{"unsigned garbage", func() (int, string) { return status(h.github("pull_request", "d-3", []byte("{{{"), "")) },
 			http.StatusUnauthorized, forge.ErrBadSignature.Error()},
@@ -62,12 +64,16 @@ func TestIntakeStoresNothing(t *testing.T) {
 		{"Gitea unknown event", func() (int, string) {
 			return status(h.gitea("push", "g-2", mustJSON(map[string]any{"ref": "refs/heads/main"}), giteaSecret))
 		}, http.StatusAccepted, "ignored"},
-		{"closed PR", func() (int, string) { return status(h.github("pull_request", "d-6", ghPR("closed", 7, shaA, false), ghSecret)) },
+		{"closed PR", func() (int, string) {
+			return status(h.github("pull_request", "d-6", ghPR("closed", 7, shaA, false), ghSecret))
+		},
 			http.StatusAccepted, "ignored"},
 		{"comment without /recheck", func() (int, string) {
 			return status(h.github("issue_comment", "d-7", ghComment(7, 1, "alice", "User", "LGTM"), ghSecret))
 		}, http.StatusAccepted, "ignored"},
-		{"ping", func() (int, string) { return status(h.github("ping", "d-8", mustJSON(map[string]any{"zen": "z"}), ghSecret)) },
+		{"ping", func() (int, string) {
+			return status(h.github("ping", "d-8", mustJSON(map[string]any{"zen": "z"}), ghSecret))
+		},
 			http.StatusOK, "pong"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
