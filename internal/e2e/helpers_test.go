@@ -121,6 +121,10 @@ type env struct {
 	log      *syncBuffer
 	// reviewTimeout is --review-timeout of the servers started (0: 2 minutes).
 	reviewTimeout time.Duration
+	// retry tunes the forge clients' retries (zero: the production defaults).
+	retry forge.RetryOptions
+	// workers is the number of reviews run at once (0: 2).
+	workers int
 }
 
 // newEnv sets up fl's fake forge and git server for the scenario; the test is skipped when
@@ -166,8 +170,12 @@ func (e *env) start(run bool) *instance {
 	if reviewTimeout == 0 {
 		reviewTimeout = 2 * time.Minute
 	}
+	workers := e.workers
+	if workers == 0 {
+		workers = 2
+	}
 	metrics := server.NewMetrics()
-	cfg := server.ForgeConfig{HTTPTimeout: reviewTimeout}
+	cfg := server.ForgeConfig{HTTPTimeout: reviewTimeout, Retry: e.retry}
 	switch {
 	case e.fl.kind == forge.GitHub && e.fl.app:
 		cfg.GitHubAPIURL, cfg.GitHubAppID, cfg.GitHubAppKeyPEM, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.AppID, forgetest.AppKeyPEM(), secret
@@ -190,7 +198,7 @@ func (e *env) start(run bool) *instance {
 		Forges:        fs,
 		GitHost:       fs.GitHosts,
 		Fetcher:       server.MirrorFetcher{Mirrors: mirrors},
-		Workers:       2,
+		Workers:       workers,
 		ReviewTimeout: reviewTimeout,
 		Metrics:       metrics,
 		Logger:        slog.New(slog.NewJSONHandler(e.log, nil)),

@@ -419,14 +419,18 @@ func stripHosts(s string) string {
 }
 
 // oneLine makes s a status description: credentials in URLs removed, the hosts of URLs and
-// network addresses removed, one line, at most maxDescription characters.
+// network addresses removed, one line, at most maxDescription characters. A longer one loses
+// its middle: an error chain says what was being done first and why it failed last, and a
+// reader needs both.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(stripHosts(redact(s))), " ")
 	if utf8.RuneCountInString(s) <= maxDescription {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:maxDescription-1]) + "…"
+	head := (maxDescription - 1) / 2
+	tail := maxDescription - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // short is the 7-character form of a commit sha.
