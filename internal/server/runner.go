@@ -121,7 +121,9 @@ func (s *Server) process(base context.Context, r *run) {
 	}
 	if err := s.store.finish(r.key, j.Seq); err != nil {
 		rn.log.Error("delete finished job", "err", err)
+		return
 	}
+	rn.log.Info("job finished", "job", r.key)
 }
 
 // runner is one run of a job.
