@@ -324,6 +324,12 @@ func newID() string {
 // from before to head) for PR #1 of acme/fleet at head, signed with the configured secret.
 func (e *env) prDelivery(head, before string) delivery {
 	e.t.Helper()
+	return e.prDeliveryFor(1, head, before)
+}
+
+// prDeliveryFor is prDelivery for PR number pr.
+func (e *env) prDeliveryFor(pr int, head, before string) delivery {
+	e.t.Helper()
 	file, action, eventType := e.fl.opened, "opened", "pull_request"
 	if before != "" {
 		file, action, eventType = e.fl.synchronize, "synchronized", "pull_request_sync"
@@ -335,16 +341,19 @@ func (e *env) prDelivery(head, before string) delivery {
 	if got := p["action"]; got != action {
 		e.t.Fatalf("%s: action %v, want %s", file, got, action)
 	}
-	p["number"] = 1
-	pr := obj(p, "pull_request")
-	if _, ok := pr["number"]; ok {
-		pr["number"] = 1
+	p["number"] = pr
+	pull := obj(p, "pull_request")
+	if _, ok := pull["number"]; ok {
+		pull["number"] = pr
 	}
-	obj(pr, "head")["sha"] = head
-	obj(pr, "base")["sha"] = e.repo.base
-	obj(pr, "base")["ref"] = "main"
+	if _, ok := pull["index"]; ok {
+		pull["index"] = pr
+	}
+	obj(pull, "head")["sha"] = head
+	obj(pull, "base")["sha"] = e.repo.base
+	obj(pull, "base")["ref"] = "main"
 	for _, side := range []string{"head", "base"} {
-		if r, ok := obj(pr, side)["repo"].(map[string]any); ok {
+		if r, ok := obj(pull, side)["repo"].(map[string]any); ok {
 			e.rewriteRepo(r)
 		}
 	}
