@@ -3,10 +3,10 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"os"
 	"strings"
 	"sync"
 	"syscall"
