@@ -2,10 +2,13 @@ package server
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	bolt "go.etcd.io/bbolt"
@@ -153,4 +156,73 @@ func TestStoreWriteFails(t *testing.T) {
 		t.Fatalf("redelivered: %d %q, want 202", code, s)
 	}
 	h.waitFor("final status of PR 8", finalStatus(shaB))
+}
+
+// TestStoreUnreadable: a job whose store cannot even be read waits and runs again, instead
+// of waiting for a restart or spinning; once the store works it runs to its final status.
+func TestStoreUnreadable(t *testing.T) {
+	h := newHarness(t)
+	log := &lockedBuffer{}
+	h.opts.Logger = slog.New(slog.NewJSONHandler(log, nil))
+	h.open()
+	h.srv.storeRetry = 100 * time.Millisecond
+	h.start()
+	// The job is stored, then the store goes away before a worker reads it.
+	ev, err := forge.ParseGitHub(http.Header{"X-Github-Event": {"pull_request"}, "X-Hub-Signature-256": {"sha256=" + mac(ghPR("opened", 7, shaA, false), ghSecret)}},
+		ghPR("opened", 7, shaA, false), []byte(ghSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := jobKey(*ev)
+	if _, err := h.srv.store.accept("", key, &job{Event: *ev, Kind: kindReview, HeadSHA: shaA, Enqueued: time.Now()}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.queue.mu.Lock() // idle workers wait on the queue: none reads the store meanwhile
+	err = h.srv.store.db.Close()
+	h.srv.queue.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.queue.submit(key, kindReview, shaA)
+	deadline := time.Now().Add(time.Minute)
+	for strings.Count(log.String(), "read job; trying again later") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no retry logged:\n%s", log.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := len(h.fc.snapshot()); n != 0 {
+		t.Fatalf("%d forge calls while the job cannot be read", n)
+	}
+	// Under the queue's lock: the retry that reads the store next takes it too.
+	h.srv.queue.mu.Lock()
+	db, err := bolt.Open(filepath.Join(h.dir, "queue.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.store.db = db
+	h.srv.queue.mu.Unlock()
+	calls := h.waitFor("final status", finalStatus(shaA))
+	if diff := cmp.Diff(reviewCalls(shaA), shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	h.waitStoreEmpty()
+}
+
+// lockedBuffer is a log safe for concurrent writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -55,7 +55,7 @@ func (s *Server) process(base context.Context, r *run) {
 		j, ok, err = s.store.job(r.key)
 		if err != nil {
 			s.log.Error("read job; trying again later", "job", r.key, "err", err)
-			r.retry, r.delay = true, storeRetryDelay
+			r.retry, r.delay = true, s.storeRetry
 			return
 		}
 	}
@@ -108,7 +108,7 @@ func (s *Server) process(base context.Context, r *run) {
 		}
 	}
 	if !published && !counted {
-		r.retry, r.delay = true, storeRetryDelay // neither the forge nor the store works: wait
+		r.retry, r.delay = true, s.storeRetry // neither the forge nor the store works: wait
 		return
 	}
 	if !published && j.Attempt < maxAttempts {

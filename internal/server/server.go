@@ -85,6 +85,9 @@ type Server struct {
 	handler http.Handler
 	closed  atomic.Bool
 	now     func() time.Time
+	// storeRetry is how long a job waits to run again when neither its store nor its
+	// forge works (storeRetryDelay; tests shorten it).
+	storeRetry time.Duration
 }
 
 // New opens the queue in opts.DataDir. Call Run to work the queue and Close when Run has
@@ -113,12 +116,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts:    opts,
-		log:     opts.Logger,
-		store:   st,
-		queue:   newQueue(opts.Metrics.depth),
-		metrics: opts.Metrics,
-		now:     time.Now,
+		opts:       opts,
+		log:        opts.Logger,
+		store:      st,
+		queue:      newQueue(opts.Metrics.depth),
+		metrics:    opts.Metrics,
+		now:        time.Now,
+		storeRetry: storeRetryDelay,
 	}
 	s.handler = s.routes()
 	return s, nil
