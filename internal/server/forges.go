@@ -76,7 +76,7 @@ func NewForges(cfg ForgeConfig, m *Metrics) (*ConfiguredForges, error) {
 		}
 		fs.gitea, fs.GitHosts[forge.Gitea], fs.secrets[forge.Gitea] = gt, host, []byte(cfg.GiteaWebhookSecret)
 	case cfg.GiteaToken != "" || cfg.GiteaWebhookSecret != "":
-		return nil, errors.New("Gitea needs --gitea-url")
+		return nil, errors.New("--gitea-token and --gitea-webhook-secret need --gitea-url")
 	}
 	if fs.github == nil && fs.gitea == nil {
 		return nil, errors.New("configure GitHub (--github-token or --github-app-id) or Gitea (--gitea-url)")

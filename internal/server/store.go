@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tiergate/tiergate/internal/forge"
 )
@@ -68,7 +69,7 @@ const lockTimeout = time.Second
 
 func openStore(path string) (*store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("data directory %s is in use by another tiergate process (%s is locked)",
 			filepath.Dir(path), filepath.Base(path))
 	}
