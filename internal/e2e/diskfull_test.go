@@ -28,12 +28,13 @@ func TestDiskFull(t *testing.T) {
 		reexecInMountNamespace(t)
 		return
 	}
+	// A kernel may allow the namespaces and still refuse mounts in them (an LSM policy).
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		t.Fatalf("make mounts private: %v", err)
+		t.Skipf("make mounts private: %v", err)
 	}
 	e := newEnv(t, github, scenario)
 	if err := syscall.Mount("tmpfs", e.dataDir, "tmpfs", 0, "size=8m,mode=0700"); err != nil {
-		t.Fatalf("mount tmpfs: %v", err)
+		t.Skipf("mount tmpfs: %v", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(e.dataDir, syscall.MNT_DETACH) })
 	exp := loadExpectation(t, e.scenario)
