@@ -14,7 +14,7 @@ import (
 
 // faultAttemptTimeout is the forge clients' attempt timeout in the fault tests: a stalled
 // request costs this long, not the review's deadline.
-const faultAttemptTimeout = time.Second
+const faultAttemptTimeout = 2 * time.Second
 
 // TestForgeFaults injects, in one review, GitHub's secondary rate limit (403 with
 // Retry-After), its primary rate limit (403, X-RateLimit-Remaining 0 and a reset time), a
