@@ -26,6 +26,8 @@ type gitServer struct {
 	password string
 	refused  int           // requests answered 401
 	hold     *gittest.Hold // stops the next request until released
+	cuts     int           // upload-pack answers still to cut short
+	cut      int           // upload-pack answers cut short
 	closing  chan struct{}
 }
 
@@ -44,9 +46,17 @@ func newGitServer(t *testing.T, user, password string) *gitServer {
 			http.Error(w, "bad credentials", http.StatusUnauthorized)
 			return
 		}
+		cut := s.cuts > 0 && strings.HasSuffix(r.URL.Path, "/git-upload-pack")
+		if cut {
+			s.cuts--
+			s.cut++
+		}
 		s.mu.Unlock()
 		if hd != nil && !hd.Wait(r, s.closing) {
 			return
+		}
+		if cut {
+			w = &cutWriter{ResponseWriter: w, left: cutAfter}
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -56,6 +66,43 @@ func newGitServer(t *testing.T, user, password string) *gitServer {
 		srv.Close()
 	})
 	return s
+}
+
+// cutAfter is how many bytes a cut answer sends (the negotiation and the start of the
+// pack) before the connection drops.
+const cutAfter = 40
+
+// cutWriter aborts the response, and so drops the connection, once left bytes are written:
+// a clone that fails mid-way.
+type cutWriter struct {
+	http.ResponseWriter
+	left int
+}
+
+func (w *cutWriter) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		_, _ = w.ResponseWriter.Write(p[:w.left])
+		w.left = 0
+		if f, ok := w.ResponseWriter.(http.Flusher); ok {
+			f.Flush()
+		}
+		panic(http.ErrAbortHandler)
+	}
+	w.left -= len(p)
+	return w.ResponseWriter.Write(p)
+}
+
+// cutFetches makes the next n fetches' pack answers stop half-way, the connection dropped.
+func (s *gitServer) cutFetches(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cuts = n
+}
+
+func (s *gitServer) cutCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cut
 }
 
 // holdFetch makes the next fetch wait until release is closed.

@@ -121,6 +121,10 @@ type env struct {
 	log      *syncBuffer
 	// reviewTimeout is --review-timeout of the servers started (0: 2 minutes).
 	reviewTimeout time.Duration
+	// retry tunes the forge clients' retries (zero: the production defaults).
+	retry forge.RetryOptions
+	// workers is the number of reviews run at once (0: 2).
+	workers int
 }
 
 // newEnv sets up fl's fake forge and git server for the scenario; the test is skipped when
@@ -166,8 +170,12 @@ func (e *env) start(run bool) *instance {
 	if reviewTimeout == 0 {
 		reviewTimeout = 2 * time.Minute
 	}
+	workers := e.workers
+	if workers == 0 {
+		workers = 2
+	}
 	metrics := server.NewMetrics()
-	cfg := server.ForgeConfig{HTTPTimeout: reviewTimeout}
+	cfg := server.ForgeConfig{HTTPTimeout: reviewTimeout, Retry: e.retry}
 	switch {
 	case e.fl.kind == forge.GitHub && e.fl.app:
 		cfg.GitHubAPIURL, cfg.GitHubAppID, cfg.GitHubAppKeyPEM, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.AppID, forgetest.AppKeyPEM(), secret
@@ -190,7 +198,7 @@ func (e *env) start(run bool) *instance {
 		Forges:        fs,
 		GitHost:       fs.GitHosts,
 		Fetcher:       server.MirrorFetcher{Mirrors: mirrors},
-		Workers:       2,
+		Workers:       workers,
 		ReviewTimeout: reviewTimeout,
 		Metrics:       metrics,
 		Logger:        slog.New(slog.NewJSONHandler(e.log, nil)),
@@ -316,6 +324,12 @@ func newID() string {
 // from before to head) for PR #1 of acme/fleet at head, signed with the configured secret.
 func (e *env) prDelivery(head, before string) delivery {
 	e.t.Helper()
+	return e.prDeliveryFor(1, head, before)
+}
+
+// prDeliveryFor is prDelivery for PR number pr.
+func (e *env) prDeliveryFor(pr int, head, before string) delivery {
+	e.t.Helper()
 	file, action, eventType := e.fl.opened, "opened", "pull_request"
 	if before != "" {
 		file, action, eventType = e.fl.synchronize, "synchronized", "pull_request_sync"
@@ -327,16 +341,19 @@ func (e *env) prDelivery(head, before string) delivery {
 	if got := p["action"]; got != action {
 		e.t.Fatalf("%s: action %v, want %s", file, got, action)
 	}
-	p["number"] = 1
-	pr := obj(p, "pull_request")
-	if _, ok := pr["number"]; ok {
-		pr["number"] = 1
+	p["number"] = pr
+	pull := obj(p, "pull_request")
+	if _, ok := pull["number"]; ok {
+		pull["number"] = pr
 	}
-	obj(pr, "head")["sha"] = head
-	obj(pr, "base")["sha"] = e.repo.base
-	obj(pr, "base")["ref"] = "main"
+	if _, ok := pull["index"]; ok {
+		pull["index"] = pr
+	}
+	obj(pull, "head")["sha"] = head
+	obj(pull, "base")["sha"] = e.repo.base
+	obj(pull, "base")["ref"] = "main"
 	for _, side := range []string{"head", "base"} {
-		if r, ok := obj(pr, side)["repo"].(map[string]any); ok {
+		if r, ok := obj(pull, side)["repo"].(map[string]any); ok {
 			e.rewriteRepo(r)
 		}
 	}

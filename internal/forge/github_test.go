@@ -252,25 +252,34 @@ func TestGitHubRetries(t *testing.T) {
 		name     string
 		status   int
 		headers  map[string]string
+		message  string
 		wantErr  bool
 		calls    int
 		minSleep time.Duration
 		maxSleep time.Duration
 	}{
-		{"500 then 200", 500, nil, false, 2, 100 * time.Millisecond, 200 * time.Millisecond},
-		{"502 then 200", 502, nil, false, 2, 100 * time.Millisecond, 200 * time.Millisecond},
-		{"429 Retry-After", 429, map[string]string{"Retry-After": "1"}, false, 2, time.Second, time.Second},
-		{"429 Retry-After capped", 429, map[string]string{"Retry-After": "86400"}, false, 2, 5 * time.Minute, 5 * time.Minute},
-		{"403 Retry-After", 403, map[string]string{"Retry-After": "3"}, false, 2, 3 * time.Second, 3 * time.Second},
+		{"500 then 200", 500, nil, "", false, 2, 100 * time.Millisecond, 200 * time.Millisecond},
+		{"502 then 200", 502, nil, "", false, 2, 100 * time.Millisecond, 200 * time.Millisecond},
+		{"429 Retry-After", 429, map[string]string{"Retry-After": "1"}, "", false, 2, time.Second, time.Second},
+		{"429 Retry-After capped", 429, map[string]string{"Retry-After": "86400"}, "", false, 2, 5 * time.Minute, 5 * time.Minute},
+		{"403 Retry-After", 403, map[string]string{"Retry-After": "3"}, "", false, 2, 3 * time.Second, 3 * time.Second},
 		{"403 rate limit", 403, map[string]string{"X-RateLimit-Remaining": "0", "Date": date.Format(http.TimeFormat),
-			"X-RateLimit-Reset": fmt.Sprint(date.Add(7 * time.Second).Unix())}, false, 2, 7 * time.Second, 7 * time.Second},
-		{"403 forbidden", 403, nil, true, 1, 0, 0},
-		{"404", 404, nil, true, 1, 0, 0},
-		{"422", 422, nil, true, 1, 0, 0},
+			"X-RateLimit-Reset": fmt.Sprint(date.Add(7 * time.Second).Unix())}, "", false, 2, 7 * time.Second, 7 * time.Second},
+		{"403 secondary rate limit, no headers", 403, nil, secondaryMessage, false, 2, time.Minute, time.Minute},
+		{"429 secondary rate limit, no headers", 429, nil, secondaryMessage, false, 2, time.Minute, time.Minute},
+		{"403 secondary rate limit, Retry-After", 403, map[string]string{"Retry-After": "5"}, secondaryMessage, false, 2, 5 * time.Second, 5 * time.Second},
+		{"403 forbidden", 403, nil, "", true, 1, 0, 0},
+		{"403 forbidden, other message", 403, nil, "Resource not accessible by integration", true, 1, 0, 0},
+		{"404", 404, nil, "", true, 1, 0, 0},
+		{"422", 422, nil, "", true, 1, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, c, sl := newGitHubToken(t)
-			srv.FailNext(statuses, tc.status, tc.headers)
+			if tc.message != "" {
+				srv.FailNextMessage(statuses, tc.status, tc.headers, tc.message)
+			} else {
+				srv.FailNext(statuses, tc.status, tc.headers)
+			}
 			err := c.SetStatus(context.Background(), repo, headSHA, forge.StatePending, "x")
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
@@ -285,6 +294,73 @@ func TestGitHubRetries(t *testing.T) {
 			waits := sl.waits()
 			if tc.calls == 1 && len(waits) != 0 || tc.calls == 2 && (len(waits) != 1 || waits[0] < tc.minSleep || waits[0] > tc.maxSleep) {
 				t.Errorf("waits = %v, want one in [%v, %v]", waits, tc.minSleep, tc.maxSleep)
+			}
+		})
+	}
+}
+
+// secondaryMessage is how GitHub words a secondary rate limit (docs.github.com, "Rate limits
+// for the REST API").
+const secondaryMessage = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+
+// TestRetryGivesUp: a forge that keeps failing without naming a wait is tried 1+MaxRetries
+// times, then its last answer is the error.
+func TestRetryGivesUp(t *testing.T) {
+	srv := forgetest.NewGitHub(t)
+	sl := &sleeper{}
+	clients, err := forge.NewGitHub(forge.GitHubOptions{APIURL: srv.URL, Token: forgetest.Token,
+		Retry: forge.RetryOptions{Sleep: sl.sleep, MaxRetries: 3}})
+	must(t, err)
+	c, err := clients.For(0)
+	must(t, err)
+	statuses := "/repos/acme/fleet/statuses/" + headSHA
+	for range 10 {
+		srv.FailNext(statuses, http.StatusInternalServerError, nil)
+	}
+	err = c.SetStatus(context.Background(), repo, headSHA, forge.StatePending, "x")
+	if err == nil || !strings.Contains(err.Error(), "500") {
+		t.Fatalf("err = %v, want the 500", err)
+	}
+	if n := len(srv.Calls()); n != 4 {
+		t.Errorf("%d calls, want 4", n)
+	}
+	if n := len(sl.waits()); n != 3 {
+		t.Errorf("%d waits, want 3", n)
+	}
+}
+
+// TestAttemptTimeout: a request the forge never answers is abandoned after AttemptTimeout
+// and tried again; the second attempt's answer is the result.
+func TestAttemptTimeout(t *testing.T) {
+	for _, fl := range []struct {
+		name string
+		make func(t *testing.T, opts forge.RetryOptions) (*forgetest.Server, forge.Client, string)
+	}{
+		{"github", func(t *testing.T, opts forge.RetryOptions) (*forgetest.Server, forge.Client, string) {
+			srv := forgetest.NewGitHub(t)
+			clients, err := forge.NewGitHub(forge.GitHubOptions{APIURL: srv.URL, Token: forgetest.Token, Retry: opts})
+			must(t, err)
+			c, err := clients.For(0)
+			must(t, err)
+			return srv, c, "/repos/acme/fleet/statuses/" + headSHA
+		}},
+		{"gitea", func(t *testing.T, opts forge.RetryOptions) (*forgetest.Server, forge.Client, string) {
+			srv := forgetest.NewGitea(t)
+			c, err := forge.NewGitea(srv.URL, forgetest.Token, nil, opts)
+			must(t, err)
+			return srv, c, "/api/v1/repos/acme/fleet/statuses/" + headSHA
+		}},
+	} {
+		t.Run(fl.name, func(t *testing.T) {
+			sl := &sleeper{}
+			srv, c, path := fl.make(t, forge.RetryOptions{Sleep: sl.sleep, AttemptTimeout: 200 * time.Millisecond})
+			srv.StallNext(path)
+			must(t, c.SetStatus(context.Background(), repo, headSHA, forge.StatePending, "x"))
+			if got := paths(srv); !cmp.Equal(got, []string{"POST " + path, "POST " + path}) {
+				t.Errorf("calls %v, want the status posted twice", got)
+			}
+			if n := len(sl.waits()); n != 1 {
+				t.Errorf("%d waits, want 1", n)
 			}
 		})
 	}

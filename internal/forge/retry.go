@@ -21,6 +21,13 @@ type RetryOptions struct {
 	Observer RequestObserver
 	// Sleep waits between attempts; nil waits on a timer. Tests inject a fake.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// AttemptTimeout bounds one attempt, reading the response body included (0: 30 s): a
+	// forge that stops answering costs one attempt, not the whole request's deadline.
+	AttemptTimeout time.Duration
+	// MaxRetries bounds the retries of failures for which the forge names no wait (5xx,
+	// transport errors, attempt timeouts; 0: 8, about 50 s of backoff at most). Waits the
+	// forge asks for (Retry-After, rate-limit resets) are honoured while the deadline allows.
+	MaxRetries int
 }
 
 const (
@@ -28,16 +35,27 @@ const (
 	backoffMax  = 30 * time.Second
 	// waitCap bounds a wait the forge asks for (Retry-After, X-RateLimit-Reset).
 	waitCap = 5 * time.Minute
+	// secondaryWait is GitHub's advice for a secondary rate limit answered without
+	// Retry-After or X-RateLimit-Remaining: "wait for at least one minute before retrying"
+	// (docs.github.com, "Rate limits for the REST API", exceeding the rate limit).
+	secondaryWait         = time.Minute
+	defaultAttemptTimeout = 30 * time.Second
+	defaultMaxRetries     = 8
+	// peekLimit bounds the error body read to tell a secondary rate limit from a refusal.
+	peekLimit = 1 << 16
 )
 
-// retryTransport repeats a request on 5xx, 429, rate-limit 403s and transport errors
-// until it succeeds, fails for another reason, or the request's context ends. Every
-// forge call is retried, POSTs included: the forges answer these statuses before acting.
+// retryTransport repeats a request on 5xx, 429, rate-limit 403s, transport errors and
+// attempt timeouts until it succeeds, fails for another reason, runs out of retries, or
+// the request's context ends. Every forge call is retried, POSTs included: the forges
+// answer these statuses before acting.
 type retryTransport struct {
-	next  http.RoundTripper
-	kind  Kind
-	opts  RetryOptions
-	sleep func(ctx context.Context, d time.Duration) error
+	next           http.RoundTripper
+	kind           Kind
+	opts           RetryOptions
+	sleep          func(ctx context.Context, d time.Duration) error
+	attemptTimeout time.Duration
+	maxRetries     int
 }
 
 func newRetryTransport(kind Kind, next http.RoundTripper, opts RetryOptions) *retryTransport {
@@ -48,7 +66,15 @@ func newRetryTransport(kind Kind, next http.RoundTripper, opts RetryOptions) *re
 	if sleep == nil {
 		sleep = sleepCtx
 	}
-	return &retryTransport{next: next, kind: kind, opts: opts, sleep: sleep}
+	t := &retryTransport{next: next, kind: kind, opts: opts, sleep: sleep,
+		attemptTimeout: opts.AttemptTimeout, maxRetries: opts.MaxRetries}
+	if t.attemptTimeout <= 0 {
+		t.attemptTimeout = defaultAttemptTimeout
+	}
+	if t.maxRetries <= 0 {
+		t.maxRetries = defaultMaxRetries
+	}
+	return t
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -57,29 +83,77 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
+	retries := 0
 	for attempt := 0; ; attempt++ {
-		r := req.Clone(ctx)
+		actx, cancel := context.WithTimeout(ctx, t.attemptTimeout)
+		r := req.Clone(actx)
 		if body != nil {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 		resp, err := t.next.RoundTrip(r)
 		t.observe(req.Method, resp)
+		if resp != nil {
+			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		} else {
+			cancel()
+		}
 		if ctx.Err() != nil {
 			return resp, err
 		}
-		wait, retry := retryAfter(resp, err, attempt)
-		if !retry || !fitsDeadline(ctx, wait) {
+		if resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) {
+			peekBody(resp)
+		}
+		wait, retry, told := retryAfter(resp, err, attempt)
+		if !told {
+			retries++
+		}
+		if !retry || retries > t.maxRetries || !fitsDeadline(ctx, wait) {
 			return resp, err
 		}
 		if resp != nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, peekLimit))
 			resp.Body.Close()
 		}
 		if err := t.sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// cancelBody ends an attempt's context once its body is closed: the attempt timeout covers
+// reading the body too.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// peekBody reads the start of an error body, so that retryAfter can read its message, and
+// puts it back in front of the rest.
+func peekBody(resp *http.Response) {
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, peekLimit))
+	resp.Body = &peekedBody{Reader: io.MultiReader(bytes.NewReader(head), resp.Body), head: head, closer: resp.Body}
+}
+
+type peekedBody struct {
+	io.Reader
+	head   []byte
+	closer io.Closer
+}
+
+func (b *peekedBody) Close() error { return b.closer.Close() }
+
+// secondaryLimit reports whether resp's body says a secondary rate limit was hit; GitHub
+// answers those 403 or 429, sometimes without Retry-After.
+func secondaryLimit(resp *http.Response) bool {
+	b, ok := resp.Body.(*peekedBody)
+	return ok && bytes.Contains(bytes.ToLower(b.head), []byte("secondary rate limit"))
 }
 
 func (t *retryTransport) observe(method string, resp *http.Response) {
@@ -102,22 +176,27 @@ func readBody(req *http.Request) ([]byte, error) {
 	return io.ReadAll(req.Body)
 }
 
-// retryAfter decides whether an attempt is worth repeating and after how long.
-func retryAfter(resp *http.Response, err error, attempt int) (time.Duration, bool) {
+// retryAfter decides whether an attempt is worth repeating and after how long; told is
+// true when the forge named the wait (those retries are not counted against MaxRetries).
+func retryAfter(resp *http.Response, err error, attempt int) (wait time.Duration, retry, told bool) {
 	if err != nil {
-		return backoff(attempt), true
+		return backoff(attempt), true, false
 	}
 	h := resp.Header
 	switch {
 	case resp.StatusCode >= 500, resp.StatusCode == http.StatusTooManyRequests:
 	case resp.StatusCode == http.StatusForbidden && (h.Get("Retry-After") != "" || h.Get("X-RateLimit-Remaining") == "0"):
+	case resp.StatusCode == http.StatusForbidden && secondaryLimit(resp):
 	default:
-		return 0, false
+		return 0, false, false
 	}
 	if d, ok := serverWait(h); ok { // at least backoffBase: a reset in the past is clock skew
-		return min(max(d, backoffBase), waitCap), true
+		return min(max(d, backoffBase), waitCap), true, true
 	}
-	return backoff(attempt), true
+	if secondaryLimit(resp) {
+		return secondaryWait, true, true
+	}
+	return backoff(attempt), true, false
 }
 
 // serverWait reads the wait the forge asks for: Retry-After (seconds or a date), or the

@@ -28,4 +28,7 @@
 //     protection flips only once the comment is there); any failure, timeout included,
 //     sets error with a one-line reason. A job that cannot get its word published is retried, and
 //     given up after maxAttempts runs.
+//   - A store that takes no write (a full disk) answers deliveries 503 and records nothing;
+//     a job already accepted still runs, uncounted, to its final status. A job whose store
+//     cannot be read waits storeRetryDelay and runs again: no job waits for a restart.
 package server

@@ -22,6 +22,9 @@ type ForgeConfig struct {
 	GiteaWebhookSecret  string
 	// HTTPTimeout bounds one forge request, retries included.
 	HTTPTimeout time.Duration
+	// Retry tunes the retries of forge requests (zero: the defaults of forge.RetryOptions);
+	// its Observer is replaced by the metrics'.
+	Retry forge.RetryOptions
 }
 
 // ConfiguredForges is the Forges of a ForgeConfig, with the git hosts clone credentials
@@ -38,7 +41,8 @@ type ConfiguredForges struct {
 func NewForges(cfg ForgeConfig, m *Metrics) (*ConfiguredForges, error) {
 	fs := &ConfiguredForges{secrets: map[forge.Kind][]byte{}, GitHosts: map[forge.Kind]string{}}
 	httpClient := &http.Client{Timeout: cfg.HTTPTimeout}
-	retry := forge.RetryOptions{Observer: m.ForgeRequest}
+	retry := cfg.Retry
+	retry.Observer = m.ForgeRequest
 	switch {
 	case cfg.GitHubToken != "" || cfg.GitHubAppID != 0:
 		if cfg.GitHubWebhookSecret == "" {
@@ -72,7 +76,7 @@ func NewForges(cfg ForgeConfig, m *Metrics) (*ConfiguredForges, error) {
 		}
 		fs.gitea, fs.GitHosts[forge.Gitea], fs.secrets[forge.Gitea] = gt, host, []byte(cfg.GiteaWebhookSecret)
 	case cfg.GiteaToken != "" || cfg.GiteaWebhookSecret != "":
-		return nil, errors.New("Gitea needs --gitea-url")
+		return nil, errors.New("--gitea-token and --gitea-webhook-secret need --gitea-url")
 	}
 	if fs.github == nil && fs.gitea == nil {
 		return nil, errors.New("configure GitHub (--github-token or --github-app-id) or Gitea (--gitea-url)")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -33,8 +34,9 @@ type run struct {
 	key    string
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	head   string // guarded by queue.mu; "" until known
-	retry  bool   // run the stored job again (its final status could not be published)
+	head   string        // guarded by queue.mu; "" until known
+	retry  bool          // run the stored job again (its final status could not be published)
+	delay  time.Duration // with retry: how long to wait before it is queued again
 }
 
 // supersededError is the cause of a run cancelled by a push of a newer head.
@@ -146,11 +148,27 @@ func (q *queue) done(r *run) {
 		panic(fmt.Sprintf("queue: run of %s ended twice", r.key))
 	}
 	st.running = nil
-	if st.again || r.retry {
+	switch {
+	case st.again || r.retry && r.delay == 0:
 		st.again = false
 		st.queued = true
 		q.push(r.key)
+	case r.retry:
+		// The PR stays known, neither queued nor running, until the timer queues it (or a
+		// newer job does, at once).
+		time.AfterFunc(r.delay, func() { q.requeue(r.key, st) })
+	default:
+		delete(q.prs, r.key)
+	}
+}
+
+// requeue queues key again after a retry's delay, unless a newer job already did.
+func (q *queue) requeue(key string, st *prState) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.prs[key] != st || st.running != nil || st.queued {
 		return
 	}
-	delete(q.prs, r.key)
+	st.queued = true
+	q.push(key)
 }

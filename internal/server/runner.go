@@ -23,7 +23,9 @@ const (
 	maxAttempts = 3
 	// publishTimeout bounds publishing the error status of a run that ended without one.
 	publishTimeout = time.Minute
-	maxDescription = 140 // GitHub's limit on a status description
+	// storeRetryDelay is how long a job whose store cannot be read waits before it runs again.
+	storeRetryDelay = 5 * time.Second
+	maxDescription  = 140 // GitHub's limit on a status description
 
 	pendingDescription = "Reviewing Flux changes…"
 	forkDescription    = "fork PRs are not reviewed"
@@ -36,9 +38,17 @@ var errTimeout = errors.New("review timed out")
 // published.
 func (s *Server) process(base context.Context, r *run) {
 	j, ok, err := s.store.begin(r.key)
+	counted := err == nil
 	if err != nil {
-		s.log.Error("read job", "job", r.key, "err", err)
-		return
+		// A store that takes no write (a full disk) must not leave the job waiting
+		// unseen until a restart: it runs uncounted, so its head gets a final status.
+		s.log.Error("count the run of a job", "job", r.key, "err", err)
+		j, ok, err = s.store.job(r.key)
+		if err != nil {
+			s.log.Error("read job; trying again later", "job", r.key, "err", err)
+			r.retry, r.delay = true, s.storeRetry
+			return
+		}
 	}
 	if !ok {
 		return
@@ -66,6 +76,9 @@ func (s *Server) process(base context.Context, r *run) {
 			published = true
 		case base.Err() != nil:
 			rn.log.Info("review interrupted by shutdown; the job stays queued")
+			if !counted {
+				return
+			}
 			if err := s.store.setAttempt(r.key, j.Seq, j.Attempt-1); err != nil {
 				rn.log.Error("requeue job", "err", err)
 			}
@@ -85,6 +98,10 @@ func (s *Server) process(base context.Context, r *run) {
 			result, published = resultError, rn.fail(base, err.Error())
 		}
 	}
+	if !published && !counted {
+		r.retry, r.delay = true, s.storeRetry // neither the forge nor the store works: wait
+		return
+	}
 	if !published && j.Attempt < maxAttempts {
 		r.retry = true // not counted: the job runs again
 		return
@@ -95,7 +112,9 @@ func (s *Server) process(base context.Context, r *run) {
 	}
 	if err := s.store.finish(r.key, j.Seq); err != nil {
 		rn.log.Error("delete finished job", "err", err)
+		return
 	}
+	rn.log.Info("job finished", "job", r.key)
 }
 
 // runner is one run of a job.
@@ -170,7 +189,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.s.metrics.observePhases(res.Report.Timings)
 	}()
 	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
-	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev)}})
+	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log}})
 	if err != nil {
 		return resultError, err
 	}
@@ -300,14 +319,18 @@ func stripHosts(s string) string {
 }
 
 // oneLine makes s a status description: credentials in URLs removed, the hosts of URLs and
-// network addresses removed, one line, at most maxDescription characters.
+// network addresses removed, one line, at most maxDescription characters. A longer one loses
+// its middle: an error chain says what was being done first and why it failed last, and a
+// reader needs both.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(stripHosts(redact(s))), " ")
 	if utf8.RuneCountInString(s) <= maxDescription {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:maxDescription-1]) + "…"
+	head := (maxDescription - 1) / 2
+	tail := maxDescription - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // short is the 7-character form of a commit sha.
@@ -323,8 +346,16 @@ func short(sha string) string {
 type postedLedger struct {
 	store *store
 	key   string
+	log   *slog.Logger
 }
 
 func (l postedLedger) Posted(fp string) (bool, error) { return l.store.posted(l.key, fp) }
 
-func (l postedLedger) MarkPosted(fp string) error { return l.store.markPosted(l.key, fp) }
+// MarkPosted records fp. A failure is logged, not returned: the review stands without the
+// record, and at worst a re-run posts the same comments again.
+func (l postedLedger) MarkPosted(fp string) error {
+	if err := l.store.markPosted(l.key, fp); err != nil {
+		l.log.Error("record line comments posted", "err", err)
+	}
+	return nil
+}

@@ -90,6 +90,9 @@ type Server struct {
 	handler http.Handler
 	closed  atomic.Bool
 	now     func() time.Time
+	// storeRetry is how long a job waits to run again when neither its store nor its
+	// forge works (storeRetryDelay; tests shorten it).
+	storeRetry time.Duration
 }
 
 // New opens the queue in opts.DataDir. Call Run to work the queue and Close when Run has
@@ -118,13 +121,14 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts:    opts,
-		log:     opts.Logger,
-		store:   st,
-		queue:   newQueue(opts.Metrics.depth),
-		metrics: opts.Metrics,
-		cache:   render.NewCache(opts.BuildCacheBytes),
-		now:     time.Now,
+		opts:       opts,
+		log:        opts.Logger,
+		store:      st,
+		queue:      newQueue(opts.Metrics.depth),
+		metrics:    opts.Metrics,
+		cache:      render.NewCache(opts.BuildCacheBytes),
+		now:        time.Now,
+		storeRetry: storeRetryDelay,
 	}
 	s.metrics.watchCache(s.cache)
 	s.handler = s.routes()
@@ -293,15 +297,23 @@ func (s *Server) fromBot(kind forge.Kind, c *forge.Comment) bool {
 		strings.HasPrefix(strings.TrimSpace(c.Body), format.Marker)
 }
 
-// ready answers 200 when the queue is open and the data directory takes a write.
+// ready answers 200 when the queue is open and the data directory takes a write (a byte,
+// synced).
 func (s *Server) ready(c *gin.Context) {
 	if s.closed.Load() {
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "queue closed"})
 		return
 	}
+	// An empty file takes no block: a full disk still creates one, so a byte is written.
 	f, err := os.CreateTemp(s.opts.DataDir, ".readyz-*")
 	if err == nil {
-		err = f.Close()
+		_, err = f.Write([]byte{'\n'})
+		if err == nil {
+			err = f.Sync()
+		}
+		if cErr := f.Close(); err == nil {
+			err = cErr
+		}
 		if rmErr := os.Remove(f.Name()); err == nil {
 			err = rmErr
 		}

@@ -643,8 +643,10 @@ func TestOneLine(t *testing.T) {
 		{"read PR #7: Get https://[::1]:8443?x=1: read tcp 10.0.0.1:5555->10.0.0.2:443: read: connection reset by peer",
 			"read PR #7: Get /?x=1: read tcp: read: connection reset by peer"},
 		{"publish summary comment: POST https://ghe.internal:8443/api/v3/repos/acme/fleet/issues/7/comments: 422 " + strings.Repeat("x", 200),
-			"publish summary comment: POST /api/v3/repos/acme/fleet/issues/7/comments: 422 " + strings.Repeat("x", 139-len("publish summary comment: POST /api/v3/repos/acme/fleet/issues/7/comments: 422 ")) + "…"},
-		{long, strings.Repeat("é", 139) + "…"},
+			"publish summary comment: POST /api/v3/repos/acme/fleet/issues/7/comme…" + strings.Repeat("x", 70)},
+		{"set status pending: github: set status of acme/fleet@" + shaA + `: Post "https://api.github.com/repos/acme/fleet/statuses/` + shaA + `": context deadline exceeded`,
+			"set status pending: github: set status of acme/fleet@aaaaaaaaaaaaaaaa…s/" + shaA + `": context deadline exceeded`},
+		{long, strings.Repeat("é", 69) + "…" + strings.Repeat("é", 70)},
 	}
 	for _, tc := range tests {
 		if got := oneLine(tc.in); got != tc.want {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tiergate/tiergate/internal/forge"
 )
@@ -68,7 +69,7 @@ const lockTimeout = time.Second
 
 func openStore(path string) (*store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("data directory %s is in use by another tiergate process (%s is locked)",
 			filepath.Dir(path), filepath.Base(path))
 	}
@@ -246,6 +247,22 @@ func (s *store) begin(key string) (j job, ok bool, err error) {
 	})
 	if err != nil {
 		return job{}, false, fmt.Errorf("start job %s: %w", key, err)
+	}
+	return j, ok, nil
+}
+
+// job returns key's job as begin does, without counting a run (it only reads).
+func (s *store) job(key string) (j job, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketJobs).Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		ok = true
+		return json.Unmarshal(v, &j)
+	})
+	if err != nil {
+		return job{}, false, fmt.Errorf("read job %s: %w", key, err)
 	}
 	return j, ok, nil
 }

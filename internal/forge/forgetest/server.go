@@ -57,6 +57,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	calls    []Call
+	observe  func(Call)
 	faults   map[string][]fault
 	perms    map[string]string
 	prs      map[int]pullRequest
@@ -76,8 +77,9 @@ type request struct {
 }
 
 type fault struct {
-	status  int
+	status  int // 0: stall, answer nothing until the client goes away
 	headers map[string]string
+	message string
 }
 
 type pullRequest struct {
@@ -124,7 +126,33 @@ func (s *Server) FailNext(path string, status int, headers map[string]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := strings.TrimPrefix(path, s.spec.basePath)
-	s.faults[p] = append(s.faults[p], fault{status, headers})
+	s.faults[p] = append(s.faults[p], fault{status: status, headers: headers, message: "injected fault"})
+}
+
+// FailNextMessage is FailNext with the error message the reply's JSON body carries (GitHub
+// tells a secondary rate limit by its message).
+func (s *Server) FailNextMessage(path string, status int, headers map[string]string, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	s.faults[p] = append(s.faults[p], fault{status: status, headers: headers, message: message})
+}
+
+// StallNext makes the next request to path get no answer until its client gives up (a
+// forge that hangs); the request is recorded and has no effect. Faults queue up per path.
+func (s *Server) StallNext(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	s.faults[p] = append(s.faults[p], fault{})
+}
+
+// Observe calls fn with every request as it is received (under the fake's lock: fn must
+// not call the fake).
+func (s *Server) Observe(fn func(Call)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.observe = fn
 }
 
 // SetPermission gives user a repository permission ("admin", "write", "read", …).
@@ -175,53 +203,72 @@ func (s *Server) Comments(pr int) []Comment {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	raw, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	stall := s.serve(w, r, raw)
+	s.mu.Unlock()
+	if stall {
+		<-r.Context().Done()
+	}
+}
+
+// serve handles a request under the lock; stall is true when it must get no answer.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) (stall bool) {
 	call := Call{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
 	var body any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &body); err != nil {
-			s.calls = append(s.calls, call)
+			s.record(call)
 			s.reject(w, http.StatusBadRequest, "%s %s: body is not JSON: %v", r.Method, r.URL.Path, err)
-			return
+			return false
 		}
 		call.Body = body
 	}
-	s.calls = append(s.calls, call)
+	s.record(call)
 	rt, params, err := s.spec.match(r.Method, r.URL.Path)
 	if err == nil {
 		err = s.checkBody(rt, body)
 	}
 	if err != nil {
 		s.reject(w, http.StatusBadRequest, "%s %s: %v", r.Method, r.URL.Path, err)
-		return
+		return false
 	}
 	if f, ok := s.popFault(r.URL.Path); ok {
+		if f.status == 0 {
+			return true
+		}
 		for k, v := range f.headers {
 			w.Header().Set(k, v)
 		}
-		writeJSON(w, f.status, map[string]any{"message": "injected fault"})
-		return
+		writeJSON(w, f.status, map[string]any{"message": f.message})
+		return false
 	}
 	login, ok := s.auth(r, rt)
 	if !ok {
 		s.reject(w, http.StatusUnauthorized, "%s %s: bad Authorization header", r.Method, r.URL.Path)
-		return
+		return false
 	}
 	h := s.routes[rt.method+" "+rt.template]
 	if h == nil {
 		s.reject(w, http.StatusNotImplemented, "%s %s: the fake does not implement %s", r.Method, r.URL.Path, rt.template)
-		return
+		return false
 	}
 	status, reply := h(s, &request{Request: r, w: w, params: params, body: body, login: login})
 	if text, isText := reply.(string); isText {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(status)
 		io.WriteString(w, text)
-		return
+		return false
 	}
 	writeJSON(w, status, reply)
+	return false
+}
+
+func (s *Server) record(c Call) {
+	s.calls = append(s.calls, c)
+	if s.observe != nil {
+		s.observe(c)
+	}
 }
 
 func (s *Server) checkBody(rt *route, body any) error {
