@@ -13,6 +13,10 @@ const Marker = "<!-- tiergate -->"
 
 const defaultMaxChars = 65536 // GitHub's comment limit
 
+// maxOpenMoves is the longest moves table shown open; a longer one is collapsed, as the
+// tier-move findings already name each object.
+const maxOpenMoves = 10
+
 // MarkdownOptions tunes the PR comment.
 type MarkdownOptions struct {
 	// MaxChars caps the comment's length (0 = 65,536). It is counted in bytes, which is
@@ -129,13 +133,24 @@ func (d *doc) writeCutNote(b *strings.Builder, k keep) {
 	}
 }
 
+// writeFindings writes the new findings as a table a reviewer reads first, then the existing
+// and resolved ones collapsed, then the new findings' suggestions collapsed. Four columns:
+// GitHub does not wrap a wider table, it scrolls it, and the message went off-screen.
 func (d *doc) writeFindings(b *strings.Builder, k keep) {
 	newRows, otherRows := d.newRows[:k[cutNewRows]], d.otherRows[:k[cutOtherRows]]
-	if len(newRows)+len(otherRows) > 0 {
-		b.WriteString("\n#### Findings\n\n| Status | Severity | Rule | Cluster | Kustomization / object | Location | Message |\n|---|---|---|---|---|---|---|\n")
+	if len(d.newRows) > 0 {
+		b.WriteString("\n#### Findings\n\n| Severity | Rule | Where | Message |\n|---|---|---|---|\n")
 		writeAll(b, newRows)
-		writeAll(b, otherRows)
-		writeMore(b, len(d.newRows)+len(d.otherRows)-len(newRows)-len(otherRows))
+		writeMore(b, len(d.newRows)-len(newRows))
+	}
+	if len(d.otherRows) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", existingSummary(d.otherCount))
+		if len(otherRows) > 0 {
+			b.WriteString("| Status | Severity | Rule | Where | Message |\n|---|---|---|---|---|\n")
+			writeAll(b, otherRows)
+		}
+		writeMore(b, len(d.otherRows)-len(otherRows))
+		b.WriteString("\n</details>\n")
 	}
 	var sugg []string
 	for _, s := range d.suggestions {
@@ -146,6 +161,18 @@ func (d *doc) writeFindings(b *strings.Builder, k keep) {
 	if len(sugg) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Suggestions (%s)</summary>\n\n%s\n</details>\n", num(len(sugg)), strings.Join(sugg, "\n"))
 	}
+}
+
+// existingSummary says how many findings are existing and how many resolved.
+func existingSummary(n map[rules.Status]int) string {
+	var parts []string
+	if e := n[rules.StatusExisting]; e > 0 {
+		parts = append(parts, num(e)+" existing")
+	}
+	if r := n[rules.StatusResolved]; r > 0 {
+		parts = append(parts, num(r)+" resolved")
+	}
+	return "Findings also at base or fixed by this change: " + strings.Join(parts, ", ")
 }
 
 func (d *doc) writeGraphs(b *strings.Builder, n int) {
@@ -169,9 +196,17 @@ func (d *doc) writeLists(b *strings.Builder, k keep) {
 		return t
 	}
 	if n := take(len(d.moves)); n > 0 {
-		b.WriteString("\n#### Moves\n\n| Cluster | Object | From | To |\n|---|---|---|---|\n")
+		b.WriteString("\n#### Moves\n\n")
+		long := len(d.moves) > maxOpenMoves
+		if long {
+			fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", plural(len(d.moves), "object moves", "objects move"))
+		}
+		b.WriteString("| Cluster | Object | From | To |\n|---|---|---|---|\n")
 		writeAll(b, d.moves[:n])
 		writeMore(b, len(d.moves)-n)
+		if long {
+			b.WriteString("\n</details>\n")
+		}
 	}
 	writeObjectList(b, "Added objects", d.added[:take(len(d.added))], len(d.added))
 	writeObjectList(b, "Removed objects", d.removed[:take(len(d.removed))], len(d.removed))
@@ -235,6 +270,7 @@ func writeMore(b *strings.Builder, n int) {
 type doc struct {
 	verdict, partial   string
 	newRows, otherRows []string
+	otherCount         map[rules.Status]int
 	suggestions        []suggestion
 	graphs             []string
 	moves, added       []string
@@ -256,16 +292,18 @@ type entry struct {
 }
 
 func newDoc(r *review.Report) *doc {
-	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r)}
+	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r), otherCount: map[rules.Status]int{}}
+	multi := len(r.Clusters) > 1
 	for _, f := range r.Findings {
 		if f.Status != rules.StatusNew {
-			d.otherRows = append(d.otherRows, findingRow(f))
+			d.otherRows = append(d.otherRows, findingRow(f, true, multi))
+			d.otherCount[f.Status]++
 			continue
 		}
 		if f.Suggestion != "" {
 			d.suggestions = append(d.suggestions, suggestion{row: len(d.newRows), text: suggestionText(f)})
 		}
-		d.newRows = append(d.newRows, findingRow(f))
+		d.newRows = append(d.newRows, findingRow(f, false, multi))
 	}
 	for _, g := range r.Graphs {
 		d.graphs = append(d.graphs, graphBlock(r, g))

@@ -109,9 +109,7 @@ func TestMarkdownGolden(t *testing.T) {
 	r := fixture()
 	got := Markdown(r, MarkdownOptions{})
 	checkStructure(t, got)
-	if n := tableRows(got, "| Status |"); n != len(r.Findings) {
-		t.Errorf("findings table has %d rows, want %d", n, len(r.Findings))
-	}
+	checkFindingRows(t, got, r)
 	if strings.Contains(got, "✂️") {
 		t.Errorf("a report within the limit is cut")
 	}
@@ -132,6 +130,75 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("Markdown mismatch (-want +got), rerun with -update after review:\n%s", diff)
+	}
+}
+
+// TestMarkdownFindings checks the findings section of a one-cluster report exactly: the new
+// findings in four columns (no cluster: there is one), the others collapsed, code spans kept.
+func TestMarkdownFindings(t *testing.T) {
+	r := &review.Report{
+		Clusters: []review.ClusterSummary{{Name: "dev", Kustomizations: 2, Objects: 3}},
+		Findings: []rules.Finding{
+			{Rule: "prune-transient", Severity: rules.Warning, Status: rules.StatusNew, Cluster: "dev",
+				Object: obj("", "PersistentVolumeClaim", "web", "data"), Kustomization: "flux-system/apps",
+				Message:    "PersistentVolumeClaim/web/data leaves flux-system/apps (`prune: true`).",
+				Suggestion: "Add `kustomize.toolkit.fluxcd.io/prune: disabled` first; ` x` and `a|b` stay text.",
+				File:       "db/data.yaml", Line: 2},
+			{Rule: "depends-on-not-found", Severity: rules.Error, Status: rules.StatusExisting, Cluster: "dev",
+				Kustomization: "flux-system/db", Message: "flux-system/db depends on flux-system/gone.", File: "clusters/dev/db.yaml", Line: 9},
+			{Rule: "render-error", Severity: rules.Error, Status: rules.StatusResolved, Cluster: "dev",
+				Kustomization: "flux-system/infra", Message: "an unpaired ` stays escaped"},
+		},
+	}
+	want := Marker + `
+### ⚠️ tiergate: 1 new warning
+
+1 existing, 1 resolved · 1 cluster, 2 Kustomizations, 3 objects
+
+#### Findings
+
+| Severity | Rule | Where | Message |
+|---|---|---|---|
+| ⚠️ warning | ` + "`prune-transient`" + ` | flux-system/apps<br>PersistentVolumeClaim/web/data<br>` + "`db/data.yaml:2`" + ` | PersistentVolumeClaim/web/data leaves flux-system/apps (` + "`prune: true`" + `). |
+
+<details><summary>Findings also at base or fixed by this change: 1 existing, 1 resolved</summary>
+
+| Status | Severity | Rule | Where | Message |
+|---|---|---|---|---|
+| existing | ❌ error | ` + "`depends-on-not-found`" + ` | flux-system/db<br>` + "`clusters/dev/db.yaml:9`" + ` | flux-system/db depends on flux-system/gone. |
+| resolved | ❌ error | ` + "`render-error`" + ` | flux-system/infra | an unpaired &#96; stays escaped |
+
+</details>
+
+<details><summary>Suggestions (1)</summary>
+
+` + "`prune-transient`" + ` · dev · flux-system/apps · PersistentVolumeClaim/web/data: Add ` + "`kustomize.toolkit.fluxcd.io/prune: disabled`" + ` first; &#96; x&#96; and a&#124;b stay text.
+
+</details>
+`
+	if diff := cmp.Diff(want, Markdown(r, MarkdownOptions{})); diff != "" {
+		t.Errorf("Markdown mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestMarkdownMovesCollapsed checks that a moves table over maxOpenMoves rows is collapsed.
+func TestMarkdownMovesCollapsed(t *testing.T) {
+	r := &review.Report{}
+	rows := ""
+	for i := range maxOpenMoves + 1 {
+		r.Moves = append(r.Moves, rules.Move{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i)),
+			From: "flux-system/apps", To: "flux-system/config"})
+		rows += fmt.Sprintf("| dev | ConfigMap/apps/cm-%d | flux-system/apps | flux-system/config |\n", i)
+	}
+	want := "\n#### Moves\n\n<details><summary>11 objects move</summary>\n\n| Cluster | Object | From | To |\n|---|---|---|---|\n" +
+		rows + "\n</details>\n"
+	got := Markdown(r, MarkdownOptions{})
+	if _, moves, _ := strings.Cut(got, "objects\n"); moves != want {
+		t.Errorf("moves section = %q, want %q", moves, want)
+	}
+	r.Moves = r.Moves[:maxOpenMoves]
+	if got := Markdown(r, MarkdownOptions{}); !strings.Contains(got, "\n#### Moves\n\n| Cluster |") {
+		t.Errorf("%d moves are collapsed:\n%s", maxOpenMoves, got)
 	}
 }
 
@@ -252,9 +319,7 @@ func TestMarkdownCutOrder(t *testing.T) {
 	}
 	got := Markdown(r, MarkdownOptions{})
 	checkStructure(t, got)
-	if n := tableRows(got, "| Status |"); n != len(r.Findings) {
-		t.Errorf("findings table has %d rows, want %d", n, len(r.Findings))
-	}
+	checkFindingRows(t, got, r)
 	if n := strings.Count(got, "```mermaid"); n != 2 {
 		t.Errorf("%d graphs, want 2", n)
 	}
@@ -313,6 +378,24 @@ func outsideFences(lines []string) (out []string, open string) {
 func insideFences(md, s string) bool {
 	outside, _ := outsideFences(strings.Split(md, "\n"))
 	return !strings.Contains(strings.Join(outside, "\n"), s)
+}
+
+// checkFindingRows asserts that the new findings' table and the existing and resolved
+// findings' table together hold every finding of r.
+func checkFindingRows(t *testing.T, md string, r *review.Report) {
+	t.Helper()
+	newN := 0
+	for _, f := range r.Findings {
+		if f.Status == rules.StatusNew {
+			newN++
+		}
+	}
+	if n := tableRows(md, "| Severity | Rule | Where | Message |"); n != newN {
+		t.Errorf("new findings table has %d rows, want %d", n, newN)
+	}
+	if n := tableRows(md, "| Status | Severity |"); n != len(r.Findings)-newN {
+		t.Errorf("existing and resolved findings table has %d rows, want %d", n, len(r.Findings)-newN)
+	}
 }
 
 // tableRows counts the body rows of the table whose header starts with header.
