@@ -1,9 +1,10 @@
 // shoot.mjs renders tiergate PR comments (the Markdown of `bot review`) the way GitHub shows
 // them, and screenshots each page in headless Chromium.
 //
-//   node shoot.mjs OUTDIR NAME=COMMENT.md [NAME=COMMENT.md ...]
+//   node shoot.mjs [--open] OUTDIR NAME=COMMENT.md [NAME=COMMENT.md ...]
 //
-// Writes OUTDIR/NAME.html and OUTDIR/NAME.png (1000 px wide, full page). Markdown: markdown-it
+// Writes OUTDIR/NAME.html and OUTDIR/NAME.png (1000 px wide, full page) as a reviewer first
+// sees the comment; with --open also OUTDIR/NAME-open.png with every <details> expanded. Markdown: markdown-it
 // with GitHub's comment behaviour (raw HTML such as <details>, tables, strikethrough, links,
 // a newline is a line break); ```mermaid blocks are drawn by Mermaid in the page; styling is
 // github-markdown-css. The browser is the system Chromium (CHROMIUM, default /usr/bin/chromium);
@@ -59,9 +60,11 @@ ${body}
 }
 
 async function main() {
-  const [outDir, ...pairs] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const open = args[0] === "--open";
+  const [outDir, ...pairs] = open ? args.slice(1) : args;
   if (!outDir || pairs.length === 0 || pairs.some((p) => !p.includes("="))) {
-    console.error("usage: node shoot.mjs OUTDIR NAME=COMMENT.md [NAME=COMMENT.md ...]");
+    console.error("usage: node shoot.mjs [--open] OUTDIR NAME=COMMENT.md [NAME=COMMENT.md ...]");
     process.exit(2);
   }
   await mkdir(outDir, { recursive: true });
@@ -96,6 +99,10 @@ async function main() {
       }
       await p.screenshot({ path: resolve(outDir, `${name}.png`), fullPage: true });
       console.log(`${name}: ${resolve(outDir, name)}.png`);
+      if (open) {
+        await p.evaluate(() => document.querySelectorAll("details").forEach((d) => { d.open = true; }));
+        await p.screenshot({ path: resolve(outDir, `${name}-open.png`), fullPage: true });
+      }
       await p.close();
     }
   } finally {

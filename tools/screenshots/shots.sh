@@ -1,11 +1,14 @@
 #!/bin/sh
 # shots.sh renders the PR comment of every scenario and screenshots it:
-#   tools/screenshots/shots.sh [OUTDIR]      (default /tmp/tiergate-shots)
+#   tools/screenshots/shots.sh [--open] [OUTDIR]      (default /tmp/tiergate-shots)
+# --open also writes NAME-open.png with every <details> expanded.
 # Scenarios: testdata/scenarios/* and, when present, $SHARED/scenarios/* (default ../shared).
 # Needs Go, Node and npm (`npm ci` here once) and a Chromium (Debian package `chromium`).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+open=""
+if [ "${1:-}" = --open ]; then open=--open; shift; fi
 out=${1:-/tmp/tiergate-shots}
 shared=${SHARED:-$root/../shared}
 mkdir -p "$out/md"
@@ -21,4 +24,4 @@ for s in "$root"/testdata/scenarios/*/ "$shared"/scenarios/*/; do
 done
 [ -d "$here/node_modules" ] || (cd "$here" && npm ci --no-audit --no-fund)
 # shellcheck disable=SC2086 # pairs are NAME=FILE words without spaces
-node "$here/shoot.mjs" "$out" $pairs
+node "$here/shoot.mjs" $open "$out" $pairs
