@@ -17,9 +17,21 @@ pairs=""
 for s in "$root"/testdata/scenarios/*/ "$shared"/scenarios/*/; do
   [ -d "$s/base" ] && [ -d "$s/head" ] || continue
   name=$(basename "$s")
-  # Run inside the scenario so that the comment names the trees "base" and "head".
+  # Commit base and head as two commits, as a PR has them, so that the comment shows
+  # commits (fixed author and dates: the same shas every run).
+  repo="$out/repos/$name"
+  rm -rf "$repo" && mkdir -p "$repo"
+  git -C "$repo" init -q
+  for side in base head; do
+    find "$repo" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +
+    cp -R "$s/$side/." "$repo/"
+    git -C "$repo" add -A
+    GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z \
+      git -C "$repo" -c user.name=tiergate -c user.email=tiergate@example.invalid \
+      commit -q --allow-empty -m "$side"
+  done
   # Exit status 1 only says there are new findings.
-  (cd "$s" && "$out/bot" review --base-dir base --head-dir head >"$out/md/$name.md") || [ $? -eq 1 ]
+  "$out/bot" review --repo "$repo" --base HEAD~1 --head HEAD >"$out/md/$name.md" || [ $? -eq 1 ]
   pairs="$pairs $name=$out/md/$name.md"
 done
 [ -d "$here/node_modules" ] || (cd "$here" && npm ci --no-audit --no-fund)

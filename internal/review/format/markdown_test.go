@@ -238,6 +238,7 @@ func TestMarkdownGraph(t *testing.T) {
 		`  k_apps_web == "missing dependsOn" ==> k_flux_system_db` + "\n",
 		"  class k_flux_system_platform_config_cdi failed\n",
 		"  class k_flux_system_gone absent\n",
+		"  linkStyle 0,3 stroke:#cf222e,stroke-width:2px\n", // db --> gone names nothing; apps/web misses db
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("comment lacks %q", want)

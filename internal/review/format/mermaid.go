@@ -50,7 +50,9 @@ func flowchart(r *review.Report, g review.ClusterGraph) string {
 	c.sealed = true
 	for _, n := range g.Nodes {
 		for _, dep := range n.DependsOn {
-			c.edge(c.ref(n.Kustomization)+" --> "+c.ref(dep), false)
+			_, present := c.ids[dep]
+			// A dependsOn on a Kustomization that is not in the graph never becomes Ready.
+			c.edge(c.ref(n.Kustomization)+" --> "+c.ref(dep), !present)
 		}
 	}
 	for _, n := range g.Nodes {
