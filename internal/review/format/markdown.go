@@ -25,8 +25,9 @@ type MarkdownOptions struct {
 }
 
 // Markdown renders r as the PR summary comment. When the full comment is too long it cuts,
-// in order: changed-object diffs, Kustomization diffs, the moves/added/removed/changed
-// lists, graphs, existing and resolved findings, suggestions, new findings; and says so.
+// in order: changed-object diffs, Kustomization diffs, existing and resolved findings, the
+// moves/added/removed/changed lists, graphs, suggestions, new findings; and says so.
+// Findings the PR did not cause go before the lists of what it changes.
 func Markdown(r *review.Report, opts MarkdownOptions) string {
 	limit := opts.MaxChars
 	if limit <= 0 {
@@ -50,9 +51,9 @@ func Markdown(r *review.Report, opts MarkdownOptions) string {
 const (
 	cutChangedDiffs = iota
 	cutKsDiffs
+	cutOtherRows
 	cutLists
 	cutGraphs
-	cutOtherRows
 	cutSuggestions
 	cutNewRows
 	numCuts
@@ -65,9 +66,9 @@ type keep [numCuts]int
 var cutNames = [numCuts][2]string{
 	{"changed-object diff", "changed-object diffs"},
 	{"Kustomization diff", "Kustomization diffs"},
+	{"existing or resolved finding", "existing or resolved findings"},
 	{"entry of the moves, added, removed and changed lists", "entries of the moves, added, removed and changed lists"},
 	{"Kustomization graph", "Kustomization graphs"},
-	{"existing or resolved finding", "existing or resolved findings"},
 	{"suggestion", "suggestions"},
 	{"new finding", "new findings"},
 }

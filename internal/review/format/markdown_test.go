@@ -334,6 +334,35 @@ func TestMarkdownCutOrder(t *testing.T) {
 	}
 }
 
+// TestMarkdownCutsExistingBeforeChanges checks that findings the PR did not cause are cut
+// before the lists and graphs of what it changes: a PR with many existing findings still
+// shows its moves and its graph.
+func TestMarkdownCutsExistingBeforeChanges(t *testing.T) {
+	r := fixture()
+	r.Changed[0].Diff = strings.Repeat("+  key: "+strings.Repeat("v", 60)+"\n", 200)
+	for i := range 500 {
+		f := r.Findings[0]
+		f.Status = rules.StatusExisting
+		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i))
+		r.Findings = append(r.Findings, f)
+	}
+	got := Markdown(r, MarkdownOptions{MaxChars: 40000})
+	checkStructure(t, got)
+	shown := tableRows(got, "| Status | Severity |")
+	if shown == 0 || shown >= 502 {
+		t.Fatalf("%d existing or resolved rows shown, want some but not all 502", shown)
+	}
+	want := fmt.Sprintf("\n> ✂️ Cut to fit 40,000 characters: 2 changed-object diffs; 1 Kustomization diff; %d existing or resolved findings.\n", 502-shown)
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("comment ends %q, want %q", tail(got), want)
+	}
+	for _, keep := range []string{"#### Moves\n", "```mermaid\n", "#### Changed objects\n", "| ❌ error | `missing-depends-on` |"} {
+		if !strings.Contains(got, keep) {
+			t.Errorf("comment lacks %q", keep)
+		}
+	}
+}
+
 // checkStructure asserts the invariants every comment keeps, whatever was cut.
 func checkStructure(t *testing.T, md string) {
 	t.Helper()
