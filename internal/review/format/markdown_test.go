@@ -254,6 +254,65 @@ func TestMarkdownGraph(t *testing.T) {
 	}
 }
 
+// TestMarkdownGraphFocus checks that a graph over maxWholeGraph Kustomizations is cut down
+// to those a move or a new finding names, their parents and their dependsOn.
+func TestMarkdownGraphFocus(t *testing.T) {
+	g := review.ClusterGraph{Cluster: "dev", Nodes: []review.GraphNode{{Kustomization: "flux-system/flux-system"}}}
+	for i := range maxWholeGraph + 4 {
+		n := review.GraphNode{Kustomization: fmt.Sprintf("flux-system/ks-%d", i), Parent: "flux-system/flux-system"}
+		if i > 0 {
+			n.DependsOn = []string{fmt.Sprintf("flux-system/ks-%d", i-1)}
+		}
+		g.Nodes = append(g.Nodes, n)
+	}
+	r := &review.Report{
+		Graphs: []review.ClusterGraph{g},
+		Moves:  []rules.Move{{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", "x"), From: "flux-system/ks-10", To: "flux-system/ks-20"}},
+		Findings: []rules.Finding{
+			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusNew, Cluster: "dev", Kustomization: "flux-system/ks-30", DependsOn: "flux-system/ks-5"},
+			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusExisting, Cluster: "dev", Kustomization: "flux-system/ks-40", DependsOn: "flux-system/ks-5"},
+		},
+	}
+	want := `<details open><summary>dev: 9 of 45 Kustomizations (those this change touches, their parents and dependencies)</summary>
+
+` + "```mermaid" + `
+flowchart LR
+  k_flux_system_flux_system["flux-system/flux-system"]
+  k_flux_system_ks_4["flux-system/ks-4"]
+  k_flux_system_ks_5["flux-system/ks-5"]
+  k_flux_system_ks_9["flux-system/ks-9"]
+  k_flux_system_ks_10["flux-system/ks-10"]
+  k_flux_system_ks_19["flux-system/ks-19"]
+  k_flux_system_ks_20["flux-system/ks-20"]
+  k_flux_system_ks_29["flux-system/ks-29"]
+  k_flux_system_ks_30["flux-system/ks-30"]
+  k_flux_system_ks_5 --> k_flux_system_ks_4
+  k_flux_system_ks_10 --> k_flux_system_ks_9
+  k_flux_system_ks_20 --> k_flux_system_ks_19
+  k_flux_system_ks_30 --> k_flux_system_ks_29
+  k_flux_system_flux_system -.-> k_flux_system_ks_4
+  k_flux_system_flux_system -.-> k_flux_system_ks_5
+  k_flux_system_flux_system -.-> k_flux_system_ks_9
+  k_flux_system_flux_system -.-> k_flux_system_ks_10
+  k_flux_system_flux_system -.-> k_flux_system_ks_19
+  k_flux_system_flux_system -.-> k_flux_system_ks_20
+  k_flux_system_flux_system -.-> k_flux_system_ks_29
+  k_flux_system_flux_system -.-> k_flux_system_ks_30
+  k_flux_system_ks_10 -. "moves: ConfigMap/x" .-> k_flux_system_ks_20
+  k_flux_system_ks_30 == "missing dependsOn" ==> k_flux_system_ks_5
+  linkStyle 13 stroke:#cf222e,stroke-width:2px
+` + "```" + `
+
+</details>
+`
+	if diff := cmp.Diff(want, graphBlock(r, g)); diff != "" {
+		t.Errorf("graph (-want +got):\n%s", diff)
+	}
+	if got := Mermaid(g); strings.Count(got, `["flux-system/`) != 45 {
+		t.Errorf("bot graph does not draw all 45 Kustomizations:\n%s", got)
+	}
+}
+
 func TestMermaidLabelAndIDs(t *testing.T) {
 	if got, want := mlabel(`a"b]<c>`+"`"), "a#34;b#93;#60;c#62;#96;"; got != want {
 		t.Errorf("mlabel = %q, want %q", got, want)
