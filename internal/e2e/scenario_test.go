@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,35 +63,40 @@ func (f finding) object() string {
 	return s + f.Object.Name
 }
 
-// matchesRow reports whether a row of the summary's findings table shows f.
+// matchesRow reports whether a row of the summary's findings tables shows f. New findings'
+// rows are severity | rule | where | message; existing and resolved ones start with their
+// status. Where is [cluster · ]Kustomization, object, file:line on lines of their own; the
+// cluster is printed only when the review has several.
 func (f finding) matchesRow(row string) bool {
-	switch f.Status {
-	case "new":
-		if !strings.HasPrefix(row, "| <b>new</b> |") {
-			return false
-		}
-	case "":
-	default:
-		if !strings.HasPrefix(row, "| "+f.Status+" |") {
-			return false
-		}
+	cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(row, "| "), " |"), " | ")
+	status := "new"
+	if len(cells) == 5 {
+		status, cells = cells[0], cells[1:]
 	}
-	if !strings.Contains(row, " | `"+f.Rule+"` | ") {
+	if len(cells) != 4 || cells[1] != "`"+f.Rule+"`" {
 		return false
 	}
-	if f.Severity != "" && !strings.Contains(row, " "+f.Severity+" | `"+f.Rule+"`") {
+	if f.Status != "" && f.Status != status {
 		return false
 	}
-	if f.Cluster != "" && !strings.Contains(row, "` | "+f.Cluster+" | ") {
+	if f.Severity != "" && !strings.HasSuffix(cells[0], " "+f.Severity) {
 		return false
 	}
-	if f.Object.Kind != "" && !strings.Contains(row, "<br>"+f.object()+" | ") {
+	where := strings.Split(cells[2], "<br>")
+	cluster, first, multi := strings.Cut(where[0], " · ")
+	if !multi {
+		first = where[0]
+	}
+	if f.Cluster != "" && multi && cluster != f.Cluster {
 		return false
 	}
-	if f.Kustomization != "" && !strings.Contains(row, " | "+f.Kustomization+"<br>") {
+	if f.Object.Kind != "" && !slices.Contains(where, f.object()) {
 		return false
 	}
-	if f.File != "" && !strings.Contains(row, " | `"+f.File+":") {
+	if f.Kustomization != "" && first != f.Kustomization {
+		return false
+	}
+	if f.File != "" && !strings.HasPrefix(where[len(where)-1], "`"+f.File+":") {
 		return false
 	}
 	return true

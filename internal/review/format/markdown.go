@@ -13,6 +13,10 @@ const Marker = "<!-- tiergate -->"
 
 const defaultMaxChars = 65536 // GitHub's comment limit
 
+// maxOpenMoves is the longest moves table shown open; a longer one is collapsed, as the
+// tier-move findings already name each object.
+const maxOpenMoves = 10
+
 // MarkdownOptions tunes the PR comment.
 type MarkdownOptions struct {
 	// MaxChars caps the comment's length (0 = 65,536). It is counted in bytes, which is
@@ -21,8 +25,9 @@ type MarkdownOptions struct {
 }
 
 // Markdown renders r as the PR summary comment. When the full comment is too long it cuts,
-// in order: changed-object diffs, Kustomization diffs, the moves/added/removed/changed
-// lists, graphs, existing and resolved findings, suggestions, new findings; and says so.
+// in order: changed-object diffs, Kustomization diffs, existing and resolved findings, the
+// moves/added/removed/changed lists, graphs, suggestions, new findings; and says so.
+// Findings the PR did not cause go before the lists of what it changes.
 func Markdown(r *review.Report, opts MarkdownOptions) string {
 	limit := opts.MaxChars
 	if limit <= 0 {
@@ -46,9 +51,9 @@ func Markdown(r *review.Report, opts MarkdownOptions) string {
 const (
 	cutChangedDiffs = iota
 	cutKsDiffs
+	cutOtherRows
 	cutLists
 	cutGraphs
-	cutOtherRows
 	cutSuggestions
 	cutNewRows
 	numCuts
@@ -61,9 +66,9 @@ type keep [numCuts]int
 var cutNames = [numCuts][2]string{
 	{"changed-object diff", "changed-object diffs"},
 	{"Kustomization diff", "Kustomization diffs"},
+	{"existing or resolved finding", "existing or resolved findings"},
 	{"entry of the moves, added, removed and changed lists", "entries of the moves, added, removed and changed lists"},
 	{"Kustomization graph", "Kustomization graphs"},
-	{"existing or resolved finding", "existing or resolved findings"},
 	{"suggestion", "suggestions"},
 	{"new finding", "new findings"},
 }
@@ -129,13 +134,24 @@ func (d *doc) writeCutNote(b *strings.Builder, k keep) {
 	}
 }
 
+// writeFindings writes the new findings as a table a reviewer reads first, then the existing
+// and resolved ones collapsed, then the new findings' suggestions collapsed. Four columns:
+// GitHub does not wrap a wider table, it scrolls it, and the message went off-screen.
 func (d *doc) writeFindings(b *strings.Builder, k keep) {
 	newRows, otherRows := d.newRows[:k[cutNewRows]], d.otherRows[:k[cutOtherRows]]
-	if len(newRows)+len(otherRows) > 0 {
-		b.WriteString("\n#### Findings\n\n| Status | Severity | Rule | Cluster | Kustomization / object | Location | Message |\n|---|---|---|---|---|---|---|\n")
+	if len(d.newRows) > 0 {
+		b.WriteString("\n#### Findings\n\n| Severity | Rule | Where | Message |\n|---|---|---|---|\n")
 		writeAll(b, newRows)
-		writeAll(b, otherRows)
-		writeMore(b, len(d.newRows)+len(d.otherRows)-len(newRows)-len(otherRows))
+		writeMore(b, len(d.newRows)-len(newRows))
+	}
+	if len(d.otherRows) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", existingSummary(d.otherCount))
+		if len(otherRows) > 0 {
+			b.WriteString("| Status | Severity | Rule | Where | Message |\n|---|---|---|---|---|\n")
+			writeAll(b, otherRows)
+		}
+		writeMore(b, len(d.otherRows)-len(otherRows))
+		b.WriteString("\n</details>\n")
 	}
 	var sugg []string
 	for _, s := range d.suggestions {
@@ -148,11 +164,23 @@ func (d *doc) writeFindings(b *strings.Builder, k keep) {
 	}
 }
 
+// existingSummary says how many findings are existing and how many resolved.
+func existingSummary(n map[rules.Status]int) string {
+	var parts []string
+	if e := n[rules.StatusExisting]; e > 0 {
+		parts = append(parts, num(e)+" existing")
+	}
+	if r := n[rules.StatusResolved]; r > 0 {
+		parts = append(parts, num(r)+" resolved")
+	}
+	return "Findings also at base or fixed by this change: " + strings.Join(parts, ", ")
+}
+
 func (d *doc) writeGraphs(b *strings.Builder, n int) {
 	if n == 0 {
 		return
 	}
-	b.WriteString("\n#### Kustomization graphs\n\nSolid arrow: dependsOn (dependent → dependency) · dotted: parent → child · labelled dashed: moved objects · red: missing dependsOn or render error.\n")
+	b.WriteString("\n#### Kustomization graphs\n\nSolid arrow: dependsOn (dependent → dependency) · dotted: parent → child · labelled dashed: moved objects · red arrow: a missing dependsOn, or one that names no Kustomization · red box: render error · dashed box: not in the graph.\n")
 	for _, g := range d.graphs[:n] {
 		b.WriteString("\n")
 		b.WriteString(g)
@@ -169,9 +197,17 @@ func (d *doc) writeLists(b *strings.Builder, k keep) {
 		return t
 	}
 	if n := take(len(d.moves)); n > 0 {
-		b.WriteString("\n#### Moves\n\n| Cluster | Object | From | To |\n|---|---|---|---|\n")
+		b.WriteString("\n#### Moves\n\n")
+		long := len(d.moves) > maxOpenMoves
+		if long {
+			fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", plural(len(d.moves), "object moves", "objects move"))
+		}
+		b.WriteString("| Cluster | Object | From | To |\n|---|---|---|---|\n")
 		writeAll(b, d.moves[:n])
 		writeMore(b, len(d.moves)-n)
+		if long {
+			b.WriteString("\n</details>\n")
+		}
 	}
 	writeObjectList(b, "Added objects", d.added[:take(len(d.added))], len(d.added))
 	writeObjectList(b, "Removed objects", d.removed[:take(len(d.removed))], len(d.removed))
@@ -235,6 +271,7 @@ func writeMore(b *strings.Builder, n int) {
 type doc struct {
 	verdict, partial   string
 	newRows, otherRows []string
+	otherCount         map[rules.Status]int
 	suggestions        []suggestion
 	graphs             []string
 	moves, added       []string
@@ -256,16 +293,18 @@ type entry struct {
 }
 
 func newDoc(r *review.Report) *doc {
-	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r)}
+	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r), otherCount: map[rules.Status]int{}}
+	multi := len(r.Clusters) > 1
 	for _, f := range r.Findings {
 		if f.Status != rules.StatusNew {
-			d.otherRows = append(d.otherRows, findingRow(f))
+			d.otherRows = append(d.otherRows, findingRow(f, true, multi))
+			d.otherCount[f.Status]++
 			continue
 		}
 		if f.Suggestion != "" {
 			d.suggestions = append(d.suggestions, suggestion{row: len(d.newRows), text: suggestionText(f)})
 		}
-		d.newRows = append(d.newRows, findingRow(f))
+		d.newRows = append(d.newRows, findingRow(f, false, multi))
 	}
 	for _, g := range r.Graphs {
 		d.graphs = append(d.graphs, graphBlock(r, g))

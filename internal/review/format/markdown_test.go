@@ -109,9 +109,7 @@ func TestMarkdownGolden(t *testing.T) {
 	r := fixture()
 	got := Markdown(r, MarkdownOptions{})
 	checkStructure(t, got)
-	if n := tableRows(got, "| Status |"); n != len(r.Findings) {
-		t.Errorf("findings table has %d rows, want %d", n, len(r.Findings))
-	}
+	checkFindingRows(t, got, r)
 	if strings.Contains(got, "✂️") {
 		t.Errorf("a report within the limit is cut")
 	}
@@ -132,6 +130,75 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("Markdown mismatch (-want +got), rerun with -update after review:\n%s", diff)
+	}
+}
+
+// TestMarkdownFindings checks the findings section of a one-cluster report exactly: the new
+// findings in four columns (no cluster: there is one), the others collapsed, code spans kept.
+func TestMarkdownFindings(t *testing.T) {
+	r := &review.Report{
+		Clusters: []review.ClusterSummary{{Name: "dev", Kustomizations: 2, Objects: 3}},
+		Findings: []rules.Finding{
+			{Rule: "prune-transient", Severity: rules.Warning, Status: rules.StatusNew, Cluster: "dev",
+				Object: obj("", "PersistentVolumeClaim", "web", "data"), Kustomization: "flux-system/apps",
+				Message:    "PersistentVolumeClaim/web/data leaves flux-system/apps (`prune: true`).",
+				Suggestion: "Add `kustomize.toolkit.fluxcd.io/prune: disabled` first; ` x` and `a|b` stay text.",
+				File:       "db/data.yaml", Line: 2},
+			{Rule: "depends-on-not-found", Severity: rules.Error, Status: rules.StatusExisting, Cluster: "dev",
+				Kustomization: "flux-system/db", Message: "flux-system/db depends on flux-system/gone.", File: "clusters/dev/db.yaml", Line: 9},
+			{Rule: "render-error", Severity: rules.Error, Status: rules.StatusResolved, Cluster: "dev",
+				Kustomization: "flux-system/infra", Message: "an unpaired ` stays escaped"},
+		},
+	}
+	want := Marker + `
+### ⚠️ tiergate: 1 new warning
+
+1 existing, 1 resolved · 1 cluster, 2 Kustomizations, 3 objects
+
+#### Findings
+
+| Severity | Rule | Where | Message |
+|---|---|---|---|
+| ⚠️ warning | ` + "`prune-transient`" + ` | flux-system/apps<br>PersistentVolumeClaim/web/data<br>` + "`db/data.yaml:2`" + ` | PersistentVolumeClaim/web/data leaves flux-system/apps (` + "`prune: true`" + `). |
+
+<details><summary>Findings also at base or fixed by this change: 1 existing, 1 resolved</summary>
+
+| Status | Severity | Rule | Where | Message |
+|---|---|---|---|---|
+| existing | ❌ error | ` + "`depends-on-not-found`" + ` | flux-system/db<br>` + "`clusters/dev/db.yaml:9`" + ` | flux-system/db depends on flux-system/gone. |
+| resolved | ❌ error | ` + "`render-error`" + ` | flux-system/infra | an unpaired &#96; stays escaped |
+
+</details>
+
+<details><summary>Suggestions (1)</summary>
+
+` + "`prune-transient`" + ` · dev · flux-system/apps · PersistentVolumeClaim/web/data: Add ` + "`kustomize.toolkit.fluxcd.io/prune: disabled`" + ` first; &#96; x&#96; and a&#124;b stay text.
+
+</details>
+`
+	if diff := cmp.Diff(want, Markdown(r, MarkdownOptions{})); diff != "" {
+		t.Errorf("Markdown mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestMarkdownMovesCollapsed checks that a moves table over maxOpenMoves rows is collapsed.
+func TestMarkdownMovesCollapsed(t *testing.T) {
+	r := &review.Report{}
+	rows := ""
+	for i := range maxOpenMoves + 1 {
+		r.Moves = append(r.Moves, rules.Move{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i)),
+			From: "flux-system/apps", To: "flux-system/config"})
+		rows += fmt.Sprintf("| dev | ConfigMap/apps/cm-%d | flux-system/apps | flux-system/config |\n", i)
+	}
+	want := "\n#### Moves\n\n<details><summary>11 objects move</summary>\n\n| Cluster | Object | From | To |\n|---|---|---|---|\n" +
+		rows + "\n</details>\n"
+	got := Markdown(r, MarkdownOptions{})
+	if _, moves, _ := strings.Cut(got, "objects\n"); moves != want {
+		t.Errorf("moves section = %q, want %q", moves, want)
+	}
+	r.Moves = r.Moves[:maxOpenMoves]
+	if got := Markdown(r, MarkdownOptions{}); !strings.Contains(got, "\n#### Moves\n\n| Cluster |") {
+		t.Errorf("%d moves are collapsed:\n%s", maxOpenMoves, got)
 	}
 }
 
@@ -171,6 +238,7 @@ func TestMarkdownGraph(t *testing.T) {
 		`  k_apps_web == "missing dependsOn" ==> k_flux_system_db` + "\n",
 		"  class k_flux_system_platform_config_cdi failed\n",
 		"  class k_flux_system_gone absent\n",
+		"  linkStyle 0,3 stroke:#cf222e,stroke-width:2px\n", // db --> gone names nothing; apps/web misses db
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("comment lacks %q", want)
@@ -183,6 +251,65 @@ func TestMarkdownGraph(t *testing.T) {
 	got = Markdown(&review.Report{Graphs: []review.ClusterGraph{big}}, MarkdownOptions{})
 	if !strings.Contains(got, "<i>Graph of big: 151 Kustomizations not drawn: more than 150.</i>") || strings.Contains(got, "mermaid") {
 		t.Errorf("a graph over %d nodes is drawn:\n%s", maxGraphNodes, got)
+	}
+}
+
+// TestMarkdownGraphFocus checks that a graph over maxWholeGraph Kustomizations is cut down
+// to those a move or a new finding names, their parents and their dependsOn.
+func TestMarkdownGraphFocus(t *testing.T) {
+	g := review.ClusterGraph{Cluster: "dev", Nodes: []review.GraphNode{{Kustomization: "flux-system/flux-system"}}}
+	for i := range maxWholeGraph + 4 {
+		n := review.GraphNode{Kustomization: fmt.Sprintf("flux-system/ks-%d", i), Parent: "flux-system/flux-system"}
+		if i > 0 {
+			n.DependsOn = []string{fmt.Sprintf("flux-system/ks-%d", i-1)}
+		}
+		g.Nodes = append(g.Nodes, n)
+	}
+	r := &review.Report{
+		Graphs: []review.ClusterGraph{g},
+		Moves:  []rules.Move{{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", "x"), From: "flux-system/ks-10", To: "flux-system/ks-20"}},
+		Findings: []rules.Finding{
+			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusNew, Cluster: "dev", Kustomization: "flux-system/ks-30", DependsOn: "flux-system/ks-5"},
+			{Rule: "missing-depends-on", Severity: rules.Error, Status: rules.StatusExisting, Cluster: "dev", Kustomization: "flux-system/ks-40", DependsOn: "flux-system/ks-5"},
+		},
+	}
+	want := `<details open><summary>dev: 9 of 45 Kustomizations (those this change touches, their parents and dependencies)</summary>
+
+` + "```mermaid" + `
+flowchart LR
+  k_flux_system_flux_system["flux-system/flux-system"]
+  k_flux_system_ks_4["flux-system/ks-4"]
+  k_flux_system_ks_5["flux-system/ks-5"]
+  k_flux_system_ks_9["flux-system/ks-9"]
+  k_flux_system_ks_10["flux-system/ks-10"]
+  k_flux_system_ks_19["flux-system/ks-19"]
+  k_flux_system_ks_20["flux-system/ks-20"]
+  k_flux_system_ks_29["flux-system/ks-29"]
+  k_flux_system_ks_30["flux-system/ks-30"]
+  k_flux_system_ks_5 --> k_flux_system_ks_4
+  k_flux_system_ks_10 --> k_flux_system_ks_9
+  k_flux_system_ks_20 --> k_flux_system_ks_19
+  k_flux_system_ks_30 --> k_flux_system_ks_29
+  k_flux_system_flux_system -.-> k_flux_system_ks_4
+  k_flux_system_flux_system -.-> k_flux_system_ks_5
+  k_flux_system_flux_system -.-> k_flux_system_ks_9
+  k_flux_system_flux_system -.-> k_flux_system_ks_10
+  k_flux_system_flux_system -.-> k_flux_system_ks_19
+  k_flux_system_flux_system -.-> k_flux_system_ks_20
+  k_flux_system_flux_system -.-> k_flux_system_ks_29
+  k_flux_system_flux_system -.-> k_flux_system_ks_30
+  k_flux_system_ks_10 -. "moves: ConfigMap/x" .-> k_flux_system_ks_20
+  k_flux_system_ks_30 == "missing dependsOn" ==> k_flux_system_ks_5
+  linkStyle 13 stroke:#cf222e,stroke-width:2px
+` + "```" + `
+
+</details>
+`
+	if diff := cmp.Diff(want, graphBlock(r, g)); diff != "" {
+		t.Errorf("graph (-want +got):\n%s", diff)
+	}
+	if got := Mermaid(g); strings.Count(got, `["flux-system/`) != 45 {
+		t.Errorf("bot graph does not draw all 45 Kustomizations:\n%s", got)
 	}
 }
 
@@ -252,9 +379,7 @@ func TestMarkdownCutOrder(t *testing.T) {
 	}
 	got := Markdown(r, MarkdownOptions{})
 	checkStructure(t, got)
-	if n := tableRows(got, "| Status |"); n != len(r.Findings) {
-		t.Errorf("findings table has %d rows, want %d", n, len(r.Findings))
-	}
+	checkFindingRows(t, got, r)
 	if n := strings.Count(got, "```mermaid"); n != 2 {
 		t.Errorf("%d graphs, want 2", n)
 	}
@@ -265,6 +390,35 @@ func TestMarkdownCutOrder(t *testing.T) {
 	}
 	if want := fmt.Sprintf("\n> ✂️ Cut to fit 65,536 characters: %d changed-object diffs.\n", cut); !strings.HasSuffix(got, want) {
 		t.Errorf("comment ends %q, want %q", tail(got), want)
+	}
+}
+
+// TestMarkdownCutsExistingBeforeChanges checks that findings the PR did not cause are cut
+// before the lists and graphs of what it changes: a PR with many existing findings still
+// shows its moves and its graph.
+func TestMarkdownCutsExistingBeforeChanges(t *testing.T) {
+	r := fixture()
+	r.Changed[0].Diff = strings.Repeat("+  key: "+strings.Repeat("v", 60)+"\n", 200)
+	for i := range 500 {
+		f := r.Findings[0]
+		f.Status = rules.StatusExisting
+		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i))
+		r.Findings = append(r.Findings, f)
+	}
+	got := Markdown(r, MarkdownOptions{MaxChars: 40000})
+	checkStructure(t, got)
+	shown := tableRows(got, "| Status | Severity |")
+	if shown == 0 || shown >= 502 {
+		t.Fatalf("%d existing or resolved rows shown, want some but not all 502", shown)
+	}
+	want := fmt.Sprintf("\n> ✂️ Cut to fit 40,000 characters: 2 changed-object diffs; 1 Kustomization diff; %d existing or resolved findings.\n", 502-shown)
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("comment ends %q, want %q", tail(got), want)
+	}
+	for _, keep := range []string{"#### Moves\n", "```mermaid\n", "#### Changed objects\n", "| ❌ error | `missing-depends-on` |"} {
+		if !strings.Contains(got, keep) {
+			t.Errorf("comment lacks %q", keep)
+		}
 	}
 }
 
@@ -313,6 +467,24 @@ func outsideFences(lines []string) (out []string, open string) {
 func insideFences(md, s string) bool {
 	outside, _ := outsideFences(strings.Split(md, "\n"))
 	return !strings.Contains(strings.Join(outside, "\n"), s)
+}
+
+// checkFindingRows asserts that the new findings' table and the existing and resolved
+// findings' table together hold every finding of r.
+func checkFindingRows(t *testing.T, md string, r *review.Report) {
+	t.Helper()
+	newN := 0
+	for _, f := range r.Findings {
+		if f.Status == rules.StatusNew {
+			newN++
+		}
+	}
+	if n := tableRows(md, "| Severity | Rule | Where | Message |"); n != newN {
+		t.Errorf("new findings table has %d rows, want %d", n, newN)
+	}
+	if n := tableRows(md, "| Status | Severity |"); n != len(r.Findings)-newN {
+		t.Errorf("existing and resolved findings table has %d rows, want %d", n, len(r.Findings)-newN)
+	}
 }
 
 // tableRows counts the body rows of the table whose header starts with header.

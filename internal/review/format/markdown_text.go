@@ -89,30 +89,35 @@ func partialNote(r *review.Report) string {
 		" not rendered completely, so findings may be missing:\n" + strings.Join(lines, "")
 }
 
-func findingRow(f rules.Finding) string {
-	subject := esc(f.Kustomization)
+// findingRow is one table row: severity, rule, where (the cluster when the report has several,
+// the Kustomization, the object, file:line on lines of their own) and message; existing and
+// resolved rows start with their status.
+func findingRow(f rules.Finding, withStatus, withCluster bool) string {
+	var where []string
+	if f.Kustomization != "" {
+		where = append(where, esc(f.Kustomization))
+	}
 	if f.Object != nil {
-		if subject != "" {
-			subject += "<br>"
+		where = append(where, esc(f.Object.String()))
+	}
+	if withCluster {
+		if len(where) == 0 {
+			where = append(where, "")
 		}
-		subject += esc(f.Object.String())
+		where[0] = esc(f.Cluster) + " · " + where[0]
 	}
-	loc := "—"
 	if f.File != "" {
-		loc = code(fileLine(f.File, f.Line))
+		where = append(where, code(fileLine(f.File, f.Line)))
 	}
-	return row(statusLabel(f.Status), severityLabel(f.Severity), code(f.Rule), esc(f.Cluster), subject, loc, esc(f.Message))
+	cells := []string{severityLabel(f.Severity), code(f.Rule), strings.Join(where, "<br>"), prose(f.Message)}
+	if withStatus {
+		cells = append([]string{esc(string(f.Status))}, cells...)
+	}
+	return row(cells...)
 }
 
 func row(cells ...string) string {
 	return "| " + strings.Join(cells, " | ") + " |\n"
-}
-
-func statusLabel(s rules.Status) string {
-	if s == rules.StatusNew {
-		return "<b>new</b>"
-	}
-	return esc(string(s))
 }
 
 func severityLabel(s rules.Severity) string {
@@ -140,7 +145,7 @@ func suggestionText(f rules.Finding) string {
 	if strings.ContainsAny(f.Suggestion, "\r\n") {
 		return head + ":\n\n" + fenced("", f.Suggestion)
 	}
-	return head + ": " + esc(f.Suggestion) + "\n"
+	return head + ": " + prose(f.Suggestion) + "\n"
 }
 
 var escaper = strings.NewReplacer(
@@ -151,6 +156,25 @@ var escaper = strings.NewReplacer(
 // esc makes untrusted text safe anywhere inline, table cells included: it cannot open HTML,
 // a code span or a new line, end a cell, or spell the comment marker.
 func esc(s string) string { return escaper.Replace(s) }
+
+// prose is esc(s), except that text between pairs of backticks stays a code span where it
+// is plain enough (see code): rules write `prune: disabled` in messages and suggestions.
+func prose(s string) string {
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		return esc(s) // an unpaired backtick: no span is meant
+	}
+	for i, p := range parts {
+		if i%2 == 1 && p != "" && strings.TrimSpace(p) == p {
+			parts[i] = code(p)
+		} else if i%2 == 1 {
+			parts[i] = esc("`" + p + "`")
+		} else {
+			parts[i] = esc(p)
+		}
+	}
+	return strings.Join(parts, "")
+}
 
 // code is s as a code span when it is plain enough to need no escaping, else escaped text.
 func code(s string) string {

@@ -2,6 +2,7 @@ package format
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -12,12 +13,21 @@ import (
 // maxGraphNodes bounds a drawn graph: GitHub's Mermaid renders larger ones unreadably small.
 const maxGraphNodes = 150
 
+// maxWholeGraph is the most Kustomizations drawn whole in the comment: scaled to the
+// comment's width, a larger graph's labels are too small to read (seen at 79). A larger
+// graph is cut down to what the PR touches (focus).
+const maxWholeGraph = 40
+
 // graphBlock draws one cluster's Kustomizations with moved objects and missing dependsOn,
 // open when the cluster has something new to look at.
 func graphBlock(r *review.Report, g review.ClusterGraph) string {
 	summary := esc(g.Cluster) + ": " + plural(len(g.Nodes), "Kustomization", "Kustomizations")
 	if len(g.Nodes) > maxGraphNodes {
 		return fmt.Sprintf("<i>Graph of %s not drawn: more than %d.</i>\n", summary, maxGraphNodes)
+	}
+	if keep := focus(r, g); keep != nil {
+		summary = fmt.Sprintf("%s: %s of %s Kustomizations (those this change touches, their parents and dependencies)",
+			esc(g.Cluster), num(len(keep)), num(len(g.Nodes)))
 	}
 	tag := "<details>"
 	if active(r, g.Cluster) {
@@ -40,26 +50,77 @@ func active(r *review.Report, cluster string) bool {
 	return false
 }
 
-func flowchart(r *review.Report, g review.ClusterGraph) string {
-	c := &chart{ids: map[string]string{}, used: map[string]bool{}}
+// focus is the set of Kustomizations a graph over maxWholeGraph is cut down to: those a move
+// or a new finding names, their parents and what they dependsOn. It is nil when the graph is
+// drawn whole: small enough, or nothing in it is new.
+func focus(r *review.Report, g review.ClusterGraph) map[string]bool {
+	if len(g.Nodes) <= maxWholeGraph {
+		return nil
+	}
+	seeds := map[string]bool{}
+	for _, m := range r.Moves {
+		if m.Cluster == g.Cluster {
+			seeds[m.From], seeds[m.To] = true, true
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Cluster == g.Cluster && f.Status == rules.StatusNew && f.Kustomization != "" {
+			seeds[f.Kustomization] = true
+			if f.DependsOn != "" {
+				seeds[f.DependsOn] = true
+			}
+		}
+	}
+	if len(seeds) == 0 {
+		return nil
+	}
+	keep := maps.Clone(seeds)
 	for _, n := range g.Nodes {
+		if !seeds[n.Kustomization] {
+			continue
+		}
+		if n.Parent != "" {
+			keep[n.Parent] = true
+		}
+		for _, d := range n.DependsOn {
+			keep[d] = true
+		}
+	}
+	return keep
+}
+
+func flowchart(r *review.Report, g review.ClusterGraph) string {
+	keep := focus(r, g)
+	in := func(ks string) bool { return keep == nil || keep[ks] }
+	c := &chart{ids: map[string]string{}, used: map[string]bool{}}
+	inGraph := map[string]bool{}
+	for _, n := range g.Nodes {
+		inGraph[n.Kustomization] = true
+		if !in(n.Kustomization) {
+			continue
+		}
 		if id := c.ref(n.Kustomization); n.Failed {
 			c.failed = append(c.failed, id)
 		}
 	}
 	c.sealed = true
+	// drawn: both ends are drawn, or the far end is named but not in the graph at all.
+	drawn := func(from, to string) bool { return in(from) && (in(to) || !inGraph[to]) }
 	for _, n := range g.Nodes {
 		for _, dep := range n.DependsOn {
-			c.edge(c.ref(n.Kustomization)+" --> "+c.ref(dep), false)
+			if drawn(n.Kustomization, dep) {
+				// A dependsOn on a Kustomization that is not in the graph never becomes Ready.
+				c.edge(c.ref(n.Kustomization)+" --> "+c.ref(dep), !inGraph[dep])
+			}
 		}
 	}
 	for _, n := range g.Nodes {
-		if n.Parent != "" {
+		if n.Parent != "" && drawn(n.Parent, n.Kustomization) {
 			c.edge(c.ref(n.Parent)+" -.-> "+c.ref(n.Kustomization), false)
 		}
 	}
 	c.moves(r.Moves, g.Cluster)
-	c.missing(r.Findings, g.Cluster)
+	c.missing(r.Findings, g.Cluster, drawn)
 	return c.String()
 }
 
@@ -124,7 +185,7 @@ func (c *chart) moves(ms []rules.Move, cluster string) {
 }
 
 // missing draws the dependsOn edges that missing-depends-on findings ask for.
-func (c *chart) missing(fs []rules.Finding, cluster string) {
+func (c *chart) missing(fs []rules.Finding, cluster string, drawn func(from, to string) bool) {
 	seen := map[[2]string]bool{}
 	for _, f := range fs {
 		if f.Rule != "missing-depends-on" || f.Cluster != cluster || f.Status == rules.StatusResolved || f.Kustomization == "" {
@@ -132,7 +193,7 @@ func (c *chart) missing(fs []rules.Finding, cluster string) {
 		}
 		to := f.DependsOn
 		key := [2]string{f.Kustomization, to}
-		if to == "" || seen[key] {
+		if to == "" || seen[key] || !drawn(f.Kustomization, to) {
 			continue
 		}
 		seen[key] = true

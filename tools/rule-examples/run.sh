@@ -1,0 +1,162 @@
+#!/bin/bash
+# run.sh rebuilds the minimal example of every rule in docs/rules.md (base, head, and the
+# fix applied as fixbase/fixed) under OUTDIR, and runs bot review on both pairs:
+#   tools/rule-examples/run.sh [OUTDIR]     (default /tmp/tiergate-rule-examples)
+# Each line: the example, then the new findings at head, then those after the fix. Needs jq.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+R=${1:-/tmp/tiergate-rule-examples}
+CDI=$root/testdata/scenarios/runtime-crd-deadlock/head
+mkdir -p "$R"
+(cd "$root" && go build -o "$R/bot" ./cmd/bot)
+boot() { # $1 = tree dir
+  mkdir -p $1/clusters/dev/flux-system
+  cat > $1/clusters/dev/flux-system/gotk-sync.yaml <<'Y'
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 1m0s
+  ref:
+    branch: main
+  url: https://git.example.invalid/fleet.git
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 10m0s
+  path: ./clusters/dev
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+Y
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - gotk-sync.yaml\n' > $1/clusters/dev/flux-system/kustomization.yaml
+}
+# ks NAME PATH [extra spec lines...] -> one Flux Kustomization document on stdout
+ks() {
+  local name=$1 path=$2; shift 2
+  printf -- '---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: %s\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: %s\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n' "$name" "$path"
+  for l in "$@"; do printf '  %s\n' "$l"; done
+}
+cm() { # NAMESPACE NAME [data line]
+  printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n' "$2"
+  [ -n "$1" ] && printf '  namespace: %s\n' "$1"
+  printf 'data:\n  %s\n' "${3:-key: value}"
+}
+ns() { printf -- '---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n' "$1"; }
+new() { rm -rf $R/$1; mkdir -p $R/$1; boot $R/$1/base; boot $R/$1/head; }
+T=clusters/dev/tiers.yaml
+
+# tier-move + prune-transient: ConfigMap default/settings moves from apps to config; no dependsOn either way.
+new move
+for s in base head; do { ks apps ./apps; ks config ./config; } > $R/move/$s/$T; done
+mkdir -p $R/move/base/apps $R/move/head/apps $R/move/head/config
+cm default settings > $R/move/base/apps/settings.yaml
+cm default other > $R/move/base/apps/other.yaml; cp $R/move/base/apps/other.yaml $R/move/head/apps/
+cm default settings > $R/move/head/config/settings.yaml
+mkdir -p $R/move/base/config; cm default placeholder > $R/move/base/config/placeholder.yaml; cp $R/move/base/config/placeholder.yaml $R/move/head/config/
+
+# destructive-prune: Namespace web removed from git under prune: true.
+new destructive
+for s in base head; do ks infra ./infra > $R/destructive/$s/$T; mkdir -p $R/destructive/$s/infra; done
+{ ns web; } > $R/destructive/base/infra/namespaces.yaml
+{ ns tools; } > $R/destructive/base/infra/tools.yaml; cp $R/destructive/base/infra/tools.yaml $R/destructive/head/infra/
+
+# missing-depends-on: apps puts a ConfigMap in namespace web, which infra creates; no dependsOn.
+new missing
+for s in base head; do { ks infra ./infra; ks apps ./apps; } > $R/missing/$s/$T; mkdir -p $R/missing/$s/infra $R/missing/$s/apps; ns web > $R/missing/$s/infra/web.yaml; done
+cm default placeholder > $R/missing/base/apps/settings.yaml
+cm web settings > $R/missing/head/apps/settings.yaml
+
+# runtime-crd-same-pass: the CDI resource and a StorageProfile in one Kustomization.
+new samepass
+for s in base head; do
+  { ks platform ./platform 'wait: true'; ks platform-config ./platform-config 'dependsOn:' '  - name: platform'; } > $R/samepass/$s/$T
+  mkdir -p $R/samepass/$s/platform $R/samepass/$s/platform-config
+  cp $CDI/platform/cdi.yaml $R/samepass/$s/platform/
+  cp $CDI/platform-config/cdi-cr.yaml $R/samepass/$s/platform-config/
+done
+cp $CDI/platform-config/storageprofile.yaml $R/samepass/head/platform-config/
+
+# missing-wait: storage-profiles dependsOn platform-config (the CDI resource) which has no wait.
+new wait
+for s in base head; do
+  { ks platform ./platform 'wait: true'; ks platform-config ./platform-config 'dependsOn:' '  - name: platform'; } > $R/wait/$s/$T
+  mkdir -p $R/wait/$s/platform $R/wait/$s/platform-config
+  cp $CDI/platform/cdi.yaml $R/wait/$s/platform/
+  cp $CDI/platform-config/cdi-cr.yaml $R/wait/$s/platform-config/
+done
+ks storage-profiles ./storage-profiles 'dependsOn:' '  - name: platform-config' >> $R/wait/head/$T
+mkdir -p $R/wait/head/storage-profiles
+cp $CDI/platform-config/storageprofile.yaml $R/wait/head/storage-profiles/
+
+# depends-on-not-found
+new notfound
+for s in base head; do mkdir -p $R/notfound/$s/apps; cm default settings > $R/notfound/$s/apps/settings.yaml; done
+ks apps ./apps > $R/notfound/base/$T
+ks apps ./apps 'dependsOn:' '  - name: infra' > $R/notfound/head/$T
+
+# depends-on-cycle
+new cycle
+for s in base head; do mkdir -p $R/cycle/$s/a $R/cycle/$s/b; cm default a > $R/cycle/$s/a/a.yaml; cm default b > $R/cycle/$s/b/b.yaml; done
+{ ks a ./a; ks b ./b 'dependsOn:' '  - name: a'; } > $R/cycle/base/$T
+{ ks a ./a 'dependsOn:' '  - name: b'; ks b ./b 'dependsOn:' '  - name: a'; } > $R/cycle/head/$T
+
+# duplicate-owner
+new duplicate
+for s in base head; do { ks apps ./apps; ks tools ./tools; } > $R/duplicate/$s/$T; mkdir -p $R/duplicate/$s/apps $R/duplicate/$s/tools; cm default settings > $R/duplicate/$s/apps/settings.yaml; cm default tools > $R/duplicate/$s/tools/tools.yaml; done
+cm default settings > $R/duplicate/head/tools/settings.yaml
+
+# render-error
+new rendererr
+for s in base head; do ks apps ./apps > $R/rendererr/$s/$T; mkdir -p $R/rendererr/$s/apps; cm default settings > $R/rendererr/$s/apps/settings.yaml; done
+printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - settings.yaml\n' > $R/rendererr/base/apps/kustomization.yaml
+printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - settings.yaml\n  - policies.yaml\n' > $R/rendererr/head/apps/kustomization.yaml
+
+# undefined-variable
+new undefined
+for s in base head; do ks apps ./apps 'postBuild:' '  substitute:' '    cluster_name: dev' > $R/undefined/$s/$T; mkdir -p $R/undefined/$s/apps; done
+cm default settings 'cluster: ${cluster_name}' > $R/undefined/base/apps/settings.yaml
+printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  cluster: ${cluster_name}\n  region: ${cluster_region}\n' > $R/undefined/head/apps/settings.yaml
+
+# unsubstituted-variable
+new unsubst
+for s in base head; do ks apps ./apps > $R/unsubst/$s/$T; mkdir -p $R/unsubst/$s/apps; done
+cm default settings 'url: https://example.org' > $R/unsubst/base/apps/settings.yaml
+cm default settings 'url: https://${domain}' > $R/unsubst/head/apps/settings.yaml
+
+# namespace-not-set
+new nsnotset
+for s in base head; do ks apps ./apps > $R/nsnotset/$s/$T; mkdir -p $R/nsnotset/$s/apps; done
+cm default settings > $R/nsnotset/base/apps/settings.yaml
+cm "" settings > $R/nsnotset/head/apps/settings.yaml
+
+fix() { rm -rf $R/$1/fixed $R/$1/fixbase; cp -r $R/$1/head $R/$1/fixed; cp -r $R/$1/base $R/$1/fixbase; }
+ann() { # file: add prune disabled annotation after "  name:" line
+  sed -i '0,/^  name: .*/s//&\n  annotations:\n    kustomize.toolkit.fluxcd.io\/prune: disabled/' $1; }
+fix move; ann $R/move/fixbase/apps/settings.yaml
+fix destructive; ann $R/destructive/fixbase/infra/namespaces.yaml
+fix missing; { ks infra ./infra; ks apps ./apps 'dependsOn:' '  - name: infra'; } > $R/missing/fixed/$T
+fix samepass; mkdir -p $R/samepass/fixed/storage-profiles; mv $R/samepass/fixed/platform-config/storageprofile.yaml $R/samepass/fixed/storage-profiles/
+{ ks platform ./platform 'wait: true'; ks platform-config ./platform-config 'wait: true' 'dependsOn:' '  - name: platform'; ks storage-profiles ./storage-profiles 'wait: true' 'dependsOn:' '  - name: platform-config'; } > $R/samepass/fixed/$T
+fix wait
+{ ks platform ./platform 'wait: true'; ks platform-config ./platform-config 'wait: true' 'dependsOn:' '  - name: platform'; ks storage-profiles ./storage-profiles 'dependsOn:' '  - name: platform-config'; } > $R/wait/fixed/$T
+fix notfound; ks apps ./apps > $R/notfound/fixed/$T
+fix cycle; cp $R/cycle/base/$T $R/cycle/fixed/$T
+fix duplicate; rm $R/duplicate/fixed/tools/settings.yaml
+fix rendererr; cm default policies > $R/rendererr/fixed/apps/policies.yaml
+fix undefined; sed -i 's/\${cluster_region}/${cluster_region:=eu-west-1}/' $R/undefined/fixed/apps/settings.yaml
+fix unsubst; ks apps ./apps 'postBuild:' '  substitute:' '    domain: example.org' > $R/unsubst/fixed/$T
+fix nsnotset; cm default settings > $R/nsnotset/fixed/apps/settings.yaml
+
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset; do
+  findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
+    jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
+  echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"
+done
