@@ -28,6 +28,7 @@ const originAnnotation = "config.kubernetes.io/origin"
 type builtResult struct {
 	res    resmap.ResMap
 	remote []string
+	copies map[string]string // in-memory copy of a fetched remote file → its URL
 	err    *BuildError
 }
 
@@ -36,6 +37,7 @@ type builtResult struct {
 type buildCache struct {
 	mu sync.Mutex
 	m  map[string]*builtResult
+	g  *guards
 }
 
 // kustomize runs the generator and the build for ks exactly as kustomize-controller does
@@ -50,7 +52,7 @@ func (c *buildCache) kustomize(ix *index, abs, srcRoot string, ks *Kustomization
 		return r
 	}
 	c.mu.Unlock()
-	r := runKustomize(ix, abs, srcRoot, ks)
+	r := runKustomize(ix, abs, srcRoot, ks, c.g)
 	c.mu.Lock()
 	c.m[key] = r
 	c.mu.Unlock()
@@ -71,7 +73,7 @@ func specForBuild(ks *unstructured.Unstructured) map[string]any {
 	return out
 }
 
-func runKustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResult {
+func runKustomize(ix *index, abs, srcRoot string, ks *Kustomization, g *guards) *builtResult {
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	dir, err := securejoin.SecureJoin(root, ks.Spec.Path)
 	if err != nil {
@@ -79,6 +81,9 @@ func runKustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResul
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return &builtResult{err: ks.specError(ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
+	}
+	if r := refusedUnder(abs, dir, g.refused); r != nil {
+		return &builtResult{err: refusalBuildError(abs, dir, r, nil)}
 	}
 	gen := fluxkustomize.NewGenerator(root, *ks.Body)
 	manifest, kfile, _, err := gen.GenerateManifest(dir)
@@ -93,15 +98,12 @@ func runKustomize(ix *index, abs, srcRoot string, ks *Kustomization) *builtResul
 	if err != nil {
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
-	fs := &remoteFS{FileSystem: filesys.MakeFsInMemory(disk)}
+	fs, rfs := g.filesystems(abs, root, filesys.MakeFsInMemory(disk))
 	if err := fs.WriteFile(kfile, manifest); err != nil {
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
 	res, err := fluxkustomize.Build(fs, dir)
-	if err != nil {
-		return &builtResult{err: buildError(ix, abs, dir, err), remote: fs.remote()}
-	}
-	return &builtResult{res: res, remote: fs.remote()}
+	return g.result(ix, abs, dir, fs, rfs, res, err)
 }
 
 // withOrigins asks kustomize to annotate every object with the file it came from.
@@ -166,7 +168,7 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 		if rel, e := filepath.Rel(abs, p); e != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if st, e := os.Stat(p); e == nil && !st.IsDir() {
+		if st, e := os.Lstat(p); e == nil && st.Mode().IsRegular() && ix.readable(relPath(abs, p)) {
 			be.File, be.Line = relPath(abs, p), yamlErrorLine(p)
 			if l := yamlLine.FindStringSubmatch(msg); l != nil && be.Line == 0 {
 				fmt.Sscanf(l[1], "%d", &be.Line)

@@ -21,6 +21,10 @@ type Options struct {
 	Clusters []string
 	// Workers bounds concurrent builds; 0 means GOMAXPROCS.
 	Workers int
+	// Limits bounds the work on an untrusted tree; zero fields take DefaultLimits.
+	Limits Limits
+	// Remote says which remote files may be fetched; the zero value fetches none.
+	Remote RemotePolicy
 }
 
 // maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
@@ -34,31 +38,36 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	g, err := newGuards(abs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", dir, err)
+	}
 	ix := newIndex(abs)
+	ix.refused = g.refused
 	roots, err := discover(abs, ix, opts.Config)
 	if err != nil {
 		return nil, fmt.Errorf("discover clusters in %s: %w", dir, err)
 	}
-	r := &renderer{abs: abs, ix: ix, cfg: opts.Config, cache: &buildCache{m: map[string]*builtResult{}}, workers: opts.Workers}
+	r := &renderer{abs: abs, ix: ix, cfg: opts.Config, cache: &buildCache{m: map[string]*builtResult{}, g: g}, workers: opts.Workers, guards: g}
 	if r.workers <= 0 {
 		r.workers = goruntime.GOMAXPROCS(0)
 	}
-	g := &Graph{}
+	gr := &Graph{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
-			g.Unselected = append(g.Unselected, rt.name)
+			gr.Unselected = append(gr.Unselected, rt.name)
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		g.Clusters = append(g.Clusters, r.cluster(ctx, rt))
+		gr.Clusters = append(gr.Clusters, r.cluster(ctx, rt))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	g.Clusters = dropNested(g.Clusters)
-	return g, nil
+	gr.Clusters = dropNested(gr.Clusters)
+	return gr, nil
 }
 
 func contains(list []string, s string) bool {
@@ -98,6 +107,7 @@ type renderer struct {
 	cfg     *config.Config
 	cache   *buildCache
 	workers int
+	guards  *guards
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
@@ -128,6 +138,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
+	objects := 0
 	for len(wave) > 0 && ctx.Err() == nil {
 		cl := st.client()
 		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
@@ -137,6 +148,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		})
 		var next []*Kustomization
 		for _, ks := range wave {
+			r.guards.countObjects(ks, &objects)
 			c.Kustomizations[ks.Ref] = ks
 			c.Order = append(c.Order, ks.Ref)
 			for _, o := range ks.Objects {
@@ -158,6 +170,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 					continue
 				}
 				seen[child.Ref] = true
+				r.guards.countKustomization(child, len(seen))
 				next = append(next, child)
 			}
 		}
@@ -169,6 +182,9 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
 func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT) {
+	if !r.guards.admit(ks) {
+		return
+	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
 	if !ok {
 		ks.Skipped = fmt.Sprintf("sourceRef %s is not the cluster's source and has no folder in %s sources", ks.Spec.SourceRef, config.FileName)
@@ -180,6 +196,9 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = built.err
 		return
 	}
+	if built.res == nil {
+		return // partial: a remote file it needs is not fetched
+	}
 	sub, be := newSubstitution(ctx, r.ix, cl, ks)
 	if be != nil {
 		ks.Err = be
@@ -190,6 +209,7 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = be
 		return
 	}
+	relabel(objs, built.copies)
 	ks.Objects = objs
 }
 
