@@ -237,6 +237,9 @@ func (fs *remoteFS) copiesRel(abs string) map[string]string {
 func (fs *remoteFS) remote() []string {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	if len(fs.urls) == 0 {
+		return nil
+	}
 	out := make([]string, 0, len(fs.urls))
 	for u := range fs.urls {
 		out = append(out, u)
