@@ -291,7 +291,8 @@ func (g *guards) result(ix *index, abs, dir string, gfs *guardFS, rfs *remoteFS,
 	return out
 }
 
-// admit returns why ks must not be built: it already failed, the Render ran out of time.
+// admit reports whether ks may be built: not when it already failed (a limit refused it)
+// nor once the Render is past its Timeout, which then fails it.
 func (g *guards) admit(ks *Kustomization) bool {
 	if ks.Err != nil {
 		return false
