@@ -38,36 +38,36 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := newGuards(abs, opts)
+	gd, err := newGuards(abs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", dir, err)
 	}
 	ix := newIndex(abs)
-	ix.refused = g.refused
+	ix.refused = gd.refused
 	roots, err := discover(abs, ix, opts.Config)
 	if err != nil {
 		return nil, fmt.Errorf("discover clusters in %s: %w", dir, err)
 	}
-	r := &renderer{abs: abs, ix: ix, cfg: opts.Config, cache: &buildCache{m: map[string]*builtResult{}, g: g}, workers: opts.Workers, guards: g}
+	r := &renderer{abs: abs, ix: ix, cfg: opts.Config, cache: &buildCache{m: map[string]*builtResult{}, g: gd}, workers: opts.Workers, guards: gd}
 	if r.workers <= 0 {
 		r.workers = goruntime.GOMAXPROCS(0)
 	}
-	gr := &Graph{}
+	g := &Graph{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
-			gr.Unselected = append(gr.Unselected, rt.name)
+			g.Unselected = append(g.Unselected, rt.name)
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		gr.Clusters = append(gr.Clusters, r.cluster(ctx, rt))
+		g.Clusters = append(g.Clusters, r.cluster(ctx, rt))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	gr.Clusters = dropNested(gr.Clusters)
-	return gr, nil
+	g.Clusters = dropNested(g.Clusters)
+	return g, nil
 }
 
 func contains(list []string, s string) bool {
