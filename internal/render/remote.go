@@ -23,8 +23,10 @@ import (
 // remote bases (`github.com/org/repo//path?ref=v1`, `git@…`, `https://host/org/repo//dir`)
 // are never cloned and stay partial.
 type RemotePolicy struct {
-	// Allow lists the host names whose files may be fetched, compared exactly and
-	// case-insensitively ("raw.githubusercontent.com"); a port is not part of the name.
+	// Allow lists the host names whose files may be fetched, compared case-insensitively
+	// ("raw.githubusercontent.com"); "*.example.com" allows every name below example.com
+	// but not example.com itself, as config.Remote.Allows reads it. A port is not part of
+	// the name.
 	Allow []string
 	// Timeout caps one fetch, redirects included; default 10 seconds.
 	Timeout time.Duration
@@ -54,7 +56,6 @@ var errNotFetched = errors.New("not fetched")
 // fetcher fetches remote files under a RemotePolicy, each URL once per Render.
 type fetcher struct {
 	policy RemotePolicy
-	allow  map[string]bool
 	client *http.Client
 
 	mu    sync.Mutex
@@ -81,10 +82,7 @@ func newFetcher(p RemotePolicy) *fetcher {
 	if p.permit == nil {
 		p.permit = publicAddr
 	}
-	f := &fetcher{policy: p, allow: map[string]bool{}, cache: map[string]fetched{}}
-	for _, h := range p.Allow {
-		f.allow[strings.ToLower(h)] = true
-	}
+	f := &fetcher{policy: p, cache: map[string]fetched{}}
 	f.client = &http.Client{
 		Timeout: p.Timeout,
 		Transport: &http.Transport{
@@ -114,7 +112,7 @@ func (f *fetcher) decide(raw string) (*url.URL, error) {
 	if strings.Contains(strings.TrimPrefix(u.Path, "/"), "//") || u.Query().Has("ref") || strings.HasSuffix(u.Path, ".git") {
 		return nil, fmt.Errorf("%w: git remote bases are never cloned", errNotFetched)
 	}
-	if f == nil || !f.allow[strings.ToLower(u.Hostname())] {
+	if f == nil || !f.hostAllowed(u.Hostname()) {
 		return nil, fmt.Errorf("%w: host %s is not on the remote allow list", errNotFetched, u.Hostname())
 	}
 	if f.policy.Fork {
@@ -128,10 +126,22 @@ func (f *fetcher) allowed(u *url.URL) error {
 	if u.Scheme != "https" {
 		return fmt.Errorf("only https is fetched, not %s", u.Scheme)
 	}
-	if !f.allow[strings.ToLower(u.Hostname())] {
+	if !f.hostAllowed(u.Hostname()) {
 		return fmt.Errorf("host %s is not on the remote allow list", u.Hostname())
 	}
 	return nil
+}
+
+// hostAllowed reports whether host matches an Allow entry.
+func (f *fetcher) hostAllowed(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, a := range f.policy.Allow {
+		a = strings.ToLower(a)
+		if host == a || strings.HasPrefix(a, "*.") && strings.HasSuffix(host, a[1:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // fetch returns the file at u, at most MaxBytes long.

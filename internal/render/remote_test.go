@@ -194,3 +194,15 @@ func TestPublicAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestHostAllowed(t *testing.T) {
+	f := newFetcher(RemotePolicy{Allow: []string{"raw.githubusercontent.com", "*.Example.com"}})
+	for host, want := range map[string]bool{
+		"raw.githubusercontent.com": true, "RAW.githubusercontent.com.": true, "githubusercontent.com": false,
+		"a.example.com": true, "a.b.example.com": true, "example.com": false, "badexample.com": false, "example.com.evil": false,
+	} {
+		if got := f.hostAllowed(host); got != want {
+			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
