@@ -17,7 +17,7 @@ type reviewFlags struct {
 	repo, base, head       string
 	baseDir, headDir       string
 	format, failOn, config string
-	clusters               []string
+	clusters, allowRemote  []string
 	noMergeBase, noReuse   bool
 }
 
@@ -51,6 +51,7 @@ func reviewCmd() *cobra.Command {
 	fl.StringVar(&f.config, "config", "", "configuration file (default: .tiergate.yaml of the head tree)")
 	fl.StringSliceVar(&f.clusters, "cluster", nil, "review only this cluster (repeatable)")
 	fl.BoolVar(&f.noMergeBase, "no-merge-base", false, "compare --base itself, not the merge-base of --base and --head")
+	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https (*.example.com for subdomains); .tiergate.yaml remote.allow can only narrow it")
 	fl.BoolVar(&f.noReuse, "no-reuse", false, "build every Kustomization of both sides with fluxcd/pkg/kustomize.Build, reusing nothing (slow; for checking tiergate)")
 	return cmd
 }
@@ -72,7 +73,7 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 	defer base.Close()
 	defer head.Close()
 	checkout := time.Since(start).Seconds()
-	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, NoReuse: f.noReuse})
+	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, NoReuse: f.noReuse, AllowRemote: f.allowRemote})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

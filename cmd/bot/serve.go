@@ -35,6 +35,7 @@ type serveFlags struct {
 	reviewTimeout                                  time.Duration
 	forkPRs                                        bool
 	buildCacheMiB                                  int64
+	allowRemote                                    []string
 }
 
 // envPrefix starts the environment variable that stands in for a flag not given:
@@ -79,6 +80,7 @@ environment for secrets and tokens.`,
 	fl.StringVar(&f.failOn, "fail-on", "", "fail the status on a new finding at or above: error, warning, notice or never (default: the repository's failOn, else error)")
 	fl.IntVar(&f.workers, "workers", 2, "reviews run at once")
 	fl.DurationVar(&f.reviewTimeout, "review-timeout", 10*time.Minute, "time limit of one review, fetch to final status")
+	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources reviews may fetch over https (never for fork PRs); a repository's remote.allow can only narrow it")
 	fl.Int64Var(&f.buildCacheMiB, "build-cache-mib", 256, "memory for Kustomization builds reused across reviews, in MiB")
 	fl.BoolVar(&f.forkPRs, "fork-prs", true, "review PRs from forks (false: answer them with a success status)")
 	return cmd
@@ -165,6 +167,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		FailOn:          f.failOn,
 		SkipForkPRs:     !f.forkPRs,
 		BuildCacheBytes: f.buildCacheMiB << 20,
+		AllowRemote:     f.allowRemote,
 		GitHost:         fs.GitHosts,
 		Metrics:         metrics,
 		Logger:          log,

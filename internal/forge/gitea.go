@@ -111,7 +111,7 @@ func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body
 		if cm.Poster != nil {
 			author = cm.Poster.UserName
 		}
-		if isSummary(cm.Body, author, me) {
+		if isSummary(cm.Body, author, false, me) { // Gitea marks no account as a bot
 			id = cm.ID
 			break
 		}

@@ -54,7 +54,7 @@ func (c *githubClient) findSummary(ctx context.Context, repo Repo, pr int, me st
 			return 0, err
 		}
 		for _, cm := range comments {
-			if isSummary(cm.GetBody(), cm.GetUser().GetLogin(), me) {
+			if isSummary(cm.GetBody(), cm.GetUser().GetLogin(), cm.GetUser().GetType() == "Bot", me) {
 				return cm.GetID(), nil
 			}
 		}

@@ -29,9 +29,17 @@ func withMarker(body string) string {
 	return summaryMarker + "\n" + body
 }
 
-// isSummary: the marker comment written by me ("" when the identity is unknown).
-func isSummary(body, author, me string) bool {
-	return strings.HasPrefix(body, summaryMarker) && (me == "" || strings.EqualFold(author, me))
+// isSummary: the comment opens with the marker and was written by me; when my identity is
+// unknown (""), by a bot account, so that a person who posts the marker first (anyone can
+// comment on a PR) cannot make the bot edit, or fail to edit, their comment.
+func isSummary(body, author string, authorIsBot bool, me string) bool {
+	if !strings.HasPrefix(body, summaryMarker) {
+		return false
+	}
+	if me == "" {
+		return authorIsBot
+	}
+	return strings.EqualFold(author, me)
 }
 
 // reviewBody introduces the line comments of a review; both forges want a body.

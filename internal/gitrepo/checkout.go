@@ -41,11 +41,13 @@ func (t *Tree) BlobHash(relPath string) (plumbing.Hash, bool) {
 }
 
 // Limits bounds a checkout. A zero field takes its default: 16 MiB per file, 512 MiB in
-// total, 200000 files (regular files and symlinks).
+// total, 200000 files (regular files and symlinks), a depth of 64 path elements (a/b.yaml
+// has depth 2, as render.Limits.MaxDepth counts it).
 type Limits struct {
 	MaxFileBytes  int64
 	MaxTotalBytes int64
 	MaxFiles      int
+	MaxDepth      int
 }
 
 // ErrLimitExceeded is wrapped by the error Checkout returns when a Limits bound is hit.
@@ -66,6 +68,9 @@ func WithLimits(l Limits) CheckoutOption {
 		if l.MaxFiles > 0 {
 			d.MaxFiles = l.MaxFiles
 		}
+		if l.MaxDepth > 0 {
+			d.MaxDepth = l.MaxDepth
+		}
 	}
 }
 
@@ -80,7 +85,7 @@ const maxSymlinkTarget = 4096
 // When a limit is exceeded the error wraps ErrLimitExceeded, names the limit and the
 // path, and the partial directory is removed.
 func (r *Repo) Checkout(h plumbing.Hash, parentDir string, opts ...CheckoutOption) (*Tree, error) {
-	limits := Limits{MaxFileBytes: 16 << 20, MaxTotalBytes: 512 << 20, MaxFiles: 200000}
+	limits := Limits{MaxFileBytes: 16 << 20, MaxTotalBytes: 512 << 20, MaxFiles: 200000, MaxDepth: 64}
 	for _, o := range opts {
 		o(&limits)
 	}
@@ -199,13 +204,15 @@ func parentOf(rel string) string {
 	return ""
 }
 
-// count checks the file count and byte limits before rel is written.
+// count checks the file count, depth and byte limits before rel is written.
 func (w *writer) count(rel string, size int64) error {
 	w.files++
 	w.bytes += size
 	switch {
 	case w.files > w.limits.MaxFiles:
 		return fmt.Errorf("%w: MaxFiles is %d, reached at %s", ErrLimitExceeded, w.limits.MaxFiles, rel)
+	case strings.Count(rel, "/")+1 > w.limits.MaxDepth:
+		return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", ErrLimitExceeded, w.limits.MaxDepth, rel, strings.Count(rel, "/")+1)
 	case size > w.limits.MaxFileBytes:
 		return fmt.Errorf("%w: MaxFileBytes is %d, %s has %d bytes", ErrLimitExceeded, w.limits.MaxFileBytes, rel, size)
 	case w.bytes > w.limits.MaxTotalBytes:

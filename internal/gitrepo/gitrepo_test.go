@@ -445,7 +445,9 @@ func TestCheckoutLimits(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults"},
-		{name: "at the limits", limits: Limits{MaxFileBytes: 10, MaxTotalBytes: 15, MaxFiles: 3}},
+		{name: "at the limits", limits: Limits{MaxFileBytes: 10, MaxTotalBytes: 15, MaxFiles: 3, MaxDepth: 2}},
+		{name: "depth", limits: Limits{MaxDepth: 1},
+			wantErr: "limit exceeded: MaxDepth is 1, b/c.txt is 2 deep"},
 		{name: "file bytes", limits: Limits{MaxFileBytes: 9},
 			wantErr: "limit exceeded: MaxFileBytes is 9, b/c.txt has 10 bytes"},
 		{name: "total bytes", limits: Limits{MaxTotalBytes: 14},

@@ -33,6 +33,12 @@ type Options struct {
 	// Cache keeps builds across reviews (the server's); nil: one cache for this review,
 	// so that the head reuses the base's unchanged builds.
 	Cache *render.Cache
+	// AllowRemote lists the hosts (as in .tiergate.yaml remote.allow) the operator lets
+	// reviews fetch remote resources from; the repository's remote.allow may narrow it.
+	// Empty: nothing is fetched.
+	AllowRemote []string
+	// Fork says the head comes from a fork: nothing remote is fetched.
+	Fork bool
 	// NoReuse builds every Kustomization of both sides with fluxcd/pkg/kustomize.Build and
 	// no cache: the full rebuild that reuse is tested against.
 	NoReuse bool
@@ -155,7 +161,8 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 			return nil, err
 		}
 	}
-	ro := render.Options{Config: cfg, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse}
+	ro := render.Options{Config: cfg, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
+		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork)}
 	if opts.NoReuse {
 		ro.Cache = nil
 	} else if ro.Cache == nil {

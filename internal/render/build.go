@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +27,7 @@ const originAnnotation = "config.kubernetes.io/origin"
 type builtResult struct {
 	res    resmap.ResMap
 	remote []string
+	copies map[string]string // in-memory copy of a fetched remote file → its URL
 	err    *BuildError
 }
 
@@ -84,6 +84,9 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return &builtResult{err: ks.specError(ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
 	}
+	if rf := refusedUnder(abs, dir, r.guards.refused); rf != nil {
+		return &builtResult{err: refusalBuildError(abs, dir, rf, nil)}
+	}
 	gen := fluxkustomize.NewGenerator(root, *ks.Body)
 	manifest, kfile, _, err := gen.GenerateManifest(dir)
 	if err != nil {
@@ -93,14 +96,10 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 	if err != nil {
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
-	key := digest([]byte(relPath(abs, root) + "\x00" + relPath(abs, kfile) + "\x00" + string(manifest)))
+	key := digest([]byte(r.policy + "\x00" + relPath(abs, root) + "\x00" + relPath(abs, kfile) + "\x00" + string(manifest)))
 	if r.shared != nil {
 		if v, ok := r.shared.lookup(key, r.fps); ok {
-			if v.errMsg != "" {
-				err := errors.New(strings.TrimSuffix(strings.ReplaceAll(v.errMsg, treeRoot, abs), " "))
-				return &builtResult{err: buildError(ix, abs, dir, err), remote: v.remote}
-			}
-			return &builtResult{res: v.res, remote: v.remote}
+			return &builtResult{res: v.res, remote: v.remote, err: v.err}
 		}
 	}
 	disk, err := securefs.MakeFsOnDiskSecure(root)
@@ -112,20 +111,17 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
 	rec := newRecordFS(mem, abs)
-	fs := &remoteFS{FileSystem: rec}
-	res, err := r.kustomizeDir(fs, dir)
-	if deps, ok := rec.recorded(); ok && r.shared != nil {
-		// The error message names files by absolute path: kept relative to the tree.
-		msg := ""
-		if err != nil {
-			msg = strings.ReplaceAll(err.Error(), abs, treeRoot) + " " // never empty
-		}
-		r.shared.add(key, deps, r.fps, res, fs.remote(), msg)
+	gfs, rfs := r.guards.filesystems(abs, root, rec)
+	res, err := r.kustomizeDir(gfs, rfs, dir)
+	out := r.guards.result(ix, abs, dir, gfs, rfs, res, err)
+	// Only builds that are a function of their recorded inputs and the key are kept: not
+	// one a guard refused (limits are not part of the key) nor one holding fetched remote
+	// content (which may change at its URL).
+	deps, inside := rec.recorded()
+	if r.shared != nil && inside && gfs.refusalError(dir) == nil && len(out.copies) == 0 {
+		r.shared.add(key, deps, r.fps, out.res, out.remote, out.err)
 	}
-	if err != nil {
-		return &builtResult{err: buildError(ix, abs, dir, err), remote: fs.remote()}
-	}
-	return &builtResult{res: res, remote: fs.remote()}
+	return out
 }
 
 // withOrigins asks kustomize to annotate every object with the file it came from.
@@ -190,7 +186,7 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 		if rel, e := filepath.Rel(abs, p); e != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if st, e := os.Stat(p); e == nil && !st.IsDir() {
+		if st, e := os.Lstat(p); e == nil && st.Mode().IsRegular() && ix.readable(relPath(abs, p)) {
 			be.File, be.Line = relPath(abs, p), yamlErrorLine(p)
 			if l := yamlLine.FindStringSubmatch(msg); l != nil && be.Line == 0 {
 				fmt.Sscanf(l[1], "%d", &be.Line)

@@ -47,14 +47,12 @@ type cacheVariant struct {
 	deps   []dep
 	fps    []string
 	res    resmap.ResMap
-	remote []string
-	// errMsg is the build's error with the tree root written as treeRoot; res is nil then.
-	errMsg string
-	bytes  int64
+	remote []string // remote entries left out
+	// err is the build's error, nil when res is set: its message and place are repo-relative
+	// and read from the recorded inputs, so they hold in any tree where those are equal.
+	err   *BuildError
+	bytes int64
 }
-
-// treeRoot stands for the absolute path of the tree in a cached error message.
-const treeRoot = "\x00tree"
 
 // maxVariants bounds the builds kept per key: the base and head of a PR, and a few more.
 const maxVariants = 4
@@ -116,8 +114,8 @@ func (v *cacheVariant) matches(fps *fingerprints) bool {
 }
 
 // add stores a build of key made from deps as they are in the tree fps describes.
-func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, errMsg string) {
-	v := cacheVariant{deps: deps, fps: make([]string, len(deps)), res: res, remote: remote, errMsg: errMsg}
+func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, err *BuildError) {
+	v := cacheVariant{deps: deps, fps: make([]string, len(deps)), res: res, remote: remote, err: err}
 	for i, d := range deps {
 		fp := fps.of(d)
 		v.fps[i] = fp.digest

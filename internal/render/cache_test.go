@@ -140,12 +140,12 @@ func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	deps := []dep{{depRead, "base/c.yaml"}}
 	c := NewCache(3 * (fps.of(deps[0]).size*memPerInputByte + 2)) // three entries with 2-byte keys
 	for _, k := range []string{"k1", "k2", "k3"} {
-		c.add(k, deps, fps, nil, nil, "")
+		c.add(k, deps, fps, nil, nil, nil)
 	}
 	if _, ok := c.lookup("k1", fps); !ok { // k1 becomes the most recent
 		t.Fatal("k1 missing")
 	}
-	c.add("k4", deps, fps, nil, nil, "") // over the bound: k2, the least recently used, goes
+	c.add("k4", deps, fps, nil, nil, nil) // over the bound: k2, the least recently used, goes
 	var kept []string
 	for _, k := range []string{"k1", "k2", "k3", "k4"} {
 		if _, ok := c.lookup(k, fps); ok {

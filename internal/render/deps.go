@@ -203,13 +203,15 @@ func (f *fingerprints) tree(p string) fingerprint {
 	return fingerprint{digest: hex.EncodeToString(h.Sum(nil)), size: size}
 }
 
-// statState is what Exists/IsDir see: symlinks are followed, as the secure on-disk
-// filesystem follows those that stay inside the root.
+// statState is what Exists/IsDir see. A symlink is a state of its own: the guards refuse
+// it, so a build that reads a path never sees one there.
 func statState(p string) string {
-	st, err := os.Stat(p)
+	st, err := os.Lstat(p)
 	switch {
 	case err != nil:
 		return "absent"
+	case st.Mode()&os.ModeSymlink != 0:
+		return "symlink"
 	case st.IsDir():
 		return "dir"
 	case st.Mode().IsRegular():

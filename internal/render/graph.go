@@ -27,6 +27,10 @@ type Options struct {
 	// ExactBuild builds with fluxcd/pkg/kustomize.Build itself instead of the equivalent,
 	// faster kustomizeBuild; tests compare the two.
 	ExactBuild bool
+	// Limits bounds the work on an untrusted tree; zero fields take DefaultLimits.
+	Limits Limits
+	// Remote says which remote files may be fetched; the zero value fetches none.
+	Remote RemotePolicy
 }
 
 // maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
@@ -40,15 +44,21 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	gd, err := newGuards(abs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", dir, err)
+	}
 	ix := newIndex(abs)
+	ix.refused = gd.refused
 	roots, err := discover(abs, ix, opts.Config)
 	if err != nil {
 		return nil, fmt.Errorf("discover clusters in %s: %w", dir, err)
 	}
 	r := &renderer{
-		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers,
+		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
 		shared: opts.Cache, fps: newFingerprints(abs), exact: opts.ExactBuild,
+		policy: opts.Remote.key(),
 	}
 	if r.workers <= 0 {
 		r.workers = goruntime.GOMAXPROCS(0)
@@ -108,9 +118,11 @@ type renderer struct {
 	cfg     *config.Config
 	cache   *buildCache
 	workers int
+	guards  *guards
 	shared  *Cache        // across renders; nil: none
 	fps     *fingerprints // state of this tree's build inputs
 	exact   bool
+	policy  string // the remote policy, part of every shared cache key
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
@@ -141,6 +153,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
+	objects := 0
 	for len(wave) > 0 && ctx.Err() == nil {
 		cl := st.client()
 		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
@@ -150,6 +163,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		})
 		var next []*Kustomization
 		for _, ks := range wave {
+			r.guards.countObjects(ks, &objects)
 			c.Kustomizations[ks.Ref] = ks
 			c.Order = append(c.Order, ks.Ref)
 			for _, o := range ks.Objects {
@@ -171,6 +185,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 					continue
 				}
 				seen[child.Ref] = true
+				r.guards.countKustomization(child, len(seen))
 				next = append(next, child)
 			}
 		}
@@ -182,6 +197,9 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
 func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT) {
+	if !r.guards.admit(ks) {
+		return
+	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
 	if !ok {
 		ks.Skipped = fmt.Sprintf("sourceRef %s is not the cluster's source and has no folder in %s sources", ks.Spec.SourceRef, config.FileName)
@@ -193,6 +211,9 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = built.err
 		return
 	}
+	if built.res == nil {
+		return // partial: a remote file it needs is not fetched
+	}
 	sub, be := newSubstitution(ctx, r.ix, cl, ks)
 	if be != nil {
 		ks.Err = be
@@ -203,6 +224,7 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = be
 		return
 	}
+	relabel(objs, built.copies)
 	ks.Objects = objs
 }
 

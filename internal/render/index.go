@@ -25,9 +25,11 @@ type doc struct {
 // index parses manifest files on demand and remembers their documents. Safe for
 // concurrent use.
 type index struct {
-	root  string
-	mu    sync.Mutex
-	files map[string][]doc
+	root string
+	// refused holds the repo-relative paths never to read (symlinks, over-size files).
+	refused map[string]string
+	mu      sync.Mutex
+	files   map[string][]doc
 }
 
 func newIndex(root string) *index { return &index{root: root, files: map[string][]doc{}} }
@@ -42,8 +44,8 @@ func (ix *index) yamlFiles() []string {
 		if d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		if ext := filepath.Ext(p); !d.IsDir() && (ext == ".yaml" || ext == ".yml") {
-			rel, _ := filepath.Rel(ix.root, p)
+		rel, _ := filepath.Rel(ix.root, p)
+		if ext := filepath.Ext(p); d.Type().IsRegular() && (ext == ".yaml" || ext == ".yml") && ix.readable(filepath.ToSlash(rel)) {
 			out = append(out, filepath.ToSlash(rel))
 		}
 		return nil
@@ -59,6 +61,9 @@ func (ix *index) docs(rel string) []doc {
 	ix.mu.Unlock()
 	if ok {
 		return d
+	}
+	if !ix.readable(rel) {
+		return nil
 	}
 	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
 	if err == nil {
@@ -154,6 +159,9 @@ func (ix *index) locate(rel, kind, name string) int {
 // lineOf returns the 1-based line of the first line of rel at or after from that contains
 // needle; 0 when absent.
 func (ix *index) lineOf(rel string, from int, needle string) int {
+	if !ix.readable(rel) {
+		return 0
+	}
 	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
 	if err != nil || needle == "" {
 		return 0
@@ -164,4 +172,22 @@ func (ix *index) lineOf(rel string, from int, needle string) int {
 		}
 	}
 	return 0
+}
+
+// readable reports whether rel may be read: inside the tree, not a symlink (nor below
+// one) and not refused by scan.
+func (ix *index) readable(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	if rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return false
+	}
+	for p := rel; p != "." && p != "" && p != "/"; p = filepath.ToSlash(filepath.Dir(p)) {
+		if _, ok := ix.refused[p]; ok {
+			return false
+		}
+		if fi, err := os.Lstat(filepath.Join(ix.root, filepath.FromSlash(p))); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return false
+		}
+	}
+	return true
 }

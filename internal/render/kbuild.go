@@ -8,16 +8,19 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
 // kustomizeDir runs kustomize on dir. With Options.ExactBuild it calls fluxcd/pkg/kustomize.Build,
 // as kustomize-controller does; otherwise kustomizeBuild, which returns the same result.
-func (r *renderer) kustomizeDir(fs *remoteFS, dir string) (resmap.ResMap, error) {
+// kustomize reads through gfs, the top of the layers; rfs, below it, sees kustomization
+// files and so knows whether one set an openapi field.
+func (r *renderer) kustomizeDir(gfs filesys.FileSystem, rfs *remoteFS, dir string) (resmap.ResMap, error) {
 	if r.exact {
-		return fluxkustomize.Build(fs, dir)
+		return fluxkustomize.Build(gfs, dir)
 	}
-	return kustomizeBuild(fs, dir)
+	return kustomizeBuild(gfs, rfs, dir)
 }
 
 var (
@@ -36,7 +39,7 @@ var (
 // that may have changed it. A build changes the global schema only through
 // openapi.SetSchema, which krusty calls with a kustomization file's `openapi:` field, so
 // the reset follows every build that read such a file, or panicked.
-func kustomizeBuild(fs *remoteFS, dir string) (res resmap.ResMap, err error) {
+func kustomizeBuild(fs filesys.FileSystem, rfs *remoteFS, dir string) (res resmap.ResMap, err error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	defer func() {
@@ -55,7 +58,7 @@ func kustomizeBuild(fs *remoteFS, dir string) (res resmap.ResMap, err error) {
 		PluginConfig:     kustypes.DisabledPluginConfig(),
 	})
 	res, err = k.Run(fs, dir)
-	if fs.setsOpenAPI() {
+	if rfs.setsOpenAPI() {
 		schemaDirty = true
 	}
 	return res, err

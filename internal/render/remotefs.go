@@ -2,6 +2,11 @@ package render
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,15 +17,29 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
-// remoteFS hides remote resources from kustomize: every kustomization file it reads has
-// URL entries removed from resources, components and bases, and the URLs are recorded.
-// kustomize then never clones or downloads anything, and the build is marked partial.
+// remoteFS stands between kustomize and remote files: every kustomization file it reads
+// has its URL entries (resources, components and bases, and https files in patches,
+// generators and the other fields kustomize loads) either fetched under the RemotePolicy
+// and replaced by an in-memory copy, or removed and recorded, so that kustomize itself
+// never clones or downloads anything. A recorded entry marks the build partial.
 type remoteFS struct {
 	filesys.FileSystem
-	mu   sync.Mutex
-	urls map[string]bool
-	// openapi is set when a kustomization file read has an `openapi:` field.
+	fetch *fetcher // nil fetches nothing
+	mu    sync.Mutex
+	urls  map[string]bool
+	// copies maps the absolute path of each in-memory copy to its URL.
+	copies map[string]string
+	// blocked is set when a URL that is not fetched sits where kustomize cannot do
+	// without it (a patch, a generator's file): the build cannot run.
+	blocked bool
+	failed  *remoteFailure
+	// openapi is set when a kustomization file read may have an `openapi:` field.
 	openapi bool
+}
+
+// remoteFailure is an allowed remote file that could not be fetched.
+type remoteFailure struct {
+	kfile, url, reason string
 }
 
 func (fs *remoteFS) ReadFile(path string) ([]byte, error) {
@@ -28,7 +47,7 @@ func (fs *remoteFS) ReadFile(path string) ([]byte, error) {
 	if err != nil || !isKustomizationFile(path) {
 		return data, err
 	}
-	return fs.strip(data), nil
+	return fs.strip(path, data), nil
 }
 
 func isKustomizationFile(path string) bool {
@@ -54,36 +73,73 @@ func isRemote(ref string) bool {
 	return false
 }
 
-func (fs *remoteFS) strip(data []byte) []byte {
+// resourceFields hold entries that may be remote bases or files; loadFields hold file
+// paths that kustomize's loader would download when they are http(s) URLs.
+var (
+	resourceFields = []string{"resources", "components", "bases"}
+	loadFields     = []string{"crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge"}
+	pathLists      = []string{"patches", "patchesJson6902", "replacements"}
+	generatorLists = []string{"configMapGenerator", "secretGenerator"}
+)
+
+func (fs *remoteFS) strip(kpath string, data []byte) []byte {
 	var n yaml.Node
 	if yaml.Unmarshal(data, &n) != nil || len(n.Content) == 0 {
 		fs.markOpenAPI() // kustomize may still find an openapi field yaml.v3 cannot parse
 		return data
 	}
-	if value(n.Content[0], "openapi") != nil {
+	doc := n.Content[0]
+	if value(doc, "openapi") != nil {
 		fs.markOpenAPI()
 	}
 	changed := false
-	for _, field := range []string{"resources", "components", "bases"} {
-		seq := value(n.Content[0], field)
+	for _, field := range resourceFields {
+		seq := value(doc, field)
 		if seq == nil || seq.Kind != yaml.SequenceNode {
 			continue
 		}
 		kept := seq.Content[:0:0]
 		for _, item := range seq.Content {
 			if item.Kind == yaml.ScalarNode && isRemote(item.Value) {
-				fs.mu.Lock()
-				if fs.urls == nil {
-					fs.urls = map[string]bool{}
-				}
-				fs.urls[item.Value] = true
-				fs.mu.Unlock()
 				changed = true
-				continue
+				if !fs.resolve(kpath, item, "", true) {
+					continue
+				}
 			}
 			kept = append(kept, item)
 		}
 		seq.Content = kept
+	}
+	var loads []*yaml.Node
+	for _, field := range loadFields {
+		loads = append(loads, items(value(doc, field))...)
+	}
+	for _, field := range pathLists {
+		for _, e := range items(value(doc, field)) {
+			loads = append(loads, value(e, "path"))
+		}
+	}
+	loads = append(loads, value(value(doc, "openapi"), "path"))
+	for _, field := range generatorLists {
+		for _, g := range items(value(doc, field)) {
+			loads = append(loads, items(value(g, "files"))...)
+			loads = append(loads, items(value(g, "envs"))...)
+			loads = append(loads, value(g, "env"))
+		}
+	}
+	for _, item := range loads {
+		if item == nil || item.Kind != yaml.ScalarNode {
+			continue
+		}
+		key, raw := "", item.Value
+		if k, v, ok := strings.Cut(raw, "="); ok && isHTTP(v) {
+			key, raw = k+"=", v
+		}
+		if isHTTP(raw) {
+			changed = true
+			item.Value = raw
+			fs.resolve(kpath, item, key, false)
+		}
 	}
 	if !changed {
 		return data
@@ -94,6 +150,94 @@ func (fs *remoteFS) strip(data []byte) []byte {
 		return data
 	}
 	return buf.Bytes()
+}
+
+// resolve fetches the URL of item when the policy allows it and points item at the
+// in-memory copy (keeping a `key=` prefix); it reports whether item stays. An entry that
+// is not fetched is recorded; a resource-like one is dropped, another one is pointed at a
+// missing file, so that kustomize never downloads it, and blocks the build.
+func (fs *remoteFS) resolve(kpath string, item *yaml.Node, key string, resource bool) bool {
+	raw := item.Value
+	u, err := fs.fetch.decide(raw)
+	var data []byte
+	if err == nil {
+		data, err = fs.fetch.fetch(context.Background(), u)
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if err != nil {
+		if errors.Is(err, errNotFetched) {
+			if fs.urls == nil {
+				fs.urls = map[string]bool{}
+			}
+			fs.urls[raw] = true
+		} else if fs.failed == nil {
+			fs.failed = &remoteFailure{kfile: kpath, url: raw, reason: err.Error()}
+		}
+		fs.blocked = fs.blocked || !resource
+		item.Value = key + notFetchedName
+		return false
+	}
+	sum := sha256.Sum256([]byte(raw))
+	local := filepath.Join(filepath.Dir(kpath), ".tiergate-remote-"+hex.EncodeToString(sum[:8])+".yaml")
+	if werr := fs.FileSystem.WriteFile(local, data); werr != nil {
+		if fs.failed == nil {
+			fs.failed = &remoteFailure{kfile: kpath, url: raw, reason: werr.Error()}
+		}
+		return false
+	}
+	if fs.copies == nil {
+		fs.copies = map[string]string{}
+	}
+	fs.copies[local] = raw
+	item.Value = key + filepath.Base(local)
+	return true
+}
+
+// notFetchedName stands in for a URL that is not fetched; no such file exists.
+const notFetchedName = ".tiergate-remote-not-fetched"
+
+func isHTTP(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")
+}
+
+func items(seq *yaml.Node) []*yaml.Node {
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return seq.Content
+}
+
+// failure is the first allowed remote file that could not be fetched, as a BuildError at
+// the kustomization line naming it; nil when none failed.
+func (fs *remoteFS) failure(ix *index, abs string) *BuildError {
+	fs.mu.Lock()
+	f := fs.failed
+	fs.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	file := relPath(abs, f.kfile)
+	return &BuildError{Message: fmt.Sprintf("remote file %s not fetched: %s", f.url, f.reason), File: file, Line: max(ix.lineOf(file, 1, f.url), 1)}
+}
+
+// isBlocked reports whether a URL that is not fetched left the build unable to run.
+func (fs *remoteFS) isBlocked() bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.blocked
+}
+
+// copiesRel maps each in-memory copy, repo-relative, to its URL.
+func (fs *remoteFS) copiesRel(abs string) map[string]string {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := map[string]string{}
+	for p, u := range fs.copies {
+		out[relPath(abs, p)] = u
+	}
+	return out
 }
 
 func (fs *remoteFS) markOpenAPI() {
@@ -111,6 +255,9 @@ func (fs *remoteFS) setsOpenAPI() bool {
 func (fs *remoteFS) remote() []string {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	if len(fs.urls) == 0 {
+		return nil
+	}
 	out := make([]string, 0, len(fs.urls))
 	for u := range fs.urls {
 		out = append(out, u)

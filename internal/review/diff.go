@@ -1,6 +1,9 @@
 package review
 
 import (
+	"reflect"
+	"strings"
+
 	"github.com/pmezard/go-difflib/difflib"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -107,6 +110,7 @@ func yamlOf(o, other *render.Object, head bool) string {
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, other.Body, head)
 	}
+	u = redactSOPS(u, other.Body, head)
 	data, err := yaml.Marshal(u.Object)
 	if err != nil {
 		return ""
@@ -131,4 +135,72 @@ func redact(u, other *unstructured.Unstructured, head bool) *unstructured.Unstru
 		_ = unstructured.SetNestedMap(c.Object, m, f)
 	}
 	return c
+}
+
+// redactSOPS replaces, in any kind of object, the SOPS metadata block (wrapped data keys,
+// recipients, MAC) and every SOPS-encrypted value ("ENC[AES256_GCM,…]") by "<redacted>",
+// or "<redacted, changed>" on the head side where the base differs: kustomize-controller
+// decrypts them at apply time, and ciphertext is no business of a PR comment.
+func redactSOPS(u, other *unstructured.Unstructured, head bool) *unstructured.Unstructured {
+	if !hasSOPS(u.Object) {
+		return u
+	}
+	c := u.DeepCopy()
+	c.Object = redactValue(c.Object, other.Object, head).(map[string]any)
+	return c
+}
+
+func hasSOPS(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "sops" || hasSOPS(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasSOPS(x) {
+				return true
+			}
+		}
+	case string:
+		return strings.HasPrefix(v, "ENC[")
+	}
+	return false
+}
+
+// redactValue walks v beside its counterpart theirs (nil when absent).
+func redactValue(v, theirs any, head bool) any {
+	marker := func() string {
+		if head && !reflect.DeepEqual(v, theirs) {
+			return "<redacted, changed>"
+		}
+		return "<redacted>"
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		t, _ := theirs.(map[string]any)
+		for k, val := range x {
+			if k == "sops" {
+				x[k] = marker()
+				continue
+			}
+			x[k] = redactValue(val, t[k], head)
+		}
+	case []any:
+		t, _ := theirs.([]any)
+		for i, val := range x {
+			var ti any
+			if i < len(t) {
+				ti = t[i]
+			}
+			x[i] = redactValue(val, ti, head)
+		}
+	case string:
+		if strings.HasPrefix(x, "ENC[") {
+			return marker()
+		}
+	}
+	return v
 }

@@ -175,7 +175,8 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		return resultError, fmt.Errorf("fetch: %w", err)
 	}
 	fetched := time.Since(fetchStart).Seconds()
-	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn, Cache: rn.s.cache})
+	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn, Cache: rn.s.cache,
+		AllowRemote: rn.s.opts.AllowRemote, Fork: ev.Fork})
 	if err != nil {
 		return resultError, fmt.Errorf("review: %w", err)
 	}

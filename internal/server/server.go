@@ -67,6 +67,9 @@ type Options struct {
 	// BuildCacheBytes bounds the memory of the build cache shared by all reviews, which
 	// reuses Kustomization builds whose inputs are unchanged (0: 256 MiB).
 	BuildCacheBytes int64
+	// AllowRemote lists the hosts reviews may fetch remote resources from (never for
+	// fork PRs); a repository's remote.allow can only narrow it. Empty: none.
+	AllowRemote []string
 	// Metrics receives the server's metrics (nil: new ones).
 	Metrics *Metrics
 	// Logger receives JSON-able structured logs (nil: discarded).

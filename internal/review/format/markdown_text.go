@@ -150,11 +150,13 @@ func suggestionText(f rules.Finding) string {
 
 var escaper = strings.NewReplacer(
 	"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "&#124;", "`", "&#96;", `\`, "&#92;",
+	"[", "&#91;", "]", "&#93;", "@", "&#64;",
 	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
 )
 
 // esc makes untrusted text safe anywhere inline, table cells included: it cannot open HTML,
-// a code span or a new line, end a cell, or spell the comment marker.
+// a code span, a link or a new line, end a cell, mention a user or team, or spell the
+// comment marker.
 func esc(s string) string { return escaper.Replace(s) }
 
 // prose is esc(s), except that text between pairs of backticks stays a code span where it

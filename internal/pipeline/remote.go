@@ -1,0 +1,58 @@
+package pipeline
+
+import (
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// remotePolicy is what a review may fetch: the hosts both the operator (operator, the
+// --allow-remote list) and the repository's remote.allow admit. The configuration comes
+// from the pull request, so it can only narrow what the operator allowed; with no operator
+// list nothing is fetched, and nothing from a fork.
+func remotePolicy(operator []string, cfg *config.Config, fork bool) render.RemotePolicy {
+	p := render.RemotePolicy{Fork: fork}
+	if len(operator) == 0 {
+		return p
+	}
+	if cfg == nil || cfg.Remote == nil {
+		p.Allow = operator
+		return p
+	}
+	for _, o := range operator {
+		for _, c := range cfg.Remote.Allow {
+			if n := narrower(o, c); n != "" {
+				p.Allow = append(p.Allow, n)
+			}
+		}
+	}
+	p.Timeout, p.MaxBytes = cfg.Remote.Timeout, cfg.Remote.MaxBytes
+	if p.Timeout == 0 {
+		p.Timeout = config.DefaultRemoteTimeout
+	}
+	if p.MaxBytes == 0 {
+		p.MaxBytes = config.DefaultRemoteMaxBytes
+	}
+	return p
+}
+
+// narrower returns the host pattern that a and b both admit ("github.com", "*.example.com"),
+// or "" when they share none.
+func narrower(a, b string) string {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	switch {
+	case a == b:
+		return a
+	case covers(a, b):
+		return b
+	case covers(b, a):
+		return a
+	}
+	return ""
+}
+
+// covers reports whether wildcard pattern w ("*.example.com") admits every host p admits.
+func covers(w, p string) bool {
+	return strings.HasPrefix(w, "*.") && strings.HasSuffix(p, w[1:])
+}

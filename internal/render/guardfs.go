@@ -1,0 +1,191 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// guardFS is the filesystem kustomize builds through, above the remote and in-memory
+// layers. It refuses, before the secure on-disk layer is asked, any path outside the
+// source root and any path scan refused (symlinks, over-size files), and it caps the
+// bytes one build reads. The first refusal is kept so that the build error can name the
+// kustomization line that asked for the path rather than kustomize's wrapped message.
+type guardFS struct {
+	filesys.FileSystem
+	abs, root string            // the tree and the source root, absolute
+	refused   map[string]string // repo-relative path → reason, from scan
+	maxBytes  int64
+	maxFiles  int
+	maxDocs   int
+
+	mu     sync.Mutex
+	read   int64
+	files  int
+	docs   int
+	kfiles []string // kustomization files read, in order
+	first  *refusal
+}
+
+// check returns why path may not be used, or nil.
+func (g *guardFS) check(path string) *refusal {
+	a, err := filepath.Abs(path)
+	if err != nil {
+		return &refusal{path: path, reason: err.Error()}
+	}
+	if a != g.root && !strings.HasPrefix(a, g.root+string(filepath.Separator)) {
+		return &refusal{path: a, reason: "it resolves outside the source root, which kustomize-controller's secure filesystem refuses"}
+	}
+	rel := relPath(g.abs, a)
+	for p := rel; p != "." && p != ""; p = filepath.ToSlash(filepath.Dir(p)) {
+		if r, ok := g.refused[p]; ok {
+			return &refusal{path: a, reason: r}
+		}
+	}
+	return nil
+}
+
+// deny records r as the build's first refusal and returns it as an error.
+func (g *guardFS) deny(r *refusal) error {
+	g.mu.Lock()
+	if g.first == nil {
+		g.first = r
+	}
+	g.mu.Unlock()
+	return fmt.Errorf("refused %s: %s", relPath(g.root, r.path), r.reason)
+}
+
+func (g *guardFS) ReadFile(path string) ([]byte, error) {
+	if r := g.check(path); r != nil {
+		return nil, g.deny(r)
+	}
+	data, err := g.FileSystem.ReadFile(path)
+	if why := aliasBomb(data); why != "" {
+		return nil, g.deny(&refusal{path: path, reason: relPath(g.abs, path) + why})
+	}
+	g.mu.Lock()
+	g.read += int64(len(data))
+	g.files++
+	g.docs += 1 + bytes.Count(data, []byte("\n---"))
+	overBytes, overFiles, overDocs := g.read > g.maxBytes, g.files > g.maxFiles, g.docs > g.maxDocs
+	if err == nil && isKustomizationFile(path) {
+		g.kfiles = append(g.kfiles, path)
+	}
+	g.mu.Unlock()
+	switch {
+	case overBytes:
+		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d bytes (MaxBuildBytes); a base included many times over multiplies its size", g.maxBytes)})
+	case overDocs:
+		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d YAML documents (MaxBuildDocuments); kustomize's time grows with their square", g.maxDocs)})
+	case overFiles:
+		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d files (MaxBuildFiles); a base included many times over multiplies its files", g.maxFiles)})
+	}
+	return data, err
+}
+
+func (g *guardFS) Open(path string) (filesys.File, error) {
+	if r := g.check(path); r != nil {
+		return nil, g.deny(r)
+	}
+	return g.FileSystem.Open(path)
+}
+
+func (g *guardFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	if r := g.check(path); r != nil {
+		return "", "", g.deny(r)
+	}
+	return g.FileSystem.CleanedAbs(path)
+}
+
+func (g *guardFS) Exists(path string) bool { return g.check(path) == nil && g.FileSystem.Exists(path) }
+func (g *guardFS) IsDir(path string) bool  { return g.check(path) == nil && g.FileSystem.IsDir(path) }
+
+func (g *guardFS) ReadDir(path string) ([]string, error) {
+	if r := g.check(path); r != nil {
+		return nil, g.deny(r)
+	}
+	return g.FileSystem.ReadDir(path)
+}
+
+func (g *guardFS) Glob(pattern string) ([]string, error) {
+	matches, err := g.FileSystem.Glob(pattern)
+	var out []string
+	for _, m := range matches {
+		if g.check(m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out, err
+}
+
+func (g *guardFS) Walk(path string, fn filepath.WalkFunc) error {
+	if r := g.check(path); r != nil {
+		return g.deny(r)
+	}
+	return g.FileSystem.Walk(path, func(p string, info os.FileInfo, err error) error {
+		if r := g.check(p); r != nil {
+			return g.deny(r)
+		}
+		return fn(p, info, err)
+	})
+}
+
+// refusalError is the build's first refusal as a BuildError at the line of the
+// kustomization file that lists the refused path; nil when nothing was refused.
+func (g *guardFS) refusalError(dir string) *BuildError {
+	g.mu.Lock()
+	r, kfiles := g.first, g.kfiles
+	g.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return refusalBuildError(g.abs, dir, r, kfiles)
+}
+
+// refusalBuildError locates r at the entry naming it in the latest of kfiles that does,
+// else at the first line of dir's kustomization file.
+func refusalBuildError(abs, dir string, r *refusal, kfiles []string) *BuildError {
+	for i := len(kfiles) - 1; i >= 0; i-- {
+		if line, entry := entryLine(kfiles[i], r.path); line > 0 {
+			return &BuildError{Message: fmt.Sprintf("refused %q: %s", entry, r.reason), File: relPath(abs, kfiles[i]), Line: line}
+		}
+	}
+	be := &BuildError{Message: fmt.Sprintf("refused %s: %s", relPath(abs, r.path), r.reason), File: relPath(abs, dir), Line: 1}
+	if k := kustomizationFileLstat(dir); k != "" {
+		be.File = relPath(abs, k)
+	}
+	return be
+}
+
+// entryLine returns the 1-based line of kfile, and the entry as written, whose path
+// resolves to target (an absolute path) or to a folder above it; 0 when none does.
+// kfile is read from disk: kustomize may have read a rewritten copy, with the same entries.
+func entryLine(kfile, target string) (int, string) {
+	data, err := os.ReadFile(kfile)
+	if err != nil {
+		return 0, ""
+	}
+	base := filepath.Dir(kfile)
+	lines := strings.Split(string(data), "\n")
+	for _, exact := range []bool{true, false} {
+		for i, l := range lines {
+			for _, tok := range strings.FieldsFunc(l, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("=:,[]{}'\"", r) }) {
+				p := tok
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(base, p)
+				}
+				p = filepath.Clean(p)
+				if p == target || (!exact && p != base && strings.HasPrefix(target, p+string(filepath.Separator))) {
+					return i + 1, tok
+				}
+			}
+		}
+	}
+	return 0, ""
+}
