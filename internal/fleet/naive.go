@@ -56,8 +56,9 @@ type NaiveResult struct {
 // It omits, on purpose: substituteFrom (only spec.postBuild.substitute is applied, an
 // undefined variable becomes empty), the Kustomization's own targetNamespace, patches,
 // images, components, namePrefix/nameSuffix and commonMetadata, .sourceignore and
-// spec.ignore, sources other than the root's, source locations, and every rule. Errors
-// are the checkout's; a failed build is kept in NaiveCluster.Errors.
+// spec.ignore, sources other than the root's, source locations, and every rule. The
+// generated kustomization.yaml files are written into the scratch checkout. Errors are the
+// checkout's; a failed build is kept in NaiveCluster.Errors.
 func Naive(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash) (*NaiveResult, error) {
 	res := &NaiveResult{}
 	for i, h := range []plumbing.Hash{base, head} {
@@ -77,32 +78,42 @@ func Naive(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash) (*
 		}
 	}
 	for name, b := range res.Base {
-		h := res.Head[name]
-		if h == nil {
-			continue
-		}
-		owners := func(c *NaiveCluster) map[string]NaiveObject {
-			out := map[string]NaiveObject{}
-			for ks, objs := range c.Objects {
-				for _, o := range objs {
-					out[o.ID] = NaiveObject{ID: ks, YAML: o.YAML}
-				}
-			}
-			return out
-		}
-		bo, ho := owners(b), owners(h)
-		for id, was := range bo {
-			is, ok := ho[id]
-			switch {
-			case !ok:
-			case was.ID != is.ID:
-				res.Moves++
-			case string(was.YAML) != string(is.YAML):
-				res.Changed++
-			}
+		if h := res.Head[name]; h != nil {
+			moves, changed := naiveDiff(b, h)
+			res.Moves += moves
+			res.Changed += changed
 		}
 	}
 	return res, nil
+}
+
+// naiveDiff counts the objects of a cluster whose owner or YAML differs from base to head.
+func naiveDiff(base, head *NaiveCluster) (moves, changed int) {
+	type owned struct {
+		owner string
+		yaml  []byte
+	}
+	index := func(c *NaiveCluster) map[string]owned {
+		out := map[string]owned{}
+		for ks, objs := range c.Objects {
+			for _, o := range objs {
+				out[o.ID] = owned{ks, o.YAML}
+			}
+		}
+		return out
+	}
+	ho := index(head)
+	for id, was := range index(base) {
+		is, ok := ho[id]
+		switch {
+		case !ok:
+		case was.owner != is.owner:
+			moves++
+		case string(was.yaml) != string(is.yaml):
+			changed++
+		}
+	}
+	return moves, changed
 }
 
 // naiveKS is a Flux Kustomization to build.
