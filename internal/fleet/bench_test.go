@@ -13,6 +13,7 @@ import (
 	"github.com/tiergate/tiergate/internal/fleet"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
+	"github.com/tiergate/tiergate/internal/render"
 )
 
 // benchSizes are the fleets of issue 4: one cluster with 50, 300 and 2,000 tiers, and
@@ -139,6 +140,32 @@ func BenchmarkTiergate(b *testing.B) {
 		}
 		return err
 	})
+}
+
+// BenchmarkTiergateWarm runs a review the way the server runs it once it has reviewed the
+// base: with a build cache holding the base's builds (filled outside the timer).
+func BenchmarkTiergateWarm(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(size.name, func(b *testing.B) {
+			for _, sh := range fleet.Shapes {
+				b.Run(string(sh), func(b *testing.B) {
+					f := fleetFor(b, size.name, size.spec)
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						b.StopTimer()
+						cache := render.NewCache(0)
+						if _, err := pipeline.Commits(context.Background(), f.repo, f.base, f.base, pipeline.Options{Cache: cache}); err != nil {
+							b.Fatal(err)
+						}
+						b.StartTimer()
+						if _, err := pipeline.Commits(context.Background(), f.repo, f.base, f.heads[sh], pipeline.Options{Cache: cache}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
 }
 
 // BenchmarkWrite measures generating a fleet; with TIERGATE_FLEET_DIR set it also leaves
