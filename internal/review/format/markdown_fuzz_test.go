@@ -14,7 +14,7 @@ import (
 )
 
 // FuzzMarkdown renders reports made of a fuzzed JSON report plus n findings, moves,
-// partial notes, graph nodes and changed objects whose every string is the fuzzed text
+// partial notes, graphs and changed objects whose every string is the fuzzed text
 // (and whose diffs are the fuzzed diff). Invariants, at the default limit and at a fuzzed
 // one of at least 512: the comment fits the limit; the marker is its first line and appears
 // nowhere else, and no other HTML comment opens; every code fence (CommonMark rules: up to
@@ -48,21 +48,26 @@ func FuzzMarkdown(f *testing.F) {
 	})
 }
 
-// addHostile adds n items of every kind, all made of text and diff.
+// addHostile adds n items (at most 49) of every kind, all made of text and diff, spread
+// over up to four clusters with one graph each, as Review reports them: more would only
+// repeat work and slow each run down.
 func addHostile(r *review.Report, text, diff string, n int) {
 	id := render.ObjectID{Group: text, Kind: text, Namespace: text, Name: text}
-	for i := range n {
+	for i := range n % 50 {
+		cluster := fmt.Sprint(text, i%4)
 		status := []rules.Status{rules.StatusNew, rules.StatusExisting, rules.StatusResolved}[i%3]
-		r.Findings = append(r.Findings, rules.Finding{Rule: text, Severity: rules.Severity(i % 4), Status: status, Cluster: text,
-			Object: &id, Kustomization: text, Message: text, Suggestion: text + "\n" + diff, DependsOn: text, File: text, Line: i})
-		r.Moves = append(r.Moves, rules.Move{Cluster: text, Object: id, From: text, To: fmt.Sprint(text, i)})
-		r.Clusters = append(r.Clusters, review.ClusterSummary{Name: text, Root: text,
-			Partial: []render.Partial{{Kustomization: text, Reason: text, URLs: []string{text}}}})
-		r.Graphs = append(r.Graphs, review.ClusterGraph{Cluster: text, Nodes: []review.GraphNode{
-			{Kustomization: text, Parent: text, DependsOn: []string{text, diff}, Failed: i%2 == 0}}})
-		c := review.ObjectChange{Cluster: text, Object: id, Kustomization: text, File: text, Line: i, Diff: diff}
+		r.Findings = append(r.Findings, rules.Finding{Rule: text, Severity: rules.Severity(i % 4), Status: status, Cluster: cluster,
+			Object: &id, Kustomization: text, Message: text, Suggestion: text + "\n" + diff, DependsOn: fmt.Sprint(text, i), File: text, Line: i})
+		r.Moves = append(r.Moves, rules.Move{Cluster: cluster, Object: id, From: text, To: fmt.Sprint(text, i)})
+		if i < 4 {
+			r.Clusters = append(r.Clusters, review.ClusterSummary{Name: cluster, Root: text,
+				Partial: []render.Partial{{Kustomization: text, Reason: text, URLs: []string{text}}}})
+			r.Graphs = append(r.Graphs, review.ClusterGraph{Cluster: cluster, Nodes: []review.GraphNode{
+				{Kustomization: text, Parent: text, DependsOn: []string{text, diff}, Failed: i%2 == 0}}})
+		}
+		c := review.ObjectChange{Cluster: cluster, Object: id, Kustomization: text, File: text, Line: i, Diff: diff}
 		r.Added, r.Removed, r.Changed = append(r.Added, c), append(r.Removed, c), append(r.Changed, c)
-		r.KustomizationChanges = append(r.KustomizationChanges, review.KustomizationChange{Cluster: text, Kustomization: text,
+		r.KustomizationChanges = append(r.KustomizationChanges, review.KustomizationChange{Cluster: cluster, Kustomization: text,
 			Change: []review.Change{review.Added, review.Removed, review.Changed}[i%3], File: text, Line: i, Diff: diff})
 	}
 	r.Base, r.Head = text, text
