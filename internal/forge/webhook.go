@@ -27,7 +27,7 @@ func ParseGitHub(h http.Header, body, secret []byte) (*Event, error) {
 	if err := checkMAC(body, sig, secret); err != nil {
 		return nil, err
 	}
-	ev := &Event{Forge: GitHub, DeliveryID: h.Get("X-GitHub-Delivery"), Type: EventIgnored}
+	ev := &Event{Forge: GitHub, DeliveryID: headerText(h.Get("X-GitHub-Delivery")), Type: EventIgnored}
 	name := h.Get("X-GitHub-Event")
 	payload, err := jsonPayload(h, body)
 	if err != nil {
@@ -146,7 +146,7 @@ func ParseGitea(h http.Header, body, secret []byte) (*Event, error) {
 	if err := checkMAC(body, sig, secret); err != nil {
 		return nil, err
 	}
-	ev := &Event{Forge: Gitea, DeliveryID: giteaHeader(h, "Delivery"), Type: EventIgnored}
+	ev := &Event{Forge: Gitea, DeliveryID: headerText(giteaHeader(h, "Delivery")), Type: EventIgnored}
 	name := giteaHeader(h, "Event")
 	payload, err := jsonPayload(h, body)
 	if err != nil {
@@ -266,6 +266,11 @@ func giteaHeader(h http.Header, name string) string {
 	}
 	return h.Get("X-Gitea-" + name)
 }
+
+// headerText makes a header value valid UTF-8: the signature does not cover headers, and
+// the Event is stored as JSON, which would otherwise change the delivery id on the way
+// through the queue (and break duplicate detection after a restart).
+func headerText(v string) string { return strings.ToValidUTF8(v, "\uFFFD") }
 
 // checkMAC compares, in constant time, a hex HMAC-SHA256 of body with the expected one.
 func checkMAC(body []byte, sigHex string, secret []byte) error {

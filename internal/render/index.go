@@ -103,27 +103,59 @@ func parseDocs(data []byte) []doc {
 }
 
 func key(m *yaml.Node, k string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == k {
-			return m.Content[i]
-		}
-	}
-	return nil
+	kn, _ := lookup(m, k, 0)
+	return kn
 }
 
 func value(m *yaml.Node, k string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
+	_, v := lookup(m, k, 0)
+	return v
+}
+
+// maxMergeDepth bounds the chain of merge keys followed, which a hostile file can make
+// circular.
+const maxMergeDepth = 8
+
+// lookup finds key k of mapping m as kustomize reads it after kyaml's DeAnchor: aliases are
+// followed, and a key the mapping lacks is taken from its merge keys (`<<: *base`),
+// explicit keys first, then the merged mappings in order.
+func lookup(m *yaml.Node, k string, depth int) (kn, v *yaml.Node) {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode || depth > maxMergeDepth {
+		return nil, nil
 	}
+	var merges []*yaml.Node
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == k {
-			return m.Content[i+1]
+		kn := deref(m.Content[i])
+		if kn == nil || kn.Kind != yaml.ScalarNode {
+			continue
+		}
+		if kn.Tag == "!!merge" {
+			merges = append(merges, deref(m.Content[i+1]))
+		} else if kn.Value == k {
+			return m.Content[i], deref(m.Content[i+1])
 		}
 	}
-	return nil
+	for _, mv := range merges {
+		srcs := []*yaml.Node{mv}
+		if mv != nil && mv.Kind == yaml.SequenceNode {
+			srcs = mv.Content
+		}
+		for _, src := range srcs {
+			if kn, v := lookup(src, k, depth+1); kn != nil {
+				return kn, v
+			}
+		}
+	}
+	return nil, nil
+}
+
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i <= maxMergeDepth; i++ {
+		n = n.Alias
+	}
+	return n
 }
 
 func scalar(m *yaml.Node, k string) string {

@@ -39,21 +39,25 @@ var (
 	specKey      = regexp.MustCompile(`^spec:`)
 )
 
+// literal is a pattern matching s. Invalid UTF-8, which regexp refuses to compile, becomes
+// U+FFFD, which matches any invalid byte of the searched text as regexp decodes it.
+func literal(s string) string { return regexp.QuoteMeta(strings.ToValidUTF8(s, "\uFFFD")) }
+
 // dependsOnLine locates the `- name: <name>` entry of ks's dependsOn list.
 func dependsOnLine(c *render.Cluster, ks *render.Kustomization, name string) int {
-	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + regexp.QuoteMeta(name) + `["']?\s*(#.*)?$`)
+	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + literal(name) + `["']?\s*(#.*)?$`)
 	return lineAfter(c.Dir, ks.File, ks.Line, dependsOnKey, entry)
 }
 
 // varLine locates the first use of ${name} (with or without an operator) in o's file.
 func varLine(c *render.Cluster, o *render.Object, name string) int {
-	use := regexp.MustCompile(`\$\{` + regexp.QuoteMeta(name) + `([^A-Za-z0-9_]|$)`)
+	use := regexp.MustCompile(`\$\{` + literal(name) + `([^A-Za-z0-9_]|$)`)
 	return lineAfter(c.Dir, o.File, o.Line, use)
 }
 
 // textLine locates the first line at or after o's that contains text.
 func textLine(c *render.Cluster, o *render.Object, text string) int {
-	return lineAfter(c.Dir, o.File, o.Line, regexp.MustCompile(regexp.QuoteMeta(text)))
+	return lineAfter(c.Dir, o.File, o.Line, regexp.MustCompile(literal(text)))
 }
 
 // samePath reports whether two spec.path values name the same folder ("./infra", "infra/").
