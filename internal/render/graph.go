@@ -2,10 +2,12 @@ package render
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	goruntime "runtime"
 	"sort"
+	"sync"
 
 	"github.com/sourcegraph/conc/iter"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -122,7 +124,8 @@ type renderer struct {
 	shared  *Cache        // across renders; nil: none
 	fps     *fingerprints // state of this tree's build inputs
 	exact   bool
-	policy  string // the remote policy, part of every shared cache key
+	policy  string   // the remote policy, part of every shared cache key
+	objects sync.Map // objectsKey → builtObjects, across the rounds of this render
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
@@ -219,13 +222,42 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = be
 		return
 	}
-	objs, be := objectsFrom(ctx, r.ix, r.abs, src, ks, built.res.DeepCopy(), sub)
-	if be != nil {
-		ks.Err = be
+	key := objectsKey{built, substitutionKey(ks, sub)}
+	if o, ok := r.objects.Load(key); ok { // an earlier round, same build and variables
+		out := o.(builtObjects)
+		ks.Objects, ks.Err = out.objs, out.err
 		return
 	}
-	relabel(objs, built.copies)
-	ks.Objects = objs
+	objs, be := objectsFrom(ctx, r.ix, r.abs, src, ks, built.res.DeepCopy(), sub)
+	if be == nil {
+		relabel(objs, built.copies)
+	}
+	r.objects.Store(key, builtObjects{objs, be})
+	ks.Objects, ks.Err = objs, be
+}
+
+// objectsKey identifies the objects of one build after substitution: the substituteFrom
+// fixpoint renders a cluster several times, and most Kustomizations see the same
+// variables in every round.
+type objectsKey struct {
+	built *builtResult
+	sub   string
+}
+
+type builtObjects struct {
+	objs []*Object
+	err  *BuildError
+}
+
+// substitutionKey is everything objectsFrom reads besides the build: the Kustomization
+// as applied and the variables substitution resolved for it.
+func substitutionKey(ks *Kustomization, sub *substitution) string {
+	body, _ := json.Marshal(ks.Body.Object)
+	if sub == nil {
+		return string(body)
+	}
+	vars, _ := json.Marshal(sub.vars)
+	return fmt.Sprintf("%s\x00%s\x00%t%t%t", body, vars, sub.always, sub.unknown, sub.noop)
 }
 
 // withDefaults returns u with the configured kustomizationDefaults set where its spec
