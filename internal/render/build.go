@@ -29,6 +29,9 @@ type builtResult struct {
 	remote []string
 	copies map[string]string // in-memory copy of a fetched remote file → its URL
 	err    *BuildError
+	// variant is the shared cache's copy of this build, which keeps its objects across
+	// renders; nil when the build is not shared.
+	variant *cacheVariant
 }
 
 // buildCache keeps kustomize outputs so that a Kustomization is built once per inputs,
@@ -99,7 +102,7 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 	key := digest([]byte(r.policy + "\x00" + relPath(abs, root) + "\x00" + relPath(abs, kfile) + "\x00" + string(manifest)))
 	if r.shared != nil {
 		if v, ok := r.shared.lookup(key, r.fps); ok {
-			return &builtResult{res: v.res, remote: v.remote, err: v.err}
+			return &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v}
 		}
 	}
 	disk, err := securefs.MakeFsOnDiskSecure(root)
@@ -119,7 +122,7 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 	// content (which may change at its URL).
 	deps, inside := rec.recorded()
 	if r.shared != nil && inside && gfs.refusalError(dir) == nil && len(out.copies) == 0 {
-		r.shared.add(key, deps, r.fps, out.res, out.remote, out.err)
+		out.variant = r.shared.add(key, deps, r.fps, out.res, out.remote, out.err)
 	}
 	return out
 }

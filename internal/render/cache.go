@@ -38,7 +38,7 @@ type CacheStats struct {
 
 type cacheEntry struct {
 	key     string
-	variant []cacheVariant
+	variant []*cacheVariant
 	bytes   int64
 }
 
@@ -52,15 +52,20 @@ type cacheVariant struct {
 	// and read from the recorded inputs, so they hold in any tree where those are equal.
 	err   *BuildError
 	bytes int64
+	// objects holds the build's objects after substitution, by substitutionKey: they are
+	// a function of the build, the Kustomization and its variables, and of the files the
+	// build read (source lines), so they hold wherever the variant does. Never modified.
+	objects sync.Map
 }
 
 // maxVariants bounds the builds kept per key: the base and head of a PR, and a few more.
 const maxVariants = 4
 
-// memPerInputByte estimates the memory a build result holds per byte of input it read
-// (kyaml nodes, origin annotations): 4 to 15 measured on the corpus repositories
-// (docs/performance.md); the larger bound keeps the cache within its budget.
-const memPerInputByte = 16
+// memPerInputByte estimates the memory a build result and its objects hold per byte of
+// input the build read (kyaml nodes, origin annotations, unstructured objects): 6 to 21
+// measured on the corpus repositories (docs/performance.md); the bound keeps the cache
+// within its budget.
+const memPerInputByte = 32
 
 // NewCache returns a Cache holding at most about maxBytes of build results; maxBytes <= 0
 // means 256 MiB.
@@ -82,16 +87,16 @@ func (c *Cache) Stats() CacheStats {
 func (c *Cache) lookup(key string, fps *fingerprints) (*cacheVariant, bool) {
 	c.mu.Lock()
 	el, ok := c.byKey[key]
-	var variants []cacheVariant
+	var variants []*cacheVariant
 	if ok {
 		c.lru.MoveToFront(el)
 		variants = append(variants, el.Value.(*cacheEntry).variant...)
 	}
 	c.mu.Unlock()
-	for i := range variants {
-		if variants[i].matches(fps) {
+	for _, v := range variants {
+		if v.matches(fps) {
 			c.count(&c.hits)
-			return &variants[i], true
+			return v, true
 		}
 	}
 	c.count(&c.misses)
@@ -114,8 +119,8 @@ func (v *cacheVariant) matches(fps *fingerprints) bool {
 }
 
 // add stores a build of key made from deps as they are in the tree fps describes.
-func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, err *BuildError) {
-	v := cacheVariant{deps: deps, fps: make([]string, len(deps)), res: res, remote: remote, err: err}
+func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, err *BuildError) *cacheVariant {
+	v := &cacheVariant{deps: deps, fps: make([]string, len(deps)), res: res, remote: remote, err: err}
 	for i, d := range deps {
 		fp := fps.of(d)
 		v.fps[i] = fp.digest
@@ -131,7 +136,7 @@ func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap
 	}
 	c.lru.MoveToFront(el)
 	e := el.Value.(*cacheEntry)
-	e.variant = append([]cacheVariant{v}, e.variant...)
+	e.variant = append([]*cacheVariant{v}, e.variant...)
 	e.bytes += v.bytes
 	c.bytes += v.bytes
 	if len(e.variant) > maxVariants {
@@ -149,4 +154,5 @@ func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap
 		c.bytes -= le.bytes
 		c.evicted += int64(len(le.variant))
 	}
+	return v
 }

@@ -222,8 +222,13 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = be
 		return
 	}
-	key := objectsKey{built, substitutionKey(ks, sub)}
-	if o, ok := r.objects.Load(key); ok { // an earlier round, same build and variables
+	// The substituteFrom fixpoint renders a cluster several times, and most Kustomizations
+	// see the same variables in every round, and in the other render of a review.
+	memo, key := &r.objects, any(objectsKey{built, substitutionKey(ks, sub)})
+	if built.variant != nil {
+		memo, key = &built.variant.objects, key.(objectsKey).sub
+	}
+	if o, ok := memo.Load(key); ok {
 		out := o.(builtObjects)
 		ks.Objects, ks.Err = out.objs, out.err
 		return
@@ -232,13 +237,11 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 	if be == nil {
 		relabel(objs, built.copies)
 	}
-	r.objects.Store(key, builtObjects{objs, be})
+	memo.Store(key, builtObjects{objs, be})
 	ks.Objects, ks.Err = objs, be
 }
 
-// objectsKey identifies the objects of one build after substitution: the substituteFrom
-// fixpoint renders a cluster several times, and most Kustomizations see the same
-// variables in every round.
+// objectsKey identifies the objects of one build of this render after substitution.
 type objectsKey struct {
 	built *builtResult
 	sub   string
