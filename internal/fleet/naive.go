@@ -60,13 +60,20 @@ type NaiveResult struct {
 // generated kustomization.yaml files are written into the scratch checkout. Errors are the
 // checkout's; a failed build is kept in NaiveCluster.Errors.
 func Naive(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash) (*NaiveResult, error) {
+	return NaiveAt(ctx, repo, base, head, nil)
+}
+
+// NaiveAt is Naive with the clusters' root paths given (cluster name → repository folder,
+// as flux-operator's sync.path), for repositories not laid out by flux bootstrap; nil
+// finds gotk-sync.yaml roots as Naive does.
+func NaiveAt(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, roots map[string]string) (*NaiveResult, error) {
 	res := &NaiveResult{}
 	for i, h := range []plumbing.Hash{base, head} {
 		t, err := repo.Checkout(h, "")
 		if err != nil {
 			return nil, err
 		}
-		clusters, err := naiveRender(ctx, t.Dir)
+		clusters, err := naiveRender(ctx, t.Dir, roots)
 		t.Close()
 		if err != nil {
 			return nil, fmt.Errorf("naive render of %s: %w", h, err)
@@ -125,10 +132,16 @@ type naiveKS struct {
 	err        error
 }
 
-func naiveRender(ctx context.Context, dir string) (map[string]*NaiveCluster, error) {
+func naiveRender(ctx context.Context, dir string, paths map[string]string) (map[string]*NaiveCluster, error) {
 	roots, err := naiveRoots(dir)
 	if err != nil {
 		return nil, err
+	}
+	if paths != nil {
+		roots = map[string]*naiveKS{}
+		for name, p := range paths {
+			roots[name] = &naiveKS{ref: "flux-system/" + name, path: p}
+		}
 	}
 	out := map[string]*NaiveCluster{}
 	for name, root := range roots {
