@@ -35,6 +35,7 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 				switch {
 				case prev == nil:
 					r.Added = append(r.Added, change(name, o, ""))
+				case prev == o: // one build reused by both sides: nothing to compare
 				default:
 					if d := unified(prev, o); d != "" {
 						r.Changed = append(r.Changed, change(name, o, d))
