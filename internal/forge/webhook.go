@@ -150,18 +150,18 @@ func ParseGitea(h http.Header, body, secret []byte) (*Event, error) {
 	name := giteaHeader(h, "Event")
 	payload, err := jsonPayload(h, body)
 	if err != nil {
-		return nil, fmt.Errorf("Gitea %s delivery %s: %w", name, ev.DeliveryID, err)
+		return nil, fmt.Errorf("delivery %s of Gitea event %s: %w", ev.DeliveryID, name, err)
 	}
 	if name != "pull_request" && name != "issue_comment" {
 		return ev, nil
 	}
 	var p giteaPayload
 	if err := json.Unmarshal(payload, &p); err != nil {
-		return nil, fmt.Errorf("Gitea %s delivery %s: %w", name, ev.DeliveryID, err)
+		return nil, fmt.Errorf("delivery %s of Gitea event %s: %w", ev.DeliveryID, name, err)
 	}
 	ev.Repo = giteaRepo(p.Repository)
 	if err := checkRepo(ev.Repo); err != nil {
-		return nil, fmt.Errorf("Gitea %s delivery %s: %w", name, ev.DeliveryID, err)
+		return nil, fmt.Errorf("delivery %s of Gitea event %s: %w", ev.DeliveryID, name, err)
 	}
 	if name == "pull_request" {
 		giteaPR(ev, &p, giteaHeader(h, "Event-Type"))

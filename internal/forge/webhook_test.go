@@ -392,10 +392,10 @@ func TestBadRepository(t *testing.T) {
 				`"clone_url": "https://github.com/all-contributors/all-contributors-bot.git"`, `"clone_url": ""`)
 		}, "GitHub issue_comment delivery d: incomplete payload: repository clone_url is missing"},
 		{"gitea no repository", "gitea", "pull_request", gtNoRepo,
-			"Gitea pull_request delivery d: incomplete payload: repository owner is missing"},
+			"delivery d of Gitea event pull_request: incomplete payload: repository owner is missing"},
 		{"gitea name .", "gitea", "pull_request", func(t *testing.T) []byte {
 			return editedFixture(t, gtFile, `"name": "my-repo"`, `"name": "."`)
-		}, `Gitea pull_request delivery d: malformed payload: repository name "." is not a valid name`},
+		}, `delivery d of Gitea event pull_request: malformed payload: repository name "." is not a valid name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := tc.body(t)
