@@ -140,7 +140,20 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 		}
 		return nil, nil
 	}
-	return &substitution{client: c, vars: vars, always: always, body: body, unknown: len(ks.Unresolved) > 0}, nil
+	return &substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0}, nil
+}
+
+// resolvedBody is a Kustomization whose postBuild holds vars, already resolved, as inline
+// substitute and no substituteFrom: SubstituteVariables then finds exactly vars (values
+// have their newlines removed either way) without asking the client for every object.
+func resolvedBody(vars map[string]string) *unstructured.Unstructured {
+	sub := make(map[string]any, len(vars))
+	for k, v := range vars {
+		sub[k] = v
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"spec": map[string]any{"postBuild": map[string]any{"substitute": sub}},
+	}}
 }
 
 // unresolved lists the required substituteFrom sources the store does not hold.
