@@ -52,6 +52,11 @@ func (v *view) unordered(holder render.Ref, needs []need) map[render.Ref][]need 
 			if v.appliesAfter(holder, p) && (p == holder || !v.appliesAfter(p, holder)) {
 				ok = true
 			}
+			// A dependsOn cycle through both: neither ever becomes Ready, so Flux applies
+			// neither and the edge exists; depends-on-cycle reports it, its fix orders them.
+			if p != holder && v.dependsOnPath(holder, p) && v.dependsOnPath(p, holder) {
+				ok = true
+			}
 		}
 		if !ok {
 			p := v.upstream(n.providers)

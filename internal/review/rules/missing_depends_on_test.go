@@ -61,6 +61,15 @@ func TestMissingDependsOn(t *testing.T) {
 			}},
 		},
 		{
+			// The PR closes a cycle apps -> infra -> apps: depends-on-cycle reports it;
+			// apps does have its dependsOn edge to infra, so nothing is missing.
+			name: "provider in one dependsOn cycle with the holder",
+			files: merge(infraNS, appsInDemo, map[string]string{
+				tierFile("apps"):  tier("apps", "./apps", true, dependsOn("infra")...),
+				tierFile("infra"): tier("infra", "./infra", true, dependsOn("apps")...),
+			}),
+		},
+		{
 			name: "dependsOn present",
 			files: merge(infraNS, appsInDemo, map[string]string{
 				tierFile("apps"): tier("apps", "./apps", true, dependsOn("infra")...),
