@@ -244,3 +244,20 @@ spec:
 		})
 	}
 }
+
+// A tier renamed at head (same path) while apps still dependsOn its old name: the suggested
+// list replaces the old name, which depends-on-not-found reports, instead of keeping it.
+func TestMissingDependsOnReplacesRenamedDependency(t *testing.T) {
+	apps := map[string]string{
+		tierFile("apps"): tier("apps", "./apps", true, dependsOn("infra")...),
+		"apps/cm.yaml":   configMap("demo", "cm"),
+		"infra/ns.yaml":  namespaceObj("demo"),
+	}
+	base := renderTree(t, merge(apps, map[string]string{tierFile("infra"): tier("infra", "./infra", true)}))
+	head := renderTree(t, merge(apps, map[string]string{tierFile("infra-new"): tier("infra-new", "./infra", true)}))
+	checkFindings(t, stateRule(t, "missing-depends-on")(head, base, testEnv()), []want{{
+		Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/apps",
+		Object: "ConfigMap/demo/cm", File: "apps/cm.yaml", Line: 2,
+		Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:13):\n  dependsOn:\n    - name: infra-new"},
+	}})
+}
