@@ -100,7 +100,9 @@ func closure(memo map[render.Ref]map[render.Ref]bool, from render.Ref, next func
 		return m
 	}
 	seen := map[render.Ref]bool{}
-	stack := next(from)
+	// A copy: next may return a Kustomization's own spec.dependsOn, which the pops and
+	// appends below would overwrite in place.
+	stack := append([]render.Ref(nil), next(from)...)
 	for len(stack) > 0 {
 		r := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
