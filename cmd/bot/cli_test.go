@@ -42,6 +42,8 @@ func TestExitStatus(t *testing.T) {
 		{"unknown flag", []string{"review", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"revisions with dirs", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--base", "main"}, 2, "--base does not apply to --base-dir/--head-dir"},
 		{"graph rev with dir", []string{"graph", "--dir", demo + "head", "--rev", "HEAD~1"}, 2, "--rev and --repo do not apply to --dir"},
+		{"allow-remote with a scheme", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--allow-remote", "github.com,https://example.com"}, 2, `--allow-remote: want a lower-case host name such as github.com or *.example.com (fetched over https only), got "https://example.com"`},
+		{"allow-remote on a TLD", []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--allow-remote", "*.com"}, 2, `--allow-remote: want a lower-case host name such as github.com or *.example.com (fetched over https only), got "*.com"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +125,7 @@ func TestReviewRefusesToCheckNothing(t *testing.T) {
 	}{
 		{"unknown cluster", `cluster "nosuch" not found (clusters: demo)`, []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--cluster", "nosuch"}},
 		{"no Flux content", "no Flux cluster found: no bootstrap root, FluxInstance or Flux Kustomization; list clusters in .tiergate.yaml", []string{"review", "--base-dir", empty, "--head-dir", empty}},
-		{"configured path missing", `.tiergate.yaml: clusters[0].path "clusters/nonexistent" is not a folder of the head tree`, []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--config", "testdata/bad-cluster-path.tiergate.yaml"}},
+		{"configured path missing", `testdata/bad-cluster-path.tiergate.yaml:3: clusters[0].path: "clusters/nonexistent" is not a folder of the head tree`, []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--config", "testdata/bad-cluster-path.tiergate.yaml"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,6 +77,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{"gitea without token", []string{"serve", "--data-dir", dir, "--gitea-url", "https://git.example", "--gitea-webhook-secret", "s"}, "--gitea-token and --gitea-webhook-secret are required with --gitea-url"},
 		{"bad fail-on", []string{"serve", "--data-dir", dir, "--fail-on", "sometimes"}, `--fail-on: unknown severity "sometimes" (want error, warning, notice or never)`},
 		{"no workers", []string{"serve", "--data-dir", dir, "--workers", "0"}, "--workers must be at least 1"},
+		{"allow-remote with a port", []string{"serve", "--data-dir", dir, "--allow-remote", "git.example.com:8443"}, `--allow-remote: want a lower-case host name such as github.com or *.example.com (fetched over https only), got "git.example.com:8443"`},
 		{"missing app key", []string{"serve", "--data-dir", dir, "--github-app-id", "1", "--github-app-key", filepath.Join(dir, "nope.pem"), "--github-webhook-secret", "s"},
 			"--github-app-key: open " + filepath.Join(dir, "nope.pem") + ": no such file or directory"},
 	}

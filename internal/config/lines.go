@@ -57,6 +57,13 @@ func (c *Config) where(key string) string {
 	return c.name
 }
 
+// Errorf returns an error "file:line: key: message" for a key path such as
+// "clusters[0].path", for checks made outside this package (e.g. that a cluster's path
+// exists in the head tree); file is the name the Config was parsed under.
+func (c *Config) Errorf(key, format string, args ...any) error {
+	return c.errorf(key, format, args...)
+}
+
 // errorf returns "file:line: key: message".
 func (c *Config) errorf(key, format string, args ...any) error {
 	return fmt.Errorf("%s: %s: %s", c.where(key), key, fmt.Sprintf(format, args...))

@@ -139,8 +139,8 @@ func (c *Config) checkReview() error {
 	}
 	if r := c.Remote; r != nil {
 		for i, h := range r.Allow {
-			if !hostPattern.MatchString(h) || len(h) > 253 {
-				return c.errorf(fmt.Sprintf("remote.allow[%d]", i), "want a lower-case host name such as github.com or *.example.com (fetched over https only), got %q", h)
+			if err := CheckHost(h); err != nil {
+				return c.errorf(fmt.Sprintf("remote.allow[%d]", i), "%v", err)
 			}
 		}
 		if r.Timeout < 0 || r.Timeout > MaxRemoteTimeout {
@@ -181,6 +181,16 @@ func (c *Config) checkIgnore(key string, ig *Ignore) error {
 	}
 	if strings.HasPrefix(ig.Path, "/") || strings.HasPrefix(ig.Path, "./") {
 		return c.errorf(key+".path", "want a path relative to the repository root, without a leading / or ./, got %q", ig.Path)
+	}
+	return nil
+}
+
+// CheckHost validates one entry of a remote allow list (remote.allow, or the operator's
+// --allow-remote): a lower-case host name such as github.com, or *. and a name of two labels
+// or more; no scheme, port or path. The error says what is wanted and quotes h.
+func CheckHost(h string) error {
+	if !hostPattern.MatchString(h) || len(h) > 253 {
+		return fmt.Errorf("want a lower-case host name such as github.com or *.example.com (fetched over https only), got %q", h)
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 	comments := h.gh.Comments(prNumber)
 	wantComments := []forgetest.Comment{
 		{ID: human, Author: "octocat", Body: "looks fine to me"},
-		{ID: human + 1, Author: forgetest.BotLogin, Body: md},
+		{ID: human + 1, Author: forgetest.ActionsLogin, Body: md},
 	}
 	if diff := cmp.Diff(wantComments, comments); diff != "" {
 		t.Fatalf("PR comments after two runs (-want +got):\n%s", diff)

@@ -128,6 +128,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, repo: newPRRepo(t), gh: forgetest.NewGitHub(t)}
+	h.gh.AsActionsToken() // the workflow token writes as github-actions[bot]
 	h.gh.SetFiles(prNumber, forgetest.File{Name: demoFile, Patch: "@@ -0,0 +1,3 @@\n+apiVersion: v1\n+kind: PersistentVolumeClaim\n+metadata:"})
 	tmp := t.TempDir()
 	h.env = Env{EventName: "pull_request", APIURL: h.gh.URL, Workspace: h.repo.dir,

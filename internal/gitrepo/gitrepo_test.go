@@ -2,8 +2,10 @@ package gitrepo
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/gittest"
 )
 
 // file is one tree entry for buildTree: its mode and its blob content (the target for
@@ -493,5 +497,37 @@ func TestCheckoutDefaultTempDir(t *testing.T) {
 	defer tree.Close()
 	if diff := cmp.Diff(tmp, filepath.Dir(tree.Dir)); diff != "" {
 		t.Errorf("parent of Dir (-want +got):\n%s", diff)
+	}
+}
+
+// In a shallow clone a commit outside the fetched depth is an unknown revision; the error
+// says why. A full clone's error has no hint.
+func TestResolveShallowHint(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is needed to make a shallow clone")
+	}
+	full := t.TempDir()
+	gittest.Run(t, full, "init", "-q", "-b", "main")
+	gittest.Run(t, full, "commit", "-q", "--allow-empty", "-m", "one")
+	first := strings.TrimSpace(gittest.Run(t, full, "rev-parse", "HEAD"))
+	gittest.Run(t, full, "commit", "-q", "--allow-empty", "-m", "two")
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	gittest.Run(t, full, "clone", "-q", "--depth", "1", "file://"+full, shallow)
+
+	r, err := Open(shallow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Resolve(first)
+	want := fmt.Sprintf("unknown revision %q: reference not found (the repository is a shallow clone: fetch the full history, e.g. git fetch --unshallow, or actions/checkout with fetch-depth: 0)", first)
+	if err == nil || err.Error() != want {
+		t.Errorf("shallow: error %v\nwant %s", err, want)
+	}
+	r, err = Open(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Resolve("nope"); err == nil || err.Error() != `unknown revision "nope": reference not found` {
+		t.Errorf("full clone: error %v", err)
 	}
 }

@@ -45,9 +45,18 @@ func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
 		err = errNoAncestor
 	}
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: %w", rev, err)
+		return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: %w%s", rev, err, r.shallowHint())
 	}
 	return *h, nil
+}
+
+// shallowHint explains, in a shallow clone (CI checkouts fetch one commit by default), why
+// a commit or its history may be missing; "" in a full clone.
+func (r *Repo) shallowHint() string {
+	if s, err := r.repo.Storer.Shallow(); err == nil && len(s) > 0 {
+		return " (the repository is a shallow clone: fetch the full history, e.g. git fetch --unshallow, or actions/checkout with fetch-depth: 0)"
+	}
+	return ""
 }
 
 var (

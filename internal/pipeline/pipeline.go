@@ -282,7 +282,7 @@ func checkClusterPaths(cfg *config.Config, dir string) error {
 			src = d
 		}
 		if st, err := os.Stat(filepath.Join(dir, src, filepath.FromSlash(c.Path))); err != nil || !st.IsDir() {
-			return fmt.Errorf("%s: clusters[%d].path %q is not a folder of the head tree", config.FileName, i, path.Join(src, c.Path))
+			return cfg.Errorf(fmt.Sprintf("clusters[%d].path", i), "%q is not a folder of the head tree", path.Join(src, c.Path))
 		}
 	}
 	return nil

@@ -189,3 +189,21 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// ActionsLogin is the account a GitHub Actions workflow token (GITHUB_TOKEN) writes as; its
+// user type is Bot.
+const ActionsLogin = "github-actions[bot]"
+
+// AsActionsToken makes Token act as a workflow token: what it writes is by ActionsLogin, a
+// Bot. Call it before the first request. (Such a token may not read GET /user either; tests
+// inject that with FailNext.)
+func (s *Server) AsActionsToken() {
+	auth := s.auth
+	s.auth = func(r *http.Request, rt *route) (string, bool) {
+		login, ok := auth(r, rt)
+		if login == BotLogin {
+			login = ActionsLogin
+		}
+		return login, ok
+	}
+}

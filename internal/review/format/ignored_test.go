@@ -67,10 +67,8 @@ func TestIgnoredFindingsInFormats(t *testing.T) {
 	var log struct {
 		Runs []struct {
 			Results []struct {
-				RuleID       string `json:"ruleId"`
-				Suppressions []struct {
-					Kind, Status, Justification string
-				} `json:"suppressions"`
+				RuleID       string           `json:"ruleId"`
+				Suppressions []map[string]any `json:"suppressions"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
@@ -78,17 +76,24 @@ func TestIgnoredFindingsInFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	type res struct {
-		Rule, Suppression string
+		Rule        string
+		Suppression []map[string]any
 	}
 	var got []res
 	for _, r := range log.Runs[0].Results {
-		s := ""
-		for _, sup := range r.Suppressions {
-			s += sup.Kind + "/" + sup.Status + ": " + sup.Justification
-		}
-		got = append(got, res{r.RuleID, s})
+		got = append(got, res{r.RuleID, r.Suppressions})
 	}
-	want := []res{{"tier-move", ""}, {"prune-transient", "external/accepted: recreated by hand (ignored by .tiergate.yaml:4)"}}
+	// Every suppression field is set: the SARIF 2.1.0 schema refuses null for location and
+	// guid, which go-sarif writes for unset ones.
+	want := []res{{"tier-move", nil}, {"prune-transient", []map[string]any{{
+		"kind": "external", "status": "accepted",
+		"justification": "recreated by hand (ignored by .tiergate.yaml:4)",
+		"guid":          "a321c3cd-7257-599f-afbf-fe5e81ca3b18", // UUIDv5: stable across runs
+		"location": map[string]any{"physicalLocation": map[string]any{
+			"artifactLocation": map[string]any{"uri": ".tiergate.yaml", "uriBaseId": "%SRCROOT%"},
+			"region":           map[string]any{"startLine": float64(4)},
+		}},
+	}}}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("SARIF results (-want +got):\n%s", d)
 	}

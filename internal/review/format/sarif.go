@@ -5,7 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/google/uuid"
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/tiergate/tiergate/internal/review"
@@ -48,7 +52,7 @@ func SARIF(w io.Writer, r *review.Report, version string) error {
 			if ig.Reason != "" {
 				why = ig.Reason + " (" + why + ")"
 			}
-			res.AddSuppression(sarif.NewSuppression("external").WithStatus("accepted").WithJustifcation(why))
+			res.AddSuppression(suppression(ig, why))
 			run.AddResult(res)
 		}
 	}
@@ -111,6 +115,30 @@ func result(f rules.Finding) *sarif.Result {
 		"status": string(f.Status), "cluster": f.Cluster, "kustomization": f.Kustomization, "object": object,
 	}
 	return res
+}
+
+// suppression describes an ignored finding. go-sarif v2 writes an unset location or guid as
+// null, which the SARIF 2.1.0 schema refuses (code scanning validates uploads against it),
+// so both are always set: the location is the ignore entry (IgnoredBy, "file:line"), the
+// guid a UUID (version 5) of the finding's fingerprint and that entry, stable across runs.
+func suppression(ig review.IgnoredFinding, why string) *sarif.Suppression {
+	file, line := ig.IgnoredBy, 0
+	if i := strings.LastIndexByte(file, ':'); i > 0 {
+		if n, err := strconv.Atoi(file[i+1:]); err == nil {
+			file, line = file[:i], n
+		}
+	}
+	art := sarif.NewSimpleArtifactLocation(filepath.ToSlash(file))
+	if !filepath.IsAbs(file) {
+		art.WithUriBaseId("%SRCROOT%")
+	}
+	loc := sarif.NewPhysicalLocation().WithArtifactLocation(art)
+	if line > 0 {
+		loc.WithRegion(sarif.NewRegion().WithStartLine(line))
+	}
+	guid := uuid.NewSHA1(uuid.NameSpaceURL, []byte(toolURI+"#"+fingerprint(ig.Finding)+"@"+ig.IgnoredBy))
+	return sarif.NewSuppression("external").WithStatus("accepted").WithJustifcation(why).
+		WithLocation(sarif.NewLocationWithPhysicalLocation(loc)).WithGuid(guid.String())
 }
 
 // fingerprint follows the finding across commits, as its Key does between base and head.

@@ -13,7 +13,7 @@ import (
 // dependsOn path and no parent chain leads to it. Flux reconciles such tiers concurrently
 // (--concurrent), so the dry-run fails with 'namespace not found' or 'no matches for kind'
 // (flux-semantics.md §3 and §5).
-func missingDependsOn(c, _ *render.Cluster, env *Env) []Finding {
+func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
@@ -21,7 +21,7 @@ func missingDependsOn(c, _ *render.Cluster, env *Env) []Finding {
 		if missing := v.unordered(ref, v.kustomizationNeeds(ks)); len(missing) > 0 {
 			for _, p := range sortedKeysByRef(missing) {
 				f := Finding{Rule: "missing-depends-on", Cluster: c.Name, Kustomization: ref.String(), File: ks.File, Line: ks.Line, key: p.String()}
-				fillMissing(&f, v, ks, ref.String(), p, missing[p])
+				fillMissing(&f, v, other, ks, ref.String(), p, missing[p])
 				out = append(out, f)
 			}
 		}
@@ -30,7 +30,7 @@ func missingDependsOn(c, _ *render.Cluster, env *Env) []Finding {
 			for _, p := range sortedKeysByRef(missing) {
 				f := objectFinding("missing-depends-on", None, c.Name, o, ref)
 				f.key = p.String()
-				fillMissing(&f, v, ks, o.ID.String(), p, missing[p])
+				fillMissing(&f, v, other, ks, o.ID.String(), p, missing[p])
 				out = append(out, f)
 			}
 		}
@@ -50,6 +50,11 @@ func (v *view) unordered(holder render.Ref, needs []need) map[render.Ref][]need 
 			}
 			// A path both ways is a cycle: nothing applies, so nothing is ordered.
 			if v.appliesAfter(holder, p) && (p == holder || !v.appliesAfter(p, holder)) {
+				ok = true
+			}
+			// A dependsOn cycle through both: neither ever becomes Ready, so Flux applies
+			// neither and the edge exists; depends-on-cycle reports it, its fix orders them.
+			if p != holder && v.dependsOnPath(holder, p) && v.dependsOnPath(p, holder) {
 				ok = true
 			}
 		}
@@ -79,7 +84,7 @@ func (v *view) upstream(providers []render.Ref) render.Ref {
 	return providers[0]
 }
 
-func fillMissing(f *Finding, v *view, ks *render.Kustomization, subject string, provider render.Ref, needs []need) {
+func fillMissing(f *Finding, v *view, other *render.Cluster, ks *render.Kustomization, subject string, provider render.Ref, needs []need) {
 	var what []string
 	for _, n := range needs {
 		what = append(what, n.what)
@@ -100,17 +105,23 @@ func fillMissing(f *Finding, v *view, ks *render.Kustomization, subject string, 
 		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier after it), or move %s into %s or a tier before it.", subject, provider, strings.Join(what, " and "), ks.Ref)
 	default:
 		f.DependsOn = provider.String()
-		f.Suggestion = fmt.Sprintf("Set in Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, specLine(v.c, ks), dependsOnList(v.c, ks, provider))
+		f.Suggestion = fmt.Sprintf("Set in Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, specLine(v.c, ks), dependsOnList(v.c, other, ks, provider))
 	}
 }
 
 // dependsOnList renders ks's dependsOn with provider appended, as it should read.
-// Entries naming provider in a wrong namespace (absent from the cluster) are replaced.
-func dependsOnList(c *render.Cluster, ks *render.Kustomization, provider render.Ref) string {
+// Entries absent from the cluster that stand for provider are replaced: provider's name in
+// a wrong namespace, or provider's old name when it was renamed (same path in other, the
+// other commit, as depends-on-not-found reports it).
+func dependsOnList(c, other *render.Cluster, ks *render.Kustomization, provider render.Ref) string {
 	var b strings.Builder
 	var deps []render.Ref
 	for _, d := range ks.Spec.DependsOn {
-		if _, exists := c.Kustomizations[d]; exists || d.Name != provider.Name {
+		if _, exists := c.Kustomizations[d]; exists {
+			deps = append(deps, d)
+			continue
+		}
+		if renamed, ok := renamedTo(d, c, other); d.Name != provider.Name && (!ok || renamed != provider) {
 			deps = append(deps, d)
 		}
 	}

@@ -61,6 +61,15 @@ func TestMissingDependsOn(t *testing.T) {
 			}},
 		},
 		{
+			// The PR closes a cycle apps -> infra -> apps: depends-on-cycle reports it;
+			// apps does have its dependsOn edge to infra, so nothing is missing.
+			name: "provider in one dependsOn cycle with the holder",
+			files: merge(infraNS, appsInDemo, map[string]string{
+				tierFile("apps"):  tier("apps", "./apps", true, dependsOn("infra")...),
+				tierFile("infra"): tier("infra", "./infra", true, dependsOn("apps")...),
+			}),
+		},
+		{
 			name: "dependsOn present",
 			files: merge(infraNS, appsInDemo, map[string]string{
 				tierFile("apps"): tier("apps", "./apps", true, dependsOn("infra")...),
@@ -234,4 +243,21 @@ spec:
 			checkFindings(t, stateRule(t, "missing-depends-on")(c, nil, testEnv()), tc.want)
 		})
 	}
+}
+
+// A tier renamed at head (same path) while apps still dependsOn its old name: the suggested
+// list replaces the old name, which depends-on-not-found reports, instead of keeping it.
+func TestMissingDependsOnReplacesRenamedDependency(t *testing.T) {
+	apps := map[string]string{
+		tierFile("apps"): tier("apps", "./apps", true, dependsOn("infra")...),
+		"apps/cm.yaml":   configMap("demo", "cm"),
+		"infra/ns.yaml":  namespaceObj("demo"),
+	}
+	base := renderTree(t, merge(apps, map[string]string{tierFile("infra"): tier("infra", "./infra", true)}))
+	head := renderTree(t, merge(apps, map[string]string{tierFile("infra-new"): tier("infra-new", "./infra", true)}))
+	checkFindings(t, stateRule(t, "missing-depends-on")(head, base, testEnv()), []want{{
+		Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/apps",
+		Object: "ConfigMap/demo/cm", File: "apps/cm.yaml", Line: 2,
+		Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:13):\n  dependsOn:\n    - name: infra-new"},
+	}})
 }
