@@ -38,6 +38,9 @@ func gitRepositoryFolders(ix *index, files []string) map[SourceRef]map[string]bo
 // eachGitRepository calls fn for every GitRepository document of files.
 func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file string, d doc)) {
 	for _, rel := range files {
+		if !ix.mentions(rel, "GitRepository") {
+			continue
+		}
 		for _, d := range ix.docs(rel) {
 			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
 				continue
@@ -78,6 +81,9 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 	files := ix.yamlFiles()
 	gitRepos := gitRepositoryFolders(ix, files)
 	for _, rel := range files {
+		if !ix.mentions(rel, "Kustomization", "FluxInstance", "HelmRelease") {
+			continue
+		}
 		for _, d := range ix.docs(rel) {
 			r, isBoot, ok := rootOf(d, rel)
 			if !ok {

@@ -208,6 +208,28 @@ func (ix *index) lineOf(rel string, from int, needle string) int {
 
 // readable reports whether rel may be read: inside the tree, not a symlink (nor below
 // one) and not refused by scan.
+// mentions reports whether the file holds one of words anywhere: a document can only be of
+// a kind whose name its text spells out (an alias repeats an anchor of the same file), so
+// discovery parses only the files that may hold what it looks for.
+func (ix *index) mentions(rel string, words ...string) bool {
+	ix.mu.Lock()
+	_, parsed := ix.files[rel]
+	ix.mu.Unlock()
+	if parsed || !ix.readable(rel) {
+		return parsed
+	}
+	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	for _, w := range words {
+		if bytes.Contains(data, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
 func (ix *index) readable(rel string) bool {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	if rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
