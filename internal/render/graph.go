@@ -237,7 +237,9 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 	if be == nil {
 		relabel(objs, built.copies)
 	}
-	memo.Store(key, builtObjects{objs, be})
+	if ctx.Err() == nil { // a cancelled render's errors are not the build's
+		memo.Store(key, builtObjects{objs, be})
+	}
 	ks.Objects, ks.Err = objs, be
 }
 
