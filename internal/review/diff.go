@@ -173,8 +173,10 @@ func hasSOPS(v any) bool {
 
 // redactValue walks v beside its counterpart theirs (nil when absent).
 func redactValue(v, theirs any, head bool) any {
-	marker := func() string {
-		if head && !reflect.DeepEqual(v, theirs) {
+	// The marker compares the redacted value itself with its counterpart, not the object
+	// around it (which other redactions have already changed).
+	marker := func(mine, theirs any) string {
+		if head && !reflect.DeepEqual(mine, theirs) {
 			return "<redacted, changed>"
 		}
 		return "<redacted>"
@@ -184,7 +186,7 @@ func redactValue(v, theirs any, head bool) any {
 		t, _ := theirs.(map[string]any)
 		for k, val := range x {
 			if k == "sops" {
-				x[k] = marker()
+				x[k] = marker(val, t[k])
 				continue
 			}
 			x[k] = redactValue(val, t[k], head)
@@ -200,7 +202,7 @@ func redactValue(v, theirs any, head bool) any {
 		}
 	case string:
 		if strings.HasPrefix(x, "ENC[") {
-			return marker()
+			return marker(x, theirs)
 		}
 	}
 	return v

@@ -156,3 +156,41 @@ func TestClusterGoneAtHead(t *testing.T) {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
 }
+
+// TestSOPSSecretUnchangedIsNotChanged: a SOPS-encrypted Secret rendered identically at
+// base and head is no change, and one whose sops block changes shows only that block
+// changed (the marker compares the block, not the object around it).
+func TestSOPSSecretUnchangedIsNotChanged(t *testing.T) {
+	secret := func(mac string) *render.Object {
+		o := obj("Secret", "flux-system", "cluster-secrets", nil)
+		o.Body.Object["stringData"] = map[string]any{"TOKEN": "ENC[AES256_GCM,data:abc,type:str]"}
+		o.Body.Object["sops"] = map[string]any{"mac": mac, "lastmodified": "2026-01-01T00:00:00Z"}
+		return o
+	}
+	review := func(b, h *render.Object) []ObjectChange {
+		return Review(&render.Graph{Clusters: []*render.Cluster{cluster(b)}}, &render.Graph{Clusters: []*render.Cluster{cluster(h)}},
+			Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}}).Changed
+	}
+	if got := review(secret("ENC[m1]"), secret("ENC[m1]")); len(got) != 0 {
+		t.Errorf("unchanged SOPS Secret reported changed:\n%s", got[0].Diff)
+	}
+	want := `--- base
++++ head
+@@ -4,7 +4,7 @@
+ metadata:
+   name: cluster-secrets
+   namespace: flux-system
+-sops: <redacted>
++sops: <redacted, changed>
+ stringData:
+   TOKEN: <redacted>
+ 
+`
+	got := review(secret("ENC[m1]"), secret("ENC[m2]"))
+	if len(got) != 1 {
+		t.Fatalf("changed %d objects, want 1", len(got))
+	}
+	if d := cmp.Diff(want, got[0].Diff); d != "" {
+		t.Errorf("diff (-want +got):\n%s", d)
+	}
+}
