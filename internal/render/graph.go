@@ -214,7 +214,7 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 	if built.res == nil {
 		return // partial: a remote file it needs is not fetched
 	}
-	sub, be := newSubstitution(ctx, r.ix, cl, ks)
+	sub, be := newSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
 	if be != nil {
 		ks.Err = be
 		return
