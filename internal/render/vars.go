@@ -112,6 +112,8 @@ type substitution struct {
 	// written is what substitution has produced so far, in bytes, bounded by maxBytes
 	// (Limits.MaxBuildBytes): a variable referenced many times multiplies its size.
 	written, maxBytes int64
+	// secrets are the values of variables read from Secrets, longest first.
+	secrets []string
 }
 
 // newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
@@ -126,13 +128,27 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 		ks.Unresolved = missing
 		body = withOptionalSources(ks.Body)
 	}
-	vars, err := fluxkustomize.LoadVariables(ctx, c, *body)
+	var fromSecrets map[string]string
+	collect := fluxkustomize.ContextWithSecretVarsCollector(ctx, func(m map[string]string) { fromSecrets = m })
+	vars, err := fluxkustomize.LoadVariables(collect, c, *body)
 	if err != nil {
 		return nil, ks.specError(ix, "substituteFrom", err.Error())
 	}
 	for k, v := range ks.Spec.PostBuild.Substitute {
 		vars[k] = strings.ReplaceAll(v, "\n", "")
 	}
+	var secrets []string
+	for k, v := range fromSecrets {
+		if v != "" && vars[k] == v {
+			secrets = append(secrets, v)
+		}
+	}
+	sort.Slice(secrets, func(i, j int) bool {
+		if len(secrets[i]) != len(secrets[j]) {
+			return len(secrets[i]) > len(secrets[j])
+		}
+		return secrets[i] < secrets[j]
+	})
 	ks.Vars = map[string]bool{}
 	for k := range vars {
 		ks.Vars[k] = true
@@ -144,7 +160,7 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 		}
 		return nil, nil
 	}
-	return &substitution{client: c, vars: vars, always: always, body: body, unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes}, nil
+	return &substitution{client: c, vars: vars, always: always, body: body, unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes, secrets: secrets}, nil
 }
 
 // unresolved lists the required substituteFrom sources the store does not hold.
@@ -214,6 +230,7 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 		return false, &BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
 	}
 	s.checked = true
+	obj.SecretValues = s.secrets
 	return true, nil
 }
 
