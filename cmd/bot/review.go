@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
@@ -63,6 +64,11 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 	if f.failOn != "" {
 		if _, err := rules.ParseSeverity(f.failOn); err != nil {
 			return usageErr("--fail-on: %v", err)
+		}
+	}
+	for _, h := range f.allowRemote {
+		if err := config.CheckRemoteHost(h); err != nil {
+			return usageErr("--allow-remote: %v", err)
 		}
 	}
 	start := time.Now()

@@ -97,6 +97,16 @@ func (r *Remote) Allows(host string) bool {
 	return false
 }
 
+// CheckRemoteHost returns an error unless h is a host pattern that remote.allow and
+// --allow-remote take: a lower-case DNS name ("github.com") or "*." and a name of two
+// labels or more ("*.example.com"), at most 253 characters, without scheme or port.
+func CheckRemoteHost(h string) error {
+	if !hostPattern.MatchString(h) || len(h) > 253 {
+		return fmt.Errorf("want a lower-case host name such as github.com or *.example.com (fetched over https only), got %q", h)
+	}
+	return nil
+}
+
 // hostPattern is a lower-case DNS name, or "*." and a name of two labels or more. The JSON
 // Schema (docs/tiergate.schema.json) holds the same expression.
 var hostPattern = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*|\*\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)+)$`)
@@ -139,8 +149,8 @@ func (c *Config) checkReview() error {
 	}
 	if r := c.Remote; r != nil {
 		for i, h := range r.Allow {
-			if !hostPattern.MatchString(h) || len(h) > 253 {
-				return c.errorf(fmt.Sprintf("remote.allow[%d]", i), "want a lower-case host name such as github.com or *.example.com (fetched over https only), got %q", h)
+			if err := CheckRemoteHost(h); err != nil {
+				return c.errorf(fmt.Sprintf("remote.allow[%d]", i), "%s", err)
 			}
 		}
 		if r.Timeout < 0 || r.Timeout > MaxRemoteTimeout {
