@@ -109,7 +109,7 @@ func findingRow(f rules.Finding, withStatus, withCluster bool) string {
 	if f.File != "" {
 		where = append(where, code(fileLine(f.File, f.Line)))
 	}
-	cells := []string{severityLabel(f.Severity), code(f.Rule), strings.Join(where, "<br>"), prose(f.Message)}
+	cells := []string{severityLabel(f.Severity), code(f.Rule), strings.Join(where, "<br>"), prose(clip(f.Message))}
 	if withStatus {
 		cells = append([]string{esc(string(f.Status))}, cells...)
 	}
@@ -143,9 +143,23 @@ func suggestionText(f rules.Finding) string {
 		head += " · " + esc(f.Object.String())
 	}
 	if strings.ContainsAny(f.Suggestion, "\r\n") {
-		return head + ":\n\n" + fenced("", f.Suggestion)
+		return head + ":\n\n" + fenced("", clip(f.Suggestion))
 	}
-	return head + ": " + prose(f.Suggestion) + "\n"
+	return head + ": " + prose(clip(f.Suggestion)) + "\n"
+}
+
+// maxTextBytes caps one finding's message or suggestion in the comment: a dependsOn cycle
+// through thousands of Kustomizations names them all, and a row the comment cannot hold
+// would cut every row after it too. The JSON report keeps the whole text.
+const maxTextBytes = 2000
+
+// clip shortens s to maxTextBytes, on a rune boundary, saying how much was left out.
+func clip(s string) string {
+	if len(s) <= maxTextBytes {
+		return s
+	}
+	t := truncateBytes(s, maxTextBytes)
+	return t + fmt.Sprintf(" … (%s more bytes in the JSON report)", num(len(s)-len(t)))
 }
 
 var escaper = strings.NewReplacer(
