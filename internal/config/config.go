@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -150,6 +151,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		if cl.Name == "" || cl.Path == "" {
 			return nil, c.errorf(key, "name and path are required")
 		}
+		if !inRepo(cl.Path) {
+			return nil, c.errorf(key+".path", "want a folder inside the repository such as clusters/prod, got %q", cl.Path)
+		}
 		if cl.SourceRef != "" && strings.Count(cl.SourceRef, "/") != 2 {
 			return nil, c.errorf(key+".sourceRef", "want Kind/namespace/name, got %q", cl.SourceRef)
 		}
@@ -157,6 +161,9 @@ func Parse(name string, data []byte) (*Config, error) {
 	for _, k := range sortedKeys(c.Sources) {
 		if _, err := path.Match(k, ""); err != nil || strings.Count(k, "/") != 2 {
 			return nil, c.errorf("sources."+k, "want a key Kind/namespace/name (globs allowed)")
+		}
+		if v := c.Sources[k]; v != "" && !inRepo(v) {
+			return nil, c.errorf("sources."+k, "want a folder inside the repository such as kubernetes, got %q", v)
 		}
 	}
 	for i, r := range c.RuntimeCRDs {
@@ -182,4 +189,10 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// inRepo reports whether p names a folder inside the repository: relative, and not
+// leaving it through "..".
+func inRepo(p string) bool {
+	return filepath.IsLocal(filepath.FromSlash(p))
 }

@@ -39,6 +39,10 @@ func TestParseErrorsNameTheKey(t *testing.T) {
 		{"ignore bad object glob", "ignore:\n  - object:\n      kind: ConfigMap\n      name: '[x'\n", `x.yaml:4: ignore[0].object.name: bad glob "[x"`},
 		{"ignore unknown object key", "ignore:\n  - object: {apiVersion: v1}\n", "x.yaml:2: ignore[0].object.apiVersion: unknown key"},
 
+		{"source folder outside the repository", "sources:\n  GitRepository/*/*: ../../etc\n", `x.yaml:2: sources.GitRepository/*/*: want a folder inside the repository such as kubernetes, got "../../etc"`},
+		{"absolute source folder", "sources:\n  OCIRepository/flux-system/x: /etc\n", `x.yaml:2: sources.OCIRepository/flux-system/x: want a folder inside the repository such as kubernetes, got "/etc"`},
+		{"cluster path outside the repository", "clusters:\n  - name: x\n    path: ../../etc\n", `x.yaml:3: clusters[0].path: want a folder inside the repository such as clusters/prod, got "../../etc"`},
+
 		{"remote with scheme", "remote:\n  allow: [https://github.com]\n", `x.yaml:2: remote.allow[0]: want a lower-case host name such as github.com or *.example.com (fetched over https only), got "https://github.com"`},
 		{"remote with port", "remote:\n  allow:\n    - github.com\n    - git.example.com:8443\n", `x.yaml:4: remote.allow[1]: want a lower-case host name such as github.com or *.example.com (fetched over https only), got "git.example.com:8443"`},
 		{"remote inner wildcard", "remote:\n  allow: [git*.example.com]\n", `x.yaml:2: remote.allow[0]: want a lower-case host name such as github.com or *.example.com (fetched over https only), got "git*.example.com"`},

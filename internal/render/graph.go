@@ -217,7 +217,7 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 	if built.res == nil {
 		return // partial: a remote file it needs is not fetched
 	}
-	sub, be := newSubstitution(ctx, r.ix, cl, ks)
+	sub, be := newSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
 	if be != nil {
 		ks.Err = be
 		return
@@ -261,7 +261,7 @@ func substitutionKey(ks *Kustomization, sub *substitution) string {
 	if sub == nil {
 		return string(body)
 	}
-	vars, _ := json.Marshal(sub.vars)
+	vars, _ := json.Marshal([]any{sub.vars, sub.secrets, sub.maxBytes})
 	return fmt.Sprintf("%s\x00%s\x00%t%t%t", body, vars, sub.always, sub.unknown, sub.noop)
 }
 

@@ -296,6 +296,14 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 			BuildError{`refused "bomb.yaml": apps/bomb.yaml has YAML aliases that expand to 490329075 nodes from 56, which kustomize would expand without bound (billion laughs)`, "apps/kustomization.yaml", 1}},
 		{"objects over MaxObjects", map[string]string{"apps/kustomization.yaml": "resources: [a.yaml, b.yaml]\n", "apps/a.yaml": cm("default", "a"), "apps/b.yaml": cm("default", "b")}, "", Limits{MaxObjects: 4},
 			BuildError{"not rendered: the cluster renders more than tiergate's limit of 4 objects (MaxObjects)", "clusters/dev/apps.yaml", 2}},
+		{"a long variable referenced many times over", map[string]string{
+			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
+			"apps/cm.yaml":           cm("default", "a", "k: "+strings.Repeat("${X}", 2000))}, "", Limits{MaxBuildBytes: 1 << 20},
+			BuildError{"postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", "apps/cm.yaml", 2}},
+		{"a replacement that multiplies a variable", map[string]string{
+			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("a", 1<<10), "    Y: "+strings.Repeat("b", 1<<10)),
+			"apps/cm.yaml":           cm("default", "a", "k: ${X//a/${Y}}${X//a/${Y}}")}, "", Limits{MaxBuildBytes: 1 << 20},
+			BuildError{"postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", "apps/cm.yaml", 2}},
 		{"time limit", map[string]string{"apps/cm.yaml": cm("default", "a")}, "", Limits{Timeout: time.Nanosecond},
 			BuildError{"not rendered: the review reached tiergate's render time limit of 1ns (Timeout)", "clusters/dev/flux-system/gotk-sync.yaml", 10}},
 	}

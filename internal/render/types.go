@@ -59,6 +59,11 @@ type Object struct {
 	// Literal lists ${VAR} expressions that ship unsubstituted because substitution does
 	// not run for this object's Kustomization.
 	Literal []string
+	// SecretValues lists the values of the postBuild variables read from a substituteFrom
+	// Secret when substitution ran on the object, longest first: review redacts them
+	// wherever they occur in Body, as it redacts a Secret's own values (the variables are
+	// those Flux's ContextWithSecretVarsCollector reports).
+	SecretValues []string
 }
 
 // SourceRef is a Flux cross-object reference to a source.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -108,12 +109,17 @@ type substitution struct {
 	unknown bool
 	noop    bool
 	checked bool // SubstituteVariables succeeded once
+	// written is what substitution has produced so far, in bytes, bounded by maxBytes
+	// (Limits.MaxBuildBytes): a variable referenced many times multiplies its size.
+	written, maxBytes int64
+	// secrets are the values of variables read from Secrets, longest first.
+	secrets []string
 }
 
 // newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
 // order, then inline substitute). It returns nil when substitution does not run: no
 // postBuild, or no variable resolved and substituteStrategy is not Always (KC v1.9.0).
-func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustomization) (*substitution, *BuildError) {
+func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustomization, maxBytes int64) (*substitution, *BuildError) {
 	if ks.Spec.PostBuild == nil {
 		return nil, nil
 	}
@@ -122,13 +128,27 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 		ks.Unresolved = missing
 		body = withOptionalSources(ks.Body)
 	}
-	vars, err := fluxkustomize.LoadVariables(ctx, c, *body)
+	var fromSecrets map[string]string
+	collect := fluxkustomize.ContextWithSecretVarsCollector(ctx, func(m map[string]string) { fromSecrets = m })
+	vars, err := fluxkustomize.LoadVariables(collect, c, *body)
 	if err != nil {
 		return nil, ks.specError(ix, "substituteFrom", err.Error())
 	}
 	for k, v := range ks.Spec.PostBuild.Substitute {
 		vars[k] = strings.ReplaceAll(v, "\n", "")
 	}
+	var secrets []string
+	for k, v := range fromSecrets {
+		if v != "" && vars[k] == v {
+			secrets = append(secrets, v)
+		}
+	}
+	sort.Slice(secrets, func(i, j int) bool {
+		if len(secrets[i]) != len(secrets[j]) {
+			return len(secrets[i]) > len(secrets[j])
+		}
+		return secrets[i] < secrets[j]
+	})
 	ks.Vars = map[string]bool{}
 	for k := range vars {
 		ks.Vars[k] = true
@@ -140,7 +160,7 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 		}
 		return nil, nil
 	}
-	return &substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0}, nil
+	return &substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes, secrets: secrets}, nil
 }
 
 // resolvedBody is a Kustomization whose postBuild holds vars, already resolved, as inline
@@ -208,25 +228,29 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 	if err != nil {
 		return false, &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
 	}
-	if !s.unknown {
-		obj.Undefined = undefinedVars(string(y), s.vars)
+	tree, err := parse.Parse(string(y))
+	if err == nil {
+		s.written += substitutedBytes(tree.Root, s.vars)
+		if s.maxBytes > 0 && s.written > s.maxBytes {
+			return false, &BuildError{Message: fmt.Sprintf("postBuild substitution of %s would write more than tiergate's limit of %d bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", r.CurId(), s.maxBytes), File: obj.File, Line: obj.Line}
+		}
+		if !s.unknown {
+			obj.Undefined = undefinedVars(tree.Root, s.vars)
+		}
 	}
 	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *s.body, r,
 		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
 		return false, &BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
 	}
 	s.checked = true
+	obj.SecretValues = s.secrets
 	return true, nil
 }
 
 // undefinedVars lists the variables text reads without a default operator that vars does
 // not define: exactly those on which Flux's strict substitution fails (pkg/envsubst
 // evalFunc and isDefaultOp).
-func undefinedVars(text string, vars map[string]string) []string {
-	tree, err := parse.Parse(text)
-	if err != nil {
-		return nil
-	}
+func undefinedVars(root parse.Node, vars map[string]string) []string {
 	seen := map[string]bool{}
 	var walk func(n parse.Node)
 	walk = func(n parse.Node) {
@@ -244,8 +268,49 @@ func undefinedVars(text string, vars map[string]string) []string {
 			}
 		}
 	}
-	walk(tree.Root)
+	walk(root)
 	return sortedKeys(seen)
+}
+
+// substitutedBytes bounds the size of what envsubst writes for n under vars (Flux's
+// pkg/envsubst funcs.go): a variable counts its value, a replacement (${X//a/bc}) its value
+// times the replacement, a default its value and the default's text, any other function
+// (case, substring, trim, length) its value plus 20. The sum saturates at 1<<62.
+func substitutedBytes(n parse.Node, vars map[string]string) int64 {
+	const ceiling = 1 << 62
+	add := func(a, b int64) int64 { return min(a+b, ceiling) }
+	switch n := n.(type) {
+	case *parse.TextNode:
+		return int64(len(n.Value))
+	case *parse.ListNode:
+		var sum int64
+		for _, c := range n.Nodes {
+			sum = add(sum, substitutedBytes(c, vars))
+		}
+		return sum
+	case *parse.FuncNode:
+		value := int64(len(vars[n.Param]))
+		var args []int64
+		var sum int64
+		for _, a := range n.Args {
+			args = append(args, substitutedBytes(a, vars))
+			sum = add(sum, args[len(args)-1])
+		}
+		switch {
+		case strings.HasPrefix(n.Name, "/"):
+			if len(args) < 2 || args[1] <= 1 {
+				return value
+			}
+			if value > ceiling/args[1] {
+				return ceiling
+			}
+			return value * args[1]
+		case isDefaultOp(n.Name):
+			return add(value, sum)
+		}
+		return add(value, 20)
+	}
+	return 0
 }
 
 func isDefaultOp(name string) bool {

@@ -2,6 +2,7 @@ package review
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -112,6 +113,7 @@ func yamlOf(o, other *render.Object, head bool) string {
 		u = redact(u, other.Body, head)
 	}
 	u = redactSOPS(u, other.Body, head)
+	u = redactSubstituted(u, o.SecretValues, other.SecretValues, head)
 	data, err := yaml.Marshal(u.Object)
 	if err != nil {
 		return ""
@@ -135,6 +137,41 @@ func redact(u, other *unstructured.Unstructured, head bool) *unstructured.Unstru
 		}
 		_ = unstructured.SetNestedMap(c.Object, m, f)
 	}
+	return c
+}
+
+// redactSubstituted replaces, in every string of u, each value of secrets (postBuild
+// variables read from a Secret, longest first) by "<redacted>", or by "<redacted, changed>"
+// on the head side when the other side's object did not hold that value.
+func redactSubstituted(u *unstructured.Unstructured, secrets, theirs []string, head bool) *unstructured.Unstructured {
+	if len(secrets) == 0 {
+		return u
+	}
+	c := u.DeepCopy()
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				x[k] = walk(val)
+			}
+		case []any:
+			for i, val := range x {
+				x[i] = walk(val)
+			}
+		case string:
+			for _, s := range secrets {
+				marker := "<redacted>"
+				if head && !slices.Contains(theirs, s) {
+					marker = "<redacted, changed>"
+				}
+				x = strings.ReplaceAll(x, s, marker)
+			}
+			return x
+		}
+		return v
+	}
+	c.Object = walk(c.Object).(map[string]any)
 	return c
 }
 

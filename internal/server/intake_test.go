@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -225,4 +227,40 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestBodiesInFlightAreCapped: anyone can send a webhook body, and each is held in memory
+// until its signature is checked, so only MaxBodiesInFlight are read at once; a delivery
+// that finds no slot within BodyWait gets 503, and the slot serves the next one once free.
+// Before, 300 concurrent unsigned 5 MiB bodies took the server to 957 MiB.
+func TestBodiesInFlightAreCapped(t *testing.T) {
+	h := newHarness(t)
+	h.opts.MaxBodiesInFlight = 1
+	h.opts.BodyWait = time.Nanosecond
+	h.open()
+	pr, pw := io.Pipe()
+	slow := httptest.NewRequest(http.MethodPost, "/webhooks/github", pr)
+	slow.Header.Set("Content-Type", "application/json")
+	slow.Header.Set("X-GitHub-Event", "ping")
+	slowDone := make(chan int)
+	go func() {
+		rec := httptest.NewRecorder()
+		h.srv.Handler().ServeHTTP(rec, slow)
+		slowDone <- rec.Code
+	}()
+	// The write returns once the handler reads it: the slow body holds the only slot.
+	if _, err := pw.Write([]byte(`{"zen":`)); err != nil {
+		t.Fatal(err)
+	}
+	code, msg := status(h.github("ping", "d-busy", mustJSON(map[string]any{"zen": "z"}), ghSecret))
+	if code != http.StatusServiceUnavailable || msg != "busy: 1 webhook bodies are being read" {
+		t.Errorf("while the slot is held: %d %q, want 503 busy", code, msg)
+	}
+	pw.Close()
+	if code := <-slowDone; code != http.StatusUnauthorized {
+		t.Errorf("unsigned slow body: %d, want 401", code)
+	}
+	if code, msg := status(h.github("ping", "d-next", mustJSON(map[string]any{"zen": "z"}), ghSecret)); code != http.StatusOK || msg != "pong" {
+		t.Errorf("after the slot is free: %d %q, want 200 pong", code, msg)
+	}
 }

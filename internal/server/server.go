@@ -57,6 +57,12 @@ type Options struct {
 	SkipForkPRs bool
 	// MaxBodyBytes caps a webhook body (0: 5 MiB); larger deliveries get 413.
 	MaxBodyBytes int64
+	// MaxBodiesInFlight caps the webhook bodies read at once (0: 16), so the memory that
+	// deliveries hold before their signature is checked is at most this times MaxBodyBytes:
+	// anyone can send a body. A delivery waits for a slot for at most BodyWait (0: 10 s,
+	// GitHub's delivery timeout), then gets 503.
+	MaxBodiesInFlight int
+	BodyWait          time.Duration
 	// BotLogins names the bot's own account per forge: its comments never trigger a run
 	// (accounts the forge marks as bots never do).
 	BotLogins map[forge.Kind]string
@@ -80,6 +86,8 @@ const (
 	defaultWorkers       = 2
 	defaultReviewTimeout = 10 * time.Minute
 	defaultMaxBody       = 5 << 20
+	defaultMaxBodies     = 16
+	defaultBodyWait      = 10 * time.Second
 )
 
 // Server receives webhooks, queues reviews durably and runs them.
@@ -91,8 +99,10 @@ type Server struct {
 	metrics *Metrics
 	cache   *render.Cache
 	handler http.Handler
-	closed  atomic.Bool
-	now     func() time.Time
+	// bodies holds one token per webhook body being read (Options.MaxBodiesInFlight).
+	bodies chan struct{}
+	closed atomic.Bool
+	now    func() time.Time
 	// storeRetry is how long a job waits to run again when neither its store nor its
 	// forge works (storeRetryDelay; tests shorten it).
 	storeRetry time.Duration
@@ -113,6 +123,12 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBody
 	}
+	if opts.MaxBodiesInFlight <= 0 {
+		opts.MaxBodiesInFlight = defaultMaxBodies
+	}
+	if opts.BodyWait <= 0 {
+		opts.BodyWait = defaultBodyWait
+	}
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics()
 	}
@@ -132,6 +148,7 @@ func New(opts Options) (*Server, error) {
 		cache:      render.NewCache(opts.BuildCacheBytes),
 		now:        time.Now,
 		storeRetry: storeRetryDelay,
+		bodies:     make(chan struct{}, opts.MaxBodiesInFlight),
 	}
 	s.metrics.watchCache(s.cache)
 	s.handler = s.routes()
@@ -197,6 +214,25 @@ func (s *Server) routes() http.Handler {
 	return r
 }
 
+// acquireBody takes a slot to read a webhook body, waiting at most BodyWait; false when
+// none came free or the request ended.
+func (s *Server) acquireBody(ctx context.Context) bool {
+	select {
+	case s.bodies <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(s.opts.BodyWait)
+	defer t.Stop()
+	select {
+	case s.bodies <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
 // webhook verifies and parses a delivery before anything else, then queues what it asks for.
 func (s *Server) webhook(kind forge.Kind, parse parseFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
@@ -205,8 +241,13 @@ func (s *Server) webhook(kind forge.Kind, parse parseFunc) gin.HandlerFunc {
 			c.JSON(http.StatusNotFound, gin.H{"error": string(kind) + " webhooks are not configured"})
 			return
 		}
+		if !s.acquireBody(c.Request.Context()) {
+			c.JSON(http.StatusServiceUnavailable, gin.H{"error": fmt.Sprintf("busy: %d webhook bodies are being read", s.opts.MaxBodiesInFlight)})
+			return
+		}
 		body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxBodyBytes))
 		if err != nil {
+			<-s.bodies
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
 				c.JSON(http.StatusRequestEntityTooLarge, gin.H{"error": fmt.Sprintf("body exceeds %d bytes", s.opts.MaxBodyBytes)})
@@ -216,6 +257,7 @@ func (s *Server) webhook(kind forge.Kind, parse parseFunc) gin.HandlerFunc {
 			return
 		}
 		ev, err := parse(c.Request.Header, body, secret)
+		<-s.bodies // the body is parsed: release its slot
 		if errors.Is(err, forge.ErrBadSignature) {
 			s.log.Warn("webhook rejected: bad signature", "forge", kind)
 			c.JSON(http.StatusUnauthorized, gin.H{"error": forge.ErrBadSignature.Error()})

@@ -509,3 +509,41 @@ func tableRows(md, header string) int {
 func tail(s string) string {
 	return s[max(0, len(s)-300):]
 }
+
+// TestMarkdownLongMessageKeepsLaterRows: a dependsOn cycle through 3,000 Kustomizations
+// has a message of about 60 KB, and a PR can name a Kustomization with 70,000 characters.
+// Before, such a row could not fit the comment, so it and every row after it were cut and
+// the comment showed an empty table; now messages and names are clipped.
+func TestMarkdownLongMessageKeepsLaterRows(t *testing.T) {
+	var cycle []string
+	for i := range 3000 {
+		cycle = append(cycle, fmt.Sprintf("flux-system/k%d", i))
+	}
+	msg := "dependsOn cycle " + strings.Join(cycle, " -> ")
+	long := "flux-system/" + strings.Repeat("x", 70000) // no Kubernetes name is this long; a PR's can be
+	r := &review.Report{
+		Clusters: []review.ClusterSummary{{Name: "dev", Kustomizations: 3000}},
+		Findings: []rules.Finding{
+			{Rule: "duplicate-owner", Severity: rules.Error, Status: rules.StatusNew, Cluster: "dev",
+				Kustomization: long, Message: "m", File: "clusters/dev/long.yaml", Line: 3},
+			{Rule: "depends-on-cycle", Severity: rules.Error, Status: rules.StatusNew, Cluster: "dev",
+				Kustomization: "flux-system/k0", Message: msg, Suggestion: msg, File: "clusters/dev/k0.yaml", Line: 9},
+			{Rule: "depends-on-not-found", Severity: rules.Error, Status: rules.StatusNew, Cluster: "dev",
+				Kustomization: "flux-system/db", Message: "flux-system/db depends on flux-system/gone.", File: "clusters/dev/db.yaml", Line: 9},
+		},
+	}
+	got := Markdown(r, MarkdownOptions{})
+	clipped := msg[:maxTextBytes] + fmt.Sprintf(" … (%s more bytes in the JSON report)", num(len(msg)-maxTextBytes))
+	for _, want := range []string{
+		"| ❌ error | `duplicate-owner` | " + long[:600] + " … (69,412 more bytes in the JSON report)<br>`clusters/dev/long.yaml:3` | m |\n",
+		"| ❌ error | `depends-on-cycle` | flux-system/k0<br>`clusters/dev/k0.yaml:9` | " + prose(clipped) + " |\n",
+		"| ❌ error | `depends-on-not-found` | flux-system/db<br>`clusters/dev/db.yaml:9` | flux-system/db depends on flux-system/gone. |\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("comment lacks row %.120q…:\n%.3000s", want, got)
+		}
+	}
+	if strings.Contains(got, "cut to fit") {
+		t.Errorf("comment was cut:\n%.3000s", got)
+	}
+}

@@ -95,10 +95,10 @@ func partialNote(r *review.Report) string {
 func findingRow(f rules.Finding, withStatus, withCluster bool) string {
 	var where []string
 	if f.Kustomization != "" {
-		where = append(where, esc(f.Kustomization))
+		where = append(where, esc(clipTo(f.Kustomization, maxNameBytes)))
 	}
 	if f.Object != nil {
-		where = append(where, esc(f.Object.String()))
+		where = append(where, esc(clipTo(f.Object.String(), maxNameBytes)))
 	}
 	if withCluster {
 		if len(where) == 0 {
@@ -109,7 +109,7 @@ func findingRow(f rules.Finding, withStatus, withCluster bool) string {
 	if f.File != "" {
 		where = append(where, code(fileLine(f.File, f.Line)))
 	}
-	cells := []string{severityLabel(f.Severity), code(f.Rule), strings.Join(where, "<br>"), prose(f.Message)}
+	cells := []string{severityLabel(f.Severity), code(f.Rule), strings.Join(where, "<br>"), prose(clip(f.Message))}
 	if withStatus {
 		cells = append([]string{esc(string(f.Status))}, cells...)
 	}
@@ -137,15 +137,37 @@ func severityLabel(s rules.Severity) string {
 func suggestionText(f rules.Finding) string {
 	head := code(f.Rule) + " · " + esc(f.Cluster)
 	if f.Kustomization != "" {
-		head += " · " + esc(f.Kustomization)
+		head += " · " + esc(clipTo(f.Kustomization, maxNameBytes))
 	}
 	if f.Object != nil {
-		head += " · " + esc(f.Object.String())
+		head += " · " + esc(clipTo(f.Object.String(), maxNameBytes))
 	}
 	if strings.ContainsAny(f.Suggestion, "\r\n") {
-		return head + ":\n\n" + fenced("", f.Suggestion)
+		return head + ":\n\n" + fenced("", clip(f.Suggestion))
 	}
-	return head + ": " + prose(f.Suggestion) + "\n"
+	return head + ": " + prose(clip(f.Suggestion)) + "\n"
+}
+
+// maxTextBytes caps one finding's message or suggestion in the comment, maxNameBytes its
+// Kustomization and object names (Kubernetes names have at most 253 characters; a PR can
+// write longer ones): a dependsOn cycle through thousands of Kustomizations names them
+// all, and a row the comment cannot hold would cut every row after it too. The JSON
+// report keeps the whole text.
+const (
+	maxTextBytes = 2000
+	maxNameBytes = 600
+)
+
+// clip shortens s to maxTextBytes; see clipTo.
+func clip(s string) string { return clipTo(s, maxTextBytes) }
+
+// clipTo shortens s to n bytes, on a rune boundary, saying how much was left out.
+func clipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	t := truncateBytes(s, n)
+	return t + fmt.Sprintf(" … (%s more bytes in the JSON report)", num(len(s)-len(t)))
 }
 
 var escaper = strings.NewReplacer(

@@ -133,6 +133,19 @@ func TestSecretValuesNeverLeave(t *testing.T) {
 		"apps/plain.yaml":         secret("plain", "pw-base-77c1", "tok-base-40d2"),
 		"apps/sops.yaml":          sopsSecret("QkFTRWNpcGhlcnRleHQ=", "QkFTRW1hYw==", "YWdlLWJhc2Uta2V5LTAwMQ=="),
 	}
+	// A Kustomization substitutes a Secret's value into a ConfigMap (postBuild.substituteFrom).
+	substituted := func(password string) map[string]string {
+		return map[string]string{
+			"vars/db.yaml":           strings.Replace(secret("db", password, "unused"), "namespace: default", "namespace: flux-system", 1),
+			"uses/cm.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dsn\n  namespace: default\ndata:\n  url: postgres://app:${password}@db\n",
+			"clusters/dev/vars.yaml": strings.NewReplacer("name: apps", "name: vars", "path: ./apps", "path: ./vars").Replace(fleet(nil)["clusters/dev/apps.yaml"]),
+			"clusters/dev/uses.yaml": strings.NewReplacer("name: apps", "name: uses", "path: ./apps", "path: ./uses").Replace(fleet(nil)["clusters/dev/apps.yaml"]) +
+				"  dependsOn: [{name: vars}]\n  postBuild:\n    substituteFrom: [{kind: Secret, name: db}]\n",
+		}
+	}
+	for k, v := range substituted("subst-base-4b1") {
+		base[k] = v
+	}
 	head := map[string]string{
 		"apps/kustomization.yaml": "resources: [plain.yaml, sops.yaml]\nsecretGenerator:\n  - name: gen\n    literals: [apikey=GEN-head-literal-3a8]\n",
 		"apps/plain.yaml":         secret("plain", "pw-head-91e4", "tok-head-55b7"),
@@ -142,6 +155,9 @@ func TestSecretValuesNeverLeave(t *testing.T) {
 		"apps/broken/nameless.yaml":      strings.Replace(secret("", "pw-nameless-6d0", "tok-nameless-2e9"), "  name: \n", "", 1),
 		"clusters/dev/broken.yaml":       strings.NewReplacer("name: apps", "name: broken", "path: ./apps", "path: ./apps/broken").Replace(fleet(nil)["clusters/dev/apps.yaml"]),
 	}
+	for k, v := range substituted("subst-head-8c3") {
+		head[k] = v
+	}
 	r, outs := reviewTrees(t, base, head)
 	if len(r.Changed) == 0 {
 		t.Fatal("no changed objects: the fixture does not exercise the diff")
@@ -149,7 +165,7 @@ func TestSecretValuesNeverLeave(t *testing.T) {
 	values := []string{
 		"pw-base-77c1", "pw-head-91e4", "tok-base-40d2", "tok-head-55b7", "GEN-base-literal-9f2", "GEN-head-literal-3a8",
 		"QkFTRWNpcGhlcnRleHQ=", "SEVBRGNpcGhlcnRleHQ=", "QkFTRW1hYw==", "SEVBRG1hYw==", "YWdlLWJhc2Uta2V5LTAwMQ==", "YWdlLWhlYWQta2V5LTAwMg==",
-		"ENC[", "BEGIN AGE", "age1ql3z7hjy", "pw-nameless-6d0", "tok-nameless-2e9",
+		"ENC[", "BEGIN AGE", "age1ql3z7hjy", "pw-nameless-6d0", "tok-nameless-2e9", "subst-base-4b1", "subst-head-8c3",
 	}
 	for _, v := range []string{"pw-base-77c1", "pw-head-91e4", "GEN-base-literal-9f2", "GEN-head-literal-3a8", "pw-nameless-6d0"} {
 		values = append(values, base64.StdEncoding.EncodeToString([]byte(v)))
@@ -162,7 +178,7 @@ func TestSecretValuesNeverLeave(t *testing.T) {
 		}
 	}
 	md := outs["markdown"]
-	for _, want := range []string{"password: &lt;redacted, changed&gt;", "token: &lt;redacted, changed&gt;", "key: &lt;redacted, changed&gt;"} {
+	for _, want := range []string{"password: &lt;redacted, changed&gt;", "token: &lt;redacted, changed&gt;", "key: &lt;redacted, changed&gt;", "url: postgres://app:&lt;redacted, changed&gt;@db"} {
 		if !strings.Contains(md, want) && !strings.Contains(md, strings.ReplaceAll(strings.ReplaceAll(want, "&lt;", "<"), "&gt;", ">")) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
