@@ -156,7 +156,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
-	objects := 0
+	objects, substituted := 0, int64(0)
 	for len(wave) > 0 && ctx.Err() == nil {
 		cl := st.client()
 		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
@@ -167,6 +167,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		var next []*Kustomization
 		for _, ks := range wave {
 			r.guards.countObjects(ks, &objects)
+			r.guards.countSubstituted(ks, &substituted)
 			c.Kustomizations[ks.Ref] = ks
 			c.Order = append(c.Order, ks.Ref)
 			for _, o := range ks.Objects {
@@ -230,17 +231,21 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 	}
 	if o, ok := memo.Load(key); ok {
 		out := o.(builtObjects)
-		ks.Objects, ks.Err = out.objs, out.err
+		ks.Objects, ks.Err, ks.substituted = out.objs, out.err, out.substituted
 		return
 	}
 	objs, be := objectsFrom(ctx, r.ix, r.abs, src, ks, built.res.DeepCopy(), sub)
 	if be == nil {
 		relabel(objs, built.copies)
 	}
-	if ctx.Err() == nil { // a cancelled render's errors are not the build's
-		memo.Store(key, builtObjects{objs, be})
+	out := builtObjects{objs: objs, err: be}
+	if sub != nil {
+		out.substituted = sub.written
 	}
-	ks.Objects, ks.Err = objs, be
+	if ctx.Err() == nil { // a cancelled render's errors are not the build's
+		memo.Store(key, out)
+	}
+	ks.Objects, ks.Err, ks.substituted = objs, be, out.substituted
 }
 
 // objectsKey identifies the objects of one build of this render after substitution.
@@ -250,8 +255,9 @@ type objectsKey struct {
 }
 
 type builtObjects struct {
-	objs []*Object
-	err  *BuildError
+	objs        []*Object
+	err         *BuildError
+	substituted int64 // bytes substitution wrote
 }
 
 // substitutionKey is everything objectsFrom reads besides the build: the Kustomization

@@ -304,6 +304,12 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("a", 1<<10), "    Y: "+strings.Repeat("b", 1<<10)),
 			"apps/cm.yaml":           cm("default", "a", "k: ${X//a/${Y}}${X//a/${Y}}")}, "", Limits{MaxBuildBytes: 1 << 20},
 			BuildError{"postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", "apps/cm.yaml", 2}},
+		{"substitution across the cluster", map[string]string{
+			"clusters/dev/a-first.yaml": ks("a-first", "./first", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
+			"first/cm.yaml":             cm("default", "first", "k: "+strings.Repeat("${X}", 600)),
+			"clusters/dev/apps.yaml":    ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
+			"apps/cm.yaml":              cm("default", "a", "k: "+strings.Repeat("${X}", 600))}, "", Limits{MaxBuildBytes: 1 << 20, MaxSubstitutedBytes: 1 << 20},
+			BuildError{"not rendered: postBuild substitution in the cluster writes more than tiergate's limit of 1048576 bytes (MaxSubstitutedBytes)", "clusters/dev/apps.yaml", 2}},
 		{"time limit", map[string]string{"apps/cm.yaml": cm("default", "a")}, "", Limits{Timeout: time.Nanosecond},
 			BuildError{"not rendered: the review reached tiergate's render time limit of 1ns (Timeout)", "clusters/dev/flux-system/gotk-sync.yaml", 10}},
 	}

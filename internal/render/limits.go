@@ -43,6 +43,9 @@ type Limits struct {
 	MaxBuildDocuments int
 	// MaxObjects caps the objects one cluster renders; default 100,000.
 	MaxObjects int
+	// MaxSubstitutedBytes caps what postBuild substitution writes in one cluster, all its
+	// Kustomizations together (MaxBuildBytes bounds each one); default 256 MiB.
+	MaxSubstitutedBytes int64
 	// MaxKustomizations caps the Flux Kustomizations one cluster renders; default 5,000.
 	MaxKustomizations int
 	// Timeout caps the wall time of one Render; Kustomizations not built by then fail with
@@ -53,7 +56,7 @@ type Limits struct {
 // DefaultLimits are the limits a zero Limits field takes.
 var DefaultLimits = Limits{
 	MaxFileBytes: 8 << 20, MaxTotalBytes: 512 << 20, MaxFiles: 200000, MaxDepth: 64,
-	MaxBuildBytes: 128 << 20, MaxBuildFiles: 10000, MaxBuildDocuments: 5000, MaxObjects: 100000, MaxKustomizations: 5000, Timeout: 5 * time.Minute,
+	MaxBuildBytes: 128 << 20, MaxBuildFiles: 10000, MaxBuildDocuments: 5000, MaxObjects: 100000, MaxSubstitutedBytes: 256 << 20, MaxKustomizations: 5000, Timeout: 5 * time.Minute,
 }
 
 // withDefaults returns l with each zero field set from DefaultLimits.
@@ -82,6 +85,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxObjects > 0 {
 		d.MaxObjects = l.MaxObjects
+	}
+	if l.MaxSubstitutedBytes > 0 {
+		d.MaxSubstitutedBytes = l.MaxSubstitutedBytes
 	}
 	if l.MaxKustomizations > 0 {
 		d.MaxKustomizations = l.MaxKustomizations
@@ -318,6 +324,16 @@ func (g *guards) countObjects(ks *Kustomization, n *int) {
 	*n += len(ks.Objects)
 	if *n > g.limits.MaxObjects && len(ks.Objects) > 0 {
 		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", g.limits.MaxObjects), File: ks.File, Line: ks.Line}
+		ks.Objects = nil
+	}
+}
+
+// countSubstituted fails ks, and drops its objects, when what substitution wrote for it
+// takes the cluster's total, *n, past MaxSubstitutedBytes.
+func (g *guards) countSubstituted(ks *Kustomization, n *int64) {
+	*n += ks.substituted
+	if *n > g.limits.MaxSubstitutedBytes && ks.substituted > 0 {
+		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: postBuild substitution in the cluster writes more than tiergate's limit of %d bytes (MaxSubstitutedBytes)", g.limits.MaxSubstitutedBytes), File: ks.File, Line: ks.Line}
 		ks.Objects = nil
 	}
 }

@@ -144,6 +144,8 @@ type Kustomization struct {
 	// they exist only at runtime (an ExternalSecret, a bootstrap script), so the variables
 	// they define are unknown and undefined variables are not reported.
 	Unresolved []string
+	// substituted is what postBuild substitution wrote for its objects, in bytes.
+	substituted int64
 }
 
 // Partial describes a Kustomization whose build is incomplete.
