@@ -140,3 +140,26 @@ func TestReviewRefusesToCheckNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitFlags: a limit set on the command line reaches the render, and hitting it is a
+// render-error finding at the Kustomization that crossed it; both sides hit it here, so the
+// finding is existing and the exit status 0.
+func TestLimitFlags(t *testing.T) {
+	out, code, _ := run(t, "review", "--base-dir", demo+"base", "--head-dir", demo+"head", "--format", "json", "--max-objects", "3")
+	var rep struct {
+		Findings []struct{ Rule, Status, Kustomization, Message, File string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == "render-error" {
+			got = append(got, f.Status+" "+f.Kustomization+" "+f.File+": "+f.Message)
+		}
+	}
+	want := []string{"existing flux-system/flux-system clusters/demo/flux-system/gotk-sync.yaml: Kustomization flux-system/flux-system fails to build, so Flux applies none of it: not rendered: the cluster renders more than tiergate's limit of 3 objects (MaxObjects)"}
+	if d := cmp.Diff(want, got); d != "" || code != 0 {
+		t.Errorf("exit %d, render errors (-want +got):\n%s", code, d)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/pipeline"
+	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
 	"github.com/tiergate/tiergate/internal/review/rules"
@@ -20,6 +21,7 @@ type reviewFlags struct {
 	format, failOn, config string
 	clusters, allowRemote  []string
 	noMergeBase, noReuse   bool
+	limits                 render.Limits
 }
 
 func reviewCmd() *cobra.Command {
@@ -53,6 +55,7 @@ func reviewCmd() *cobra.Command {
 	fl.StringSliceVar(&f.clusters, "cluster", nil, "review only this cluster (repeatable)")
 	fl.BoolVar(&f.noMergeBase, "no-merge-base", false, "compare --base itself, not the merge-base of --base and --head")
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https (*.example.com for subdomains); .tiergate.yaml remote.allow can only narrow it")
+	limitFlags(fl, &f.limits)
 	fl.BoolVar(&f.noReuse, "no-reuse", false, "build every Kustomization of both sides with fluxcd/pkg/kustomize.Build, reusing nothing (slow; for checking tiergate)")
 	return cmd
 }
@@ -79,7 +82,7 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 	defer base.Close()
 	defer head.Close()
 	checkout := time.Since(start).Seconds()
-	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, NoReuse: f.noReuse, AllowRemote: f.allowRemote})
+	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

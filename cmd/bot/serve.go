@@ -21,6 +21,7 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
+	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review/rules"
 	"github.com/tiergate/tiergate/internal/server"
 )
@@ -37,6 +38,7 @@ type serveFlags struct {
 	forkPRs                                        bool
 	buildCacheMiB                                  int64
 	allowRemote                                    []string
+	limits                                         render.Limits
 }
 
 // envPrefix starts the environment variable that stands in for a flag not given:
@@ -82,6 +84,7 @@ environment for secrets and tokens.`,
 	fl.IntVar(&f.workers, "workers", 2, "reviews run at once")
 	fl.DurationVar(&f.reviewTimeout, "review-timeout", 10*time.Minute, "time limit of one review, fetch to final status")
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources reviews may fetch over https (never for fork PRs); a repository's remote.allow can only narrow it")
+	limitFlags(fl, &f.limits)
 	fl.Int64Var(&f.buildCacheMiB, "build-cache-mib", 256, "memory for Kustomization builds reused across reviews, in MiB")
 	fl.BoolVar(&f.forkPRs, "fork-prs", true, "review PRs from forks (false: answer them with a success status)")
 	return cmd
@@ -174,6 +177,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		SkipForkPRs:     !f.forkPRs,
 		BuildCacheBytes: f.buildCacheMiB << 20,
 		AllowRemote:     f.allowRemote,
+		Limits:          f.limits,
 		GitHost:         fs.GitHosts,
 		Metrics:         metrics,
 		Logger:          log,

@@ -39,6 +39,8 @@ type Options struct {
 	AllowRemote []string
 	// Fork says the head comes from a fork: nothing remote is fetched.
 	Fork bool
+	// Limits bounds what each render reads and builds (zero fields: render.DefaultLimits).
+	Limits render.Limits
 	// NoReuse builds every Kustomization of both sides with fluxcd/pkg/kustomize.Build and
 	// no cache: the full rebuild that reuse is tested against.
 	NoReuse bool
@@ -162,7 +164,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		}
 	}
 	ro := render.Options{Config: cfg, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
-		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork)}
+		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork), Limits: opts.Limits}
 	if opts.NoReuse {
 		ro.Cache = nil
 	} else if ro.Cache == nil {

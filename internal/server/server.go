@@ -76,6 +76,8 @@ type Options struct {
 	// AllowRemote lists the hosts reviews may fetch remote resources from (never for
 	// fork PRs); a repository's remote.allow can only narrow it. Empty: none.
 	AllowRemote []string
+	// Limits bounds what one review reads and renders (zero fields: render.DefaultLimits).
+	Limits render.Limits
 	// Metrics receives the server's metrics (nil: new ones).
 	Metrics *Metrics
 	// Logger receives JSON-able structured logs (nil: discarded).

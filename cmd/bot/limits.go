@@ -1,0 +1,22 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// limitFlags registers the limits on what one review may read and render (render.Limits,
+// docs/reliability.md), with render.DefaultLimits as defaults. The operator sets them, not
+// the repository: its .tiergate.yaml comes from the pull request under review.
+func limitFlags(fl *pflag.FlagSet, l *render.Limits) {
+	d := render.DefaultLimits
+	fl.Int64Var(&l.MaxFileBytes, "max-file-bytes", d.MaxFileBytes, "largest file a build may read, in bytes")
+	fl.Int64Var(&l.MaxTotalBytes, "max-tree-bytes", d.MaxTotalBytes, "largest tree a review renders, all files together, in bytes")
+	fl.IntVar(&l.MaxFiles, "max-files", d.MaxFiles, "most files and folders in a reviewed tree")
+	fl.IntVar(&l.MaxDepth, "max-depth", d.MaxDepth, "deepest folder nesting in a reviewed tree")
+	fl.IntVar(&l.MaxObjects, "max-objects", d.MaxObjects, "most objects one cluster renders")
+	fl.IntVar(&l.MaxKustomizations, "max-kustomizations", d.MaxKustomizations, "most Flux Kustomizations one cluster renders")
+	fl.Int64Var(&l.MaxSubstitutedBytes, "max-substituted-bytes", d.MaxSubstitutedBytes, "most bytes postBuild substitution writes in one cluster")
+	fl.DurationVar(&l.Timeout, "render-timeout", d.Timeout, "longest render of one commit")
+}
