@@ -86,6 +86,7 @@ func (r *Remote) Allows(host string) bool {
 	}
 	host = strings.ToLower(host)
 	for _, a := range r.Allow {
+		a = strings.ToLower(a) // entries are validated lower-case; API callers may not be
 		if suffix, ok := strings.CutPrefix(a, "*."); ok {
 			if strings.HasSuffix(host, "."+suffix) {
 				return true

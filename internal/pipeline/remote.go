@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"strings"
-
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render"
 )
@@ -38,21 +36,14 @@ func remotePolicy(operator []string, cfg *config.Config, fork bool) render.Remot
 }
 
 // narrower returns the host pattern that a and b both admit ("github.com", "*.example.com"),
-// or "" when they share none.
+// or "" when they share none: the narrower of the two when the other one admits it.
 func narrower(a, b string) string {
-	a, b = strings.ToLower(a), strings.ToLower(b)
+	admits := func(pattern, p string) bool { return (&config.Remote{Allow: []string{pattern}}).Allows(p) }
 	switch {
-	case a == b:
+	case a == b || admits(b, a):
 		return a
-	case covers(a, b):
+	case admits(a, b):
 		return b
-	case covers(b, a):
-		return a
 	}
 	return ""
-}
-
-// covers reports whether wildcard pattern w ("*.example.com") admits every host p admits.
-func covers(w, p string) bool {
-	return strings.HasPrefix(w, "*.") && strings.HasSuffix(p, w[1:])
 }

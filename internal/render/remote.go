@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/tiergate/tiergate/internal/config"
 	"io"
 	"net"
 	"net/http"
@@ -133,16 +134,10 @@ func (f *fetcher) allowed(u *url.URL) error {
 	return nil
 }
 
-// hostAllowed reports whether host matches an Allow entry.
+// hostAllowed reports whether host matches an Allow entry, as .tiergate.yaml's
+// remote.allow reads it.
 func (f *fetcher) hostAllowed(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, a := range f.policy.Allow {
-		a = strings.ToLower(a)
-		if host == a || strings.HasPrefix(a, "*.") && strings.HasSuffix(host, a[1:]) {
-			return true
-		}
-	}
-	return false
+	return (&config.Remote{Allow: f.policy.Allow}).Allows(strings.TrimSuffix(host, "."))
 }
 
 // fetch returns the file at u, at most MaxBytes long.
