@@ -3,8 +3,20 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render"
 )
+
+// checkAllowRemote validates --allow-remote as .tiergate.yaml's remote.allow is validated;
+// the error is a usage error (exit 2).
+func checkAllowRemote(hosts []string) error {
+	for _, h := range hosts {
+		if err := config.CheckHost(h); err != nil {
+			return usageErr("--allow-remote: %v", err)
+		}
+	}
+	return nil
+}
 
 // limitFlags registers the limits on what one review may read and render (render.Limits,
 // docs/reliability.md), with render.DefaultLimits as defaults. The operator sets them, not

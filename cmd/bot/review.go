@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review"
@@ -69,10 +68,8 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 			return usageErr("--fail-on: %v", err)
 		}
 	}
-	for _, h := range f.allowRemote {
-		if err := config.CheckHost(h); err != nil {
-			return usageErr("--allow-remote: %v", err)
-		}
+	if err := checkAllowRemote(f.allowRemote); err != nil {
+		return err
 	}
 	start := time.Now()
 	base, head, err := trees(f)

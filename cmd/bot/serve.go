@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/render"
@@ -145,10 +144,8 @@ func runServe(ctx context.Context, f serveFlags) error {
 	if f.workers < 1 {
 		return usageErr("--workers must be at least 1")
 	}
-	for _, h := range f.allowRemote {
-		if err := config.CheckHost(h); err != nil {
-			return usageErr("--allow-remote: %v", err)
-		}
+	if err := checkAllowRemote(f.allowRemote); err != nil {
+		return err
 	}
 	if f.reviewTimeout <= 0 {
 		return usageErr("--review-timeout must be positive")
