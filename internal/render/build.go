@@ -114,8 +114,7 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 		return &builtResult{err: buildError(ix, abs, dir, err)}
 	}
 	rec := newRecordFS(mem, abs)
-	gfs, rfs := r.guards.filesystems(abs, root, rec)
-	res, err := r.kustomizeDir(gfs, rfs, dir)
+	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, abs, dir, gfs, rfs, res, err)
 	// Only builds that are a function of their recorded inputs and the key are kept: not
 	// one a guard refused (limits are not part of the key) nor one holding fetched remote

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,9 +80,9 @@ func TestCacheReusesExactlyUnchangedBuilds(t *testing.T) {
 // TestKustomizeBuildIsolatesOpenAPI: a build with a custom OpenAPI schema (a list merge key
 // for a custom kind) must not leak the schema into the next build, as
 // fluxcd/pkg/kustomize.Build guarantees by resetting it.
-func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
-	kind := "apiVersion: example.com/v1alpha1\nkind: MyKind\nmetadata:\n  name: x\n  namespace: default\nspec:\n  items:\n  - name: a\n    value: \"1\"\n"
-	patch := `patches:
+var (
+	openAPIKind  = "apiVersion: example.com/v1alpha1\nkind: MyKind\nmetadata:\n  name: x\n  namespace: default\nspec:\n  items:\n  - name: a\n    value: \"1\"\n"
+	openAPIPatch = `patches:
 - patch: |
     apiVersion: example.com/v1alpha1
     kind: MyKind
@@ -93,7 +94,7 @@ func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
       - name: b
         value: "2"
 `
-	schema := `{"definitions": {
+	openAPISchema = `{"definitions": {
   "com.example.v1alpha1.MyKind": {"type": "object",
     "x-kubernetes-group-version-kind": [{"group": "example.com", "kind": "MyKind", "version": "v1alpha1"}],
     "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
@@ -102,14 +103,17 @@ func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
         "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge",
         "items": {"$ref": "#/definitions/com.example.v1alpha1.Item"}}}}}},
   "com.example.v1alpha1.Item": {"type": "object", "properties": {"name": {"type": "string"}, "value": {"type": "string"}}}}}`
+)
+
+func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
 	dir := tree(t, merge(bootstrap("dev"), map[string]string{
 		"clusters/dev/a.yaml":  ks("a-openapi", "./a"),
 		"clusters/dev/b.yaml":  ks("b-plain", "./b"),
-		"a/kustomization.yaml": "resources: [kind.yaml]\nopenapi:\n  path: schema.json\n" + patch,
-		"a/kind.yaml":          kind,
-		"a/schema.json":        schema,
-		"b/kustomization.yaml": "resources: [kind.yaml]\n" + patch,
-		"b/kind.yaml":          kind,
+		"a/kustomization.yaml": "resources: [kind.yaml]\nopenapi:\n  path: schema.json\n" + openAPIPatch,
+		"a/kind.yaml":          openAPIKind,
+		"a/schema.json":        openAPISchema,
+		"b/kustomization.yaml": "resources: [kind.yaml]\n" + openAPIPatch,
+		"b/kind.yaml":          openAPIKind,
 	}))
 	items := func(g *Graph, name string) []any {
 		o := g.Cluster("dev").Kustomizations[Ref{"flux-system", name}].Objects[0]
@@ -130,6 +134,49 @@ func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
 			if d := cmp.Diff(replaced, items(g, "b-plain")); d != "" {
 				t.Errorf("exact=%v: b-plain items (-want +got):\n%s", exact, d)
 			}
+		}
+	}
+}
+
+// TestParallelBuildsIsolateOpenAPI builds, many at a time, Kustomizations with a custom
+// schema (a list merge key) among plain ones: every plain build must see the builtin
+// schema only (its patch replaces the list), every custom one its own (the patch merges).
+func TestParallelBuildsIsolateOpenAPI(t *testing.T) {
+	files := bootstrap("dev")
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("k%02d", i)
+		files["clusters/dev/"+name+".yaml"] = ks(name, "./"+name)
+		kfile := "resources: [kind.yaml]\n" + openAPIPatch
+		if i%4 == 0 {
+			kfile = "resources: [kind.yaml]\nopenapi:\n  path: schema.json\n" + openAPIPatch
+			files[name+"/schema.json"] = openAPISchema
+		}
+		files[name+"/kustomization.yaml"] = kfile
+		files[name+"/kind.yaml"] = openAPIKind
+	}
+	dir := tree(t, files)
+	want := map[string]int{}
+	for i := 0; i < 12; i++ {
+		want[fmt.Sprintf("k%02d", i)] = map[bool]int{true: 2, false: 1}[i%4 == 0]
+	}
+	for round := 0; round < 3; round++ {
+		g, err := Render(context.Background(), dir, Options{Workers: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for ref, k := range g.Cluster("dev").Kustomizations {
+			if ref.Name == "flux-system" {
+				continue
+			}
+			if len(k.Objects) != 1 {
+				t.Fatalf("%s: %d objects, err %v", ref.Name, len(k.Objects), k.Err)
+			}
+			v, _, _ := unstructuredSlice(k.Objects[0].Body.Object, "spec", "items")
+			got[ref.Name] = len(v)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("round %d: list items per Kustomization (-want +got):\n%s", round, d)
 		}
 	}
 }

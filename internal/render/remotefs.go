@@ -35,6 +35,8 @@ type remoteFS struct {
 	failed  *remoteFailure
 	// openapi is set when a kustomization file read may have an `openapi:` field.
 	openapi bool
+	// refuseOpenAPI makes such a read fail with errSchemaBuild (set before the build).
+	refuseOpenAPI bool
 }
 
 // remoteFailure is an allowed remote file that could not be fetched.
@@ -47,7 +49,11 @@ func (fs *remoteFS) ReadFile(path string) ([]byte, error) {
 	if err != nil || !isKustomizationFile(path) {
 		return data, err
 	}
-	return fs.strip(path, data), nil
+	data = fs.strip(path, data)
+	if fs.refuseOpenAPI && fs.setsOpenAPI() {
+		return nil, errSchemaBuild
+	}
+	return data, nil
 }
 
 func isKustomizationFile(path string) bool {
