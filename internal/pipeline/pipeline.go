@@ -158,12 +158,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("fail-on: %w", err)
 	}
-	for _, t := range []*Tree{base, head} {
-		if err := applySpecIgnore(t.Dir, cfg); err != nil {
-			return nil, err
-		}
-	}
-	ro := render.Options{Config: cfg, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
+	ro := render.Options{Config: cfg, ApplySpecIgnore: true, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
 		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork), Limits: opts.Limits}
 	if opts.NoReuse {
 		ro.Cache = nil
@@ -231,16 +226,6 @@ func clusterList(gs ...*render.Graph) string {
 		return "none"
 	}
 	return strings.Join(out, ", ")
-}
-
-// applySpecIgnore removes what the root GitRepositories' spec.ignore excludes from the
-// artifact (the scratch tree dir).
-func applySpecIgnore(dir string, cfg *config.Config) error {
-	extra, err := render.SourceIgnore(dir, cfg)
-	if err != nil || extra == "" {
-		return err
-	}
-	return render.ApplySourceIgnore(dir, extra)
 }
 
 // LoadConfig reads path, else dir's .tiergate.yaml when present: the PR may change the

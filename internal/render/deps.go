@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -114,8 +115,9 @@ func (fs *recordFS) recorded() ([]dep, bool) {
 // fingerprints computes, once per tree, the state of a dep: a short digest of what the
 // operation would see there. Equal fingerprints mean the operation returns the same.
 type fingerprints struct {
-	abs string
-	mu  sync.Mutex
+	abs  string
+	snap *snapshot // what scan saw; nil: ask the disk
+	mu   sync.Mutex
 	m   map[dep]fingerprint
 }
 
@@ -124,8 +126,8 @@ type fingerprint struct {
 	size   int64 // bytes read to compute it: the input size of a build
 }
 
-func newFingerprints(abs string) *fingerprints {
-	return &fingerprints{abs: abs, m: map[dep]fingerprint{}}
+func newFingerprints(abs string, snap *snapshot) *fingerprints {
+	return &fingerprints{abs: abs, snap: snap, m: map[dep]fingerprint{}}
 }
 
 func (f *fingerprints) of(d dep) fingerprint {
@@ -143,6 +145,9 @@ func (f *fingerprints) of(d dep) fingerprint {
 }
 
 func (f *fingerprints) compute(d dep) fingerprint {
+	if f.snap != nil && d.Op != depGlob && f.snap.knows(d.Path) {
+		return f.fromSnapshot(d)
+	}
 	p := filepath.Join(f.abs, filepath.FromSlash(d.Path))
 	switch d.Op {
 	case depStat:
@@ -201,6 +206,72 @@ func (f *fingerprints) tree(p string) fingerprint {
 		return fingerprint{digest: statState(p)}
 	}
 	return fingerprint{digest: hex.EncodeToString(h.Sum(nil)), size: size}
+}
+
+// fromSnapshot is compute answered from what scan saw, reading only files it did not keep.
+func (f *fingerprints) fromSnapshot(d dep) fingerprint {
+	s := f.snap
+	st := s.state(d.Path)
+	switch {
+	case d.Op == depStat:
+		return fingerprint{digest: st}
+	case d.Op == depRead && st != "file":
+		return fingerprint{digest: st}
+	case d.Op == depRead:
+		return f.file(d.Path)
+	case d.Op == depList && st == "dir":
+		return fingerprint{digest: digest([]byte(strings.Join(s.names[d.Path], "\x00")))}
+	case d.Op == depList:
+		return fingerprint{digest: st}
+	}
+	// depTree: as tree(), in filepath.WalkDir order.
+	if st == "absent" {
+		return fingerprint{digest: st}
+	}
+	for u := range s.unwalked {
+		if u == d.Path || strings.HasPrefix(u, d.Path+"/") || d.Path == "." {
+			return f.tree(filepath.Join(f.abs, filepath.FromSlash(d.Path)))
+		}
+	}
+	h := sha256.New()
+	var size int64
+	var walk func(rel, name string) bool
+	walk = func(rel, name string) bool {
+		typ := s.types[rel]
+		h.Write([]byte(name + "\x00" + typ.String() + "\x00"))
+		if typ.IsRegular() {
+			fp := f.file(rel)
+			if fp.digest == "error" {
+				return false
+			}
+			size += fp.size
+			h.Write([]byte(fp.digest))
+		}
+		if typ.IsDir() {
+			for _, n := range s.names[rel] {
+				if !walk(path.Join(rel, n), path.Join(name, n)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !walk(d.Path, ".") {
+		return fingerprint{digest: st}
+	}
+	return fingerprint{digest: hex.EncodeToString(h.Sum(nil)), size: size}
+}
+
+// file digests the regular file rel: from the snapshot's content when scan kept it.
+func (f *fingerprints) file(rel string) fingerprint {
+	data, ok := f.snap.data[rel]
+	if !ok {
+		var err error
+		if data, err = os.ReadFile(filepath.Join(f.abs, filepath.FromSlash(rel))); err != nil {
+			return fingerprint{digest: "error"}
+		}
+	}
+	return fingerprint{digest: digest(data), size: int64(len(data))}
 }
 
 // statState is what Exists/IsDir see. A symlink is a state of its own: the guards refuse

@@ -33,6 +33,10 @@ type Options struct {
 	Limits Limits
 	// Remote says which remote files may be fetched; the zero value fetches none.
 	Remote RemotePolicy
+	// ApplySpecIgnore says dir is a scratch copy: Render removes from it what the
+	// spec.ignore of the cluster roots' GitRepositories excludes from the artifact, as
+	// source-controller does when it packs it, before rendering.
+	ApplySpecIgnore bool
 }
 
 // maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
@@ -46,20 +50,24 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	gd, err := newGuards(abs, opts)
+	gd, ix, roots, err := load(abs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", dir, err)
 	}
-	ix := newIndex(abs)
-	ix.refused = gd.refused
-	roots, err := discover(abs, ix, opts.Config)
-	if err != nil {
-		return nil, fmt.Errorf("discover clusters in %s: %w", dir, err)
+	if opts.ApplySpecIgnore {
+		if extra := specIgnore(ix, roots); extra != "" {
+			if err := ApplySourceIgnore(abs, extra); err != nil {
+				return nil, fmt.Errorf("apply spec.ignore in %s: %w", dir, err)
+			}
+			if gd, ix, roots, err = load(abs, opts); err != nil {
+				return nil, fmt.Errorf("render %s: %w", dir, err)
+			}
+		}
 	}
 	r := &renderer{
 		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
-		shared: opts.Cache, fps: newFingerprints(abs), exact: opts.ExactBuild,
+		shared: opts.Cache, fps: newFingerprints(abs, gd.snap), exact: opts.ExactBuild,
 		policy: opts.Remote.key(),
 	}
 	if r.workers <= 0 {
@@ -90,6 +98,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// load scans the tree at abs, indexes it and discovers its cluster roots.
+func load(abs string, opts Options) (*guards, *index, []root, error) {
+	gd, err := newGuards(abs, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ix := newIndex(abs)
+	ix.refused, ix.snap = gd.refused, gd.snap
+	roots, err := discover(abs, ix, opts.Config)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("discover clusters: %w", err)
+	}
+	return gd, ix, roots, nil
 }
 
 // dropNested removes clusters whose root another cluster's graph already reconciles.

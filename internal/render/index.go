@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,7 +29,9 @@ type index struct {
 	root string
 	// refused holds the repo-relative paths never to read (symlinks, over-size files).
 	refused map[string]string
-	mu      sync.Mutex
+	// snap, when set, is what scan saw: the files to list and their content.
+	snap *snapshot
+	mu   sync.Mutex
 	files   map[string][]doc
 }
 
@@ -37,6 +40,14 @@ func newIndex(root string) *index { return &index{root: root, files: map[string]
 // yamlFiles lists the repo-relative YAML files of the tree, skipping .git.
 func (ix *index) yamlFiles() []string {
 	var out []string
+	if ix.snap != nil {
+		for _, rel := range ix.snap.files {
+			if ext := path.Ext(rel); (ext == ".yaml" || ext == ".yml") && ix.readable(rel) {
+				out = append(out, rel)
+			}
+		}
+		return out
+	}
 	filepath.WalkDir(ix.root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -65,7 +76,7 @@ func (ix *index) docs(rel string) []doc {
 	if !ix.readable(rel) {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	data, err := ix.read(rel)
 	if err == nil {
 		d = parseDocs(data)
 	}
@@ -73,6 +84,17 @@ func (ix *index) docs(rel string) []doc {
 	ix.files[rel] = d
 	ix.mu.Unlock()
 	return d
+}
+
+// read returns the content of the repo-relative file rel, from the snapshot when scan
+// kept it.
+func (ix *index) read(rel string) ([]byte, error) {
+	if ix.snap != nil {
+		if data, ok := ix.snap.data[rel]; ok {
+			return data, nil
+		}
+	}
+	return os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
 }
 
 func parseDocs(data []byte) []doc {
@@ -194,7 +216,7 @@ func (ix *index) lineOf(rel string, from int, needle string) int {
 	if !ix.readable(rel) {
 		return 0
 	}
-	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	data, err := ix.read(rel)
 	if err != nil || needle == "" {
 		return 0
 	}
@@ -218,7 +240,7 @@ func (ix *index) mentions(rel string, words ...string) bool {
 	if parsed || !ix.readable(rel) {
 		return parsed
 	}
-	data, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	data, err := ix.read(rel)
 	if err != nil {
 		return false
 	}
@@ -238,6 +260,9 @@ func (ix *index) readable(rel string) bool {
 	for p := rel; p != "." && p != "" && p != "/"; p = filepath.ToSlash(filepath.Dir(p)) {
 		if _, ok := ix.refused[p]; ok {
 			return false
+		}
+		if ix.snap != nil {
+			continue // scan refused every symlink
 		}
 		if fi, err := os.Lstat(filepath.Join(ix.root, filepath.FromSlash(p))); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			return false

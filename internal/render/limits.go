@@ -102,12 +102,14 @@ func (l Limits) withDefaults() Limits {
 // bound (files, total bytes, depth); the message names the limit and the path.
 var ErrLimitExceeded = errors.New("render limit exceeded")
 
-// scan walks the tree at abs once, without reading any file, and returns the
-// repo-relative, slash-separated paths kustomize must not read, with the reason: symlinks
-// (source-controller leaves them out of the artifact, source-controller#191) and files
-// over MaxFileBytes. It fails when the tree exceeds MaxFiles, MaxTotalBytes or MaxDepth.
-func scan(abs string, l Limits) (map[string]string, error) {
-	refused := map[string]string{}
+// scan walks the tree at abs once and returns what it saw (snapshot): the repo-relative,
+// slash-separated paths kustomize must not read, with the reason: symlinks
+// (source-controller leaves them out of the artifact, source-controller#191), files over
+// MaxFileBytes and YAML alias bombs. It fails when the tree exceeds MaxFiles,
+// MaxTotalBytes or MaxDepth.
+func scan(abs string, l Limits) (*snapshot, error) {
+	snap := newSnapshot()
+	refused := snap.refused
 	var files int
 	var total int64
 	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
@@ -117,10 +119,12 @@ func scan(abs string, l Limits) (map[string]string, error) {
 		if p == abs {
 			return nil
 		}
+		rel := relPath(abs, p)
+		snap.add(rel, d.Type())
 		if d.IsDir() && d.Name() == ".git" {
+			snap.unwalked[rel] = true
 			return filepath.SkipDir
 		}
-		rel := relPath(abs, p)
 		files++
 		switch depth := strings.Count(rel, "/") + 1; {
 		case files > l.MaxFiles:
@@ -149,12 +153,14 @@ func scan(abs string, l Limits) (map[string]string, error) {
 				}
 				if why := aliasBomb(data); why != "" {
 					refused[rel] = rel + why
+				} else {
+					snap.keep(rel, data)
 				}
 			}
 		}
 		return nil
 	})
-	return refused, err
+	return snap, err
 }
 
 // isYAMLName reports whether the generator or the index would parse the file rel.
@@ -247,18 +253,19 @@ func kustomizationFileLstat(dir string) string {
 // guards is what the builds of one Render share to stay inside their limits.
 type guards struct {
 	limits   Limits
-	refused  map[string]string // from scan
+	snap     *snapshot
+	refused  map[string]string // snap.refused
 	fetch    *fetcher          // nil fetches nothing
 	deadline time.Time
 }
 
 func newGuards(abs string, opts Options) (*guards, error) {
 	l := opts.Limits.withDefaults()
-	refused, err := scan(abs, l)
+	snap, err := scan(abs, l)
 	if err != nil {
 		return nil, err
 	}
-	g := &guards{limits: l, refused: refused, deadline: time.Now().Add(l.Timeout)}
+	g := &guards{limits: l, snap: snap, refused: snap.refused, deadline: time.Now().Add(l.Timeout)}
 	if len(opts.Remote.Allow) > 0 {
 		g.fetch = newFetcher(opts.Remote)
 	}

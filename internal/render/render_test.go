@@ -527,3 +527,47 @@ func TestConfiguredClusterAbsentFromTree(t *testing.T) {
 		t.Errorf("clusters (-want +got):\n%s", d)
 	}
 }
+
+// TestApplySpecIgnore: the root GitRepository's spec.ignore leaves files out of the
+// artifact (source-controller), so Render with ApplySpecIgnore neither builds them nor
+// discovers a Kustomization they hold; another GitRepository's spec.ignore does not count.
+func TestApplySpecIgnore(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/apps.yaml":  ks("apps", "./apps"),
+		"clusters/dev/draft.yaml": ks("draft", "./drafts"),
+		"apps/a.yaml":             cm("default", "a"),
+		"apps/b.test.yaml":        cm("default", "b"),
+		"drafts/d.yaml":           cm("default", "d"),
+		"other/repo.yaml":         "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  ignore: apps/a.yaml\n",
+	})
+	sync := "clusters/dev/flux-system/gotk-sync.yaml"
+	files[sync] = strings.Replace(files[sync], "spec:\n  url:", "spec:\n  ignore: |\n    *.test.yaml\n    /clusters/dev/draft.yaml\n  url:", 1)
+	type tier struct {
+		Name    string
+		Objects []string
+	}
+	tiers := func(g *Graph) []tier {
+		var out []tier
+		for _, ref := range g.Cluster("dev").Order {
+			tr := tier{Name: ref.Name}
+			for _, o := range g.Cluster("dev").Kustomizations[ref].Objects {
+				tr.Objects = append(tr.Objects, o.ID.Name)
+			}
+			out = append(out, tr)
+		}
+		return out
+	}
+	want := map[bool][]tier{
+		false: {{"flux-system", []string{"apps", "draft", "flux-system", "flux-system"}}, {"apps", []string{"a", "b"}}, {"draft", []string{"d"}}},
+		true:  {{"flux-system", []string{"apps", "flux-system", "flux-system"}}, {"apps", []string{"a"}}},
+	}
+	for _, apply := range []bool{false, true} {
+		g, err := Render(context.Background(), tree(t, files), Options{ApplySpecIgnore: apply})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want[apply], tiers(g)); d != "" {
+			t.Errorf("ApplySpecIgnore=%v: tiers (-want +got):\n%s", apply, d)
+		}
+	}
+}

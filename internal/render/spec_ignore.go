@@ -1,26 +1,10 @@
 package render
 
-import (
-	"fmt"
-	"path/filepath"
-	"strings"
+import "strings"
 
-	"github.com/tiergate/tiergate/internal/config"
-)
-
-// SourceIgnore returns the spec.ignore patterns (one per line) of the GitRepositories that
-// are cluster roots' sources in dir, as source-controller applies them when it packs the
-// artifact. Callers apply them with ApplySourceIgnore before rendering.
-func SourceIgnore(dir string, cfg *config.Config) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	ix := newIndex(abs)
-	roots, err := discover(abs, ix, cfg)
-	if err != nil {
-		return "", fmt.Errorf("discover clusters in %s: %w", dir, err)
-	}
+// specIgnore returns the spec.ignore patterns (one per line) of the GitRepositories that
+// are the sources of roots, as source-controller applies them when it packs the artifact.
+func specIgnore(ix *index, roots []root) string {
 	want := map[SourceRef]bool{}
 	for _, r := range roots {
 		if r.ks.Spec.SourceRef.Kind == "GitRepository" {
@@ -33,5 +17,5 @@ func SourceIgnore(dir string, cfg *config.Config) (string, error) {
 			out = append(out, ig)
 		}
 	})
-	return strings.Join(out, "\n"), nil
+	return strings.Join(out, "\n")
 }
