@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	securejoin "github.com/cyphar/filepath-securejoin"
-	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -90,14 +89,9 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 	if rf := refusedUnder(abs, dir, r.guards.refused); rf != nil {
 		return &builtResult{err: refusalBuildError(abs, dir, rf, nil)}
 	}
-	gen := fluxkustomize.NewGenerator(root, *ks.Body)
-	manifest, kfile, _, err := gen.GenerateManifest(dir)
-	if err != nil {
-		return &builtResult{err: buildError(ix, abs, dir, err)}
-	}
-	manifest, err = withOrigins(manifest)
-	if err != nil {
-		return &builtResult{err: buildError(ix, abs, dir, err)}
+	manifest, kfile, be := r.generate(root, dir, ks)
+	if be != nil {
+		return &builtResult{err: be}
 	}
 	key := digest([]byte(r.policy + "\x00" + relPath(abs, root) + "\x00" + relPath(abs, kfile) + "\x00" + string(manifest)))
 	if r.shared != nil {

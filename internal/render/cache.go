@@ -50,7 +50,9 @@ type cacheVariant struct {
 	remote []string // remote entries left out
 	// err is the build's error, nil when res is set: its message and place are repo-relative
 	// and read from the recorded inputs, so they hold in any tree where those are equal.
-	err   *BuildError
+	err *BuildError
+	// gen, instead of the fields above, is a generator output.
+	gen   *generated
 	bytes int64
 	// objects holds the build's objects after substitution, by substitutionKey: they are
 	// a function of the build, the Kustomization and its variables, and of the files the
@@ -83,8 +85,20 @@ func (c *Cache) Stats() CacheStats {
 	return CacheStats{Hits: c.hits, Misses: c.misses, Evictions: c.evicted, Entries: c.lru.Len(), Bytes: c.bytes}
 }
 
-// lookup returns a build of key whose deps are unchanged in the tree fps describes.
+// lookup returns a build of key whose deps are unchanged in the tree fps describes,
+// counted as a hit or a miss.
 func (c *Cache) lookup(key string, fps *fingerprints) (*cacheVariant, bool) {
+	v, ok := c.find(key, fps)
+	if ok {
+		c.count(&c.hits)
+	} else {
+		c.count(&c.misses)
+	}
+	return v, ok
+}
+
+// find is lookup without counting: the generator's outputs are not builds.
+func (c *Cache) find(key string, fps *fingerprints) (*cacheVariant, bool) {
 	c.mu.Lock()
 	el, ok := c.byKey[key]
 	var variants []*cacheVariant
@@ -95,11 +109,9 @@ func (c *Cache) lookup(key string, fps *fingerprints) (*cacheVariant, bool) {
 	c.mu.Unlock()
 	for _, v := range variants {
 		if v.matches(fps) {
-			c.count(&c.hits)
 			return v, true
 		}
 	}
-	c.count(&c.misses)
 	return nil, false
 }
 
@@ -127,6 +139,23 @@ func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap
 		v.bytes += fp.size
 	}
 	v.bytes = v.bytes*memPerInputByte + int64(len(key))
+	return c.store(key, v)
+}
+
+// addGenerated stores the generator's output for key, made from deps as they are in the
+// tree fps describes; it holds about its manifest and dep paths in memory.
+func (c *Cache) addGenerated(key string, deps []dep, fps *fingerprints, g *generated) {
+	v := &cacheVariant{deps: deps, fps: make([]string, len(deps)), gen: g}
+	v.bytes = int64(len(key) + len(g.manifest) + len(g.kfile))
+	for i, d := range deps {
+		v.fps[i] = fps.of(d).digest
+		v.bytes += int64(len(d.Path) + len(v.fps[i]))
+	}
+	c.store(key, v)
+}
+
+// store adds v as the newest variant of key and evicts what the budget no longer holds.
+func (c *Cache) store(key string, v *cacheVariant) *cacheVariant {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,18 +39,27 @@ func TestCacheReusesExactlyUnchangedBuilds(t *testing.T) {
 		{"kustomization.yaml of a base", map[string]string{"base/kustomization.yaml": "resources: [c.yaml]\nnamePrefix: x-\n"}, 2, 1},
 		{"Kustomization spec", map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps", "targetNamespace: web")}, 1, 2},
 		{"file removed", map[string]string{"apps/a.yaml": "", "apps/kustomization.yaml": "resources: [../base]\n"}, 2, 1},
+		// What only fluxcd/pkg/kustomize's generator reads (its output is reused too).
+		{"kustomization.yaml added to a generated folder", map[string]string{"infra/more.yaml": cm("infra", "more"), "infra/kustomization.yaml": "resources: [more.yaml]\n"}, 2, 1},
+		{"manifest of a generated folder no longer parses", map[string]string{"infra/ns.yaml": "kind: [\n"}, 2, 0},
+		{"manifest of a generated folder in a new subfolder", map[string]string{"infra/sub/cm.yaml": cm("infra", "sub")}, 2, 1},
+		{"component appears", map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps", "components: [../comp]\n  ignoreMissingComponents: true"), "comp/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nnamePrefix: comp-\n"}, 2, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := NewCache(0)
-			base := tree(t, cacheFleet())
+			files := cacheFleet()
+			if strings.HasPrefix(tc.name, "component") {
+				// The base already lists the component, missing: only its existence changes.
+				files["clusters/dev/apps.yaml"] = tc.edit["clusters/dev/apps.yaml"]
+			}
+			base := tree(t, files)
 			if _, err := Render(context.Background(), base, Options{Cache: cache}); err != nil {
 				t.Fatal(err)
 			}
 			if got := cache.Stats(); got.Misses != 3 || got.Hits != 0 {
 				t.Fatalf("first render: %+v, want 3 misses", got)
 			}
-			files := cacheFleet()
 			for p, c := range tc.edit {
 				if c == "" {
 					delete(files, p)

@@ -118,7 +118,7 @@ type fingerprints struct {
 	abs  string
 	snap *snapshot // what scan saw; nil: ask the disk
 	mu   sync.Mutex
-	m   map[dep]fingerprint
+	m    map[dep]fingerprint
 }
 
 type fingerprint struct {

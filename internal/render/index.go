@@ -30,9 +30,9 @@ type index struct {
 	// refused holds the repo-relative paths never to read (symlinks, over-size files).
 	refused map[string]string
 	// snap, when set, is what scan saw: the files to list and their content.
-	snap *snapshot
-	mu   sync.Mutex
-	files   map[string][]doc
+	snap  *snapshot
+	mu    sync.Mutex
+	files map[string][]doc
 }
 
 func newIndex(root string) *index { return &index{root: root, files: map[string][]doc{}} }
