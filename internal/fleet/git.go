@@ -30,7 +30,7 @@ type Repo struct {
 // commitTime is fixed so that the same Spec gives the same commit hashes.
 var commitTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Write generates the fleet s as a bare git repository in dir, which must not hold one yet.
+// Write generates the fleet s as a bare, packed git repository in dir, which must not hold one yet.
 // Errors name the Spec field out of range or the git operation that failed.
 func (s Spec) Write(dir string) (*Repo, error) {
 	p, err := newPlan(s)
@@ -58,6 +58,11 @@ func (s Spec) Write(dir string) (*Repo, error) {
 		if err := setBranch(r, string(sh), h); err != nil {
 			return nil, err
 		}
+	}
+	// Packed, as a mirror fetched from a forge is: reading thousands of loose objects
+	// would weigh on every checkout measured.
+	if err := r.RepackObjects(&git.RepackConfig{}); err != nil {
+		return nil, fmt.Errorf("pack fleet repository %s: %w", dir, err)
 	}
 	return out, nil
 }

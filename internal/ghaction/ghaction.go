@@ -171,6 +171,7 @@ func reviewPR(ctx context.Context, env Env, opts Options, ev *forge.Event) (*pip
 	if err != nil {
 		return nil, err
 	}
+	defer repo.Close()
 	head := plumbing.NewHash(ev.HeadSHA)
 	base, err := repo.MergeBase(plumbing.NewHash(ev.BaseSHA), head)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -301,7 +300,7 @@ func parseRefSpecs(refspecs []string) ([]config.RefSpec, error) {
 // snapshot opens the bare repository at path with its references copied into memory,
 // and loads its pack indexes now, while the caller holds the mirror's lock.
 func snapshot(path string) (*Repo, error) {
-	fs := filesystem.NewStorage(osfs.New(path), cache.NewObjectLRUDefault())
+	fs := openStorage(osfs.New(path))
 	refs := memory.ReferenceStorage{}
 	head, err := fs.Reference(plumbing.HEAD)
 	if err != nil {

@@ -7,8 +7,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Repo is an opened local git repository.
@@ -28,7 +31,31 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open git repository %s: %w", dir, err)
 	}
+	if st, ok := r.Storer.(*filesystem.Storage); ok {
+		// Same repository, read through a storage that keeps its packs open (no work tree:
+		// only objects and references are read).
+		if r, err = git.Open(openStorage(st.Filesystem()), nil); err != nil {
+			return nil, fmt.Errorf("open git repository %s: %w", dir, err)
+		}
+	}
 	return &Repo{repo: r}, nil
+}
+
+// maxPackDescriptors bounds the pack files a Repo keeps open between object reads:
+// go-git otherwise opens the pack again for every object, half the time of a checkout.
+const maxPackDescriptors = 16
+
+// openStorage is go-git's filesystem storage of the repository fs with packs kept open.
+func openStorage(fs billy.Filesystem) *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{MaxOpenDescriptors: maxPackDescriptors})
+}
+
+// Close releases the pack files the Repo keeps open. The Repo must not be used after.
+func (r *Repo) Close() error {
+	if c, ok := r.repo.Storer.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // Resolve returns the commit that rev names: a branch, a tag (annotated tags are peeled

@@ -145,7 +145,7 @@ func (s stubForges) Secret(kind forge.Kind) []byte {
 // stubFetcher returns the demo fixture for every PR; a held head blocks until the run's
 // context ends or release is closed.
 type stubFetcher struct {
-	repo       *gitrepo.Repo
+	dir        string // opened for each fetch, as the mirror's snapshot is
 	base, head plumbing.Hash
 
 	mu      sync.Mutex
@@ -168,7 +168,8 @@ func (s *stubFetcher) Fetch(ctx context.Context, ev forge.Event, _ forge.Client)
 		case <-s.release:
 		}
 	}
-	return s.repo, s.base, s.head, nil
+	repo, err := gitrepo.Open(s.dir)
+	return repo, s.base, s.head, err
 }
 
 func (s *stubFetcher) fetched() []forge.Event {
@@ -179,16 +180,6 @@ func (s *stubFetcher) fetched() []forge.Event {
 
 // demoRepo commits testdata/scenarios/demo/{base,head} into a temporary repository and
 // opens it.
-func demoRepo(t *testing.T) (*gitrepo.Repo, plumbing.Hash, plumbing.Hash) {
-	t.Helper()
-	dir, base, head := demoRepoDir(t)
-	repo, err := gitrepo.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return repo, base, head
-}
-
 // demoRepoDir commits testdata/scenarios/demo/{base,head} into a temporary repository.
 func demoRepoDir(t *testing.T) (dir string, base, head plumbing.Hash) {
 	t.Helper()
@@ -239,13 +230,13 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	repo, base, head := demoRepo(t)
+	dir, base, head := demoRepoDir(t)
 	h := &harness{
 		t:   t,
 		dir: t.TempDir(),
 		fc:  newFakeClient(),
 	}
-	h.fetch = &stubFetcher{repo: repo, base: base, head: head, hold: map[string]bool{}, started: make(chan string, 4),
+	h.fetch = &stubFetcher{dir: dir, base: base, head: head, hold: map[string]bool{}, started: make(chan string, 4),
 		release: make(chan struct{})}
 	h.opts = Options{Forges: stubForges{h.fc}, Fetcher: h.fetch, Workers: 2,
 		GitHost: map[forge.Kind]string{forge.GitHub: "github.example", forge.Gitea: "gitea.example"}}

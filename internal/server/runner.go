@@ -174,6 +174,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	if err != nil {
 		return resultError, fmt.Errorf("fetch: %w", err)
 	}
+	defer repo.Close()
 	fetched := time.Since(fetchStart).Seconds()
 	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn, Cache: rn.s.cache,
 		AllowRemote: rn.s.opts.AllowRemote, Fork: ev.Fork, Limits: rn.s.opts.Limits})
