@@ -34,12 +34,11 @@ func graphCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			defer t.Close()
-			cfg, err := pipeline.LoadConfig(configPath, t.Dir)
+			cfg, err := pipeline.LoadConfig(configPath, t.Source)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			g, err := render.Render(cmd.Context(), t.Dir, render.Options{Config: cfg, Clusters: clusters})
+			g, err := render.RenderSource(cmd.Context(), t.Source, render.Options{Config: cfg, Clusters: clusters, SourceIgnore: true})
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -58,17 +57,18 @@ func graphCmd() *cobra.Command {
 
 func graphTree(repoDir, rev, dir string) (*pipeline.Tree, error) {
 	if dir != "" {
-		return pipeline.CopyDir(dir)
+		return pipeline.ReadDir(dir, render.Limits{})
 	}
 	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
 		return nil, err
 	}
+	defer repo.Close()
 	h, err := repo.Resolve(rev)
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.Checkout(repo, h)
+	return pipeline.Load(repo, h, render.Limits{})
 }
 
 func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error {

@@ -76,8 +76,6 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	defer base.Close()
-	defer head.Close()
 	checkout := time.Since(start).Seconds()
 	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits})
 	if err != nil {

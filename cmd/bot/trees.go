@@ -8,19 +8,18 @@ import (
 	"github.com/tiergate/tiergate/internal/pipeline"
 )
 
-// trees checks out (or copies) both sides; the base is the merge-base unless told not.
+// trees reads both sides into memory; the base is the merge-base unless told not.
 func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 	if f.baseDir != "" || f.headDir != "" {
 		if f.baseDir == "" || f.headDir == "" {
 			return nil, nil, fmt.Errorf("--base-dir and --head-dir go together")
 		}
-		b, err := pipeline.CopyDir(f.baseDir)
+		b, err := pipeline.ReadDir(f.baseDir, f.limits)
 		if err != nil {
 			return nil, nil, err
 		}
-		h, err := pipeline.CopyDir(f.headDir)
+		h, err := pipeline.ReadDir(f.headDir, f.limits)
 		if err != nil {
-			b.Close()
 			return nil, nil, err
 		}
 		return b, h, nil
@@ -32,6 +31,7 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	defer repo.Close()
 	bh, err := repo.Resolve(f.base)
 	if err != nil {
 		return nil, nil, shallowHint(err)
@@ -45,13 +45,12 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 			return nil, nil, shallowHint(err)
 		}
 	}
-	b, err := pipeline.Checkout(repo, bh)
+	b, err := pipeline.Load(repo, bh, f.limits)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := pipeline.Checkout(repo, hh)
+	h, err := pipeline.Load(repo, hh, f.limits)
 	if err != nil {
-		b.Close()
 		return nil, nil, err
 	}
 	return b, h, nil

@@ -81,12 +81,11 @@ func TestSpecErrors(t *testing.T) {
 // renderCommit renders commit h of g as the pipeline does.
 func renderCommit(t *testing.T, g *gitrepo.Repo, h plumbing.Hash) *render.Graph {
 	t.Helper()
-	tree, err := pipeline.Checkout(g, h)
+	tree, err := pipeline.Load(g, h, render.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tree.Close()
-	gr, err := render.Render(context.Background(), tree.Dir, render.Options{})
+	gr, err := render.RenderSource(context.Background(), tree.Source, render.Options{SourceIgnore: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -55,84 +53,49 @@ type Result struct {
 // Failed reports whether a new finding is at or above the threshold.
 func (r *Result) Failed() bool { return r.Report.Fails(r.Threshold) }
 
-// Tree is one side of a review in a scratch directory.
+// Tree is one side of a review: the source artifact, in memory, and its revision.
 type Tree struct {
-	Dir string
-	Rev string
-	// Close removes the scratch directory.
-	Close func()
+	Source *render.Source
+	Rev    string
 }
 
-// Checkout writes commit h of repo to a scratch directory with source-ignore rules applied.
-func Checkout(repo *gitrepo.Repo, h plumbing.Hash) (*Tree, error) {
-	t, err := repo.Checkout(h, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := render.ApplySourceIgnore(t.Dir, ""); err != nil {
-		t.Close()
-		return nil, fmt.Errorf("apply .sourceignore at %s: %w", h, err)
-	}
-	return &Tree{Dir: t.Dir, Rev: h.String(), Close: func() { t.Close() }}, nil
-}
-
-// CopyDir copies a plain directory tree to scratch space, without following symlinks and
-// skipping .git, and applies source-ignore rules there; src itself is never changed.
-func CopyDir(src string) (*Tree, error) {
-	st, err := os.Stat(src)
-	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", src)
-	}
-	dst, err := os.MkdirTemp("", "tiergate-dir-")
-	if err != nil {
-		return nil, err
-	}
-	clean := func() { os.RemoveAll(dst) }
-	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
+// Load reads the tree of commit h of repo into memory, within the tree limits of l
+// (render.Limits: files, depth, bytes). Nothing is written to disk.
+func Load(repo *gitrepo.Repo, h plumbing.Hash, l render.Limits) (*Tree, error) {
+	b := render.NewSourceBuilder(l)
+	err := repo.Files(h, func(f gitrepo.File) error {
+		if f.Symlink {
+			return b.AddSymlink(f.Path)
 		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		case d.Type().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, 0o644)
-		}
-		return nil // symlinks and devices are not part of the artifact
+		return b.AddFile(f.Path, f.Size, f.Hash.String(), f.Read)
 	})
-	if err == nil {
-		err = render.ApplySourceIgnore(dst, "")
-	}
 	if err != nil {
-		clean()
-		return nil, fmt.Errorf("copy %s: %w", src, err)
+		return nil, fmt.Errorf("read %s: %w", h, err)
 	}
-	abs, _ := filepath.Abs(src)
-	return &Tree{Dir: dst, Rev: abs, Close: clean}, nil
+	return &Tree{Source: b.Source(), Rev: h.String()}, nil
+}
+
+// ReadDir reads a plain folder into memory, without following symlinks and skipping .git,
+// within the tree limits of l; dir is never changed.
+func ReadDir(dir string, l render.Limits) (*Tree, error) {
+	src, err := render.ReadSource(dir, l)
+	if err != nil {
+		return nil, err
+	}
+	return &Tree{Source: src, Rev: src.Root()}, nil
 }
 
 // Commits reviews head against base of repo (the caller chooses base: a merge-base for a PR).
 func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, opts Options) (*Result, error) {
 	start := time.Now()
-	b, err := Checkout(repo, base)
+	b, err := Load(repo, base, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	defer b.Close()
-	h, err := Checkout(repo, head)
+	h, err := Load(repo, head, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	defer h.Close()
 	checkout := time.Since(start)
 	res, err := Trees(ctx, b, h, opts)
 	if err == nil {
@@ -143,7 +106,7 @@ func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, 
 
 // Trees reviews two prepared trees.
 func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error) {
-	cfg, err := loadConfig(opts.ConfigPath, head.Dir)
+	cfg, err := loadConfig(opts.ConfigPath, head.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +121,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("fail-on: %w", err)
 	}
-	ro := render.Options{Config: cfg, ApplySpecIgnore: true, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
+	ro := render.Options{Config: cfg, SourceIgnore: true, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
 		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork), Limits: opts.Limits}
 	if opts.NoReuse {
 		ro.Cache = nil
@@ -171,12 +134,12 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		clock = time.Now()
 		return d.Seconds()
 	}
-	bg, err := render.Render(ctx, base.Dir, ro)
+	bg, err := render.RenderSource(ctx, base.Source, ro)
 	if err != nil {
 		return nil, err
 	}
 	renderBase := lap()
-	hg, err := render.Render(ctx, head.Dir, ro)
+	hg, err := render.RenderSource(ctx, head.Source, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -228,23 +191,19 @@ func clusterList(gs ...*render.Graph) string {
 	return strings.Join(out, ", ")
 }
 
-// LoadConfig reads path, else dir's .tiergate.yaml when present: the PR may change the
-// configuration it is reviewed with, as it changes the manifests.
-func LoadConfig(path, dir string) (*config.Config, error) { return loadConfig(path, dir) }
+// LoadConfig reads path, else the source's .tiergate.yaml when present: the PR may change
+// the configuration it is reviewed with, as it changes the manifests.
+func LoadConfig(path string, src *render.Source) (*config.Config, error) { return loadConfig(path, src) }
 
-func loadConfig(path, dir string) (*config.Config, error) {
+func loadConfig(path string, src *render.Source) (*config.Config, error) {
 	var cfg *config.Config
 	var err error
 	if path != "" {
 		cfg, err = config.Load(path, false)
 	} else {
-		// Parse under the repository name, not the scratch path, so errors make sense.
-		data, rerr := os.ReadFile(filepath.Join(dir, config.FileName))
-		switch {
-		case os.IsNotExist(rerr):
+		data, ok := src.ReadFile(config.FileName)
+		if !ok {
 			return &config.Config{}, nil
-		case rerr != nil:
-			return nil, rerr
 		}
 		cfg, err = config.Parse(config.FileName, data)
 	}
@@ -254,22 +213,22 @@ func loadConfig(path, dir string) (*config.Config, error) {
 	if err := cfg.CheckRules(rules.IDs()); err != nil {
 		return nil, err
 	}
-	return cfg, checkClusterPaths(cfg, dir)
+	return cfg, checkClusterPaths(cfg, src)
 }
 
-// checkClusterPaths verifies that each configured cluster's path exists in the tree.
-func checkClusterPaths(cfg *config.Config, dir string) error {
+// checkClusterPaths verifies that each configured cluster's path is a folder of the tree.
+func checkClusterPaths(cfg *config.Config, src *render.Source) error {
 	for i, c := range cfg.Clusters {
-		src := ""
+		dir := ""
 		ref := c.SourceRef
 		if ref == "" {
 			ref = "GitRepository/flux-system/flux-system"
 		}
 		if d, ok := cfg.SourceDir(ref); ok {
-			src = d
+			dir = d
 		}
-		if st, err := os.Stat(filepath.Join(dir, src, filepath.FromSlash(c.Path))); err != nil || !st.IsDir() {
-			return cfg.Errorf(fmt.Sprintf("clusters[%d].path", i), "%q is not a folder of the head tree", path.Join(src, c.Path))
+		if !src.IsDir(path.Join(dir, c.Path)) {
+			return cfg.Errorf(fmt.Sprintf("clusters[%d].path", i), "%q is not a folder of the head tree", path.Join(dir, c.Path))
 		}
 	}
 	return nil

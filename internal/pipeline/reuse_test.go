@@ -44,16 +44,14 @@ func TestReuseEqualsRebuild(t *testing.T) {
 // reviewJSON reviews two plain trees and returns the JSON report without its timings.
 func reviewJSON(t *testing.T, base, head string, opts Options) string {
 	t.Helper()
-	b, err := CopyDir(base)
+	b, err := ReadDir(base, render.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	h, err := CopyDir(head)
+	h, err := ReadDir(head, render.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close()
 	b.Rev, h.Rev = "base", "head"
 	res, err := Trees(context.Background(), b, h, opts)
 	if err != nil {

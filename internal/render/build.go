@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -77,17 +77,15 @@ func specForBuild(ks *unstructured.Unstructured) map[string]any {
 // restrictions) inside srcRoot. A build whose inputs a shared Cache holds unchanged is
 // taken from it instead.
 func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult {
-	ix, abs := r.ix, r.abs
+	ix, abs, snap := r.ix, r.abs, r.guards.snap
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
-	dir, err := securejoin.SecureJoin(root, ks.Spec.Path)
-	if err != nil {
-		return &builtResult{err: ks.specError(ix, "path", fmt.Sprintf("resolve path %q: %v", ks.Spec.Path, err))}
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
+	dir := filepath.Join(root, filepath.FromSlash(path.Clean("/"+ks.Spec.Path)))
+	if snap.state(snap.rel(dir)) != "dir" {
 		return &builtResult{err: ks.specError(ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
 	}
-	if rf := refusedUnder(abs, dir, r.guards.refused); rf != nil {
-		return &builtResult{err: refusalBuildError(abs, dir, rf, nil)}
+	if rf := refusedUnder(snap, dir); rf != nil {
+		return &builtResult{err: refusalBuildError(snap, dir, rf, nil)}
 	}
 	manifest, kfile, be := r.generate(root, dir, ks)
 	if be != nil {
@@ -99,17 +97,13 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 			return &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v}
 		}
 	}
-	disk, err := securefs.MakeFsOnDiskSecure(root)
-	if err != nil {
-		return &builtResult{err: buildError(ix, abs, dir, err)}
-	}
-	mem := securefs.MakeFsInMemory(disk)
+	mem := securefs.MakeFsInMemory(srcFS{snap})
 	if err := mem.WriteFile(kfile, manifest); err != nil {
-		return &builtResult{err: buildError(ix, abs, dir, err)}
+		return &builtResult{err: buildError(ix, dir, err)}
 	}
 	rec := newRecordFS(mem, abs)
 	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
-	out := r.guards.result(ix, abs, dir, gfs, rfs, res, err)
+	out := r.guards.result(ix, dir, gfs, rfs, res, err)
 	// Only builds that are a function of their recorded inputs and the key are kept: not
 	// one a guard refused (limits are not part of the key) nor one holding fetched remote
 	// content (which may change at its URL).
@@ -169,11 +163,13 @@ func mentions(msg string) []string {
 // buildError turns a kustomize error into data: the message without temporary paths, and
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
-func buildError(ix *index, abs, dir string, err error) *BuildError {
+func buildError(ix *index, dir string, err error) *BuildError {
+	snap := ix.snap
+	abs := snap.root
 	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
 	relDir, _ := filepath.Rel(abs, dir)
 	be := &BuildError{Message: msg, File: filepath.ToSlash(relDir), Line: 1}
-	if k := kustomizationFile(dir); k != "" {
+	if k := kustomizationFile(snap, dir); k != "" {
 		be.File = relPath(abs, k)
 	}
 	paths := absPathRE.FindAllString(err.Error(), -1)
@@ -182,8 +178,8 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 		if rel, e := filepath.Rel(abs, p); e != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if st, e := os.Lstat(p); e == nil && st.Mode().IsRegular() && ix.readable(relPath(abs, p)) {
-			be.File, be.Line = relPath(abs, p), yamlErrorLine(p)
+		if rel := snap.rel(p); snap.state(rel) == "file" && ix.readable(rel) {
+			be.File, be.Line = rel, yamlErrorLine(snap, rel)
 			if l := yamlLine.FindStringSubmatch(msg); l != nil && be.Line == 0 {
 				fmt.Sscanf(l[1], "%d", &be.Line)
 			}
@@ -192,7 +188,7 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 		}
 		// A missing entry or a directory: the nearest kustomization file lists it.
 		for d := p; strings.HasPrefix(d, abs) && d != abs; d = filepath.Dir(d) {
-			if k := kustomizationFile(d); k != "" {
+			if k := kustomizationFile(snap, d); k != "" {
 				be.File, be.Line = relPath(abs, k), 1
 				if rel, e := filepath.Rel(d, p); e == nil {
 					if l := ix.lineOf(be.File, 1, filepath.ToSlash(rel)); l > 0 {
@@ -217,9 +213,9 @@ func buildError(ix *index, abs, dir string, err error) *BuildError {
 // yamlErrorLine parses the file as a YAML stream and returns the line of its first error,
 // counted from the start of the file (kustomize counts from the start of the document); 0
 // when it parses.
-func yamlErrorLine(path string) int {
-	data, err := os.ReadFile(path)
-	if err != nil {
+func yamlErrorLine(snap *snapshot, rel string) int {
+	data, ok := snap.read(rel)
+	if !ok {
 		return 0
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -237,9 +233,9 @@ func yamlErrorLine(path string) int {
 	}
 }
 
-func kustomizationFile(dir string) string {
+func kustomizationFile(snap *snapshot, dir string) string {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && !st.IsDir() {
+		if snap.state(snap.rel(filepath.Join(dir, n))) == "file" {
 			return filepath.Join(dir, n)
 		}
 	}

@@ -193,7 +193,7 @@ func TestParallelBuildsIsolateOpenAPI(t *testing.T) {
 
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	dir := tree(t, cacheFleet())
-	fps := newFingerprints(dir, nil)
+	fps := newFingerprints(mustSnapshot(t, dir))
 	deps := []dep{{depRead, "base/c.yaml"}}
 	c := NewCache(3 * (fps.of(deps[0]).size*memPerInputByte + 2)) // three entries with 2-byte keys
 	for _, k := range []string{"k1", "k2", "k3"} {

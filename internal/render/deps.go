@@ -3,7 +3,6 @@ package render
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -115,8 +114,7 @@ func (fs *recordFS) recorded() ([]dep, bool) {
 // fingerprints computes, once per tree, the state of a dep: a short digest of what the
 // operation would see there. Equal fingerprints mean the operation returns the same.
 type fingerprints struct {
-	abs  string
-	snap *snapshot // what scan saw; nil: ask the disk
+	snap *snapshot
 	mu   sync.Mutex
 	m    map[dep]fingerprint
 }
@@ -126,8 +124,8 @@ type fingerprint struct {
 	size   int64 // bytes read to compute it: the input size of a build
 }
 
-func newFingerprints(abs string, snap *snapshot) *fingerprints {
-	return &fingerprints{abs: abs, snap: snap, m: map[dep]fingerprint{}}
+func newFingerprints(snap *snapshot) *fingerprints {
+	return &fingerprints{snap: snap, m: map[dep]fingerprint{}}
 }
 
 func (f *fingerprints) of(d dep) fingerprint {
@@ -144,73 +142,16 @@ func (f *fingerprints) of(d dep) fingerprint {
 	return fp
 }
 
+// compute answers from the snapshot, which is all a build can see (srcFS).
 func (f *fingerprints) compute(d dep) fingerprint {
-	if f.snap != nil && d.Op != depGlob && f.snap.knows(d.Path) {
-		return f.fromSnapshot(d)
-	}
-	p := filepath.Join(f.abs, filepath.FromSlash(d.Path))
-	switch d.Op {
-	case depStat:
-		return fingerprint{digest: statState(p)}
-	case depRead:
-		if st := statState(p); st != "file" {
-			return fingerprint{digest: st}
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return fingerprint{digest: "error"}
-		}
-		return fingerprint{digest: digest(data), size: int64(len(data))}
-	case depList:
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return fingerprint{digest: statState(p)}
-		}
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		return fingerprint{digest: digest([]byte(strings.Join(names, "\x00")))}
-	case depGlob:
-		matches, _ := filepath.Glob(p)
+	s := f.snap
+	if d.Op == depGlob {
+		matches, _ := srcFS{s}.Glob(filepath.Join(s.root, filepath.FromSlash(d.Path)))
 		for i, m := range matches {
-			matches[i], _ = filepath.Rel(f.abs, m)
+			matches[i] = s.rel(m)
 		}
 		return fingerprint{digest: digest([]byte(strings.Join(matches, "\x00")))}
-	default:
-		return f.tree(p)
 	}
-}
-
-// tree digests every name and file content below p (Walk sees all of them).
-func (f *fingerprints) tree(p string) fingerprint {
-	h := sha256.New()
-	var size int64
-	err := filepath.WalkDir(p, func(q string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(p, q)
-		h.Write([]byte(rel + "\x00" + e.Type().String() + "\x00"))
-		if e.Type().IsRegular() {
-			data, err := os.ReadFile(q)
-			if err != nil {
-				return err
-			}
-			size += int64(len(data))
-			h.Write([]byte(digest(data)))
-		}
-		return nil
-	})
-	if err != nil {
-		return fingerprint{digest: statState(p)}
-	}
-	return fingerprint{digest: hex.EncodeToString(h.Sum(nil)), size: size}
-}
-
-// fromSnapshot is compute answered from what scan saw, reading only files it did not keep.
-func (f *fingerprints) fromSnapshot(d dep) fingerprint {
-	s := f.snap
 	st := s.state(d.Path)
 	switch {
 	case d.Op == depStat:
@@ -223,76 +164,36 @@ func (f *fingerprints) fromSnapshot(d dep) fingerprint {
 		return fingerprint{digest: digest([]byte(strings.Join(s.names[d.Path], "\x00")))}
 	case d.Op == depList:
 		return fingerprint{digest: st}
-	}
-	// depTree: as tree(), in filepath.WalkDir order.
-	if st == "absent" {
+	case st == "absent":
 		return fingerprint{digest: st}
 	}
-	for u := range s.unwalked {
-		if u == d.Path || strings.HasPrefix(u, d.Path+"/") || d.Path == "." {
-			return f.tree(filepath.Join(f.abs, filepath.FromSlash(d.Path)))
-		}
-	}
+	// depTree: every name, type and content below, in walk order.
 	h := sha256.New()
 	var size int64
-	var walk func(rel, name string) bool
-	walk = func(rel, name string) bool {
+	var walk func(rel, name string)
+	walk = func(rel, name string) {
 		typ := s.types[rel]
 		h.Write([]byte(name + "\x00" + typ.String() + "\x00"))
 		if typ.IsRegular() {
 			fp := f.file(rel)
-			if fp.digest == "error" {
-				return false
-			}
 			size += fp.size
 			h.Write([]byte(fp.digest))
 		}
 		if typ.IsDir() {
 			for _, n := range s.names[rel] {
-				if !walk(path.Join(rel, n), path.Join(name, n)) {
-					return false
-				}
+				walk(path.Join(rel, n), path.Join(name, n))
 			}
 		}
-		return true
 	}
-	if !walk(d.Path, ".") {
-		return fingerprint{digest: st}
-	}
+	walk(d.Path, ".")
 	return fingerprint{digest: hex.EncodeToString(h.Sum(nil)), size: size}
 }
 
-// file digests the regular file rel: from the snapshot's content when scan kept it.
+// file fingerprints the regular file rel; a refused one has no content to see.
 func (f *fingerprints) file(rel string) fingerprint {
-	data, ok := f.snap.data[rel]
+	data, ok := f.snap.read(rel)
 	if !ok {
-		var err error
-		if data, err = os.ReadFile(filepath.Join(f.abs, filepath.FromSlash(rel))); err != nil {
-			return fingerprint{digest: "error"}
-		}
+		return fingerprint{digest: "refused"}
 	}
-	return fingerprint{digest: digest(data), size: int64(len(data))}
-}
-
-// statState is what Exists/IsDir see. A symlink is a state of its own: the guards refuse
-// it, so a build that reads a path never sees one there.
-func statState(p string) string {
-	st, err := os.Lstat(p)
-	switch {
-	case err != nil:
-		return "absent"
-	case st.Mode()&os.ModeSymlink != 0:
-		return "symlink"
-	case st.IsDir():
-		return "dir"
-	case st.Mode().IsRegular():
-		return "file"
-	default:
-		return "other"
-	}
-}
-
-func digest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16])
+	return fingerprint{digest: f.snap.digest(rel), size: int64(len(data))}
 }

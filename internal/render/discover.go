@@ -1,9 +1,8 @@
 package render
 
 import (
-	"os"
+	"cmp"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -59,7 +58,7 @@ func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file st
 // file) and flux-operator FluxInstances (or flux-instance HelmReleases); when none exists,
 // the folders holding Kustomizations that no other Kustomization's path covers, each
 // applied by a root as flux-operator's sync.path would be.
-func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
+func discover(ix *index, cfg *config.Config) []root {
 	if cfg != nil && len(cfg.Clusters) > 0 {
 		var out []root
 		for _, c := range cfg.Clusters {
@@ -70,12 +69,12 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 			}
 			// The configuration is the head's: a cluster it adds has no folder at the base yet.
 			dir, _ := cfg.SourceDir(src.String())
-			if st, err := os.Stat(filepath.Join(abs, filepath.FromSlash(dir), filepath.FromSlash(c.Path))); err != nil || !st.IsDir() {
+			if p := cleanPath(path.Join(dir, c.Path)); ix.snap.state(cmp.Or(p, ".")) != "dir" {
 				continue
 			}
 			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true})
 		}
-		return out, nil
+		return out
 	}
 	var boot, all []root
 	files := ix.yamlFiles()
@@ -97,9 +96,9 @@ func discover(abs string, ix *index, cfg *config.Config) ([]root, error) {
 		}
 	}
 	if len(boot) == 0 {
-		return uncovered(all), nil
+		return uncovered(all)
 	}
-	return dedupe(boot), nil
+	return dedupe(boot)
 }
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies

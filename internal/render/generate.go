@@ -2,7 +2,10 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
@@ -19,82 +22,129 @@ type generated struct {
 
 // generate runs the generator (GenerateManifest: the folder's kustomization file, or one
 // listing every manifest below it, then the Kustomization's spec applied) for ks in dir,
-// below the source root root. The generator reads the disk itself, so the shared cache
-// keys its output by the whole Kustomization object, the root and the folder, and reuses
-// it where generatorDeps (a superset of what it reads) are unchanged.
+// below the source root root. The generator reads the disk itself, so it runs in a scratch
+// folder holding what generatorDeps lists (a superset of what it reads), laid out as in
+// the artifact; and the shared cache keeps its output by the whole Kustomization object,
+// the root and the folder, to reuse wherever those deps are unchanged.
 func (r *renderer) generate(root, dir string, ks *Kustomization) ([]byte, string, *BuildError) {
+	deps := r.generatorDeps(dir, ks)
 	var key string
-	var deps []dep
 	if r.shared != nil {
-		deps = r.generatorDeps(dir, ks)
-	}
-	if deps != nil {
 		body, _ := json.Marshal(ks.Body.Object)
 		key = digest([]byte("generate\x00" + relPath(r.abs, root) + "\x00" + relPath(r.abs, dir) + "\x00" + string(body)))
 		if v, ok := r.shared.find(key, r.fps); ok {
-			return v.gen.manifest, r.absPath(v.gen.kfile), nil
+			return v.gen.manifest, filepath.Join(r.abs, filepath.FromSlash(v.gen.kfile)), nil
 		}
 	}
-	manifest, kfile, _, err := fluxkustomize.NewGenerator(root, *ks.Body).GenerateManifest(dir)
+	manifest, kfile, err := r.runGenerator(root, dir, ks, deps)
 	if err == nil {
 		manifest, err = withOrigins(manifest)
 	}
 	if err != nil {
-		return nil, "", buildError(r.ix, r.abs, dir, err)
+		return nil, "", buildError(r.ix, dir, err)
 	}
-	if deps != nil {
+	if r.shared != nil {
 		r.shared.addGenerated(key, deps, r.fps, &generated{manifest: manifest, kfile: relPath(r.abs, kfile)})
 	}
 	return manifest, kfile, nil
 }
 
-func (r *renderer) absPath(rel string) string {
-	return path.Join(r.abs, rel)
+// runGenerator writes deps to a scratch folder and runs fluxcd/pkg/kustomize's generator
+// there; paths in its answer are given back at the artifact's root.
+func (r *renderer) runGenerator(root, dir string, ks *Kustomization, deps []dep) ([]byte, string, error) {
+	scratch, err := os.MkdirTemp("", "tiergate-generate-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(scratch)
+	if err := materialize(r.guards.snap, scratch, deps); err != nil {
+		return nil, "", err
+	}
+	sroot := filepath.Join(scratch, filepath.FromSlash(relPath(r.abs, root)))
+	sdir := filepath.Join(scratch, filepath.FromSlash(relPath(r.abs, dir)))
+	manifest, kfile, _, err := fluxkustomize.NewGenerator(sroot, *ks.Body).GenerateManifest(sdir)
+	if err != nil {
+		return nil, "", errors.New(strings.ReplaceAll(err.Error(), scratch, r.abs))
+	}
+	return manifest, filepath.Join(r.abs, filepath.FromSlash(relPath(scratch, kfile))), nil
+}
+
+// materialize writes what deps name of snap below the folder to: folders, and files with
+// their content (a refused file is written empty: only its name can matter to the
+// generator, which refusedUnder already stopped for YAML).
+func materialize(snap *snapshot, to string, deps []dep) error {
+	var write func(rel string) error
+	write = func(rel string) error {
+		p := filepath.Join(to, filepath.FromSlash(rel))
+		switch snap.state(rel) {
+		case "dir":
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case "file":
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			data, _ := snap.read(rel)
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, d := range deps {
+		if d.Op != depTree {
+			if err := write(d.Path); err != nil {
+				return err
+			}
+			continue
+		}
+		var walk func(rel string) error
+		walk = func(rel string) error {
+			if err := write(rel); err != nil {
+				return err
+			}
+			for _, n := range snap.names[rel] {
+				if err := walk(path.Join(rel, n)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := walk(d.Path); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // generatorDeps lists what the generator reads for ks in dir (kustomize_generator.go
 // findOrGenerateKustomization, scanManifests, the components check): whether each
 // recognized kustomization file name exists and is a file, in order, up to the first
 // one, and its content; without one, every name and content below dir (scanManifests
-// walks it); and whether each component path exists. nil when the snapshot cannot say
-// (a symlink, which the generator would follow, or a folder scan did not enter).
+// walks it); and whether each component path exists.
 func (r *renderer) generatorDeps(dir string, ks *Kustomization) []dep {
 	snap := r.guards.snap
-	rel := relPath(r.abs, dir)
-	if !snap.knows(rel) || snap.state(rel) != "dir" {
-		return nil
-	}
+	rel := snap.rel(dir)
 	var deps []dep
 	found := false
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		p := path.Join(rel, n)
-		st := snap.state(p)
 		deps = append(deps, dep{depStat, p})
-		if st == "symlink" || st == "other" {
-			return nil
-		}
-		if st == "file" {
+		if snap.state(p) == "file" {
 			deps = append(deps, dep{depRead, p})
 			found = true
 			break
 		}
 	}
 	if !found {
-		for p := range snap.refused {
-			if rel == "." || strings.HasPrefix(p, rel+"/") {
-				return nil // a symlink or refused file below: the generator reads it its own way
-			}
-		}
-		for u := range snap.unwalked {
-			if rel == "." || strings.HasPrefix(u, rel+"/") {
-				return nil
-			}
-		}
 		deps = append(deps, dep{depTree, rel})
 	}
 	components, _, _ := unstructured.NestedStringSlice(ks.Body.Object, "spec", "components")
 	for _, c := range components {
-		deps = append(deps, dep{depStat, path.Join(rel, c)})
+		if p := path.Join(rel, c); snap.knows(p) {
+			deps = append(deps, dep{depStat, p})
+		}
 	}
 	return deps
 }

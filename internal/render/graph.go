@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	goruntime "runtime"
 	"sort"
 	"sync"
@@ -33,10 +32,10 @@ type Options struct {
 	Limits Limits
 	// Remote says which remote files may be fetched; the zero value fetches none.
 	Remote RemotePolicy
-	// ApplySpecIgnore says dir is a scratch copy: Render removes from it what the
-	// spec.ignore of the cluster roots' GitRepositories excludes from the artifact, as
-	// source-controller does when it packs it, before rendering.
-	ApplySpecIgnore bool
+	// SourceIgnore applies what source-controller leaves out when it packs the artifact
+	// before rendering: symlinks, fluxcd/pkg/sourceignore's defaults, every .sourceignore
+	// and the spec.ignore of the cluster roots' GitRepositories.
+	SourceIgnore bool
 }
 
 // maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
@@ -44,30 +43,35 @@ type Options struct {
 const maxRounds = 5
 
 // Render builds the Flux graph of every cluster found in dir, the root of a source
-// artifact. It fails only when dir cannot be read; build failures are kept as data.
+// artifact (ReadSource, then RenderSource). It fails only when dir cannot be read or
+// exceeds a tree limit; build failures are kept as data.
 func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	gd, ix, roots, err := load(abs, opts)
+	src, err := ReadSource(dir, opts.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", dir, err)
 	}
-	if opts.ApplySpecIgnore {
+	return RenderSource(ctx, src, opts)
+}
+
+// RenderSource builds the Flux graph of every cluster found in src. Build failures are
+// kept as data; it fails only when the context ends.
+func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error) {
+	snap := src.snap
+	if opts.SourceIgnore {
+		snap = ignored(snap, "")
+	}
+	gd, ix, roots := load(snap, opts)
+	if opts.SourceIgnore {
 		if extra := specIgnore(ix, roots); extra != "" {
-			if err := ApplySourceIgnore(abs, extra); err != nil {
-				return nil, fmt.Errorf("apply spec.ignore in %s: %w", dir, err)
-			}
-			if gd, ix, roots, err = load(abs, opts); err != nil {
-				return nil, fmt.Errorf("render %s: %w", dir, err)
-			}
+			snap = ignored(snap, extra)
+			gd, ix, roots = load(snap, opts)
 		}
 	}
+	abs := snap.root
 	r := &renderer{
 		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
-		shared: opts.Cache, fps: newFingerprints(abs, gd.snap), exact: opts.ExactBuild,
+		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
 		policy: opts.Remote.key(),
 	}
 	if r.workers <= 0 {
@@ -100,19 +104,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// load scans the tree at abs, indexes it and discovers its cluster roots.
-func load(abs string, opts Options) (*guards, *index, []root, error) {
-	gd, err := newGuards(abs, opts)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ix := newIndex(abs)
-	ix.refused, ix.snap = gd.refused, gd.snap
-	roots, err := discover(abs, ix, opts.Config)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("discover clusters: %w", err)
-	}
-	return gd, ix, roots, nil
+// load indexes snap and discovers its cluster roots.
+func load(snap *snapshot, opts Options) (*guards, *index, []root) {
+	gd := newGuards(snap, opts)
+	ix := newIndex(snap)
+	return gd, ix, discover(ix, opts.Config)
 }
 
 // dropNested removes clusters whose root another cluster's graph already reconciles.
@@ -171,7 +167,7 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 // from the next wave on, and to every wave in the next round.
 func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, store) {
 	c := &Cluster{
-		Name: rt.name, Dir: r.abs, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
+		Name: rt.name, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
 	}
 	rootSrc := rt.ks.Spec.SourceRef

@@ -19,8 +19,9 @@ import (
 // kustomization line that asked for the path rather than kustomize's wrapped message.
 type guardFS struct {
 	filesys.FileSystem
+	snap      *snapshot
 	abs, root string            // the tree and the source root, absolute
-	refused   map[string]string // repo-relative path → reason, from scan
+	refused   map[string]string // repo-relative path → reason
 	maxBytes  int64
 	maxFiles  int
 	maxDocs   int
@@ -145,19 +146,20 @@ func (g *guardFS) refusalError(dir string) *BuildError {
 	if r == nil {
 		return nil
 	}
-	return refusalBuildError(g.abs, dir, r, kfiles)
+	return refusalBuildError(g.snap, dir, r, kfiles)
 }
 
 // refusalBuildError locates r at the entry naming it in the latest of kfiles that does,
 // else at the first line of dir's kustomization file.
-func refusalBuildError(abs, dir string, r *refusal, kfiles []string) *BuildError {
+func refusalBuildError(snap *snapshot, dir string, r *refusal, kfiles []string) *BuildError {
+	abs := snap.root
 	for i := len(kfiles) - 1; i >= 0; i-- {
-		if line, entry := entryLine(kfiles[i], r.path); line > 0 {
+		if line, entry := entryLine(snap, kfiles[i], r.path); line > 0 {
 			return &BuildError{Message: fmt.Sprintf("refused %q: %s", entry, r.reason), File: relPath(abs, kfiles[i]), Line: line}
 		}
 	}
 	be := &BuildError{Message: fmt.Sprintf("refused %s: %s", relPath(abs, r.path), r.reason), File: relPath(abs, dir), Line: 1}
-	if k := kustomizationFileLstat(dir); k != "" {
+	if k := kustomizationFileLstat(snap, dir); k != "" {
 		be.File = relPath(abs, k)
 	}
 	return be
@@ -165,10 +167,11 @@ func refusalBuildError(abs, dir string, r *refusal, kfiles []string) *BuildError
 
 // entryLine returns the 1-based line of kfile, and the entry as written, whose path
 // resolves to target (an absolute path) or to a folder above it; 0 when none does.
-// kfile is read from disk: kustomize may have read a rewritten copy, with the same entries.
-func entryLine(kfile, target string) (int, string) {
-	data, err := os.ReadFile(kfile)
-	if err != nil {
+// kfile is read from the artifact: kustomize may have read a rewritten copy, with the
+// same entries.
+func entryLine(snap *snapshot, kfile, target string) (int, string) {
+	data, ok := snap.readAbs(kfile)
+	if !ok {
 		return 0, ""
 	}
 	base := filepath.Dir(kfile)

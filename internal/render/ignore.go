@@ -1,53 +1,42 @@
 package render
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
+	"bytes"
+	"path"
 	"strings"
 
 	"github.com/fluxcd/pkg/sourceignore"
+	"github.com/fluxcd/pkg/sourceignore/gitignore"
 )
 
-// ApplySourceIgnore removes from dir, in place, what source-controller leaves out of the
-// artifact: symlinks (it archives regular files only, source-controller#191), the defaults
-// of fluxcd/pkg/sourceignore (VCS, CI, images and archives, .sops.yaml...), every
-// .sourceignore in the tree and the extra patterns of GitRepository.spec.ignore (one per
-// line). dir must be a scratch copy.
-func ApplySourceIgnore(dir, extra string) error {
-	ps, err := sourceignore.LoadIgnorePatterns(dir, nil)
-	if err != nil {
-		return err
-	}
+// ignored returns snap less what source-controller leaves out of the artifact: symlinks
+// (it archives regular files only, source-controller#191), the defaults of
+// fluxcd/pkg/sourceignore (VCS, CI, images and archives, .sops.yaml...), every
+// .sourceignore in the tree (each for its folder, as sourceignore.LoadIgnorePatterns reads
+// them) and extra, the patterns of GitRepository.spec.ignore (one per line).
+func ignored(snap *snapshot, extra string) *snapshot {
+	ps := ignorePatterns(snap, ".", nil)
 	if extra != "" {
 		ps = append(ps, sourceignore.ReadPatterns(strings.NewReader(extra), nil)...)
 	}
 	m := sourceignore.NewDefaultMatcher(ps, nil)
-	var drop []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.Type()&fs.ModeSymlink != 0 {
-			drop = append(drop, p)
-			return nil
-		}
-		if m.Match(strings.Split(filepath.ToSlash(rel), "/"), d.IsDir()) {
-			drop = append(drop, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
+	return snap.without(func(rel string, dir bool) bool {
+		return m.Match(strings.Split(rel, "/"), dir)
 	})
-	if err != nil {
-		return err
+}
+
+// ignorePatterns is sourceignore.LoadIgnorePatterns over the snapshot: dir's .sourceignore,
+// then each subfolder's but .git, in name order, each with its folder as domain.
+func ignorePatterns(snap *snapshot, dir string, domain []string) []gitignore.Pattern {
+	dom := append([]string{}, domain...)
+	var ps []gitignore.Pattern
+	if data, ok := snap.read(path.Join(dir, sourceignore.IgnoreFile)); ok {
+		ps = sourceignore.ReadPatterns(bytes.NewReader(data), dom)
 	}
-	for _, p := range drop {
-		if err := os.RemoveAll(p); err != nil {
-			return err
+	for _, n := range snap.names[dir] {
+		if rel := path.Join(dir, n); snap.types[rel].IsDir() && n != ".git" {
+			ps = append(ps, ignorePatterns(snap, rel, append(dom, n))...)
 		}
 	}
-	return nil
+	return ps
 }

@@ -35,32 +35,18 @@ type index struct {
 	files map[string][]doc
 }
 
-func newIndex(root string) *index { return &index{root: root, files: map[string][]doc{}} }
+func newIndex(snap *snapshot) *index {
+	return &index{snap: snap, refused: snap.refused, files: map[string][]doc{}}
+}
 
 // yamlFiles lists the repo-relative YAML files of the tree, skipping .git.
 func (ix *index) yamlFiles() []string {
 	var out []string
-	if ix.snap != nil {
-		for _, rel := range ix.snap.files {
-			if ext := path.Ext(rel); (ext == ".yaml" || ext == ".yml") && ix.readable(rel) {
-				out = append(out, rel)
-			}
+	for _, rel := range ix.snap.files {
+		if ext := path.Ext(rel); (ext == ".yaml" || ext == ".yml") && ix.readable(rel) {
+			out = append(out, rel)
 		}
-		return out
 	}
-	filepath.WalkDir(ix.root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		rel, _ := filepath.Rel(ix.root, p)
-		if ext := filepath.Ext(p); d.Type().IsRegular() && (ext == ".yaml" || ext == ".yml") && ix.readable(filepath.ToSlash(rel)) {
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
 	return out
 }
 
@@ -86,15 +72,12 @@ func (ix *index) docs(rel string) []doc {
 	return d
 }
 
-// read returns the content of the repo-relative file rel, from the snapshot when scan
-// kept it.
+// read returns the content of the repo-relative file rel.
 func (ix *index) read(rel string) ([]byte, error) {
-	if ix.snap != nil {
-		if data, ok := ix.snap.data[rel]; ok {
-			return data, nil
-		}
+	if data, ok := ix.snap.read(rel); ok {
+		return data, nil
 	}
-	return os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(rel)))
+	return nil, os.ErrNotExist
 }
 
 func parseDocs(data []byte) []doc {
@@ -261,12 +244,6 @@ func (ix *index) readable(rel string) bool {
 		if _, ok := ix.refused[p]; ok {
 			return false
 		}
-		if ix.snap != nil {
-			continue // scan refused every symlink
-		}
-		if fi, err := os.Lstat(filepath.Join(ix.root, filepath.FromSlash(p))); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return false
-		}
 	}
-	return true
+	return true // every symlink is refused
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -102,67 +100,6 @@ func (l Limits) withDefaults() Limits {
 // bound (files, total bytes, depth); the message names the limit and the path.
 var ErrLimitExceeded = errors.New("render limit exceeded")
 
-// scan walks the tree at abs once and returns what it saw (snapshot): the repo-relative,
-// slash-separated paths kustomize must not read, with the reason: symlinks
-// (source-controller leaves them out of the artifact, source-controller#191), files over
-// MaxFileBytes and YAML alias bombs. It fails when the tree exceeds MaxFiles,
-// MaxTotalBytes or MaxDepth.
-func scan(abs string, l Limits) (*snapshot, error) {
-	snap := newSnapshot()
-	refused := snap.refused
-	var files int
-	var total int64
-	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == abs {
-			return nil
-		}
-		rel := relPath(abs, p)
-		snap.add(rel, d.Type())
-		if d.IsDir() && d.Name() == ".git" {
-			snap.unwalked[rel] = true
-			return filepath.SkipDir
-		}
-		files++
-		switch depth := strings.Count(rel, "/") + 1; {
-		case files > l.MaxFiles:
-			return fmt.Errorf("%w: MaxFiles is %d, reached at %s", ErrLimitExceeded, l.MaxFiles, rel)
-		case depth > l.MaxDepth:
-			return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", ErrLimitExceeded, l.MaxDepth, rel, depth)
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			refused[rel] = rel + " is a symlink, which source-controller leaves out of the artifact"
-		case d.Type().IsRegular():
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			total += info.Size()
-			if total > l.MaxTotalBytes {
-				return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", ErrLimitExceeded, l.MaxTotalBytes, rel)
-			}
-			if info.Size() > l.MaxFileBytes {
-				refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, info.Size(), l.MaxFileBytes)
-			} else if isYAMLName(rel) {
-				data, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				if why := aliasBomb(data); why != "" {
-					refused[rel] = rel + why
-				} else {
-					snap.keep(rel, data)
-				}
-			}
-		}
-		return nil
-	})
-	return snap, err
-}
-
 // isYAMLName reports whether the generator or the index would parse the file rel.
 func isYAMLName(rel string) bool {
 	ext := filepath.Ext(rel)
@@ -218,8 +155,9 @@ type refusal struct {
 
 // refusedUnder returns the first refused YAML file below dir that the generator would
 // read when dir has no kustomization file of its own.
-func refusedUnder(abs, dir string, refused map[string]string) *refusal {
-	if k := kustomizationFileLstat(dir); k != "" {
+func refusedUnder(snap *snapshot, dir string) *refusal {
+	abs, refused := snap.root, snap.refused
+	if k := kustomizationFileLstat(snap, dir); k != "" {
 		if r, ok := refused[relPath(abs, k)]; ok {
 			return &refusal{path: k, reason: r}
 		}
@@ -241,9 +179,9 @@ func refusedUnder(abs, dir string, refused map[string]string) *refusal {
 
 // kustomizationFileLstat is kustomizationFile without following symlinks: it returns the
 // name present in dir even when it is a symlink, so that a refused one is reported.
-func kustomizationFileLstat(dir string) string {
+func kustomizationFileLstat(snap *snapshot, dir string) string {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+		if snap.state(snap.rel(filepath.Join(dir, n))) != "absent" {
 			return filepath.Join(dir, n)
 		}
 	}
@@ -259,30 +197,27 @@ type guards struct {
 	deadline time.Time
 }
 
-func newGuards(abs string, opts Options) (*guards, error) {
+func newGuards(snap *snapshot, opts Options) *guards {
 	l := opts.Limits.withDefaults()
-	snap, err := scan(abs, l)
-	if err != nil {
-		return nil, err
-	}
 	g := &guards{limits: l, snap: snap, refused: snap.refused, deadline: time.Now().Add(l.Timeout)}
 	if len(opts.Remote.Allow) > 0 {
 		g.fetch = newFetcher(opts.Remote)
 	}
-	return g, nil
+	return g
 }
 
 // filesystems returns the layers kustomize builds through for the source root root: the
 // guard on top, then the remote layer over mem (the in-memory layer over the disk).
 func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*guardFS, *remoteFS) {
 	rfs := &remoteFS{FileSystem: mem, fetch: g.fetch}
-	return &guardFS{FileSystem: rfs, abs: abs, root: root, refused: g.refused, maxBytes: g.limits.MaxBuildBytes, maxFiles: g.limits.MaxBuildFiles, maxDocs: g.limits.MaxBuildDocuments}, rfs
+	return &guardFS{FileSystem: rfs, snap: g.snap, abs: abs, root: root, refused: g.refused, maxBytes: g.limits.MaxBuildBytes, maxFiles: g.limits.MaxBuildFiles, maxDocs: g.limits.MaxBuildDocuments}, rfs
 }
 
 // result turns the outcome of kustomize's Build into a builtResult: a refused path or an
 // allowed remote file that failed is the build's error, whatever kustomize made of it; a
 // URL left out where the build cannot do without it makes the build partial, not failed.
-func (g *guards) result(ix *index, abs, dir string, gfs *guardFS, rfs *remoteFS, res resmap.ResMap, err error) *builtResult {
+func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res resmap.ResMap, err error) *builtResult {
+	abs := ix.snap.root
 	out := &builtResult{remote: rfs.remote(), copies: rfs.copiesRel(abs)}
 	switch {
 	case gfs.refusalError(dir) != nil:
@@ -291,11 +226,11 @@ func (g *guards) result(ix *index, abs, dir string, gfs *guardFS, rfs *remoteFS,
 		out.err = rfs.failure(ix, abs)
 	case rfs.isBlocked():
 	case err != nil:
-		out.err = buildError(ix, abs, dir, err)
+		out.err = buildError(ix, dir, err)
 		gfs.mu.Lock()
 		kfiles := gfs.kfiles
 		gfs.mu.Unlock()
-		if be := pluginError(out.err, abs, kfiles); be != nil {
+		if be := pluginError(out.err, ix.snap, kfiles); be != nil {
 			out.err = be
 		}
 	default:

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"os"
 	"strings"
 )
 
@@ -14,15 +13,16 @@ var pluginFields = []string{"transformers:", "generators:", "validators:", "helm
 // pluginError says, for a build that kustomize failed because a plugin is not builtin or
 // Helm is disabled, that kustomize-controller refuses it too, and points at the key that
 // asked for it in the latest kustomization file read; nil for other errors.
-func pluginError(be *BuildError, abs string, kfiles []string) *BuildError {
+func pluginError(be *BuildError, snap *snapshot, kfiles []string) *BuildError {
+	abs := snap.root
 	if !strings.Contains(be.Message, "external plugins disabled") && !strings.Contains(be.Message, "must specify --enable-helm") {
 		return nil
 	}
 	out := *be
 	out.Message = "kustomize-controller runs builtin plugins only, without Helm, so nothing was run: " + be.Message
 	for i := len(kfiles) - 1; i >= 0; i-- {
-		data, err := os.ReadFile(kfiles[i])
-		if err != nil {
+		data, ok := snap.readAbs(kfiles[i])
+		if !ok {
 			continue
 		}
 		for n, l := range strings.Split(string(data), "\n") {

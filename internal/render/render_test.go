@@ -392,17 +392,13 @@ func TestApplySourceIgnore(t *testing.T) {
 		"img/logo.png":         "p",
 		"keep.yaml":            "k",
 	})
-	if err := ApplySourceIgnore(dir, "keep.yaml\n"); err != nil {
-		t.Fatal(err)
-	}
+	snap := ignored(mustSnapshot(t, dir), "keep.yaml\n")
 	var got []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			got = append(got, filepath.ToSlash(rel))
+	for rel, typ := range snap.types {
+		if typ.IsRegular() {
+			got = append(got, rel)
 		}
-		return nil
-	})
+	}
 	sort.Strings(got)
 	if d := cmp.Diff([]string{".sourceignore", "apps/.sourceignore", "apps/a.yaml"}, got); d != "" {
 		t.Fatalf("kept (-want +got):\n%s", d)
@@ -436,13 +432,14 @@ func TestApplySourceIgnoreDropsSymlinks(t *testing.T) {
 	if err := os.Symlink("apps", filepath.Join(dir, "apps-link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplySourceIgnore(dir, ""); err != nil {
-		t.Fatal(err)
-	}
+	snap := ignored(mustSnapshot(t, dir), "")
 	for _, p := range []string{"apps/x.yaml", "apps-link"} {
-		if _, err := os.Lstat(filepath.Join(dir, p)); !os.IsNotExist(err) {
-			t.Errorf("%s: symlinks are not part of a source-controller artifact, want it removed (%v)", p, err)
+		if st := snap.state(p); st != "absent" {
+			t.Errorf("%s: symlinks are not part of a source-controller artifact, want it left out, got %s", p, st)
 		}
+	}
+	if d := cmp.Diff([]string{"cm.yaml"}, snap.names["apps"]); d != "" {
+		t.Errorf("apps entries (-want +got):\n%s", d)
 	}
 }
 
@@ -562,12 +559,22 @@ func TestApplySpecIgnore(t *testing.T) {
 		true:  {{"flux-system", []string{"apps", "flux-system", "flux-system"}}, {"apps", []string{"a"}}},
 	}
 	for _, apply := range []bool{false, true} {
-		g, err := Render(context.Background(), tree(t, files), Options{ApplySpecIgnore: apply})
+		g, err := Render(context.Background(), tree(t, files), Options{SourceIgnore: apply})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if d := cmp.Diff(want[apply], tiers(g)); d != "" {
-			t.Errorf("ApplySpecIgnore=%v: tiers (-want +got):\n%s", apply, d)
+			t.Errorf("SourceIgnore=%v: tiers (-want +got):\n%s", apply, d)
 		}
 	}
+}
+
+// mustSnapshot reads dir as Render does.
+func mustSnapshot(t *testing.T, dir string) *snapshot {
+	t.Helper()
+	src, err := ReadSource(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src.snap
 }

@@ -1,32 +1,45 @@
 package render
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"path"
+	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 )
 
-// snapshot is what scan saw of a tree, so that the rest of a render asks the disk again
-// only for what a build reads: every entry's type, each folder's entry names (in
-// filepath.WalkDir order), the YAML-named files in walk order, and their content (read
-// once for the alias check, then served to discovery, the index and fingerprints).
+// snapshot is a source artifact in memory, the only thing a render reads: every entry's
+// type, each folder's entry names (sorted, as filepath.WalkDir lists them), the content of
+// every regular file scan or the builder did not refuse, and the YAML-named files in walk
+// order. root is the absolute path the artifact is rendered at: the folder it was read
+// from, or a virtual path for a git tree. A snapshot is never modified once built.
 type snapshot struct {
-	refused map[string]string      // repo-relative path → why kustomize may not read it
-	types   map[string]fs.FileMode // repo-relative path → its type bits (0: regular file)
-	names   map[string][]string    // repo-relative folder ("." the root) → entry names
-	files   []string               // YAML-named regular files, in walk order
-	data    map[string][]byte      // their content, unless refused
-	// unwalked holds the folders scan did not enter (.git): what is below them is asked
-	// of the disk.
-	unwalked map[string]bool
+	root     string
+	refused  map[string]string      // repo-relative path → why kustomize may not read it
+	types    map[string]fs.FileMode // repo-relative path → its type bits (0: regular file)
+	names    map[string][]string    // repo-relative folder ("." the root) → entry names
+	data     map[string][]byte      // regular file → content, unless refused
+	files    []string               // YAML-named files with content, in walk order
+	unwalked map[string]bool        // folders whose content was not read (.git)
+
+	mu      sync.Mutex
+	digests map[string]string // regular file → content digest, given or computed once
 }
 
-func newSnapshot() *snapshot {
-	return &snapshot{refused: map[string]string{}, types: map[string]fs.FileMode{".": fs.ModeDir},
-		names: map[string][]string{".": nil}, data: map[string][]byte{}, unwalked: map[string]bool{}}
+func newSnapshot(root string) *snapshot {
+	return &snapshot{root: root, refused: map[string]string{}, types: map[string]fs.FileMode{".": fs.ModeDir},
+		names: map[string][]string{".": nil}, data: map[string][]byte{}, unwalked: map[string]bool{},
+		digests: map[string]string{}}
 }
 
+// add records the entry rel of type typ; its parent folder must be known.
 func (s *snapshot) add(rel string, typ fs.FileMode) {
+	if _, ok := s.types[rel]; ok {
+		return
+	}
 	s.types[rel] = typ.Type()
 	dir := path.Dir(rel)
 	s.names[dir] = append(s.names[dir], path.Base(rel))
@@ -35,16 +48,49 @@ func (s *snapshot) add(rel string, typ fs.FileMode) {
 	}
 }
 
-func (s *snapshot) keep(rel string, data []byte) {
-	s.files = append(s.files, rel)
-	s.data[rel] = data
+// finish sorts the folders' names and lists the YAML-named files in walk order.
+func (s *snapshot) finish() *snapshot {
+	for _, ns := range s.names {
+		sort.Strings(ns)
+	}
+	s.files = nil
+	var walk func(dir string)
+	walk = func(dir string) {
+		for _, n := range s.names[dir] {
+			rel := path.Join(dir, n)
+			if s.types[rel].IsDir() {
+				walk(rel)
+			} else if _, ok := s.data[rel]; ok && isYAMLName(rel) {
+				s.files = append(s.files, rel)
+			}
+		}
+	}
+	walk(".")
+	return s
 }
 
-// state is what Lstat says of rel, as statState names it.
+// rel is the repo-relative, slash-separated form of the absolute path p.
+func (s *snapshot) rel(p string) string { return relPath(s.root, p) }
+
+// knows reports whether rel names something the snapshot can answer for: not outside
+// the tree nor below a folder whose content was not read.
+func (s *snapshot) knows(rel string) bool {
+	if rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
+		return false
+	}
+	for p := path.Dir(rel); p != "." && p != "/"; p = path.Dir(p) {
+		if s.unwalked[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// state is what Lstat says of rel: absent, file, dir, symlink or other.
 func (s *snapshot) state(rel string) string {
 	t, ok := s.types[rel]
 	switch {
-	case !ok:
+	case !ok || !s.knows(rel):
 		return "absent"
 	case t&fs.ModeSymlink != 0:
 		return "symlink"
@@ -57,16 +103,67 @@ func (s *snapshot) state(rel string) string {
 	}
 }
 
-// knows reports whether the snapshot describes rel: not when rel lies outside the tree or
-// below a folder scan did not enter.
-func (s *snapshot) knows(rel string) bool {
-	if rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
-		return false
+// read returns the content of the regular file rel, false when absent or refused.
+func (s *snapshot) read(rel string) ([]byte, bool) {
+	data, ok := s.data[rel]
+	return data, ok
+}
+
+// readAbs is read for an absolute path.
+func (s *snapshot) readAbs(p string) ([]byte, bool) { return s.read(s.rel(filepath.Clean(p))) }
+
+// digest returns a digest of rel's content (the git blob hash when the tree came from git).
+func (s *snapshot) digest(rel string) string {
+	s.mu.Lock()
+	d, ok := s.digests[rel]
+	s.mu.Unlock()
+	if ok {
+		return d
 	}
-	for p := rel; p != "."; p = path.Dir(p) {
-		if s.unwalked[p] && p != rel {
-			return false
+	d = digest(s.data[rel])
+	s.mu.Lock()
+	s.digests[rel] = d
+	s.mu.Unlock()
+	return d
+}
+
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+// without returns the snapshot less the entries drop selects (with everything below a
+// dropped folder) and less every symlink: what source-controller puts in an artifact.
+func (s *snapshot) without(drop func(rel string, dir bool) bool) *snapshot {
+	out := newSnapshot(s.root)
+	var walk func(dir string)
+	walk = func(dir string) {
+		for _, n := range s.names[dir] {
+			rel := path.Join(dir, n)
+			t := s.types[rel]
+			if t&fs.ModeSymlink != 0 || drop(rel, t.IsDir()) {
+				continue
+			}
+			out.add(rel, t)
+			if r, ok := s.refused[rel]; ok {
+				out.refused[rel] = r
+			}
+			if d, ok := s.data[rel]; ok {
+				out.data[rel] = d
+			}
+			if d, ok := s.digests[rel]; ok {
+				out.digests[rel] = d
+			}
+			if s.unwalked[rel] {
+				out.unwalked[rel] = true
+			}
+			if t.IsDir() {
+				walk(rel)
+			}
 		}
 	}
-	return true
+	s.mu.Lock()
+	walk(".")
+	s.mu.Unlock()
+	return out.finish()
 }

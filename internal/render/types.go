@@ -158,8 +158,11 @@ type Partial struct {
 // Cluster is one Flux installation: a root Kustomization and everything it reconciles.
 type Cluster struct {
 	Name string
-	// Dir is the absolute directory the cluster was rendered from; File paths are relative to it.
+	// Dir is the absolute path the cluster was rendered at (Source.Root); File paths are
+	// relative to it. Read files with ReadFile: a source from git has no folder on disk.
 	Dir string
+	// source is what the cluster was rendered from.
+	source *snapshot
 	// RootDir is the repo-relative folder of the root Kustomization's path.
 	RootDir        string
 	Root           Ref
@@ -221,4 +224,13 @@ func (c *Cluster) ObjectCount() int {
 		n += len(ks.Objects)
 	}
 	return n
+}
+
+// ReadFile returns the content of the repo-relative file rel of the artifact the cluster
+// was rendered from; false when it has none (or it was refused).
+func (c *Cluster) ReadFile(rel string) ([]byte, bool) {
+	if c.source == nil {
+		return nil, false
+	}
+	return c.source.read(rel)
 }

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -9,14 +8,11 @@ import (
 	"github.com/tiergate/tiergate/internal/render"
 )
 
-// lineAfter returns the line, at or after from in file (relative to root), that matches the
-// last of patterns, each searched after the previous one; from when one is missing.
-func lineAfter(root, file string, from int, patterns ...*regexp.Regexp) int {
-	if root == "" || file == "" {
-		return from
-	}
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
-	if err != nil {
+// lineAfter returns the line, at or after from in file (of c's artifact), that matches
+// the last of patterns, each searched after the previous one; from when one is missing.
+func lineAfter(c *render.Cluster, file string, from int, patterns ...*regexp.Regexp) int {
+	data, ok := c.ReadFile(file)
+	if !ok {
 		return from
 	}
 	lines := strings.Split(string(data), "\n")
@@ -46,18 +42,18 @@ func literal(s string) string { return regexp.QuoteMeta(strings.ToValidUTF8(s, "
 // dependsOnLine locates the `- name: <name>` entry of ks's dependsOn list.
 func dependsOnLine(c *render.Cluster, ks *render.Kustomization, name string) int {
 	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + literal(name) + `["']?\s*(#.*)?$`)
-	return lineAfter(c.Dir, ks.File, ks.Line, dependsOnKey, entry)
+	return lineAfter(c, ks.File, ks.Line, dependsOnKey, entry)
 }
 
 // varLine locates the first use of ${name} (with or without an operator) in o's file.
 func varLine(c *render.Cluster, o *render.Object, name string) int {
 	use := regexp.MustCompile(`\$\{` + literal(name) + `([^A-Za-z0-9_]|$)`)
-	return lineAfter(c.Dir, o.File, o.Line, use)
+	return lineAfter(c, o.File, o.Line, use)
 }
 
 // textLine locates the first line at or after o's that contains text.
 func textLine(c *render.Cluster, o *render.Object, text string) int {
-	return lineAfter(c.Dir, o.File, o.Line, regexp.MustCompile(literal(text)))
+	return lineAfter(c, o.File, o.Line, regexp.MustCompile(literal(text)))
 }
 
 // samePath reports whether two spec.path values name the same folder ("./infra", "infra/").

@@ -137,9 +137,9 @@ func dependsOnList(c, other *render.Cluster, ks *render.Kustomization, provider 
 // specLine locates where dependsOn goes in ks's manifest: its dependsOn key, else spec.
 func specLine(c *render.Cluster, ks *render.Kustomization) int {
 	if len(ks.Spec.DependsOn) > 0 {
-		return lineAfter(c.Dir, ks.File, ks.Line, dependsOnKey)
+		return lineAfter(c, ks.File, ks.Line, dependsOnKey)
 	}
-	return lineAfter(c.Dir, ks.File, ks.Line, specKey)
+	return lineAfter(c, ks.File, ks.Line, specKey)
 }
 
 func sortedKeysByRef(m map[render.Ref][]need) []render.Ref {

@@ -1,0 +1,168 @@
+package render
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Source is a source artifact held in memory, as Render reads it: the files of a folder
+// or of a git commit's tree, within Limits. Symlinks, files over MaxFileBytes and YAML
+// alias bombs are kept as refused entries that no build may read. It is immutable and may
+// be rendered any number of times, concurrently.
+type Source struct {
+	snap *snapshot
+}
+
+// Root is the absolute path the source is rendered at (repo-relative paths in a Graph
+// are relative to it): the folder ReadSource read, or the virtual root of a SourceBuilder.
+func (s *Source) Root() string { return s.snap.root }
+
+// ReadFile returns the content of the repo-relative, slash-separated file rel; false when
+// there is none or it was refused.
+func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.snap.read(rel) }
+
+// IsDir reports whether the repo-relative, slash-separated path rel is a folder.
+func (s *Source) IsDir(rel string) bool {
+	rel = cleanPath(rel)
+	if rel == "" {
+		rel = "."
+	}
+	return s.snap.state(rel) == "dir"
+}
+
+// SourceBuilder assembles a Source entry by entry (a git tree walk), enforcing the tree
+// limits as it goes: MaxFiles (files, folders and symlinks), MaxDepth and MaxTotalBytes
+// fail Add with an error wrapping ErrLimitExceeded that names the limit and the path.
+type SourceBuilder struct {
+	snap   *snapshot
+	limits Limits
+	files  int
+	total  int64
+}
+
+// VirtualRoot is the absolute path a SourceBuilder's source is rendered at. Nothing is
+// read or written there.
+const VirtualRoot = "/tiergate-artifact"
+
+// NewSourceBuilder starts an empty source under l (zero fields take DefaultLimits).
+func NewSourceBuilder(l Limits) *SourceBuilder {
+	return &SourceBuilder{snap: newSnapshot(VirtualRoot), limits: l.withDefaults()}
+}
+
+// AddFile adds the regular file rel (slash-separated, relative to the root) of size bytes.
+// digest, when not empty, is a content digest that equal contents share (a git blob hash);
+// read is called for the content unless the file is refused for its size.
+func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func() ([]byte, error)) error {
+	if err := b.entry(rel, 0); err != nil {
+		return err
+	}
+	b.total += size
+	if b.total > b.limits.MaxTotalBytes {
+		return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", ErrLimitExceeded, b.limits.MaxTotalBytes, rel)
+	}
+	if size > b.limits.MaxFileBytes {
+		b.snap.refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, size, b.limits.MaxFileBytes)
+		return nil
+	}
+	data, err := read()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", rel, err)
+	}
+	if isYAMLName(rel) {
+		if why := aliasBomb(data); why != "" {
+			b.snap.refused[rel] = rel + why
+			return nil
+		}
+	}
+	b.snap.data[rel] = data
+	if digest != "" {
+		b.snap.digests[rel] = digest
+	}
+	return nil
+}
+
+// AddSymlink adds the symlink rel: refused, as source-controller leaves symlinks out of
+// the artifact (source-controller#191).
+func (b *SourceBuilder) AddSymlink(rel string) error {
+	if err := b.entry(rel, fs.ModeSymlink); err != nil {
+		return err
+	}
+	b.snap.refused[rel] = rel + " is a symlink, which source-controller leaves out of the artifact"
+	return nil
+}
+
+// entry adds rel and its parent folders, counting each against the limits.
+func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
+	if rel == "" || rel == "." || path.IsAbs(rel) || path.Clean(rel) != rel || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("invalid path %q in source", rel)
+	}
+	if dir := path.Dir(rel); dir != "." {
+		if _, ok := b.snap.types[dir]; !ok {
+			if err := b.entry(dir, fs.ModeDir); err != nil {
+				return err
+			}
+		}
+	}
+	b.files++
+	switch depth := strings.Count(rel, "/") + 1; {
+	case b.files > b.limits.MaxFiles:
+		return fmt.Errorf("%w: MaxFiles is %d, reached at %s", ErrLimitExceeded, b.limits.MaxFiles, rel)
+	case depth > b.limits.MaxDepth:
+		return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", ErrLimitExceeded, b.limits.MaxDepth, rel, depth)
+	}
+	b.snap.add(rel, typ)
+	return nil
+}
+
+// Source returns the source built so far; the builder must not be used after.
+func (b *SourceBuilder) Source() *Source { return &Source{snap: b.snap.finish()} }
+
+// ReadSource reads the folder dir into a Source rendered at dir's absolute path, without
+// following symlinks and without entering .git folders, within l (zero fields take
+// DefaultLimits). It fails when dir cannot be read or exceeds a tree limit.
+func ReadSource(dir string, l Limits) (*Source, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	b := NewSourceBuilder(l)
+	b.snap.root = abs
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == abs {
+			return err
+		}
+		rel := relPath(abs, p)
+		switch {
+		case d.IsDir():
+			if err := b.entry(rel, fs.ModeDir); err != nil {
+				return err
+			}
+			if d.Name() == ".git" {
+				b.snap.unwalked[rel] = true
+				return filepath.SkipDir
+			}
+		case d.Type()&fs.ModeSymlink != 0:
+			return b.AddSymlink(rel)
+		case d.Type().IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return b.AddFile(rel, info.Size(), "", func() ([]byte, error) { return os.ReadFile(p) })
+		default:
+			return b.entry(rel, d.Type())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.Source(), nil
+}

@@ -1,0 +1,243 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// srcFS is a snapshot as kustomize's on-disk filesystem would show it at the snapshot's
+// root: the same answers and the same error texts (os.PathError), read-only. It is the
+// bottom layer of every build, where kustomize-controller has its secure on-disk
+// filesystem; guardFS above it confines builds to the source root, as that one does.
+type srcFS struct{ s *snapshot }
+
+var errReadOnly = errors.New("the source artifact is read-only")
+
+// lookup returns the type of the absolute path p; err is lstat's error where a component
+// is missing or not a folder.
+func (f srcFS) lookup(p string) (fs.FileMode, error) {
+	p = filepath.Clean(p)
+	rel := f.s.rel(p)
+	if rel == ".." || strings.HasPrefix(rel, "../") || !f.s.knows(rel) {
+		return 0, &fs.PathError{Op: "lstat", Path: p, Err: syscall.ENOENT}
+	}
+	// The first missing component is the one lstat reports.
+	cur := "."
+	for _, elem := range strings.Split(rel, "/") {
+		if rel == "." {
+			break
+		}
+		if t := f.s.types[cur]; !t.IsDir() {
+			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.root, filepath.FromSlash(cur)), Err: syscall.ENOTDIR}
+		}
+		if cur == "." {
+			cur = elem
+		} else {
+			cur += "/" + elem
+		}
+		if _, ok := f.s.types[cur]; !ok {
+			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.root, filepath.FromSlash(cur)), Err: syscall.ENOENT}
+		}
+	}
+	return f.s.types[rel], nil
+}
+
+func (f srcFS) Create(string) (filesys.File, error) { return nil, errReadOnly }
+func (f srcFS) Mkdir(string) error                  { return errReadOnly }
+func (f srcFS) MkdirAll(string) error               { return errReadOnly }
+func (f srcFS) RemoveAll(string) error              { return errReadOnly }
+func (f srcFS) WriteFile(string, []byte) error      { return errReadOnly }
+
+func (f srcFS) IsDir(p string) bool {
+	t, err := f.lookup(p)
+	return err == nil && t.IsDir()
+}
+
+func (f srcFS) Exists(p string) bool {
+	_, err := f.lookup(p)
+	return err == nil
+}
+
+func (f srcFS) ReadFile(p string) ([]byte, error) {
+	t, err := f.lookup(p)
+	switch {
+	case err != nil:
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err.(*fs.PathError).Err}
+	case t.IsDir():
+		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EISDIR}
+	}
+	data, ok := f.s.readAbs(p)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.EACCES}
+	}
+	return bytes.Clone(data), nil
+}
+
+func (f srcFS) Open(p string) (filesys.File, error) {
+	data, err := f.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	return &srcFile{Reader: bytes.NewReader(data), info: fileInfo{name: filepath.Base(p), size: int64(len(data))}}, nil
+}
+
+func (f srcFS) ReadDir(p string) ([]string, error) {
+	t, err := f.lookup(p)
+	switch {
+	case err != nil:
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err.(*fs.PathError).Err}
+	case !t.IsDir():
+		return nil, &fs.PathError{Op: "readdirent", Path: p, Err: syscall.ENOTDIR}
+	}
+	return append([]string(nil), f.s.names[f.s.rel(filepath.Clean(p))]...), nil
+}
+
+// CleanedAbs is fsOnDisk.CleanedAbs: the folder, and the file name when p is a file.
+func (f srcFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", "", err
+	}
+	t, err := f.lookup(abs)
+	if err != nil {
+		return "", "", &evalError{path: p, err: err}
+	}
+	if t.IsDir() {
+		return filesys.ConfirmedDir(abs), "", nil
+	}
+	return filesys.ConfirmedDir(filepath.Dir(abs)), filepath.Base(abs), nil
+}
+
+// evalError reads as fsOnDisk's CleanedAbs error.
+type evalError struct {
+	path string
+	err  error
+}
+
+func (e *evalError) Error() string { return "evalsymlink failure on '" + e.path + "' : " + e.err.Error() }
+func (e *evalError) Unwrap() error { return e.err }
+
+// Glob is filepath.Glob over the snapshot, without hidden files unless the pattern names
+// them (fsOnDisk.Glob).
+func (f srcFS) Glob(pattern string) ([]string, error) {
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, err
+	}
+	out := f.glob(pattern)
+	if filesys.IsHiddenFilePath(pattern) {
+		return out, nil
+	}
+	return filesys.RemoveHiddenFiles(out), nil
+}
+
+func (f srcFS) glob(pattern string) []string {
+	if !strings.ContainsAny(pattern, `*?[\`) {
+		if f.Exists(pattern) {
+			return []string{pattern}
+		}
+		return nil
+	}
+	dir, file := filepath.Split(pattern)
+	dir = strings.TrimSuffix(dir, string(filepath.Separator))
+	if dir == "" {
+		dir = "."
+	}
+	dirs := []string{dir}
+	if strings.ContainsAny(dir, `*?[\`) {
+		dirs = f.glob(dir)
+	}
+	var out []string
+	for _, d := range dirs {
+		names, err := f.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, n := range names {
+			if ok, _ := filepath.Match(file, n); ok {
+				out = append(out, filepath.Join(d, n))
+			}
+		}
+	}
+	return out
+}
+
+// Walk is filepath.Walk over the snapshot.
+func (f srcFS) Walk(root string, fn filepath.WalkFunc) error {
+	t, err := f.lookup(root)
+	if err != nil {
+		err = fn(root, nil, err)
+	} else {
+		err = f.walk(root, t, fn)
+	}
+	if err == filepath.SkipDir || err == filepath.SkipAll {
+		return nil
+	}
+	return err
+}
+
+func (f srcFS) walk(p string, t fs.FileMode, fn filepath.WalkFunc) error {
+	info := fileInfo{name: filepath.Base(p), mode: t}
+	if data, ok := f.s.readAbs(p); ok {
+		info.size = int64(len(data))
+	}
+	if !t.IsDir() {
+		return fn(p, info, nil)
+	}
+	if err := fn(p, info, nil); err != nil {
+		return err
+	}
+	rel := f.s.rel(filepath.Clean(p))
+	for _, n := range f.s.names[rel] {
+		child := filepath.Join(p, n)
+		ct := f.s.types[relJoin(rel, n)]
+		if err := f.walk(child, ct, fn); err != nil {
+			if !ct.IsDir() || err != filepath.SkipDir {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func relJoin(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+type srcFile struct {
+	*bytes.Reader
+	info fileInfo
+}
+
+func (*srcFile) Write([]byte) (int, error)    { return 0, errReadOnly }
+func (*srcFile) Close() error                 { return nil }
+func (f *srcFile) Stat() (os.FileInfo, error) { return f.info, nil }
+
+// fileInfo is the os.FileInfo of a snapshot entry.
+type fileInfo struct {
+	name string
+	size int64
+	mode fs.FileMode
+}
+
+func (i fileInfo) Name() string { return i.name }
+func (i fileInfo) Size() int64  { return i.size }
+func (i fileInfo) Mode() fs.FileMode {
+	if i.mode.IsDir() {
+		return i.mode | 0o755
+	}
+	return i.mode | 0o644
+}
+func (i fileInfo) ModTime() time.Time { return time.Time{} }
+func (i fileInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i fileInfo) Sys() any           { return nil }
