@@ -193,7 +193,9 @@ func clusterList(gs ...*render.Graph) string {
 
 // LoadConfig reads path, else the source's .tiergate.yaml when present: the PR may change
 // the configuration it is reviewed with, as it changes the manifests.
-func LoadConfig(path string, src *render.Source) (*config.Config, error) { return loadConfig(path, src) }
+func LoadConfig(path string, src *render.Source) (*config.Config, error) {
+	return loadConfig(path, src)
+}
 
 func loadConfig(path string, src *render.Source) (*config.Config, error) {
 	var cfg *config.Config

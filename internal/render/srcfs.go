@@ -122,7 +122,9 @@ type evalError struct {
 	err  error
 }
 
-func (e *evalError) Error() string { return "evalsymlink failure on '" + e.path + "' : " + e.err.Error() }
+func (e *evalError) Error() string {
+	return "evalsymlink failure on '" + e.path + "' : " + e.err.Error()
+}
 func (e *evalError) Unwrap() error { return e.err }
 
 // Glob is filepath.Glob over the snapshot, without hidden files unless the pattern names
