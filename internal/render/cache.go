@@ -52,8 +52,12 @@ type cacheVariant struct {
 	// and read from the recorded inputs, so they hold in any tree where those are equal.
 	err *BuildError
 	// gen, instead of the fields above, is a generator output.
-	gen   *generated
-	bytes int64
+	gen *generated
+	// docs, instead of the fields above, are the parsed documents of a file content.
+	docs []doc
+	// ignore, instead of the fields above, are source-ignore verdicts.
+	ignore *verdicts
+	bytes  int64
 	// objects holds the build's objects after substitution, by substitutionKey: they are
 	// a function of the build, the Kustomization and its variables, and of the files the
 	// build read (source lines), so they hold wherever the variant does. Never modified.
@@ -184,4 +188,38 @@ func (c *Cache) store(key string, v *cacheVariant) *cacheVariant {
 		c.evicted += int64(len(le.variant))
 	}
 	return v
+}
+
+// docsPerByte estimates the memory of parsed YAML (yaml.v3 nodes) per byte of text.
+const docsPerByte = 16
+
+// parsed returns the documents of a file whose content has digest sum, parsing data only
+// when c (which may be nil) does not hold them: parseDocs is a function of the content,
+// and its documents are never modified.
+func (c *Cache) parsed(sum string, data []byte) []doc {
+	if c == nil {
+		return parseDocs(data)
+	}
+	key := "docs\x00" + sum
+	if v, ok := c.find(key, nil); ok {
+		return v.docs
+	}
+	d := parseDocs(data)
+	c.store(key, &cacheVariant{docs: d, bytes: int64(len(data))*docsPerByte + int64(len(key))})
+	return d
+}
+
+// ignoreVerdicts returns the verdicts kept for the ignore patterns whose digest is sum,
+// making room for about paths of them; nil when c is nil.
+func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
+	if c == nil {
+		return nil
+	}
+	key := "ignore\x00" + sum
+	if v, ok := c.find(key, nil); ok {
+		return v.ignore
+	}
+	vs := &verdicts{m: make(map[string]bool, paths)}
+	c.store(key, &cacheVariant{ignore: vs, bytes: int64(paths) * 96})
+	return vs
 }

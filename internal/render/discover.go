@@ -132,7 +132,7 @@ func rootOf(d doc, file string) (root, bool, bool) {
 	group := strings.SplitN(d.APIVersion, "/", 2)[0]
 	switch {
 	case group == fluxGroup && d.Kind == "Kustomization":
-		u, err := nodeToUnstructured(d.Node)
+		u, err := d.object()
 		if err != nil || u.GetName() == "" {
 			return root{}, false, false
 		}

@@ -58,12 +58,12 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error) {
 	snap := src.snap
 	if opts.SourceIgnore {
-		snap = ignored(snap, "")
+		snap = ignored(snap, "", opts.Cache)
 	}
 	gd, ix, roots := load(snap, opts)
 	if opts.SourceIgnore {
 		if extra := specIgnore(ix, roots); extra != "" {
-			snap = ignored(snap, extra)
+			snap = ignored(snap, extra, opts.Cache)
 			gd, ix, roots = load(snap, opts)
 		}
 	}
@@ -107,7 +107,7 @@ func contains(list []string, s string) bool {
 // load indexes snap and discovers its cluster roots.
 func load(snap *snapshot, opts Options) (*guards, *index, []root) {
 	gd := newGuards(snap, opts)
-	ix := newIndex(snap)
+	ix := newIndex(snap, opts.Cache)
 	return gd, ix, discover(ix, opts.Config)
 }
 

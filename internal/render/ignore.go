@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/fluxcd/pkg/sourceignore"
 	"github.com/fluxcd/pkg/sourceignore/gitignore"
@@ -14,29 +15,65 @@ import (
 // fluxcd/pkg/sourceignore (VCS, CI, images and archives, .sops.yaml...), every
 // .sourceignore in the tree (each for its folder, as sourceignore.LoadIgnorePatterns reads
 // them) and extra, the patterns of GitRepository.spec.ignore (one per line).
-func ignored(snap *snapshot, extra string) *snapshot {
-	ps := ignorePatterns(snap, ".", nil)
+//
+// The verdict on a path is a function of the path and the patterns, so c (when not nil)
+// keeps the verdicts of each set of patterns across renders.
+func ignored(snap *snapshot, extra string, c *Cache) *snapshot {
+	var sig strings.Builder
+	ps := ignorePatterns(snap, ".", nil, &sig)
 	if extra != "" {
 		ps = append(ps, sourceignore.ReadPatterns(strings.NewReader(extra), nil)...)
 	}
 	m := sourceignore.NewDefaultMatcher(ps, nil)
+	verdicts := c.ignoreVerdicts(digest([]byte(sig.String()+"\x00"+extra)), len(snap.types))
 	return snap.without(func(rel string, dir bool) bool {
-		return m.Match(strings.Split(rel, "/"), dir)
+		return verdicts.of(rel, dir, func() bool { return m.Match(strings.Split(rel, "/"), dir) })
 	})
 }
 
 // ignorePatterns is sourceignore.LoadIgnorePatterns over the snapshot: dir's .sourceignore,
-// then each subfolder's but .git, in name order, each with its folder as domain.
-func ignorePatterns(snap *snapshot, dir string, domain []string) []gitignore.Pattern {
+// then each subfolder's but .git, in name order, each with its folder as domain. sig gets
+// the path and content digest of each file read.
+func ignorePatterns(snap *snapshot, dir string, domain []string, sig *strings.Builder) []gitignore.Pattern {
 	dom := append([]string{}, domain...)
 	var ps []gitignore.Pattern
-	if data, ok := snap.read(path.Join(dir, sourceignore.IgnoreFile)); ok {
+	p := path.Join(dir, sourceignore.IgnoreFile)
+	if data, ok := snap.read(p); ok {
 		ps = sourceignore.ReadPatterns(bytes.NewReader(data), dom)
+		sig.WriteString(p + "\x00" + snap.digest(p) + "\x00")
 	}
 	for _, n := range snap.names[dir] {
 		if rel := path.Join(dir, n); snap.types[rel].IsDir() && n != ".git" {
-			ps = append(ps, ignorePatterns(snap, rel, append(dom, n))...)
+			ps = append(ps, ignorePatterns(snap, rel, append(dom, n), sig)...)
 		}
 	}
 	return ps
+}
+
+// verdicts remembers whether paths are ignored under one set of patterns.
+type verdicts struct {
+	mu sync.Mutex
+	m  map[string]bool // path, with "/" appended for a folder → ignored
+}
+
+// of returns the verdict on rel, computing it with match the first time; v may be nil.
+func (v *verdicts) of(rel string, dir bool, match func() bool) bool {
+	if v == nil {
+		return match()
+	}
+	k := rel
+	if dir {
+		k += "/"
+	}
+	v.mu.Lock()
+	got, ok := v.m[k]
+	v.mu.Unlock()
+	if ok {
+		return got
+	}
+	got = match()
+	v.mu.Lock()
+	v.m[k] = got
+	v.mu.Unlock()
+	return got
 }

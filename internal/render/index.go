@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // doc is one YAML document of a manifest file, with the 1-based line of its `kind:` key.
@@ -20,23 +21,40 @@ type doc struct {
 	Name       string
 	Namespace  string
 	Line       int
-	Node       *yaml.Node // the document's mapping node
+	Node       *yaml.Node // the document's mapping node; never modified
+	obj        *docObject // the node as an object, converted once
+}
+
+// docObject is a document converted to an unstructured object, once, on first use.
+type docObject struct {
+	once sync.Once
+	u    *unstructured.Unstructured
+	err  error
+}
+
+// object returns a copy of the document as an unstructured object (through YAML and JSON,
+// so that values have the types of every Kubernetes object).
+func (d doc) object() (*unstructured.Unstructured, error) {
+	d.obj.once.Do(func() { d.obj.u, d.obj.err = nodeToUnstructured(d.Node) })
+	if d.obj.err != nil {
+		return nil, d.obj.err
+	}
+	return d.obj.u.DeepCopy(), nil
 }
 
 // index parses manifest files on demand and remembers their documents. Safe for
 // concurrent use.
 type index struct {
-	root string
+	snap   *snapshot
+	shared *Cache // parsed documents across renders; nil: none
 	// refused holds the repo-relative paths never to read (symlinks, over-size files).
 	refused map[string]string
-	// snap, when set, is what scan saw: the files to list and their content.
-	snap  *snapshot
-	mu    sync.Mutex
-	files map[string][]doc
+	mu      sync.Mutex
+	files   map[string][]doc
 }
 
-func newIndex(snap *snapshot) *index {
-	return &index{snap: snap, refused: snap.refused, files: map[string][]doc{}}
+func newIndex(snap *snapshot, shared *Cache) *index {
+	return &index{snap: snap, shared: shared, refused: snap.refused, files: map[string][]doc{}}
 }
 
 // yamlFiles lists the repo-relative YAML files of the tree, skipping .git.
@@ -62,9 +80,8 @@ func (ix *index) docs(rel string) []doc {
 	if !ix.readable(rel) {
 		return nil
 	}
-	data, err := ix.read(rel)
-	if err == nil {
-		d = parseDocs(data)
+	if data, err := ix.read(rel); err == nil {
+		d = ix.shared.parsed(ix.snap.digest(rel), data)
 	}
 	ix.mu.Lock()
 	ix.files[rel] = d
@@ -93,7 +110,7 @@ func parseDocs(data []byte) []doc {
 			continue
 		}
 		m := n.Content[0]
-		d := doc{Node: m, Line: m.Line}
+		d := doc{Node: m, Line: m.Line, obj: &docObject{}}
 		d.APIVersion = scalar(m, "apiVersion")
 		d.Kind = scalar(m, "kind")
 		if k := key(m, "kind"); k != nil {

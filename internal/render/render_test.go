@@ -392,7 +392,7 @@ func TestApplySourceIgnore(t *testing.T) {
 		"img/logo.png":         "p",
 		"keep.yaml":            "k",
 	})
-	snap := ignored(mustSnapshot(t, dir), "keep.yaml\n")
+	snap := ignored(mustSnapshot(t, dir), "keep.yaml\n", nil)
 	var got []string
 	for rel, typ := range snap.types {
 		if typ.IsRegular() {
@@ -432,7 +432,7 @@ func TestApplySourceIgnoreDropsSymlinks(t *testing.T) {
 	if err := os.Symlink("apps", filepath.Join(dir, "apps-link")); err != nil {
 		t.Fatal(err)
 	}
-	snap := ignored(mustSnapshot(t, dir), "")
+	snap := ignored(mustSnapshot(t, dir), "", nil)
 	for _, p := range []string{"apps/x.yaml", "apps-link"} {
 		if st := snap.state(p); st != "absent" {
 			t.Errorf("%s: symlinks are not part of a source-controller artifact, want it left out, got %s", p, st)

@@ -37,6 +37,7 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 				case prev == nil:
 					r.Added = append(r.Added, change(name, o, ""))
 				case prev == o: // one build reused by both sides: nothing to compare
+				case sameBody(prev, o):
 				default:
 					if d := unified(prev, o); d != "" {
 						r.Changed = append(r.Changed, change(name, o, d))
@@ -76,6 +77,9 @@ func (r *Report) diffKustomizations(b, h *render.Cluster) {
 			add(h, hk, Added, "")
 			continue
 		}
+		if reflect.DeepEqual(bk.Body.Object, hk.Body.Object) {
+			continue
+		}
 		if d := unified(&render.Object{Body: bk.Body}, &render.Object{Body: hk.Body}); d != "" {
 			add(h, hk, Changed, d)
 		}
@@ -89,6 +93,12 @@ func (r *Report) diffKustomizations(b, h *render.Cluster) {
 
 func change(cluster string, o *render.Object, diff string) ObjectChange {
 	return ObjectChange{Cluster: cluster, Object: o.ID, Kustomization: o.Owner.String(), File: o.File, Line: o.Line, Diff: diff}
+}
+
+// sameBody reports, without rendering them, that two objects show no difference: equal
+// bodies and no substituted Secret values (whose redaction depends on the other side).
+func sameBody(a, b *render.Object) bool {
+	return len(a.SecretValues) == 0 && len(b.SecretValues) == 0 && reflect.DeepEqual(a.Body.Object, b.Body.Object)
 }
 
 // unified returns the unified diff of two objects' YAML, "" when equal.
