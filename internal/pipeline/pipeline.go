@@ -62,8 +62,12 @@ type Tree struct {
 // Load reads the tree of commit h of repo into memory, within the tree limits of l
 // (render.Limits: files, depth, bytes). Nothing is written to disk.
 func Load(repo *gitrepo.Repo, h plumbing.Hash, l render.Limits) (*Tree, error) {
+	tree, err := repo.TreeHash(h)
+	if err != nil {
+		return nil, err
+	}
 	b := render.NewSourceBuilder(l)
-	err := repo.Files(h, func(f gitrepo.File) error {
+	err = repo.Files(h, func(f gitrepo.File) error {
 		if f.Symlink {
 			return b.AddSymlink(f.Path)
 		}
@@ -72,7 +76,7 @@ func Load(repo *gitrepo.Repo, h plumbing.Hash, l render.Limits) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", h, err)
 	}
-	return &Tree{Source: b.Source(), Rev: h.String()}, nil
+	return &Tree{Source: b.Source("git tree " + tree.String()), Rev: h.String()}, nil
 }
 
 // ReadDir reads a plain folder into memory, without following symlinks and skipping .git,

@@ -57,7 +57,9 @@ type cacheVariant struct {
 	docs []doc
 	// ignore, instead of the fields above, are source-ignore verdicts.
 	ignore *verdicts
-	bytes  int64
+	// graph, instead of the fields above, is the graph of a source.
+	graph *Graph
+	bytes int64
 	// objects holds the build's objects after substitution, by substitutionKey: they are
 	// a function of the build, the Kustomization and its variables, and of the files the
 	// build read (source lines), so they hold wherever the variant does. Never modified.
@@ -222,4 +224,16 @@ func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
 	vs := &verdicts{m: make(map[string]bool, paths)}
 	c.store(key, &cacheVariant{ignore: vs, bytes: int64(paths) * 96})
 	return vs
+}
+
+// keepGraph stores g, the graph of a source, under key. Its objects are mostly the
+// builds' (kept already); what it adds is estimated per object and per Kustomization.
+func (c *Cache) keepGraph(key string, g *Graph) {
+	var n int64
+	for _, cl := range g.Clusters {
+		for _, ks := range cl.Kustomizations {
+			n += 4<<10 + int64(len(ks.Objects))<<10
+		}
+	}
+	c.store(key, &cacheVariant{graph: g, bytes: n + int64(len(key))})
 }

@@ -229,3 +229,45 @@ func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error
 	s, ok := cur.([]any)
 	return s, ok, nil
 }
+
+// TestGraphKeptBySourceID: the graph of a source with an id is rendered once per set of
+// options; a source without id, or a render that may fetch remote files, is not kept.
+func TestGraphKeptBySourceID(t *testing.T) {
+	dir := tree(t, cacheFleet())
+	read := func(id string) *Source {
+		src, err := ReadSource(dir, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.id = id
+		return src
+	}
+	cache := NewCache(0)
+	render := func(src *Source, opts Options) *Graph {
+		opts.Cache = cache
+		g, err := RenderSource(context.Background(), src, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	first := render(read("tree-a"), Options{})
+	cases := []struct {
+		name string
+		src  *Source
+		opts Options
+		same bool
+	}{
+		{"same id and options", read("tree-a"), Options{}, true},
+		{"same id, other clusters", read("tree-a"), Options{Clusters: []string{"dev"}}, false},
+		{"same id, other limits", read("tree-a"), Options{Limits: Limits{MaxObjects: 7}}, false},
+		{"other id", read("tree-b"), Options{}, false},
+		{"no id", read(""), Options{}, false},
+		{"remote fetching allowed", read("tree-a"), Options{Remote: RemotePolicy{Allow: []string{"example.com"}}}, false},
+	}
+	for _, tc := range cases {
+		if got := render(tc.src, tc.opts) == first; got != tc.same {
+			t.Errorf("%s: same graph %v, want %v", tc.name, got, tc.same)
+		}
+	}
+}

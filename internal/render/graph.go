@@ -55,7 +55,44 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 
 // RenderSource builds the Flux graph of every cluster found in src. Build failures are
 // kept as data; it fails only when the context ends.
+//
+// With opts.Cache, the graph of a source with an id is kept, and given again for the same
+// id and options: rendering is a function of the files and the options, unless remote
+// files are fetched (never kept) or the Timeout cut the render short (not kept). The
+// graph is shared: callers must not modify it.
 func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error) {
+	key := graphKey(src, opts)
+	if key != "" {
+		if v, ok := opts.Cache.find(key, nil); ok {
+			return v.graph, nil
+		}
+	}
+	g, gd, err := renderSource(ctx, src, opts)
+	if err == nil && key != "" && !gd.timedOut.Load() {
+		opts.Cache.keepGraph(key, g)
+	}
+	return g, err
+}
+
+// graphKey is the Cache key of src's graph under opts; "" when it may not be kept.
+func graphKey(src *Source, opts Options) string {
+	if opts.Cache == nil || src.id == "" || len(opts.Remote.Allow) > 0 {
+		return ""
+	}
+	o, err := json.Marshal(struct {
+		Config        *config.Config
+		Clusters      []string
+		Limits        Limits
+		Exact, Ignore bool
+		Policy        string
+	}{opts.Config, opts.Clusters, opts.Limits.withDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key()})
+	if err != nil {
+		return ""
+	}
+	return "graph\x00" + src.id + "\x00" + digest(o)
+}
+
+func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guards, error) {
 	snap := src.snap
 	if opts.SourceIgnore {
 		snap = ignored(snap, "", opts.Cache)
@@ -84,15 +121,15 @@ func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		g.Clusters = append(g.Clusters, r.cluster(ctx, rt))
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g.Clusters = dropNested(g.Clusters)
-	return g, nil
+	return g, gd, nil
 }
 
 func contains(list []string, s string) bool {

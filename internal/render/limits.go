@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -195,6 +196,7 @@ type guards struct {
 	refused  map[string]string // snap.refused
 	fetch    *fetcher          // nil fetches nothing
 	deadline time.Time
+	timedOut atomic.Bool // a Kustomization was not built for the Timeout
 }
 
 func newGuards(snap *snapshot, opts Options) *guards {
@@ -246,6 +248,7 @@ func (g *guards) admit(ks *Kustomization) bool {
 		return false
 	}
 	if time.Now().After(g.deadline) {
+		g.timedOut.Store(true)
 		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the review reached tiergate's render time limit of %s (Timeout)", g.limits.Timeout), File: ks.File, Line: ks.Line}
 		return false
 	}

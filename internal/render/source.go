@@ -15,6 +15,9 @@ import (
 // be rendered any number of times, concurrently.
 type Source struct {
 	snap *snapshot
+	// id, when set, names the content: sources with the same id have the same files
+	// (a git tree hash). Render keeps the graph of such a source in its Cache.
+	id string
 }
 
 // Root is the absolute path the source is rendered at (repo-relative paths in a Graph
@@ -118,8 +121,9 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 	return nil
 }
 
-// Source returns the source built so far; the builder must not be used after.
-func (b *SourceBuilder) Source() *Source { return &Source{snap: b.snap.finish()} }
+// Source returns the source built so far; the builder must not be used after. id, when
+// not empty, must name the content exactly: a git tree hash ("git tree <hash>").
+func (b *SourceBuilder) Source(id string) *Source { return &Source{snap: b.snap.finish(), id: id} }
 
 // ReadSource reads the folder dir into a Source rendered at dir's absolute path, without
 // following symlinks and without entering .git folders, within l (zero fields take
@@ -164,5 +168,5 @@ func ReadSource(dir string, l Limits) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.Source(), nil
+	return b.Source(""), nil
 }

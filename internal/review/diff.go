@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/sourcegraph/conc/iter"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -24,6 +25,7 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 		name = b.Name
 	}
 	if h != nil {
+		var pairs [][2]*render.Object
 		for _, ref := range h.Order {
 			for _, o := range h.Kustomizations[ref].Objects {
 				if h.Owners[o.ID][0] != o {
@@ -39,10 +41,15 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 				case prev == o: // one build reused by both sides: nothing to compare
 				case sameBody(prev, o):
 				default:
-					if d := unified(prev, o); d != "" {
-						r.Changed = append(r.Changed, change(name, o, d))
-					}
+					pairs = append(pairs, [2]*render.Object{prev, o})
 				}
+			}
+		}
+		// Rendering objects to YAML is most of a review of a widely edited base: on all cores.
+		diffs := iter.Map(pairs, func(p *[2]*render.Object) string { return unified(p[0], p[1]) })
+		for i, d := range diffs {
+			if d != "" {
+				r.Changed = append(r.Changed, change(name, pairs[i][1], d))
 			}
 		}
 	}
