@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/kustomize/api/resource"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
@@ -224,7 +225,7 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 	if s.checked && !bytes.ContainsRune(data, '$') {
 		return false, nil
 	}
-	y, err := r.AsYAML()
+	y, err := sigsyaml.JSONToYAML(data) // r.AsYAML() without marshalling r again
 	if err != nil {
 		return false, &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
 	}
@@ -330,7 +331,7 @@ func literalVars(r *resource.Resource, data []byte) []string {
 	if disabled(r) || !bytes.Contains(data, []byte("${")) {
 		return nil
 	}
-	y, err := r.AsYAML()
+	y, err := sigsyaml.JSONToYAML(data) // r.AsYAML() without marshalling r again
 	if err != nil {
 		return nil
 	}
