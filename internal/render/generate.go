@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -49,15 +50,11 @@ func (r *renderer) generate(root, dir string, ks *Kustomization) ([]byte, string
 	return manifest, kfile, nil
 }
 
-// runGenerator writes deps to a scratch folder and runs fluxcd/pkg/kustomize's generator
-// there; paths in its answer are given back at the artifact's root.
+// runGenerator writes deps to the render's scratch folder and runs fluxcd/pkg/kustomize's
+// generator there; paths in its answer are given back at the artifact's root.
 func (r *renderer) runGenerator(root, dir string, ks *Kustomization, deps []dep) ([]byte, string, error) {
-	scratch, err := os.MkdirTemp("", "tiergate-generate-")
+	scratch, err := r.scratch.write(r.guards.snap, deps)
 	if err != nil {
-		return nil, "", err
-	}
-	defer os.RemoveAll(scratch)
-	if err := materialize(r.guards.snap, scratch, deps); err != nil {
 		return nil, "", err
 	}
 	sroot := filepath.Join(scratch, filepath.FromSlash(relPath(r.abs, root)))
@@ -69,51 +66,77 @@ func (r *renderer) runGenerator(root, dir string, ks *Kustomization, deps []dep)
 	return manifest, filepath.Join(r.abs, filepath.FromSlash(relPath(scratch, kfile))), nil
 }
 
-// materialize writes what deps name of snap below the folder to: folders, and files with
-// their content (a refused file is written empty: only its name can matter to the
-// generator, which refusedUnder already stopped for YAML).
-func materialize(snap *snapshot, to string, deps []dep) error {
-	var write func(rel string) error
-	write = func(rel string) error {
-		p := filepath.Join(to, filepath.FromSlash(rel))
-		switch snap.state(rel) {
-		case "dir":
-			if err := os.MkdirAll(p, 0o755); err != nil {
+// scratch is a folder on disk holding the parts of one render's artifact that generator
+// runs needed, each written once. It only ever holds files as they are in the artifact,
+// so a generator run finds there everything it reads (its deps) as in the artifact, and
+// what it does not read does not matter.
+type scratch struct {
+	mu      sync.Mutex
+	dir     string
+	written map[string]bool
+}
+
+// write makes sure deps are on disk and returns the scratch folder, made on first use.
+func (s *scratch) write(snap *snapshot, deps []dep) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir == "" {
+		d, err := os.MkdirTemp("", "tiergate-generate-")
+		if err != nil {
+			return "", err
+		}
+		s.dir, s.written = d, map[string]bool{}
+	}
+	var write func(rel string, tree bool) error
+	write = func(rel string, tree bool) error {
+		if !s.written[rel] {
+			if err := materialize(snap, s.dir, rel); err != nil {
 				return err
 			}
-		case "file":
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			data, _ := snap.read(rel)
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				return err
+			s.written[rel] = true
+		}
+		if tree {
+			for _, n := range snap.names[rel] {
+				if err := write(path.Join(rel, n), true); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
 	for _, d := range deps {
-		if d.Op != depTree {
-			if err := write(d.Path); err != nil {
-				return err
-			}
-			continue
+		if err := write(d.Path, d.Op == depTree); err != nil {
+			return "", err
 		}
-		var walk func(rel string) error
-		walk = func(rel string) error {
-			if err := write(rel); err != nil {
-				return err
-			}
-			for _, n := range snap.names[rel] {
-				if err := walk(path.Join(rel, n)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if err := walk(d.Path); err != nil {
+	}
+	return s.dir, nil
+}
+
+// remove deletes the scratch folder.
+func (s *scratch) remove() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+}
+
+// materialize writes the entry rel of snap below the folder to: a folder, or a file with
+// its content (a refused file is written empty: only its name can matter to the
+// generator, which refusedUnder already stopped for YAML); nothing for an absent path
+// or a symlink, which artifacts do not hold.
+func materialize(snap *snapshot, to, rel string) error {
+	p := filepath.Join(to, filepath.FromSlash(rel))
+	switch snap.state(rel) {
+	case "dir":
+		return os.MkdirAll(p, 0o755)
+	case "file":
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
+		data, _ := snap.read(rel)
+		return os.WriteFile(p, data, 0o644)
 	}
 	return nil
 }

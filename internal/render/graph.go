@@ -111,6 +111,7 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
 		policy: opts.Remote.key(),
 	}
+	defer r.scratch.remove()
 	if r.workers <= 0 {
 		r.workers = goruntime.GOMAXPROCS(0)
 	}
@@ -182,6 +183,7 @@ type renderer struct {
 	exact   bool
 	policy  string   // the remote policy, part of every shared cache key
 	objects sync.Map // objectsKey → builtObjects, across the rounds of this render
+	scratch scratch  // the generator's folder on disk
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
