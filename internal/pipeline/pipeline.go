@@ -57,6 +57,37 @@ func (r *Result) Failed() bool { return r.Report.Fails(r.Threshold) }
 type Tree struct {
 	Source *render.Source
 	Rev    string
+	// For a commit read on first need (Commits' base): its Source id, and how to read it.
+	id   string
+	read func() (*Tree, error)
+	took time.Duration // reading the tree
+}
+
+// source returns t's Source, reading it first if need be.
+func (t *Tree) source() (*render.Source, error) {
+	if t.Source == nil && t.read != nil {
+		start := time.Now()
+		r, err := t.read()
+		if err != nil {
+			return nil, err
+		}
+		t.Source, t.took = r.Source, time.Since(start)
+	}
+	return t.Source, nil
+}
+
+// graph renders t with ro, or takes its graph from ro.Cache without reading the tree.
+func (t *Tree) graph(ctx context.Context, ro render.Options) (*render.Graph, error) {
+	if t.Source == nil && ro.Cache != nil {
+		if g, ok := ro.Cache.Graph(t.id, ro); ok {
+			return g, nil
+		}
+	}
+	src, err := t.source()
+	if err != nil {
+		return nil, err
+	}
+	return render.RenderSource(ctx, src, ro)
 }
 
 // Load reads the tree of commit h of repo into memory, within the tree limits of l
@@ -76,7 +107,7 @@ func Load(repo *gitrepo.Repo, h plumbing.Hash, l render.Limits) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", h, err)
 	}
-	return &Tree{Source: b.Source("git tree " + tree.String()), Rev: h.String()}, nil
+	return &Tree{Source: b.Source(render.GitTreeID(tree.String())), Rev: h.String()}, nil
 }
 
 // ReadDir reads a plain folder into memory, without following symlinks and skipping .git,
@@ -90,27 +121,30 @@ func ReadDir(dir string, l render.Limits) (*Tree, error) {
 }
 
 // Commits reviews head against base of repo (the caller chooses base: a merge-base for a PR).
+// The base is read only when opts.Cache does not hold its graph already.
 func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, opts Options) (*Result, error) {
 	start := time.Now()
-	b, err := Load(repo, base, opts.Limits)
-	if err != nil {
-		return nil, err
-	}
 	h, err := Load(repo, head, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	checkout := time.Since(start)
-	res, err := Trees(ctx, b, h, opts)
-	if err == nil {
-		res.Report.Timings["checkout"] = checkout.Seconds()
+	h.took = time.Since(start)
+	tree, err := repo.TreeHash(base)
+	if err != nil {
+		return nil, err
 	}
-	return res, err
+	b := &Tree{Rev: base.String(), id: render.GitTreeID(tree.String()),
+		read: func() (*Tree, error) { return Load(repo, base, opts.Limits) }}
+	return Trees(ctx, b, h, opts)
 }
 
 // Trees reviews two prepared trees.
 func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error) {
-	cfg, err := loadConfig(opts.ConfigPath, head.Source)
+	hs, err := head.source()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := loadConfig(opts.ConfigPath, hs)
 	if err != nil {
 		return nil, err
 	}
@@ -138,12 +172,12 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		clock = time.Now()
 		return d.Seconds()
 	}
-	bg, err := render.RenderSource(ctx, base.Source, ro)
+	bg, err := base.graph(ctx, ro)
 	if err != nil {
 		return nil, err
 	}
-	renderBase := lap()
-	hg, err := render.RenderSource(ctx, head.Source, ro)
+	renderBase := lap() - base.took.Seconds()
+	hg, err := head.graph(ctx, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +190,9 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, cfg.PreinstalledCRDs), Strict: cfg.Strict()},
 	})
 	rep.Timings["render_base"], rep.Timings["render_head"] = renderBase, renderHead
+	if base.took+head.took > 0 { // read here (Commits), not by the caller
+		rep.Timings["checkout"] = (base.took + head.took).Seconds()
+	}
 	return &Result{Report: rep, Threshold: threshold}, nil
 }
 

@@ -64,3 +64,55 @@ func reviewJSON(t *testing.T, base, head string, opts Options) string {
 	}
 	return string(data)
 }
+
+// TestCachedBaseIsNotRead: a base whose graph the cache holds (same tree id, same
+// options) is not read again, and the review is the same.
+func TestCachedBaseIsNotRead(t *testing.T) {
+	dir := "../../testdata/scenarios/demo"
+	reads := 0
+	lazyBase := func() *Tree {
+		return &Tree{Rev: "base", id: "tree-base", read: func() (*Tree, error) {
+			reads++
+			return &Tree{Source: sourceWithID(t, filepath.Join(dir, "base"), "tree-base")}, nil
+		}}
+	}
+	head := &Tree{Source: sourceWithID(t, filepath.Join(dir, "head"), "tree-head"), Rev: "head"}
+	review := func(base *Tree, opts Options) string {
+		res, err := Trees(context.Background(), base, head, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Report.Timings = nil
+		out, _ := json.Marshal(res.Report)
+		return string(out)
+	}
+	cache := render.NewCache(0)
+	first := review(lazyBase(), Options{Cache: cache})
+	second := review(lazyBase(), Options{Cache: cache})
+	if reads != 1 || second != first {
+		t.Errorf("with the base's graph cached: %d reads, want 1; same report: %v", reads, second == first)
+	}
+	review(lazyBase(), Options{Cache: cache, Clusters: []string{"demo"}})
+	review(lazyBase(), Options{NoReuse: true})
+	if reads != 3 {
+		t.Errorf("other options, and no cache: %d reads in all, want 3", reads)
+	}
+}
+
+// sourceWithID reads dir as a Source named id, as pipeline.Load names a git tree.
+func sourceWithID(t *testing.T, dir, id string) *render.Source {
+	t.Helper()
+	b := render.NewSourceBuilder(render.Limits{})
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, _ := d.Info()
+		return b.AddFile(filepath.ToSlash(rel), info.Size(), "", func() ([]byte, error) { return os.ReadFile(p) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Source(id)
+}

@@ -61,7 +61,7 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 // files are fetched (never kept) or the Timeout cut the render short (not kept). The
 // graph is shared: callers must not modify it.
 func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error) {
-	key := graphKey(src, opts)
+	key := graphKey(src.id, opts)
 	if key != "" {
 		if v, ok := opts.Cache.find(key, nil); ok {
 			return v.graph, nil
@@ -74,9 +74,25 @@ func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error
 	return g, err
 }
 
-// graphKey is the Cache key of src's graph under opts; "" when it may not be kept.
-func graphKey(src *Source, opts Options) string {
-	if opts.Cache == nil || src.id == "" || len(opts.Remote.Allow) > 0 {
+// Graph returns the graph RenderSource keeps for a source with that id under opts, when
+// it has it: a caller that knows a tree's id need not read the tree.
+func (c *Cache) Graph(id string, opts Options) (*Graph, bool) {
+	opts.Cache = c
+	key := graphKey(id, opts)
+	if key == "" {
+		return nil, false
+	}
+	v, ok := c.find(key, nil)
+	if !ok {
+		return nil, false
+	}
+	return v.graph, true
+}
+
+// graphKey is the Cache key of the graph of the source id under opts; "" when it may not
+// be kept.
+func graphKey(id string, opts Options) string {
+	if opts.Cache == nil || id == "" || len(opts.Remote.Allow) > 0 {
 		return ""
 	}
 	o, err := json.Marshal(struct {
@@ -89,7 +105,7 @@ func graphKey(src *Source, opts Options) string {
 	if err != nil {
 		return ""
 	}
-	return "graph\x00" + src.id + "\x00" + digest(o)
+	return "graph\x00" + id + "\x00" + digest(o)
 }
 
 func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guards, error) {

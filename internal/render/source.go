@@ -20,6 +20,9 @@ type Source struct {
 	id string
 }
 
+// ID is the id the source was built with: "" or a name of its exact content.
+func (s *Source) ID() string { return s.id }
+
 // Root is the absolute path the source is rendered at (repo-relative paths in a Graph
 // are relative to it): the folder ReadSource read, or the virtual root of a SourceBuilder.
 func (s *Source) Root() string { return s.snap.root }
@@ -46,6 +49,9 @@ type SourceBuilder struct {
 	files  int
 	total  int64
 }
+
+// GitTreeID is the Source id of the git tree with hash tree (hex).
+func GitTreeID(tree string) string { return "git tree " + tree }
 
 // VirtualRoot is the absolute path a SourceBuilder's source is rendered at. Nothing is
 // read or written there.
@@ -122,7 +128,7 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 }
 
 // Source returns the source built so far; the builder must not be used after. id, when
-// not empty, must name the content exactly: a git tree hash ("git tree <hash>").
+// not empty, must name the content exactly: a git tree hash (GitTreeID).
 func (b *SourceBuilder) Source(id string) *Source { return &Source{snap: b.snap.finish(), id: id} }
 
 // ReadSource reads the folder dir into a Source rendered at dir's absolute path, without
