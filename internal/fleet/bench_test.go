@@ -130,8 +130,8 @@ func BenchmarkNaive(b *testing.B) {
 	})
 }
 
-// BenchmarkTiergate runs what `bot review` runs: both commits checked out, rendered and
-// reviewed (pipeline.Commits).
+// BenchmarkTiergate runs what `bot review` runs: both commits read, rendered and reviewed
+// (pipeline.Commits) with a cache of its own.
 func BenchmarkTiergate(b *testing.B) {
 	eachCase(b, func(f *benchFleet, head plumbing.Hash) error {
 		res, err := pipeline.Commits(context.Background(), f.repo, f.base, head, pipeline.Options{})
@@ -143,7 +143,7 @@ func BenchmarkTiergate(b *testing.B) {
 }
 
 // BenchmarkTiergateWarm runs a review the way the server runs it once it has reviewed the
-// base: with a build cache holding the base's builds (filled outside the timer).
+// base: with a cache holding the base's builds, objects and graph (filled outside the timer).
 func BenchmarkTiergateWarm(b *testing.B) {
 	for _, size := range benchSizes {
 		b.Run(size.name, func(b *testing.B) {
