@@ -271,3 +271,39 @@ func TestGraphKeptBySourceID(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIAnyCaseIsBuiltAlone: kustomize reads a base's `OpenAPI:` as `openapi:`
+// (encoding/json matches field names case-insensitively) and sets the process's schema;
+// such a build must run alone and the next one start from the builtin schema.
+func TestOpenAPIAnyCaseIsBuiltAlone(t *testing.T) {
+	custom := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/a.yaml":       ks("a", "./a"),
+		"a/kustomization.yaml":      "resources: [base]\n" + openAPIPatch,
+		"a/base/kustomization.yaml": "resources: [kind.yaml]\nOpenAPI:\n  path: schema.json\n",
+		"a/base/kind.yaml":          openAPIKind,
+		"a/base/schema.json":        openAPISchema,
+	}))
+	plain := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/b.yaml":  ks("b", "./b"),
+		"b/kustomization.yaml": "resources: [kind.yaml]\n" + openAPIPatch,
+		"b/kind.yaml":          openAPIKind,
+	}))
+	items := func(dir, name string) int {
+		g, err := Render(context.Background(), dir, Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := g.Cluster("dev").Kustomizations[Ref{"flux-system", name}]
+		if k.Err != nil || len(k.Objects) != 1 {
+			t.Fatalf("%s: %d objects, err %v", name, len(k.Objects), k.Err)
+		}
+		v, _, _ := unstructuredSlice(k.Objects[0].Body.Object, "spec", "items")
+		return len(v)
+	}
+	if got := items(custom, "a"); got != 2 {
+		t.Errorf("a: %d items, want 2 (the custom schema's merge key merges the patch)", got)
+	}
+	if got := items(plain, "b"); got != 1 {
+		t.Errorf("b after a: %d items, want 1 (the builtin schema replaces the list)", got)
+	}
+}

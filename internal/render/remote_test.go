@@ -206,3 +206,56 @@ func TestHostAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestKustomizationKeysAnyCaseAreNotFetched: kustomize decodes a kustomization file
+// through encoding/json, which matches field names case-insensitively and keeps the last
+// of repeated keys, so `Resources:` or a second `resources:` in a base lists resources as
+// `resources:` does. Their URLs must not be fetched either.
+func TestKustomizationKeysAnyCaseAreNotFetched(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, cm("default", "remote"))
+	}))
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/cm.yaml"
+	cases := []struct {
+		name, base  string
+		wantObjects []string
+	}{
+		{"capitalised resources", "Resources:\n- " + url + "\n- cm.yaml\n", []string{"ConfigMap/default/local"}},
+		{"repeated resources", "resources: [cm.yaml]\nresources:\n- " + url + "\n- cm.yaml\n", []string{"ConfigMap/default/local"}},
+		{"capitalised patch path", "resources: [cm.yaml]\npatches:\n- Path: " + url + "\n", nil},
+		{"capitalised generator files", "resources: [cm.yaml]\nconfigMapGenerator:\n- name: g\n  Files: [" + url + "]\n", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hits.Store(0)
+			dir := hostile(t, map[string]string{
+				"apps/kustomization.yaml":      "resources: [base]\n",
+				"apps/base/kustomization.yaml": tc.base,
+				"apps/base/cm.yaml":            cm("default", "local"),
+			})
+			for _, exact := range []bool{false, true} {
+				g, err := Render(context.Background(), dir, Options{ExactBuild: exact})
+				if err != nil {
+					t.Fatal(err)
+				}
+				apps := g.Cluster("dev").Kustomizations[appsRef]
+				var got []string
+				for _, o := range apps.Objects {
+					got = append(got, o.ID.String())
+				}
+				if d := cmp.Diff(tc.wantObjects, got); d != "" {
+					t.Errorf("exact=%v: objects (-want +got):\n%s", exact, d)
+				}
+				if d := cmp.Diff([]string{url}, apps.Remote); d != "" {
+					t.Errorf("exact=%v: remote entries left out (-want +got):\n%s", exact, d)
+				}
+			}
+			if n := hits.Load(); n != 0 {
+				t.Errorf("the server saw %d requests, want none", n)
+			}
+		})
+	}
+}

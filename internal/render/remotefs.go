@@ -95,42 +95,54 @@ func (fs *remoteFS) strip(kpath string, data []byte) []byte {
 		return data
 	}
 	doc := n.Content[0]
-	if value(doc, "openapi") != nil {
+	if len(fields(doc, "openapi")) > 0 {
 		fs.markOpenAPI()
 	}
 	changed := false
 	for _, field := range resourceFields {
-		seq := value(doc, field)
-		if seq == nil || seq.Kind != yaml.SequenceNode {
-			continue
-		}
-		kept := seq.Content[:0:0]
-		for _, item := range seq.Content {
-			if item.Kind == yaml.ScalarNode && isRemote(item.Value) {
-				changed = true
-				if !fs.resolve(kpath, item, "", true) {
-					continue
-				}
+		for _, seq := range fields(doc, field) {
+			if seq.Kind != yaml.SequenceNode {
+				continue
 			}
-			kept = append(kept, item)
+			kept := seq.Content[:0:0]
+			for _, item := range seq.Content {
+				if item.Kind == yaml.ScalarNode && isRemote(item.Value) {
+					changed = true
+					if !fs.resolve(kpath, item, "", true) {
+						continue
+					}
+				}
+				kept = append(kept, item)
+			}
+			seq.Content = kept
 		}
-		seq.Content = kept
 	}
 	var loads []*yaml.Node
 	for _, field := range loadFields {
-		loads = append(loads, items(value(doc, field))...)
-	}
-	for _, field := range pathLists {
-		for _, e := range items(value(doc, field)) {
-			loads = append(loads, value(e, "path"))
+		for _, v := range fields(doc, field) {
+			loads = append(loads, items(v)...)
 		}
 	}
-	loads = append(loads, value(value(doc, "openapi"), "path"))
+	for _, field := range pathLists {
+		for _, v := range fields(doc, field) {
+			for _, e := range items(v) {
+				loads = append(loads, fields(e, "path")...)
+			}
+		}
+	}
+	for _, v := range fields(doc, "openapi") {
+		loads = append(loads, value(v, "path")) // a map: its keys are matched exactly
+	}
 	for _, field := range generatorLists {
-		for _, g := range items(value(doc, field)) {
-			loads = append(loads, items(value(g, "files"))...)
-			loads = append(loads, items(value(g, "envs"))...)
-			loads = append(loads, value(g, "env"))
+		for _, v := range fields(doc, field) {
+			for _, g := range items(v) {
+				for _, f := range []string{"files", "envs"} {
+					for _, l := range fields(g, f) {
+						loads = append(loads, items(l)...)
+					}
+				}
+				loads = append(loads, fields(g, "env")...)
+			}
 		}
 	}
 	for _, item := range loads {
@@ -206,6 +218,42 @@ const notFetchedName = ".tiergate-remote-not-fetched"
 func isHTTP(s string) bool {
 	l := strings.ToLower(s)
 	return strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")
+}
+
+// fields returns the values of every key of mapping m, or of the mappings it merges
+// (`<<: *base`), that names the struct field k as kustomize decodes a kustomization file:
+// YAML to JSON, then encoding/json, which matches field names case-insensitively
+// (strings.EqualFold) and keeps the last of repeated keys. Any of them may be the one
+// kustomize uses, so all are returned.
+func fields(m *yaml.Node, k string) []*yaml.Node {
+	var out []*yaml.Node
+	var walk func(m *yaml.Node, depth int)
+	walk = func(m *yaml.Node, depth int) {
+		m = deref(m)
+		if m == nil || m.Kind != yaml.MappingNode || depth > maxMergeDepth {
+			return
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			kn := deref(m.Content[i])
+			switch {
+			case kn == nil || kn.Kind != yaml.ScalarNode:
+			case kn.Tag == "!!merge":
+				if v := deref(m.Content[i+1]); v != nil && v.Kind == yaml.SequenceNode {
+					for _, e := range v.Content { // `<<: [*a, *b]`
+						walk(e, depth+1)
+					}
+				} else {
+					walk(v, depth+1)
+				}
+			case strings.EqualFold(kn.Value, k):
+				if v := deref(m.Content[i+1]); v != nil {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	walk(m, 0)
+	return out
 }
 
 func items(seq *yaml.Node) []*yaml.Node {
