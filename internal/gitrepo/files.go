@@ -13,16 +13,16 @@ import (
 // File is one regular file or symlink of a commit's tree, as Files visits it.
 type File struct {
 	Path    string        // slash-separated, relative to the tree root
-	Symlink bool          // a symlink; its target is not read
-	Size    int64         // bytes of a regular file
+	Symlink bool          // a symlink: Read returns its target
+	Size    int64         // bytes of the blob
 	Hash    plumbing.Hash // the blob's hash: equal hashes, equal contents
 	blob    *object.Blob
 }
 
-// Read returns the content of a regular file.
+// Read returns the content of a regular file, or the target of a symlink.
 func (f File) Read() ([]byte, error) {
 	if f.blob == nil {
-		return nil, fmt.Errorf("%s is not a regular file", f.Path)
+		return nil, fmt.Errorf("%s: no blob", f.Path)
 	}
 	rd, err := f.blob.Reader()
 	if err != nil {
@@ -79,7 +79,11 @@ func (r *Repo) files(t *object.Tree, dir string, visit func(File) error) error {
 				return err
 			}
 		case filemode.Symlink:
-			if err := visit(File{Path: rel, Symlink: true, Hash: e.Hash}); err != nil {
+			blob, err := r.repo.BlobObject(e.Hash)
+			if err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			if err := visit(File{Path: rel, Symlink: true, Size: blob.Size, Hash: e.Hash, blob: blob}); err != nil {
 				return err
 			}
 		}

@@ -100,7 +100,15 @@ func Load(repo *gitrepo.Repo, h plumbing.Hash, l render.Limits) (*Tree, error) {
 	b := render.NewSourceBuilder(l)
 	err = repo.Files(h, func(f gitrepo.File) error {
 		if f.Symlink {
-			return b.AddSymlink(f.Path)
+			target := ""
+			if f.Size <= render.MaxSymlinkTarget {
+				data, err := f.Read()
+				if err != nil {
+					return err
+				}
+				target = string(data)
+			}
+			return b.AddSymlink(f.Path, target)
 		}
 		return b.AddFile(f.Path, f.Size, f.Hash.String(), f.Read)
 	})

@@ -10,11 +10,18 @@ import (
 	"github.com/fluxcd/pkg/sourceignore/gitignore"
 )
 
-// ignored returns snap less what source-controller leaves out of the artifact: symlinks
-// (it archives regular files only, source-controller#191), the defaults of
-// fluxcd/pkg/sourceignore (VCS, CI, images and archives, .sops.yaml...), every
-// .sourceignore in the tree (each for its folder, as sourceignore.LoadIgnorePatterns reads
-// them) and extra, the patterns of GitRepository.spec.ignore (one per line).
+// ignored returns snap less what source-controller leaves out when it packs the artifact
+// (GitRepository reconciler, storage.SourceIgnoreFilter and Storage.Archive):
+//   - symlinks and anything not a regular file or folder (source-controller#191);
+//   - the patterns of every .sourceignore in the tree (each for its folder, as
+//     sourceignore.LoadIgnorePatterns reads them, through symlinks) and extra, the
+//     patterns of GitRepository.spec.ignore (one per line), after the VCS patterns;
+//   - without any such pattern, fluxcd/pkg/sourceignore's defaults (VCS, CI, images and
+//     archives, .sops.yaml...): spec.ignore "overrides the default exclusion list".
+//
+// Archive matches every entry on its own and does not skip the content of a folder it
+// leaves out, so a negation can keep a file below an ignored folder; the folder then
+// exists in the artifact as the file's parent.
 //
 // The verdict on a path is a function of the path and the patterns, so c (when not nil)
 // keeps the verdicts of each set of patterns across renders.
@@ -24,7 +31,10 @@ func ignored(snap *snapshot, extra string, c *Cache) *snapshot {
 	if extra != "" {
 		ps = append(ps, sourceignore.ReadPatterns(strings.NewReader(extra), nil)...)
 	}
-	m := sourceignore.NewDefaultMatcher(ps, nil)
+	m := sourceignore.NewDefaultMatcher(nil, nil)
+	if len(ps) > 0 {
+		m = sourceignore.NewMatcher(append(sourceignore.VCSPatterns(nil), ps...))
+	}
 	verdicts := c.ignoreVerdicts(digest([]byte(sig.String()+"\x00"+extra)), len(snap.types))
 	return snap.without(func(rel string, dir bool) bool {
 		return verdicts.of(rel, dir, func() bool { return m.Match(strings.Split(rel, "/"), dir) })
@@ -38,9 +48,9 @@ func ignorePatterns(snap *snapshot, dir string, domain []string, sig *strings.Bu
 	dom := append([]string{}, domain...)
 	var ps []gitignore.Pattern
 	p := path.Join(dir, sourceignore.IgnoreFile)
-	if data, ok := snap.read(p); ok {
+	if data, read, ok := snap.readFollowing(p); ok {
 		ps = sourceignore.ReadPatterns(bytes.NewReader(data), dom)
-		sig.WriteString(p + "\x00" + snap.digest(p) + "\x00")
+		sig.WriteString(p + "\x00" + read + "\x00" + snap.digest(read) + "\x00")
 	}
 	for _, n := range snap.names[dir] {
 		if rel := path.Join(dir, n); snap.types[rel].IsDir() && n != ".git" {

@@ -380,28 +380,70 @@ func TestSelfAndCyclicParentsTerminate(t *testing.T) {
 	}
 }
 
+// TestApplySourceIgnore follows source-controller's GitRepository reconciler and
+// storage.SourceIgnoreFilter: the .sourceignore files and spec.ignore replace the default
+// exclusions (VCS patterns stay); without any pattern the defaults apply; every entry is
+// judged on its own, so a negation keeps a file below an ignored folder; a .sourceignore
+// is read through a symlink that stays in the tree, and symlinks are left out.
 func TestApplySourceIgnore(t *testing.T) {
-	dir := tree(t, map[string]string{
-		".sourceignore":        "drafts/\n*.secret.yaml\n",
-		"apps/.sourceignore":   "local.yaml\n",
-		"apps/a.yaml":          "a",
-		"apps/local.yaml":      "x",
-		"apps/x.secret.yaml":   "s",
-		"drafts/d.yaml":        "d",
-		".github/workflow.yml": "w",
-		"img/logo.png":         "p",
-		"keep.yaml":            "k",
-	})
-	snap := ignored(mustSnapshot(t, dir), "keep.yaml\n", nil)
-	var got []string
-	for rel, typ := range snap.types {
-		if typ.IsRegular() {
-			got = append(got, rel)
-		}
+	cases := []struct {
+		name  string
+		files map[string]string
+		links map[string]string // path → target
+		extra string
+		want  []string
+	}{
+		{"patterns replace the defaults", map[string]string{
+			".sourceignore":        "drafts/\n*.secret.yaml\n",
+			"apps/.sourceignore":   "local.yaml\n",
+			"apps/a.yaml":          "a",
+			"apps/local.yaml":      "x",
+			"apps/x.secret.yaml":   "s",
+			"drafts/d.yaml":        "d",
+			".github/workflow.yml": "w",
+			"img/logo.png":         "p",
+			"keep.yaml":            "k",
+		}, nil, "keep.yaml\n", []string{".github/workflow.yml", ".sourceignore", "apps/.sourceignore", "apps/a.yaml", "img/logo.png"}},
+		{"no pattern: the defaults", map[string]string{
+			"apps/a.yaml":          "a",
+			".github/workflow.yml": "w",
+			"img/logo.png":         "p",
+			".sops.yaml":           "s",
+		}, nil, "", []string{"apps/a.yaml"}},
+		{"negation below an ignored folder", map[string]string{
+			"keepdir/a.yaml":    "a",
+			"keepdir/keep.yaml": "k",
+		}, nil, "keepdir/\n!keepdir/keep.yaml\n", []string{"keepdir/keep.yaml"}},
+		{"a .sourceignore through a symlink", map[string]string{
+			"apps/rules":       "skip/\n",
+			"apps/skip/s.yaml": "s",
+			"apps/a.yaml":      "a",
+		}, map[string]string{"apps/.sourceignore": "rules", "apps/link.yaml": "a.yaml"}, "", []string{"apps/a.yaml", "apps/rules"}},
+		{"a symlink out of the tree is not read", map[string]string{
+			"apps/skip/s.yaml": "s",
+		}, map[string]string{"apps/.sourceignore": "../../outside"}, "", []string{"apps/skip/s.yaml"}},
 	}
-	sort.Strings(got)
-	if d := cmp.Diff([]string{".sourceignore", "apps/.sourceignore", "apps/a.yaml"}, got); d != "" {
-		t.Fatalf("kept (-want +got):\n%s", d)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tree(t, tc.files)
+			os.WriteFile(filepath.Join(filepath.Dir(dir), "outside"), []byte("skip/\n"), 0o644)
+			for p, target := range tc.links {
+				if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			snap := ignored(mustSnapshot(t, dir), tc.extra, nil)
+			var got []string
+			for rel, typ := range snap.types {
+				if typ.IsRegular() {
+					got = append(got, rel)
+				}
+			}
+			sort.Strings(got)
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Fatalf("kept (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 

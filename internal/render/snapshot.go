@@ -24,6 +24,7 @@ type snapshot struct {
 	data     map[string][]byte      // regular file → content, unless refused
 	files    []string               // YAML-named files with content, in walk order
 	unwalked map[string]bool        // folders whose content was not read (.git)
+	links    map[string]string      // symlink → its target, when known
 
 	mu      sync.Mutex
 	digests map[string]string // regular file → content digest, given or computed once
@@ -32,7 +33,7 @@ type snapshot struct {
 func newSnapshot(root string) *snapshot {
 	return &snapshot{root: root, refused: map[string]string{}, types: map[string]fs.FileMode{".": fs.ModeDir},
 		names: map[string][]string{".": nil}, data: map[string][]byte{}, unwalked: map[string]bool{},
-		digests: map[string]string{}}
+		links: map[string]string{}, digests: map[string]string{}}
 }
 
 // add records the entry rel of type typ; its parent folder must be known.
@@ -109,6 +110,25 @@ func (s *snapshot) read(rel string) ([]byte, bool) {
 	return data, ok
 }
 
+// readFollowing is read through symlinks whose targets stay in the tree (as os.Open would
+// read them, never outside); the path read in the end is returned too.
+func (s *snapshot) readFollowing(rel string) ([]byte, string, bool) {
+	for hops := 0; hops < 40; hops++ {
+		if data, ok := s.data[rel]; ok {
+			return data, rel, true
+		}
+		target, ok := s.links[rel]
+		if !ok || path.IsAbs(target) {
+			return nil, "", false
+		}
+		rel = path.Join(path.Dir(rel), target)
+		if rel == ".." || strings.HasPrefix(rel, "../") {
+			return nil, "", false
+		}
+	}
+	return nil, "", false
+}
+
 // readAbs is read for an absolute path.
 func (s *snapshot) readAbs(p string) ([]byte, bool) { return s.read(s.rel(filepath.Clean(p))) }
 
@@ -132,38 +152,61 @@ func digest(data []byte) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// without returns the snapshot less the entries drop selects (with everything below a
-// dropped folder) and less every symlink: what source-controller puts in an artifact.
+// without returns the snapshot less the entries drop selects and less every symlink (and
+// anything else neither a file nor a folder): what source-controller puts in an artifact.
+// Entries are judged one by one, as Storage.Archive does: below a dropped folder, a file
+// drop keeps is kept, and its folders with it.
 func (s *snapshot) without(drop func(rel string, dir bool) bool) *snapshot {
 	out := newSnapshot(s.root)
-	var walk func(dir string)
-	walk = func(dir string) {
-		for _, n := range s.names[dir] {
-			rel := path.Join(dir, n)
-			t := s.types[rel]
-			if t&fs.ModeSymlink != 0 || drop(rel, t.IsDir()) {
-				continue
+	// keep reports whether rel stays, adding it (and its parents, first) to out.
+	var keep func(rel string) bool
+	keep = func(rel string) bool {
+		t := s.types[rel]
+		switch {
+		case t.IsDir():
+			kept := !drop(rel, true)
+			if kept {
+				out.addPath(rel, t)
 			}
-			out.add(rel, t)
-			if r, ok := s.refused[rel]; ok {
-				out.refused[rel] = r
+			for _, n := range s.names[rel] {
+				if keep(path.Join(rel, n)) && !kept {
+					kept = true
+					out.addPath(rel, t)
+				}
 			}
-			if d, ok := s.data[rel]; ok {
-				out.data[rel] = d
-			}
-			if d, ok := s.digests[rel]; ok {
-				out.digests[rel] = d
-			}
-			if s.unwalked[rel] {
+			if kept && s.unwalked[rel] {
 				out.unwalked[rel] = true
 			}
-			if t.IsDir() {
-				walk(rel)
-			}
+			return kept
+		case !t.IsRegular() || drop(rel, false):
+			return false
 		}
+		out.addPath(rel, t)
+		if r, ok := s.refused[rel]; ok {
+			out.refused[rel] = r
+		}
+		if d, ok := s.data[rel]; ok {
+			out.data[rel] = d
+		}
+		if d, ok := s.digests[rel]; ok {
+			out.digests[rel] = d
+		}
+		return true
 	}
 	s.mu.Lock()
-	walk(".")
+	for _, n := range s.names["."] {
+		keep(n)
+	}
 	s.mu.Unlock()
 	return out.finish()
+}
+
+// addPath adds rel and any missing parent folders.
+func (s *snapshot) addPath(rel string, typ fs.FileMode) {
+	if dir := path.Dir(rel); dir != "." {
+		if _, ok := s.types[dir]; !ok {
+			s.addPath(dir, fs.ModeDir)
+		}
+	}
+	s.add(rel, typ)
 }

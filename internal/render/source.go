@@ -94,11 +94,18 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 	return nil
 }
 
-// AddSymlink adds the symlink rel: refused, as source-controller leaves symlinks out of
-// the artifact (source-controller#191).
-func (b *SourceBuilder) AddSymlink(rel string) error {
+// MaxSymlinkTarget is the longest symlink target kept (PATH_MAX on Linux).
+const MaxSymlinkTarget = 4096
+
+// AddSymlink adds the symlink rel to target: refused, as source-controller leaves symlinks
+// out of the artifact (source-controller#191). Its target matters only for a .sourceignore,
+// which source-controller reads through symlinks before it packs; "" when unknown.
+func (b *SourceBuilder) AddSymlink(rel, target string) error {
 	if err := b.entry(rel, fs.ModeSymlink); err != nil {
 		return err
+	}
+	if target != "" && len(target) <= MaxSymlinkTarget {
+		b.snap.links[rel] = target
 	}
 	b.snap.refused[rel] = rel + " is a symlink, which source-controller leaves out of the artifact"
 	return nil
@@ -159,7 +166,8 @@ func ReadSource(dir string, l Limits) (*Source, error) {
 				return filepath.SkipDir
 			}
 		case d.Type()&fs.ModeSymlink != 0:
-			return b.AddSymlink(rel)
+			target, _ := os.Readlink(p)
+			return b.AddSymlink(rel, target)
 		case d.Type().IsRegular():
 			info, err := d.Info()
 			if err != nil {
