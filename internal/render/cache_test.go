@@ -307,3 +307,22 @@ func TestOpenAPIAnyCaseIsBuiltAlone(t *testing.T) {
 		t.Errorf("b after a: %d items, want 1 (the builtin schema replaces the list)", got)
 	}
 }
+
+// TestBuildsKeptPerLimits: a build made within looser per-build limits is not reused
+// under tighter ones, which refuse it.
+func TestBuildsKeptPerLimits(t *testing.T) {
+	dir := tree(t, cacheFleet())
+	cache := NewCache(0)
+	if _, err := Render(context.Background(), dir, Options{Cache: cache}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Render(context.Background(), dir, Options{Cache: cache, Limits: Limits{MaxBuildDocuments: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := g.Cluster("dev").Kustomizations[Ref{"flux-system", "flux-system"}]
+	want := "refused clusters/dev/kustomization.yml: the build has read more than tiergate's limit of 1 YAML documents (MaxBuildDocuments); kustomize's time grows with their square"
+	if root.Err == nil || root.Err.Message != want {
+		t.Errorf("root under MaxBuildDocuments 1: error %v, want %q", root.Err, want)
+	}
+}

@@ -125,7 +125,7 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
 		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
-		policy: opts.Remote.key(),
+		policy: buildPolicy(opts),
 	}
 	defer r.scratch.remove()
 	if r.workers <= 0 {
@@ -147,6 +147,13 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	}
 	g.Clusters = dropNested(g.Clusters)
 	return g, gd, nil
+}
+
+// buildPolicy is what, besides its inputs, decides a build's outcome: the remote policy and
+// the per-build limits (a build within looser limits may be refused under tighter ones).
+func buildPolicy(opts Options) string {
+	l := opts.Limits.withDefaults()
+	return fmt.Sprintf("%s %d %d %d %d", opts.Remote.key(), l.MaxFileBytes, l.MaxBuildBytes, l.MaxBuildFiles, l.MaxBuildDocuments)
 }
 
 func contains(list []string, s string) bool {
