@@ -129,6 +129,8 @@ func TestReviewRefusesToCheckNothing(t *testing.T) {
 	}{
 		{"unknown cluster", `cluster "nosuch" not found (clusters: demo)`, []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--cluster", "nosuch"}},
 		{"no Flux content", "no Flux cluster found: no bootstrap root, FluxInstance or Flux Kustomization; list clusters in .tiergate.yaml", []string{"review", "--base-dir", empty, "--head-dir", empty}},
+		{"graph of an unknown cluster", `cluster "nosuch" not found (clusters: demo)`, []string{"graph", "--dir", demo + "head", "--cluster", "nosuch"}},
+		{"graph of no Flux content", "no Flux cluster found: no bootstrap root, FluxInstance or Flux Kustomization; list clusters in .tiergate.yaml", []string{"graph", "--dir", empty}},
 		{"configured path missing", `testdata/bad-cluster-path.tiergate.yaml:3: clusters[0].path: "clusters/nonexistent" is not a folder of the head tree`, []string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--config", "testdata/bad-cluster-path.tiergate.yaml"}},
 	}
 	for _, tc := range cases {

@@ -42,6 +42,9 @@ func graphCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			if err := pipeline.CheckClusters(g, g, clusters); err != nil {
+				return &exitError{code: 2, err: err}
+			}
 			return printGraph(cmd.Context(), cmd.OutOrStdout(), formatName, g)
 		},
 	}

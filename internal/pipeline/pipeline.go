@@ -190,7 +190,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		return nil, err
 	}
 	renderHead := lap()
-	if err := checkClusters(bg, hg, opts.Clusters); err != nil {
+	if err := CheckClusters(bg, hg, opts.Clusters); err != nil {
 		return nil, err
 	}
 	rep := review.Review(bg, hg, review.Options{
@@ -204,9 +204,10 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	return &Result{Report: rep, Threshold: threshold}, nil
 }
 
-// checkClusters refuses a review that would silently check nothing: no cluster found, or
-// a --cluster name that neither side has.
-func checkClusters(base, head *render.Graph, names []string) error {
+// CheckClusters refuses a review or graph that would silently check nothing: no cluster
+// found on either side, or a --cluster name that neither side has. Pass the same graph twice
+// for one commit.
+func CheckClusters(base, head *render.Graph, names []string) error {
 	for _, n := range names {
 		if base.Cluster(n) == nil && head.Cluster(n) == nil {
 			return fmt.Errorf("cluster %q not found (clusters: %s)", n, clusterList(base, head))
