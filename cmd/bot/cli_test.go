@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/gittest"
 )
 
 // run executes the CLI with args and returns stdout and the exit status.
@@ -73,6 +77,28 @@ func TestUnknownRevision(t *testing.T) {
 	var rep struct{ Moves []any }
 	if code != 1 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Moves) != 1 {
 		t.Fatalf("exit %d, %d moves", code, len(rep.Moves))
+	}
+}
+
+// TestShallowCloneHintOnce: in a shallow clone, HEAD~1 is outside the fetched history; the
+// error says so once (gitrepo knows the clone is shallow, so the CLI's guess is not added).
+// In the full clone, HEAD~5 is past the root commit: no shallow-clone hint.
+func TestShallowCloneHintOnce(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is needed to make a shallow clone")
+	}
+	full := commitScenario(t, demo)
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	gittest.Run(t, full, "clone", "-q", "--depth", "1", "file://"+full, shallow)
+	_, code, err := run(t, "review", "--repo", shallow, "--base", "HEAD~1")
+	want := `unknown revision "HEAD~1": object not found (the repository is a shallow clone: fetch the full history, e.g. git fetch --unshallow, or actions/checkout with fetch-depth: 0)`
+	if code != 2 || err == nil || err.Error() != want {
+		t.Fatalf("exit %d, error %v\nwant 2, %s", code, err, want)
+	}
+	_, code, err = run(t, "review", "--repo", full, "--base", "HEAD~5")
+	want = `unknown revision "HEAD~5": no such ancestor`
+	if code != 2 || err == nil || err.Error() != want {
+		t.Fatalf("exit %d, error %v\nwant 2, %s", code, err, want)
 	}
 }
 

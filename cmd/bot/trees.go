@@ -32,13 +32,14 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 		return nil, nil, err
 	}
 	defer repo.Close()
+	// Resolve's error already says when the clone is shallow.
 	bh, err := repo.Resolve(f.base)
 	if err != nil {
-		return nil, nil, shallowHint(err)
+		return nil, nil, err
 	}
 	hh, err := repo.Resolve(f.head)
 	if err != nil {
-		return nil, nil, shallowHint(err)
+		return nil, nil, err
 	}
 	if !f.noMergeBase {
 		if bh, err = repo.MergeBase(bh, hh); err != nil {
@@ -56,7 +57,8 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 	return b, h, nil
 }
 
-// shallowHint explains the usual cause of a missing commit in CI: a shallow clone.
+// shallowHint explains the usual cause of a merge base that cannot be found in CI: a
+// shallow clone.
 func shallowHint(err error) error {
 	if strings.Contains(err.Error(), "object not found") || strings.Contains(err.Error(), "no such ancestor") {
 		return fmt.Errorf("%w (a shallow clone? fetch the history: git fetch --unshallow, or actions/checkout with fetch-depth: 0)", err)
