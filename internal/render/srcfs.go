@@ -81,7 +81,12 @@ func (f srcFS) ReadFile(p string) ([]byte, error) {
 	return bytes.Clone(data), nil
 }
 
+// Open is os.Open: a folder opens, and reading it fails.
 func (f srcFS) Open(p string) (filesys.File, error) {
+	if t, err := f.lookup(p); err == nil && t.IsDir() {
+		return &srcFile{Reader: bytes.NewReader(nil), readErr: &fs.PathError{Op: "read", Path: p, Err: syscall.EISDIR},
+			info: fileInfo{name: filepath.Base(p), mode: t}}, nil
+	}
 	data, err := f.ReadFile(p)
 	if err != nil {
 		return nil, err
@@ -95,7 +100,7 @@ func (f srcFS) ReadDir(p string) ([]string, error) {
 	case err != nil:
 		return nil, &fs.PathError{Op: "open", Path: p, Err: err.(*fs.PathError).Err}
 	case !t.IsDir():
-		return nil, &fs.PathError{Op: "readdirent", Path: p, Err: syscall.ENOTDIR}
+		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOTDIR}
 	}
 	return append([]string(nil), f.s.names[f.s.rel(filepath.Clean(p))]...), nil
 }
@@ -107,6 +112,9 @@ func (f srcFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 		return "", "", err
 	}
 	t, err := f.lookup(abs)
+	if errors.Is(err, syscall.ENOTDIR) {
+		err = syscall.ENOTDIR // filepath.EvalSymlinks returns it bare
+	}
 	if err != nil {
 		return "", "", &evalError{path: p, err: err}
 	}
@@ -218,7 +226,15 @@ func relJoin(dir, name string) string {
 
 type srcFile struct {
 	*bytes.Reader
-	info fileInfo
+	readErr error // a folder's
+	info    fileInfo
+}
+
+func (f *srcFile) Read(p []byte) (int, error) {
+	if f.readErr != nil {
+		return 0, f.readErr
+	}
+	return f.Reader.Read(p)
 }
 
 func (*srcFile) Write([]byte) (int, error)    { return 0, errReadOnly }
