@@ -1,6 +1,6 @@
-// Package pipeline runs one review end to end: both sides written to scratch directories
-// (source-ignore rules applied), both Flux graphs rendered, the change reviewed. The CLI and
-// the server call it; it holds no state between reviews.
+// Package pipeline runs one review end to end: both sides read from git into memory, both
+// Flux graphs rendered (source-ignore rules applied), the change reviewed. The CLI and the
+// server call it; its only state between reviews is the render.Cache the caller passes.
 package pipeline
 
 import (

@@ -5,6 +5,8 @@
 // its owner and the file and line it came from. A build error is data, never a crash: the
 // Kustomization keeps its error and the rest of the graph is still rendered.
 //
-// render knows nothing of git, forges or rules; it reads a directory that holds the source
-// artifact (a checkout with source-side ignore rules applied).
+// render knows nothing of git, forges or rules; it reads a Source, the artifact in memory
+// (a folder's or a git tree's files, which pipeline reads), and applies source-controller's
+// ignore rules to it. Only fluxcd/pkg/kustomize's generator touches the disk, in a scratch
+// folder holding exactly what it reads.
 package render

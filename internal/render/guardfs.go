@@ -13,8 +13,9 @@ import (
 )
 
 // guardFS is the filesystem kustomize builds through, above the remote and in-memory
-// layers. It refuses, before the secure on-disk layer is asked, any path outside the
-// source root and any path scan refused (symlinks, over-size files), and it caps the
+// layers. It refuses, before the artifact (srcFS) is asked, any path outside the source
+// root, as kustomize-controller's secure filesystem does, and any path the Source refused
+// (symlinks, over-size files, alias bombs), and it caps the
 // bytes one build reads. The first refusal is kept so that the build error can name the
 // kustomization line that asked for the path rather than kustomize's wrapped message.
 type guardFS struct {

@@ -229,7 +229,7 @@ func (ix *index) lineOf(rel string, from int, needle string) int {
 }
 
 // readable reports whether rel may be read: inside the tree, not a symlink (nor below
-// one) and not refused by scan.
+// one) and not refused by the Source.
 // mentions reports whether the file holds one of words anywhere: a document can only be of
 // a kind whose name its text spells out (an alias repeats an anchor of the same file), so
 // discovery parses only the files that may hold what it looks for.

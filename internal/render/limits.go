@@ -97,8 +97,9 @@ func (l Limits) withDefaults() Limits {
 	return d
 }
 
-// ErrLimitExceeded is wrapped by the error Render returns when the tree exceeds a Limits
-// bound (files, total bytes, depth); the message names the limit and the path.
+// ErrLimitExceeded is wrapped by the error ReadSource and SourceBuilder return when the
+// tree exceeds a Limits bound (files, total bytes, depth); the message names the limit and
+// the path.
 var ErrLimitExceeded = errors.New("render limit exceeded")
 
 // isYAMLName reports whether the generator or the index would parse the file rel.
@@ -209,7 +210,7 @@ func newGuards(snap *snapshot, opts Options) *guards {
 }
 
 // filesystems returns the layers kustomize builds through for the source root root: the
-// guard on top, then the remote layer over mem (the in-memory layer over the disk).
+// guard on top, then the remote layer over mem (the in-memory layer over the artifact).
 func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*guardFS, *remoteFS) {
 	rfs := &remoteFS{FileSystem: mem, fetch: g.fetch}
 	return &guardFS{FileSystem: rfs, snap: g.snap, abs: abs, root: root, refused: g.refused, maxBytes: g.limits.MaxBuildBytes, maxFiles: g.limits.MaxBuildFiles, maxDocs: g.limits.MaxBuildDocuments}, rfs

@@ -13,7 +13,7 @@ import (
 
 // snapshot is a source artifact in memory, the only thing a render reads: every entry's
 // type, each folder's entry names (sorted, as filepath.WalkDir lists them), the content of
-// every regular file scan or the builder did not refuse, and the YAML-named files in walk
+// every regular file the builder did not refuse, and the YAML-named files in walk
 // order. root is the absolute path the artifact is rendered at: the folder it was read
 // from, or a virtual path for a git tree. A snapshot is never modified once built.
 type snapshot struct {
