@@ -157,6 +157,9 @@ func digest(data []byte) string {
 // Entries are judged one by one, as Storage.Archive does: below a dropped folder, a file
 // drop keeps is kept, and its folders with it.
 func (s *snapshot) without(drop func(rel string, dir bool) bool) *snapshot {
+	if !s.dropsAny(drop) {
+		return s // the usual case: nothing to leave out, nothing to copy
+	}
 	out := newSnapshot(s.root)
 	// keep reports whether rel stays, adding it (and its parents, first) to out.
 	var keep func(rel string) bool
@@ -199,6 +202,17 @@ func (s *snapshot) without(drop func(rel string, dir bool) bool) *snapshot {
 	}
 	s.mu.Unlock()
 	return out.finish()
+}
+
+// dropsAny reports whether without would leave anything out (a dropped folder counts, even
+// if a file below it is kept).
+func (s *snapshot) dropsAny(drop func(rel string, dir bool) bool) bool {
+	for rel, t := range s.types {
+		if rel != "." && (!t.IsRegular() && !t.IsDir() || drop(rel, t.IsDir())) {
+			return true
+		}
+	}
+	return false
 }
 
 // addPath adds rel and any missing parent folders.
