@@ -192,7 +192,8 @@ func (c *Cache) store(key string, v *cacheVariant) *cacheVariant {
 	return v
 }
 
-// docsPerByte estimates the memory of parsed YAML (yaml.v3 nodes) per byte of text.
+// docsPerByte estimates the memory of parsed YAML (yaml.v3 nodes) per byte of text; a
+// file whose documents keep no node (parseDocs) holds about 128 bytes per document.
 const docsPerByte = 16
 
 // parsed returns the documents of a file whose content has digest sum, parsing data only
@@ -207,7 +208,14 @@ func (c *Cache) parsed(sum string, data []byte) []doc {
 		return v.docs
 	}
 	d := parseDocs(data)
-	c.store(key, &cacheVariant{docs: d, bytes: int64(len(data))*docsPerByte + int64(len(key))})
+	size := int64(len(key) + 128*len(d))
+	for _, x := range d {
+		if x.Node != nil {
+			size += int64(len(data)) * docsPerByte
+			break
+		}
+	}
+	c.store(key, &cacheVariant{docs: d, bytes: size})
 	return d
 }
 

@@ -21,7 +21,7 @@ type doc struct {
 	Name       string
 	Namespace  string
 	Line       int
-	Node       *yaml.Node // the document's mapping node; never modified
+	Node       *yaml.Node // the document's mapping node, for the discovered kinds; never modified
 	obj        *docObject // the node as an object, converted once
 }
 
@@ -97,6 +97,11 @@ func (ix *index) read(rel string) ([]byte, error) {
 	return nil, os.ErrNotExist
 }
 
+// discovered are the kinds whose body discovery reads (rootOf, eachGitRepository); the
+// documents of other kinds keep their kind, name and line only, which is all source lines
+// need, so the parsed documents the Cache keeps stay small.
+var discovered = map[string]bool{"Kustomization": true, "FluxInstance": true, "HelmRelease": true, "GitRepository": true}
+
 func parseDocs(data []byte) []doc {
 	var out []doc
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -119,6 +124,9 @@ func parseDocs(data []byte) []doc {
 		if md := value(m, "metadata"); md != nil {
 			d.Name = scalar(md, "name")
 			d.Namespace = scalar(md, "namespace")
+		}
+		if !discovered[d.Kind] {
+			d.Node = nil // only discovery reads the body, of these kinds; the rest is lines
 		}
 		out = append(out, d)
 	}
