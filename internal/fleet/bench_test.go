@@ -46,11 +46,18 @@ type benchFleet struct {
 	heads map[fleet.Shape]plumbing.Hash
 }
 
+// scratchDirs holds other folders the benchmarks made (corpus clones), removed at exit.
+var scratchDirs sync.Map
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if cacheDir != "" && os.Getenv(cacheEnv) == "" {
 		os.RemoveAll(cacheDir)
 	}
+	scratchDirs.Range(func(dir, _ any) bool {
+		os.RemoveAll(dir.(string))
+		return true
+	})
 	os.Exit(code)
 }
 

@@ -43,6 +43,7 @@ func corpusRepo(b *testing.B, name string) *gitrepo.Repo {
 	if err != nil {
 		b.Fatal(err)
 	}
+	scratchDirs.Store(dir, true) // removed by TestMain
 	if out, err := exec.Command("git", "clone", "-q", "-b", "main", bundle, dir).CombinedOutput(); err != nil {
 		b.Skipf("git clone %s: %v: %s", name, err, out)
 	}
