@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -135,93 +136,76 @@ func (e *evalError) Error() string {
 }
 func (e *evalError) Unwrap() error { return e.err }
 
-// Glob is filepath.Glob over the snapshot, without hidden files unless the pattern names
-// them (fsOnDisk.Glob).
+// Glob is filepath.Glob over the snapshot (io/fs.Glob), without hidden files unless the
+// pattern names them (fsOnDisk.Glob). Nothing outside the snapshot's root matches.
 func (f srcFS) Glob(pattern string) ([]string, error) {
 	if _, err := filepath.Match(pattern, ""); err != nil {
 		return nil, err
 	}
-	out := f.glob(pattern)
-	if filesys.IsHiddenFilePath(pattern) {
-		return out, nil
+	rel := f.s.rel(filepath.Clean(pattern))
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, nil
 	}
-	return filesys.RemoveHiddenFiles(out), nil
+	matches, err := fs.Glob(snapFS{f.s}, rel)
+	for i, m := range matches {
+		matches[i] = filepath.Join(f.s.root, filepath.FromSlash(m))
+	}
+	if err != nil || filesys.IsHiddenFilePath(pattern) {
+		return matches, err
+	}
+	return filesys.RemoveHiddenFiles(matches), nil
 }
 
-func (f srcFS) glob(pattern string) []string {
-	if !strings.ContainsAny(pattern, `*?[\`) {
-		if f.Exists(pattern) {
-			return []string{pattern}
-		}
-		return nil
-	}
-	dir, file := filepath.Split(pattern)
-	dir = strings.TrimSuffix(dir, string(filepath.Separator))
-	if dir == "" {
-		dir = "."
-	}
-	dirs := []string{dir}
-	if strings.ContainsAny(dir, `*?[\`) {
-		dirs = f.glob(dir)
-	}
-	var out []string
-	for _, d := range dirs {
-		names, err := f.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, n := range names {
-			if ok, _ := filepath.Match(file, n); ok {
-				out = append(out, filepath.Join(d, n))
-			}
-		}
-	}
-	return out
-}
-
-// Walk is filepath.Walk over the snapshot.
+// Walk is filepath.Walk over the snapshot (io/fs.WalkDir, whose order and SkipDir are
+// filepath.Walk's).
 func (f srcFS) Walk(root string, fn filepath.WalkFunc) error {
-	t, err := f.lookup(root)
-	if err != nil {
-		err = fn(root, nil, err)
-	} else {
-		err = f.walk(root, t, fn)
+	if _, err := f.lookup(root); err != nil {
+		return fn(root, nil, err)
 	}
-	if err == filepath.SkipDir || err == filepath.SkipAll {
-		return nil
-	}
-	return err
+	rel := f.s.rel(filepath.Clean(root))
+	return fs.WalkDir(snapFS{f.s}, rel, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		return fn(filepath.Join(f.s.root, filepath.FromSlash(p)), info, nil)
+	})
 }
 
-func (f srcFS) walk(p string, t fs.FileMode, fn filepath.WalkFunc) error {
-	info := fileInfo{name: filepath.Base(p), mode: t}
-	if data, ok := f.s.readAbs(p); ok {
+// snapFS is the snapshot as an io/fs file system (slash-separated paths relative to the
+// root), for the standard library's Glob and WalkDir; files are not opened through it.
+type snapFS struct{ s *snapshot }
+
+func (f snapFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+}
+
+func (f snapFS) Stat(name string) (fs.FileInfo, error) {
+	t, ok := f.s.types[name]
+	if !ok || !fs.ValidPath(name) || !f.s.knows(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	info := fileInfo{name: path.Base(name), mode: t}
+	if data, ok := f.s.read(name); ok {
 		info.size = int64(len(data))
 	}
-	if !t.IsDir() {
-		return fn(p, info, nil)
-	}
-	if err := fn(p, info, nil); err != nil {
-		return err
-	}
-	rel := f.s.rel(filepath.Clean(p))
-	for _, n := range f.s.names[rel] {
-		child := filepath.Join(p, n)
-		ct := f.s.types[relJoin(rel, n)]
-		if err := f.walk(child, ct, fn); err != nil {
-			if !ct.IsDir() || err != filepath.SkipDir {
-				return err
-			}
-		}
-	}
-	return nil
+	return info, nil
 }
 
-func relJoin(dir, name string) string {
-	if dir == "." {
-		return name
+func (f snapFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	info, err := f.Stat(name)
+	if err != nil {
+		return nil, err
 	}
-	return dir + "/" + name
+	if !info.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
+	}
+	var out []fs.DirEntry
+	for _, n := range f.s.names[name] {
+		ci, _ := f.Stat(path.Join(name, n))
+		out = append(out, fs.FileInfoToDirEntry(ci))
+	}
+	return out, nil
 }
 
 type srcFile struct {
