@@ -18,8 +18,6 @@ type Tree struct {
 	Dir     string        // the temporary directory holding the tree; removed by Close
 	Commit  plumbing.Hash // the commit whose tree this is
 	Skipped []SkippedPath // entries not written, in tree order
-
-	blobs map[string]plumbing.Hash // slash-separated path of each regular file -> blob hash
 }
 
 // SkippedPath is a tree entry Checkout did not write, and why.
@@ -31,13 +29,6 @@ type SkippedPath struct {
 // Close removes the tree's directory.
 func (t *Tree) Close() error {
 	return os.RemoveAll(t.Dir)
-}
-
-// BlobHash returns the git blob hash of the regular file at relPath (slash-separated,
-// relative to Dir). It reports false for anything that is not a written regular file.
-func (t *Tree) BlobHash(relPath string) (plumbing.Hash, bool) {
-	h, ok := t.blobs[relPath]
-	return h, ok
 }
 
 // Limits bounds a checkout. A zero field takes its default: 16 MiB per file, 512 MiB in
@@ -107,7 +98,7 @@ func (r *Repo) Checkout(h plumbing.Hash, parentDir string, opts ...CheckoutOptio
 	w := &writer{
 		repo:   r,
 		limits: limits,
-		tree:   &Tree{Dir: dir, Commit: h, blobs: map[string]plumbing.Hash{}},
+		tree:   &Tree{Dir: dir, Commit: h},
 		dirs:   map[string]bool{"": true},
 	}
 	if err := w.walk(root, ""); err != nil {
@@ -242,7 +233,6 @@ func (w *writer) writeFile(rel string, e object.TreeEntry) error {
 	if err := writeBlob(filepath.Join(w.tree.Dir, filepath.FromSlash(rel)), mode, blob); err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	w.tree.blobs[rel] = e.Hash
 	return nil
 }
 

@@ -38,7 +38,8 @@ func (f File) Read() ([]byte, error) {
 
 // Files calls visit for each regular file and symlink of commit h's tree, in tree order,
 // leaving out what Checkout leaves out: unsafe names (".", "..", names holding a slash),
-// .git entries and submodules. Nothing is written. An error of visit ends the walk and
+// .git entries, submodules, and a name repeated in a folder (which git fsck refuses; a file
+// below a symlink of the same name) after its first entry. Nothing is written. An error of visit ends the walk and
 // is returned; other errors name the commit and path.
 func (r *Repo) Files(h plumbing.Hash, visit func(File) error) error {
 	commit, err := r.repo.CommitObject(h)
@@ -53,10 +54,12 @@ func (r *Repo) Files(h plumbing.Hash, visit func(File) error) error {
 }
 
 func (r *Repo) files(t *object.Tree, dir string, visit func(File) error) error {
+	seen := map[string]bool{}
 	for _, e := range t.Entries {
-		if e.Name == "." || e.Name == ".." || strings.ContainsRune(e.Name, '/') || strings.EqualFold(e.Name, ".git") {
+		if e.Name == "." || e.Name == ".." || strings.ContainsRune(e.Name, '/') || strings.EqualFold(e.Name, ".git") || seen[e.Name] {
 			continue
 		}
+		seen[e.Name] = true
 		rel := e.Name
 		if dir != "" {
 			rel = dir + "/" + e.Name

@@ -379,15 +379,20 @@ func TestCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Files visits the same commit's files, with their blob hashes, without writing them.
+	visited := map[string]File{}
+	if err := r.Files(c, func(f File) error { visited[f.Path] = f; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{"README.md", "bin/run.sh", "apps/base/kustomization.yaml", "apps/current", "cfg/x", "missing"} {
-		t.Run("BlobHash "+p, func(t *testing.T) {
-			want, wantOK := plumbing.ZeroHash, false
-			if f, err := co.File(p); err == nil && f.Mode != filemode.Symlink {
-				want, wantOK = f.Hash, true
+		t.Run("Files "+p, func(t *testing.T) {
+			want, wantOK, wantLink := plumbing.ZeroHash, false, false
+			if f, err := co.File(p); err == nil {
+				want, wantOK, wantLink = f.Hash, true, f.Mode == filemode.Symlink
 			}
-			got, ok := tree.BlobHash(p)
-			if diff := cmp.Diff(want, got); diff != "" || ok != wantOK {
-				t.Errorf("BlobHash(%q) = %s, %v; want %s, %v", p, got, ok, want, wantOK)
+			got, ok := visited[p]
+			if diff := cmp.Diff(want, got.Hash); diff != "" || ok != wantOK || got.Symlink != wantLink {
+				t.Errorf("Files: %q = %s, %v, symlink %v; want %s, %v, symlink %v", p, got.Hash, ok, got.Symlink, want, wantOK, wantLink)
 			}
 		})
 	}

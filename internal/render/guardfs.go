@@ -21,8 +21,7 @@ import (
 type guardFS struct {
 	filesys.FileSystem
 	snap      *snapshot
-	abs, root string            // the tree and the source root, absolute
-	refused   map[string]string // repo-relative path → reason
+	abs, root string // the tree and the source root, absolute
 	maxBytes  int64
 	maxFiles  int
 	maxDocs   int
@@ -46,7 +45,7 @@ func (g *guardFS) check(path string) *refusal {
 	}
 	rel := relPath(g.abs, a)
 	for p := rel; p != "." && p != ""; p = filepath.ToSlash(filepath.Dir(p)) {
-		if r, ok := g.refused[p]; ok {
+		if r, ok := g.snap.refused[p]; ok {
 			return &refusal{path: a, reason: r}
 		}
 	}

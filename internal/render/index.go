@@ -47,14 +47,12 @@ func (d doc) object() (*unstructured.Unstructured, error) {
 type index struct {
 	snap   *snapshot
 	shared *Cache // parsed documents across renders; nil: none
-	// refused holds the repo-relative paths never to read (symlinks, over-size files).
-	refused map[string]string
-	mu      sync.Mutex
-	files   map[string][]doc
+	mu     sync.Mutex
+	files  map[string][]doc
 }
 
 func newIndex(snap *snapshot, shared *Cache) *index {
-	return &index{snap: snap, shared: shared, refused: snap.refused, files: map[string][]doc{}}
+	return &index{snap: snap, shared: shared, files: map[string][]doc{}}
 }
 
 // yamlFiles lists the repo-relative YAML files of the tree, skipping .git.
@@ -266,7 +264,7 @@ func (ix *index) readable(rel string) bool {
 		return false
 	}
 	for p := rel; p != "." && p != "" && p != "/"; p = filepath.ToSlash(filepath.Dir(p)) {
-		if _, ok := ix.refused[p]; ok {
+		if _, ok := ix.snap.refused[p]; ok {
 			return false
 		}
 	}

@@ -194,15 +194,14 @@ func kustomizationFileLstat(snap *snapshot, dir string) string {
 type guards struct {
 	limits   Limits
 	snap     *snapshot
-	refused  map[string]string // snap.refused
-	fetch    *fetcher          // nil fetches nothing
+	fetch    *fetcher // nil fetches nothing
 	deadline time.Time
 	timedOut atomic.Bool // a Kustomization was not built for the Timeout
 }
 
 func newGuards(snap *snapshot, opts Options) *guards {
 	l := opts.Limits.withDefaults()
-	g := &guards{limits: l, snap: snap, refused: snap.refused, deadline: time.Now().Add(l.Timeout)}
+	g := &guards{limits: l, snap: snap, deadline: time.Now().Add(l.Timeout)}
 	if len(opts.Remote.Allow) > 0 {
 		g.fetch = newFetcher(opts.Remote)
 	}
@@ -213,7 +212,7 @@ func newGuards(snap *snapshot, opts Options) *guards {
 // guard on top, then the remote layer over mem (the in-memory layer over the artifact).
 func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*guardFS, *remoteFS) {
 	rfs := &remoteFS{FileSystem: mem, fetch: g.fetch}
-	return &guardFS{FileSystem: rfs, snap: g.snap, abs: abs, root: root, refused: g.refused, maxBytes: g.limits.MaxBuildBytes, maxFiles: g.limits.MaxBuildFiles, maxDocs: g.limits.MaxBuildDocuments}, rfs
+	return &guardFS{FileSystem: rfs, snap: g.snap, abs: abs, root: root, maxBytes: g.limits.MaxBuildBytes, maxFiles: g.limits.MaxBuildFiles, maxDocs: g.limits.MaxBuildDocuments}, rfs
 }
 
 // result turns the outcome of kustomize's Build into a builtResult: a refused path or an

@@ -20,9 +20,6 @@ type Source struct {
 	id string
 }
 
-// ID is the id the source was built with: "" or a name of its exact content.
-func (s *Source) ID() string { return s.id }
-
 // Root is the absolute path the source is rendered at (repo-relative paths in a Graph
 // are relative to it): the folder ReadSource read, or the virtual root of a SourceBuilder.
 func (s *Source) Root() string { return s.snap.root }
