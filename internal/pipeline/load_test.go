@@ -15,48 +15,17 @@ import (
 	"github.com/tiergate/tiergate/internal/render"
 )
 
-// TestLoadFollowsSourceIgnoreSymlink: a commit whose .sourceignore is a symlink to a file
-// of the tree is rendered as source-controller packs it, which reads the rules through the
-// link: the ignored folder's ConfigMap is not in the graph, and the link itself is not.
+// TestLoadFollowsSourceIgnoreSymlink: a commit (the demo scenario's head) whose
+// apps/.sourceignore is a symlink to a file of the tree is rendered as source-controller
+// packs it, reading the rules through the link: the ignored folder's ConfigMap is not in
+// the graph, and neither is the link.
 func TestLoadFollowsSourceIgnoreSymlink(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/scenarios/demo/head")); err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  url: https://git.example.invalid/fleet.git
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./clusters/dev
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-`,
-		"clusters/dev/apps.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-`,
 		"apps/rules":       "skip/\n",
-		"apps/a.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: default\n",
 		"apps/skip/s.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\n  namespace: default\n",
 	}
 	for p, c := range files {
@@ -97,15 +66,15 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := g.Cluster("dev")
+	c := g.Cluster("demo")
 	if c == nil {
-		t.Fatalf("no cluster dev: %d clusters", len(g.Clusters))
+		t.Fatalf("no cluster demo: %d clusters", len(g.Clusters))
 	}
 	var got []string
 	for _, o := range c.Kustomizations[render.Ref{Namespace: "flux-system", Name: "apps"}].Objects {
 		got = append(got, o.File)
 	}
-	if d := cmp.Diff([]string{"apps/a.yaml"}, got); d != "" {
+	if d := cmp.Diff([]string{"apps/web/deployment.yaml"}, got); d != "" {
 		t.Errorf("objects of apps (-want +got):\n%s", d)
 	}
 }
