@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path"
@@ -31,8 +30,7 @@ func (r *renderer) generate(root, dir string, ks *Kustomization) ([]byte, string
 	deps := r.generatorDeps(dir, ks)
 	var key string
 	if r.shared != nil {
-		body, _ := json.Marshal(ks.Body.Object)
-		key = digest([]byte("generate\x00" + relPath(r.abs, root) + "\x00" + relPath(r.abs, dir) + "\x00" + string(body)))
+		key = digest([]byte("generate\x00" + relPath(r.abs, root) + "\x00" + relPath(r.abs, dir) + "\x00" + string(ks.bodyJSON())))
 		if v, ok := r.shared.find(key, r.fps); ok {
 			return v.gen.manifest, filepath.Join(r.abs, filepath.FromSlash(v.gen.kfile)), nil
 		}

@@ -344,7 +344,7 @@ type builtObjects struct {
 // substitutionKey is everything objectsFrom reads besides the build: the Kustomization
 // as applied and the variables substitution resolved for it.
 func substitutionKey(ks *Kustomization, sub *substitution) string {
-	body, _ := json.Marshal(ks.Body.Object)
+	body := ks.bodyJSON()
 	if sub == nil {
 		return string(body)
 	}

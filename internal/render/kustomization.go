@@ -64,7 +64,7 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 	if rs.SourceRef.Kind == "" || rs.SourceRef.Name == "" {
 		return nil, fmt.Errorf("Kustomization %s: spec.sourceRef needs kind and name", ref)
 	}
-	ks := &Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u}
+	ks := &Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u, body: &bodyJSON{}}
 	s := &ks.Spec
 	s.Path, s.Prune, s.Wait, s.Suspend, s.Force = rs.Path, rs.Prune, rs.Wait, rs.Suspend, rs.Force
 	s.HealthChecks, s.TargetNamespace, s.PostBuild = rs.HealthChecks, rs.TargetNamespace, rs.PostBuild

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -146,6 +148,23 @@ type Kustomization struct {
 	Unresolved []string
 	// substituted is what postBuild substitution wrote for its objects, in bytes.
 	substituted int64
+	// body is Body as JSON, made once: a cache key of the generator and of substitution.
+	body *bodyJSON
+}
+
+type bodyJSON struct {
+	once sync.Once
+	data []byte
+}
+
+// bodyJSON returns ks.Body as JSON (Body is never modified once ks is made).
+func (ks *Kustomization) bodyJSON() []byte {
+	if ks.body == nil { // not made by newKustomization
+		data, _ := json.Marshal(ks.Body.Object)
+		return data
+	}
+	ks.body.once.Do(func() { ks.body.data, _ = json.Marshal(ks.Body.Object) })
+	return ks.body.data
 }
 
 // Partial describes a Kustomization whose build is incomplete.
