@@ -146,7 +146,7 @@ func (f srcFS) Glob(pattern string) ([]string, error) {
 	if rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil, nil
 	}
-	matches, err := fs.Glob(snapFS{f.s}, rel)
+	matches, err := fs.Glob(snapFS(f), rel)
 	for i, m := range matches {
 		matches[i] = filepath.Join(f.s.root, filepath.FromSlash(m))
 	}
@@ -163,7 +163,7 @@ func (f srcFS) Walk(root string, fn filepath.WalkFunc) error {
 		return fn(root, nil, err)
 	}
 	rel := f.s.rel(filepath.Clean(root))
-	return fs.WalkDir(snapFS{f.s}, rel, func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(snapFS(f), rel, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
