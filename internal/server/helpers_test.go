@@ -146,7 +146,9 @@ func (s stubForges) Secret(kind forge.Kind) []byte {
 // context ends or release is closed.
 type stubFetcher struct {
 	dir        string // opened for each fetch, as the mirror's snapshot is
+	dataDir    string // the server's
 	base, head plumbing.Hash
+	err        func(dataDir string) error // when set, every fetch fails with it
 
 	mu      sync.Mutex
 	events  []forge.Event
@@ -167,6 +169,9 @@ func (s *stubFetcher) Fetch(ctx context.Context, ev forge.Event, _ forge.Client)
 			return nil, plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("fetch %s: %w", ev.Repo.CloneURL, ctx.Err())
 		case <-s.release:
 		}
+	}
+	if s.err != nil {
+		return nil, plumbing.ZeroHash, plumbing.ZeroHash, s.err(s.dataDir)
 	}
 	repo, err := gitrepo.Open(s.dir)
 	return repo, s.base, s.head, err
@@ -236,7 +241,7 @@ func newHarness(t *testing.T) *harness {
 		dir: t.TempDir(),
 		fc:  newFakeClient(),
 	}
-	h.fetch = &stubFetcher{dir: dir, base: base, head: head, hold: map[string]bool{}, started: make(chan string, 4),
+	h.fetch = &stubFetcher{dir: dir, dataDir: h.dir, base: base, head: head, hold: map[string]bool{}, started: make(chan string, 4),
 		release: make(chan struct{})}
 	h.opts = Options{Forges: stubForges{h.fc}, Fetcher: h.fetch, Workers: 2,
 		GitHost: map[forge.Kind]string{forge.GitHub: "github.example", forge.Gitea: "gitea.example"}}

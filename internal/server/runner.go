@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -284,7 +287,7 @@ func (rn *runner) publishError(base context.Context, reason string) bool {
 	}
 	ctx, cancel := context.WithTimeout(base, publishTimeout)
 	defer cancel()
-	if err := rn.setStatus(ctx, forge.StateError, oneLine(reason)); err != nil {
+	if err := rn.setStatus(ctx, forge.StateError, oneLine(rn.s.hideDirs(reason))); err != nil {
 		rn.log.Error("publish error status", "err", redact(err.Error()))
 		return false
 	}
@@ -318,6 +321,63 @@ func stripHosts(s string) string {
 	}
 	b.WriteString(s[last:])
 	return netAddr.ReplaceAllString(b.String(), "$1 $2: ")
+}
+
+// localDir is a folder of this machine whose path a status must not show, and the name it
+// shows instead.
+type localDir struct{ path, name string }
+
+// localDirs are the server's data folder and the temporary folder, each also as its
+// symlinks resolve, longest first so that a nested one is named by its own name.
+func localDirs(dataDir string) []localDir {
+	var out []localDir
+	add := func(dir, name string) {
+		if abs, err := filepath.Abs(dir); err == nil && abs != string(filepath.Separator) {
+			out = append(out, localDir{abs, name})
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil && real != string(filepath.Separator) {
+			out = append(out, localDir{real, name})
+		}
+	}
+	add(dataDir, "$DATA_DIR")
+	add(os.TempDir(), "$TMPDIR")
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].path) > len(out[j].path) })
+	return out
+}
+
+// hideDirs replaces the paths of the server's local folders in s with their names: an
+// error status is public on the PR and must not tell how the host is laid out.
+func (s *Server) hideDirs(text string) string {
+	for _, d := range s.localDirs {
+		text = replacePath(text, d.path, d.name)
+	}
+	return text
+}
+
+// replacePath replaces dir in s where it is a whole path or a path's leading folder.
+func replacePath(s, dir, name string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, dir)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(dir)
+		whole := end == len(s) || !isPathByte(s[end]) || s[end] == filepath.Separator
+		if whole && (i == 0 || !isPathByte(s[i-1])) {
+			b.WriteString(s[:i] + name)
+		} else {
+			b.WriteString(s[:end])
+		}
+		s = s[end:]
+	}
+}
+
+// isPathByte reports whether c can continue a file name in an error text.
+func isPathByte(c byte) bool {
+	return c == '/' || c == '.' || c == '-' || c == '_' || c == '~' ||
+		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // oneLine makes s a status description: credentials in URLs removed, the hosts of URLs and

@@ -108,6 +108,8 @@ type Server struct {
 	// storeRetry is how long a job waits to run again when neither its store nor its
 	// forge works (storeRetryDelay; tests shorten it).
 	storeRetry time.Duration
+	// localDirs are hidden from error statuses (hideDirs).
+	localDirs []localDir
 }
 
 // New opens the queue in opts.DataDir. Call Run to work the queue and Close when Run has
@@ -151,6 +153,7 @@ func New(opts Options) (*Server, error) {
 		now:        time.Now,
 		storeRetry: storeRetryDelay,
 		bodies:     make(chan struct{}, opts.MaxBodiesInFlight),
+		localDirs:  localDirs(opts.DataDir),
 	}
 	s.metrics.watchCache(s.cache)
 	s.handler = s.routes()

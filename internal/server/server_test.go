@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -652,6 +653,39 @@ func TestOneLine(t *testing.T) {
 		if got := oneLine(tc.in); got != tc.want {
 			t.Errorf("oneLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestReplacePath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"open /var/lib/tg/mirrors/a.git/HEAD: denied", "open $DATA_DIR/mirrors/a.git/HEAD: denied"},
+		{"/var/lib/tg", "$DATA_DIR"},
+		{"mkdir /var/lib/tg: exists; stat /var/lib/tg/q.db", "mkdir $DATA_DIR: exists; stat $DATA_DIR/q.db"},
+		{"open /var/lib/tgx/a and /x/var/lib/tg/b", "open /var/lib/tgx/a and /x/var/lib/tg/b"},
+		{`"/var/lib/tg/a"`, `"$DATA_DIR/a"`},
+	}
+	for _, tc := range tests {
+		if got := replacePath(tc.in, "/var/lib/tg", "$DATA_DIR"); got != tc.want {
+			t.Errorf("replacePath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestErrorStatusHidesLocalDirs: a review that fails on a local file says so on the PR
+// without the server's folders.
+func TestErrorStatusHidesLocalDirs(t *testing.T) {
+	h := newHarness(t)
+	h.fetch.err = func(dataDir string) error {
+		return fmt.Errorf("write %s/mirrors/x.git/objects/pack/tmp_pack_1: no space left on device; scratch %s",
+			dataDir, filepath.Join(os.TempDir(), "tiergate-1"))
+	}
+	h.start()
+	h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
+	calls := h.waitFor("final status", finalStatus(shaA))
+	want := call{Method: "SetStatus", SHA: shaA, State: forge.StateError,
+		Text: "fetch: write $DATA_DIR/mirrors/x.git/objects/pack/tmp_pack_1: no space left on device; scratch $TMPDIR/tiergate-1"}
+	if diff := cmp.Diff(want, calls[len(calls)-1]); diff != "" {
+		t.Fatalf("final status (-want +got):\n%s", diff)
 	}
 }
 
