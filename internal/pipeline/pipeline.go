@@ -185,6 +185,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		return nil, err
 	}
 	renderBase := lap() - base.took.Seconds()
+	ro.Prior = bg // what a failing Kustomization leaves in the cluster
 	hg, err := head.graph(ctx, ro)
 	if err != nil {
 		return nil, err

@@ -34,12 +34,17 @@ func TestReuseEqualsRebuild(t *testing.T) {
 			if got := reviewJSON(t, base, head, Options{Cache: warm}); got != want {
 				t.Errorf("reuse across reviews changes the report:\n%s", cmp.Diff(want, got))
 			}
-			if after := warm.Stats(); after.Misses != before.Misses {
-				t.Errorf("warm review built %d Kustomizations again, want 0", after.Misses-before.Misses)
+			if after := warm.Stats(); after.Misses-before.Misses != unseenBuilds[filepath.Base(dir)] {
+				t.Errorf("warm review built %d Kustomizations again, want %d", after.Misses-before.Misses, unseenBuilds[filepath.Base(dir)])
 			}
 		})
 	}
 }
+
+// unseenBuilds counts, per scenario, the builds of a review that the reverse review does
+// not make. failed-parent: apps keeps its base spec (its parent fails at head) while it
+// builds the head files, which neither side of the reverse review builds.
+var unseenBuilds = map[string]int64{"failed-parent": 1}
 
 // reviewJSON reviews two plain trees and returns the JSON report without its timings.
 func reviewJSON(t *testing.T, base, head string, opts Options) string {

@@ -36,6 +36,11 @@ type Options struct {
 	// before rendering: symlinks, fluxcd/pkg/sourceignore's defaults, every .sourceignore
 	// and the spec.ignore of the cluster roots' GitRepositories.
 	SourceIgnore bool
+	// Prior is the graph of the commit the cluster runs before this one (a review's base),
+	// or nil. A Kustomization that fails here applies nothing, so the Kustomizations it
+	// emitted at Prior stay in the cluster with their Prior spec and reconcile this
+	// commit's files: they are rendered so (Kustomization.PriorSpec).
+	Prior *Graph
 }
 
 // maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
@@ -62,14 +67,18 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 // graph is shared: callers must not modify it.
 func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error) {
 	key := graphKey(src.id, opts)
-	if key != "" {
-		if v, ok := opts.Cache.find(key, nil); ok {
-			return v.graph, nil
-		}
+	if g, ok := opts.Cache.lookupGraph(key, opts.Prior); ok {
+		return g, nil
 	}
 	g, gd, err := renderSource(ctx, src, opts)
 	if err == nil && key != "" && !gd.timedOut.Load() {
-		opts.Cache.keepGraph(key, g)
+		if g.failed() {
+			key = priorKey(key, opts.Prior)
+		}
+		if key != "" {
+			g.key = key
+			opts.Cache.keepGraph(key, g)
+		}
 	}
 	return g, err
 }
@@ -78,15 +87,36 @@ func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error
 // it has it: a caller that knows a tree's id need not read the tree.
 func (c *Cache) Graph(id string, opts Options) (*Graph, bool) {
 	opts.Cache = c
-	key := graphKey(id, opts)
-	if key == "" {
+	return c.lookupGraph(graphKey(id, opts), opts.Prior)
+}
+
+// lookupGraph finds the graph kept under key: one where nothing fails does not depend on
+// the prior graph, one where something fails is kept per prior (priorKey).
+func (c *Cache) lookupGraph(key string, prior *Graph) (*Graph, bool) {
+	if c == nil || key == "" {
 		return nil, false
 	}
-	v, ok := c.find(key, nil)
-	if !ok {
-		return nil, false
+	if v, ok := c.find(key, nil); ok {
+		return v.graph, true
 	}
-	return v.graph, true
+	if pk := priorKey(key, prior); pk != "" {
+		if v, ok := c.find(pk, nil); ok {
+			return v.graph, true
+		}
+	}
+	return nil, false
+}
+
+// priorKey is the key of a graph, kept under key, that read prior; "" when prior cannot
+// be named (it was not kept).
+func priorKey(key string, prior *Graph) string {
+	switch {
+	case prior == nil:
+		return key + "\x00no prior"
+	case prior.key == "":
+		return ""
+	}
+	return key + "\x00prior\x00" + prior.key
 }
 
 // graphKey is the Cache key of the graph of the source id under opts; "" when it may not
@@ -125,7 +155,7 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
 		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
-		policy: buildPolicy(opts),
+		policy: buildPolicy(opts), prior: opts.Prior,
 	}
 	defer r.scratch.remove()
 	if r.workers <= 0 {
@@ -206,6 +236,7 @@ type renderer struct {
 	exact   bool
 	policy  string   // the remote policy, part of every shared cache key
 	objects sync.Map // objectsKey → builtObjects, across the rounds of this render
+	prior   *Graph   // Options.Prior
 	scratch scratch  // the generator's folder on disk
 }
 
@@ -233,6 +264,10 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
 	}
 	rootSrc := rt.ks.Spec.SourceRef
+	var prior *Cluster
+	if r.prior != nil {
+		prior = r.prior.Cluster(rt.name)
+	}
 	st := seed.clone()
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
@@ -245,30 +280,28 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 			r.build(ctx, *ks, rootSrc, cl)
 			return struct{}{}
 		})
-		var next []*Kustomization
+		var next, kept []*Kustomization
 		for _, ks := range wave {
 			r.guards.countObjects(ks, &objects)
 			r.guards.countSubstituted(ks, &substituted)
 			c.Kustomizations[ks.Ref] = ks
 			c.Order = append(c.Order, ks.Ref)
-			for _, o := range ks.Objects {
-				c.Owners[o.ID] = append(c.Owners[o.ID], o)
-				st.add(o)
-				if !isFluxKustomization(o.Body) {
-					continue
+			children := r.children(ks, c, st)
+			if ks.Err != nil {
+				children = nil
+				kept = append(kept, r.priorChildren(ks, prior)...)
+			}
+			for _, child := range children {
+				if !seen[child.Ref] {
+					seen[child.Ref] = true
+					r.guards.countKustomization(child, len(seen))
+					next = append(next, child)
 				}
-				ref := ks.Ref
-				child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
-				if err != nil {
-					// The API server rejects the object, so the parent's apply fails as a whole.
-					if ks.Err == nil {
-						ks.Err = &BuildError{Message: fmt.Sprintf("%v: the API server rejects it, so %s applies nothing", err, ks.Ref), File: o.File, Line: o.Line}
-					}
-					continue
-				}
-				if seen[child.Ref] {
-					continue
-				}
+			}
+		}
+		// A Kustomization that another, working parent emits at this commit is that one's.
+		for _, child := range kept {
+			if !seen[child.Ref] {
 				seen[child.Ref] = true
 				r.guards.countKustomization(child, len(seen))
 				next = append(next, child)
@@ -278,6 +311,61 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		wave = next
 	}
 	return c, st
+}
+
+// children records the objects of ks in c and st and returns the Flux Kustomizations
+// among them. One the API server would reject fails ks: the apply fails as a whole.
+func (r *renderer) children(ks *Kustomization, c *Cluster, st store) []*Kustomization {
+	var out []*Kustomization
+	for _, o := range ks.Objects {
+		c.Owners[o.ID] = append(c.Owners[o.ID], o)
+		st.add(o)
+		if !isFluxKustomization(o.Body) {
+			continue
+		}
+		ref := ks.Ref
+		child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
+		if err != nil {
+			if ks.Err == nil {
+				ks.Err = &BuildError{Message: fmt.Sprintf("%v: the API server rejects it, so %s applies nothing", err, ks.Ref), File: o.File, Line: o.Line}
+			}
+			continue
+		}
+		out = append(out, child)
+	}
+	return out
+}
+
+// priorChildren returns the Kustomizations that the failed ks emitted in the prior
+// cluster, with their prior spec: kustomize-controller applies nothing of a failed build
+// (flux-semantics.md §3), so they stay as they were. They point at their manifest in this
+// commit when ks still emits them (where a fix goes), else at the prior one.
+func (r *renderer) priorChildren(ks *Kustomization, prior *Cluster) []*Kustomization {
+	if prior == nil {
+		return nil
+	}
+	var out []*Kustomization
+	for _, ref := range prior.Order {
+		p := prior.Kustomizations[ref]
+		if p.Parent == nil || *p.Parent != ks.Ref {
+			continue
+		}
+		file, line := p.File, p.Line
+		for _, o := range ks.Objects {
+			if isFluxKustomization(o.Body) && o.Body.GetName() == ref.Name && o.Body.GetNamespace() == ref.Namespace {
+				file, line = o.File, o.Line
+				break
+			}
+		}
+		parent := ks.Ref
+		child, err := newKustomization(p.Body, file, line, &parent)
+		if err != nil {
+			continue // it was valid when it was applied; a changed kustomizationDefaults is no reason
+		}
+		child.PriorSpec = true
+		out = append(out, child)
+	}
+	return out
 }
 
 // build renders one Kustomization into ks.Objects, or records why it could not.

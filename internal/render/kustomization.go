@@ -2,7 +2,10 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -52,6 +55,10 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 	}
 	var rs rawSpec
 	if err := json.Unmarshal(data, &rs); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("Kustomization %s: spec.%s: expected %s, got %s", ref, te.Field, jsonKind(te.Type), article(te.Value))
+		}
 		return nil, fmt.Errorf("Kustomization %s: spec: %w", ref, err)
 	}
 	// Required by the kustomize.toolkit.fluxcd.io/v1 schema: the API server rejects the
@@ -85,4 +92,32 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 		s.SourceRef.Namespace = ref.Namespace
 	}
 	return ks, nil
+}
+
+// jsonKind names what a JSON value must be to decode into t, as a schema would say it.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a number"
+}
+
+// article puts "a" or "an" before a JSON value kind (json.UnmarshalTypeError.Value).
+func article(kind string) string {
+	if kind == "array" {
+		return "a list"
+	}
+	if kind != "" && strings.ContainsAny(kind[:1], "aeiou") {
+		return "an " + kind
+	}
+	return "a " + kind
 }

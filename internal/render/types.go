@@ -140,6 +140,10 @@ type Kustomization struct {
 	Remote []string
 	// Skipped says why the Kustomization was not built at all (an unmapped source).
 	Skipped string
+	// PriorSpec says that Spec and Body are the Kustomization's at Options.Prior: its
+	// parent fails, so Flux applies nothing the parent emits, and the object already in
+	// the cluster keeps reconciling this commit's files with its old spec.
+	PriorSpec bool
 	// Vars is the set of postBuild variables that resolved, names only.
 	Vars map[string]bool
 	// Unresolved lists substituteFrom sources ("Secret/name") that the graph does not render:
@@ -197,6 +201,20 @@ type Graph struct {
 	Clusters []*Cluster
 	// Unselected names the clusters found but left out by Options.Clusters.
 	Unselected []string
+	// key is the Cache key the graph is kept under; "" when it is not kept.
+	key string
+}
+
+// failed reports whether a Kustomization of g fails, so that Options.Prior matters.
+func (g *Graph) failed() bool {
+	for _, c := range g.Clusters {
+		for _, ks := range c.Kustomizations {
+			if ks.Err != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Cluster returns the cluster with that name, or nil.
@@ -221,6 +239,9 @@ func (c *Cluster) Partials() []Partial {
 				reason += "; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"
 			}
 			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
+		case ks.PriorSpec:
+			out = append(out, Partial{Kustomization: ref.String(), Reason: fmt.Sprintf("%s fails, so Flux does not apply what it emits: "+
+				"this Kustomization keeps its spec from the base commit, and is reviewed with it and the head files", ks.Parent)})
 		case len(ks.Remote) > 0:
 			out = append(out, Partial{Kustomization: ref.String(), Reason: "remote resources not fetched", URLs: ks.Remote})
 		case len(ks.Unresolved) > 0:

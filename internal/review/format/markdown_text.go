@@ -86,7 +86,7 @@ func partialNote(r *review.Report) string {
 		return ""
 	}
 	return "\n> ⚠️ <b>Partial render</b>: " + plural(len(lines), "Kustomization was", "Kustomizations were") +
-		" not rendered completely, so findings may be missing:\n" + strings.Join(lines, "")
+		" not rendered completely or as written, so findings may be missing:\n" + strings.Join(lines, "")
 }
 
 // findingRow is one table row: severity, rule, where (the cluster when the report has several,

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
 )
@@ -25,6 +26,10 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 		f := objectFinding("destructive-prune", Error, head.Name, o, ks.Ref)
 		f.Message = fmt.Sprintf("%s is removed from %s, which garbage-collects it: Flux deletes it%s.", o.ID, ks.Ref, consequence(o.ID))
 		f.Suggestion = fmt.Sprintf("If %s must survive, first annotate it `kustomize.toolkit.fluxcd.io/prune: disabled` (merged and applied), then remove it from git.", o.ID)
+		if failing := failedParents(head); len(failing) > 0 {
+			f.Message += fmt.Sprintf(" %s fails at head and applies nothing, so no Kustomization it adds or changes takes the object over.", strings.Join(failing, ", "))
+			f.Suggestion = "Fix the render-error first: " + f.Suggestion
+		}
 		out = append(out, f)
 	})
 	return out
@@ -44,4 +49,32 @@ func consequence(id render.ObjectID) string {
 		return ", stopping its pods"
 	}
 	return ""
+}
+
+// failedParents lists the Kustomizations of head that fail while emitting Kustomizations
+// (or did at base, which their PriorSpec children show), in build order: the head specs of
+// their children are not applied.
+func failedParents(head *render.Cluster) []string {
+	var out []string
+	for _, ref := range head.Order {
+		ks := head.Kustomizations[ref]
+		if ks.Err == nil {
+			continue
+		}
+		for _, o := range ks.Objects {
+			if o.ID.Group == "kustomize.toolkit.fluxcd.io" && o.ID.Kind == "Kustomization" {
+				out = append(out, ref.String())
+				break
+			}
+		}
+		if len(out) == 0 || out[len(out)-1] != ref.String() {
+			for _, c := range head.Kustomizations {
+				if c.PriorSpec && *c.Parent == ref {
+					out = append(out, ref.String())
+					break
+				}
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,117 @@
+package render
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// failedParent reads the base and head of testdata/scenarios/failed-parent: at head the
+// root rejects apps (dependsOn is a string), so it applies nothing it emits.
+func failedParent(t *testing.T, id string) (base, head *Source) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "scenarios", "failed-parent")
+	base, err := ReadSource(filepath.Join(dir, "base"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err = ReadSource(filepath.Join(dir, "head"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.id, head.id = id+"-base", id+"-head"
+	return base, head
+}
+
+func renderOK(t *testing.T, src *Source, opts Options) *Graph {
+	t.Helper()
+	g, err := RenderSource(context.Background(), src, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestPriorSpec: the Kustomizations a failing parent emitted at the prior commit are
+// rendered with their prior spec and this commit's files; those it emits only now are not.
+func TestPriorSpec(t *testing.T) {
+	base, head := failedParent(t, "")
+	bg := renderOK(t, base, Options{})
+
+	alone := renderOK(t, head, Options{}).Clusters[0]
+	if diff := cmp.Diff([]Ref{{"flux-system", "flux-system"}}, alone.Order); diff != "" {
+		t.Errorf("without a prior (-want +got):\n%s", diff)
+	}
+
+	c := renderOK(t, head, Options{Prior: bg}).Clusters[0]
+	if diff := cmp.Diff([]Ref{{"flux-system", "flux-system"}, {"flux-system", "apps"}, {"flux-system", "infra"}}, c.Order); diff != "" {
+		t.Fatalf("with the base as prior (-want +got):\n%s", diff)
+	}
+	if c.Kustomizations[c.Order[0]].Err == nil || c.Kustomizations[c.Order[0]].PriorSpec {
+		t.Errorf("the root: want an error and its own spec")
+	}
+	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	type view struct {
+		PriorSpec  bool
+		DependsOn  []Ref
+		Parent     Ref
+		File       string
+		Line       int
+		Objects    []string
+	}
+	got := view{PriorSpec: apps.PriorSpec, DependsOn: apps.Spec.DependsOn, Parent: *apps.Parent, File: apps.File, Line: apps.Line}
+	for _, o := range apps.Objects {
+		got.Objects = append(got.Objects, o.ID.String()+" "+o.File)
+	}
+	want := view{
+		PriorSpec: true, DependsOn: []Ref{{"flux-system", "infra"}}, Parent: Ref{"flux-system", "flux-system"},
+		File: "clusters/demo/tiers.yaml", Line: 17, // where apps is written at head
+		Objects: []string{"Deployment.apps/web/web apps/web/deployment.yaml"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("apps (-want +got):\n%s", diff)
+	}
+	containers, _, _ := unstructured.NestedSlice(apps.Objects[0].Body.Object, "spec", "template", "spec", "containers")
+	if image := containers[0].(map[string]any)["image"]; image != "ghcr.io/example/web:1.5.0" {
+		t.Errorf("apps builds image %v, want the head file's ghcr.io/example/web:1.5.0", image)
+	}
+	if !c.Kustomizations[Ref{"flux-system", "infra"}].PriorSpec {
+		t.Errorf("infra: want PriorSpec")
+	}
+}
+
+// TestGraphKeptPerPrior: a graph in which something fails depends on the prior graph and
+// is kept per prior; the base's graph, where nothing fails, is kept once for any prior.
+func TestGraphKeptPerPrior(t *testing.T) {
+	base, head := failedParent(t, "tree")
+	cache := NewCache(0)
+	bg := renderOK(t, base, Options{Cache: cache})
+	first := renderOK(t, head, Options{Cache: cache, Prior: bg})
+	for _, tc := range []struct {
+		name  string
+		src   *Source
+		prior *Graph
+		want  *Graph
+	}{
+		{"head, same prior", head, bg, first},
+		{"base, any prior", base, first, bg},
+		{"base, no prior", base, nil, bg},
+	} {
+		if got := renderOK(t, tc.src, Options{Cache: cache, Prior: tc.prior}); got != tc.want {
+			t.Errorf("%s: not the kept graph", tc.name)
+		}
+	}
+	alone := renderOK(t, head, Options{Cache: cache})
+	if alone == first || len(alone.Clusters[0].Order) != 1 {
+		t.Errorf("head without a prior: got the graph rendered with one, or %d Kustomizations (want 1)", len(alone.Clusters[0].Order))
+	}
+	if again := renderOK(t, head, Options{Cache: cache}); again != alone {
+		t.Errorf("head without a prior, again: not the kept graph")
+	}
+	if g, ok := cache.Graph("tree-head", Options{Prior: bg}); !ok || g != first {
+		t.Errorf("Cache.Graph(head, prior base) = %p, %v; want the kept graph %p", g, ok, first)
+	}
+}
