@@ -55,12 +55,12 @@ func TestPriorSpec(t *testing.T) {
 	}
 	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
 	type view struct {
-		PriorSpec  bool
-		DependsOn  []Ref
-		Parent     Ref
-		File       string
-		Line       int
-		Objects    []string
+		PriorSpec bool
+		DependsOn []Ref
+		Parent    Ref
+		File      string
+		Line      int
+		Objects   []string
 	}
 	got := view{PriorSpec: apps.PriorSpec, DependsOn: apps.Spec.DependsOn, Parent: *apps.Parent, File: apps.File, Line: apps.Line}
 	for _, o := range apps.Objects {
