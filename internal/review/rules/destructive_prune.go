@@ -17,7 +17,7 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 	}
 	var out []Finding
 	each(base, func(ks *render.Kustomization, o *render.Object) {
-		if !critical(o.ID) || len(head.Owners[o.ID]) > 0 || base.Owners[o.ID][0] != o {
+		if !critical(o.ID) || len(applied(head, o.ID)) > 0 || base.Owners[o.ID][0] != o {
 			return
 		}
 		if protected(o) || !KnownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil {

@@ -103,6 +103,20 @@ func TestDestructivePrune(t *testing.T) {
 			}),
 		},
 		{
+			// The API server rejects Kustomization bad, so b applies nothing and never
+			// takes the Namespace over; a prunes it.
+			name:   "moved to a tier that fails at head",
+			base:   withNS,
+			head:   merge(tiers, map[string]string{"b/ns.yaml": namespaceObj("data"), "b/bad.yaml": tier("bad", "./a", true, "dependsOn: b")}),
+			broken: []string{"b"},
+			want: []want{{
+				Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a",
+				Object: "Namespace/data", File: "a/ns.yaml", Line: 2,
+				Msg:  []string{"Namespace/data is removed from flux-system/a", "flux-system/b fails at head and applies nothing"},
+				Sugg: []string{"Fix the render-error first"},
+			}},
+		},
+		{
 			name: "moved to another tier is not removed",
 			base: withNS,
 			head: merge(tiers, map[string]string{"b/ns.yaml": namespaceObj("data")}),

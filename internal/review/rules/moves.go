@@ -15,14 +15,15 @@ type Move struct {
 }
 
 // Moves lists the objects of a cluster whose first owner changes, in head build order.
-// An object still emitted by its base owner at head has not moved (it is duplicated).
+// An object still emitted by its base owner at head has not moved (it is duplicated); one
+// whose new owners all fail at head does not move either (applied): the old owner prunes it.
 func Moves(base, head *render.Cluster) []Move {
 	if base == nil || head == nil {
 		return nil
 	}
 	var out []Move
 	each(head, func(ks *render.Kustomization, o *render.Object) {
-		if head.Owners[o.ID][0] != o {
+		if first := applied(head, o.ID); len(first) == 0 || first[0] != o {
 			return
 		}
 		prev := base.Owners[o.ID]

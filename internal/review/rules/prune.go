@@ -14,12 +14,16 @@ func protected(o *render.Object) bool {
 }
 
 // garbageCollects reports whether the base owner ref deletes its stale objects once head is
-// applied: by prune when it still exists and is not suspended, or by its finalizer when it
-// is deleted (deletionPolicy MirrorPrune follows prune; Delete and WaitForTermination always
-// delete; Orphan never).
+// applied: by prune when it still exists, is not suspended and does not fail at head (a
+// failed apply prunes nothing, flux-semantics.md §3), or by its finalizer when it is deleted
+// (deletionPolicy MirrorPrune follows prune; Delete and WaitForTermination always delete;
+// Orphan never).
 func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
 	b := base.Kustomizations[ref]
 	if h := head.Kustomizations[ref]; h != nil {
+		if h.Err != nil {
+			return false
+		}
 		// Either spec may be the one in force when the owner reconciles the new revision.
 		return (h.Spec.Prune || b.Spec.Prune) && !(h.Spec.Suspend && b.Spec.Suspend)
 	}
@@ -87,4 +91,17 @@ func identityFieldsChanged(b, h *render.Kustomization) bool {
 		}
 	}
 	return false
+}
+
+// applied returns the objects of the cluster with that id whose Kustomization applies them,
+// in build order: one that fails applies nothing (flux-semantics.md §3), so its objects
+// are not taken over from their old owner.
+func applied(c *render.Cluster, id render.ObjectID) []*render.Object {
+	var out []*render.Object
+	for _, o := range c.Owners[id] {
+		if ks := c.Kustomizations[o.Owner]; ks != nil && ks.Err == nil {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -36,8 +36,24 @@ func TestPruneTransient(t *testing.T) {
 		name       string
 		base, head map[string]string
 		bug        string
+		broken     []string // head Kustomizations expected to fail
 		want       []want
 	}{
+		{
+			// The API server rejects Kustomization bad, so a applies and prunes nothing.
+			name:   "old owner fails at head: it prunes nothing",
+			base:   merge(abc(nil), inA),
+			head:   merge(abc(nil), inB, map[string]string{"a/bad.yaml": tier("bad", "./c", true, "dependsOn: a")}),
+			broken: []string{"a"},
+		},
+		{
+			// b applies nothing, so nothing moves: a prunes the ConfigMap for good (not
+			// critical, so no destructive-prune either; the render-error of b says it).
+			name:   "new owner fails at head: no move",
+			base:   merge(abc(map[string][]string{"b": dependsOn("a")}), inA),
+			head:   merge(abc(map[string][]string{"b": dependsOn("a")}), inB, map[string]string{"b/bad.yaml": tier("bad", "./c", true, "dependsOn: b")}),
+			broken: []string{"b"},
+		},
 		{
 			name: "certain: new owner dependsOn old owner",
 			base: merge(abc(map[string][]string{"b": dependsOn("a")}), inA),
@@ -225,7 +241,7 @@ func TestPruneTransient(t *testing.T) {
 			}
 			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
 			checkBuilt(t, base)
-			checkBuilt(t, head)
+			checkBuilt(t, head, tc.broken...)
 			checkFindings(t, changeRule(t, "prune-transient")(base, head, testEnv()), tc.want)
 		})
 	}
