@@ -273,53 +273,79 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
 	objects, substituted := 0, int64(0)
-	for len(wave) > 0 && ctx.Err() == nil {
+	var kept []*Kustomization // priorChildren of failed Kustomizations, not yet built
+	for ctx.Err() == nil {
+		if len(wave) == 0 {
+			// Those come last: one that a working parent emits at this commit, at any depth,
+			// is that parent's (server-side apply takes the object over from the failed one).
+			wave, kept = r.enqueue(kept, seen), nil
+			if len(wave) == 0 {
+				break
+			}
+		}
 		cl := st.client()
 		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
 		m.Map(wave, func(ks **Kustomization) struct{} {
 			r.build(ctx, *ks, rootSrc, cl)
 			return struct{}{}
 		})
-		var next, kept []*Kustomization
+		var next []*Kustomization
 		for _, ks := range wave {
 			r.guards.countObjects(ks, &objects)
 			r.guards.countSubstituted(ks, &substituted)
 			c.Kustomizations[ks.Ref] = ks
 			c.Order = append(c.Order, ks.Ref)
-			children := r.children(ks, c, st)
+			children := r.children(ks, c)
+			live := ks.Objects
 			if ks.Err != nil {
 				children = nil
 				kept = append(kept, r.priorChildren(ks, prior)...)
+				live = priorObjects(ks.Ref, prior, live)
 			}
-			for _, child := range children {
-				if !seen[child.Ref] {
-					seen[child.Ref] = true
-					r.guards.countKustomization(child, len(seen))
-					next = append(next, child)
-				}
+			for _, o := range live {
+				st.add(o)
 			}
+			next = append(next, children...)
 		}
-		// A Kustomization that another, working parent emits at this commit is that one's.
-		for _, child := range kept {
-			if !seen[child.Ref] {
-				seen[child.Ref] = true
-				r.guards.countKustomization(child, len(seen))
-				next = append(next, child)
-			}
-		}
-		sort.Slice(next, func(i, j int) bool { return next[i].Ref.String() < next[j].Ref.String() })
-		wave = next
+		wave = r.enqueue(next, seen)
 	}
 	return c, st
 }
 
-// children records the objects of ks in c and st and returns the Flux Kustomizations
-// among them. One the API server would reject fails ks: the apply fails as a whole.
-func (r *renderer) children(ks *Kustomization, c *Cluster, st store) []*Kustomization {
+// enqueue returns the Kustomizations of list not seen yet, sorted by Ref, and marks them seen.
+func (r *renderer) enqueue(list []*Kustomization, seen map[Ref]bool) []*Kustomization {
+	var out []*Kustomization
+	for _, ks := range list {
+		if !seen[ks.Ref] {
+			seen[ks.Ref] = true
+			r.guards.countKustomization(ks, len(seen))
+			out = append(out, ks)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref.String() < out[j].Ref.String() })
+	return out
+}
+
+// priorObjects returns what the failed Kustomization ref leaves in the cluster, for
+// substituteFrom: the objects it applied at the prior commit (kustomize-controller applies
+// nothing of a failed build, flux-semantics.md §3), none when it is new. Without a prior
+// it returns built: what this commit's files hold is the best guess.
+func priorObjects(ref Ref, prior *Cluster, built []*Object) []*Object {
+	if prior == nil {
+		return built
+	}
+	if p := prior.Kustomizations[ref]; p != nil {
+		return p.Objects
+	}
+	return nil
+}
+
+// children records the objects of ks in c and returns the Flux Kustomizations among
+// them. One the API server would reject fails ks: the apply fails as a whole.
+func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 	var out []*Kustomization
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
-		st.add(o)
 		if !isFluxKustomization(o.Body) {
 			continue
 		}

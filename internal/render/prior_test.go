@@ -13,7 +13,14 @@ import (
 // root rejects apps (dependsOn is a string), so it applies nothing it emits.
 func failedParent(t *testing.T, id string) (base, head *Source) {
 	t.Helper()
-	dir := filepath.Join("..", "..", "testdata", "scenarios", "failed-parent")
+	return scenario(t, "failed-parent", id)
+}
+
+// scenario reads the base and head of testdata/scenarios/<name>, with ids id-base and
+// id-head ("" keeps nothing in a Cache).
+func scenario(t *testing.T, name, id string) (base, head *Source) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "scenarios", name)
 	base, err := ReadSource(filepath.Join(dir, "base"), Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +29,9 @@ func failedParent(t *testing.T, id string) (base, head *Source) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base.id, head.id = id+"-base", id+"-head"
+	if id != "" {
+		base.id, head.id = id+"-base", id+"-head"
+	}
 	return base, head
 }
 
@@ -113,5 +122,49 @@ func TestGraphKeptPerPrior(t *testing.T) {
 	}
 	if g, ok := cache.Graph("tree-head", Options{Prior: bg}); !ok || g != first {
 		t.Errorf("Cache.Graph(head, prior base) = %p, %v; want the kept graph %p", g, ok, first)
+	}
+}
+
+// TestPriorSpecTakenOver: a Kustomization that a failed parent emitted at the prior commit
+// and that a working parent emits now, deeper in the graph, has the working parent's spec:
+// server-side apply takes it over.
+func TestPriorSpecTakenOver(t *testing.T) {
+	base, head := scenario(t, "failed-parent-takeover", "")
+	c := renderOK(t, head, Options{Prior: renderOK(t, base, Options{})}).Clusters[0]
+	web := c.Kustomizations[Ref{"flux-system", "web"}]
+	if web == nil {
+		t.Fatalf("web not rendered: %v", c.Order)
+	}
+	type view struct {
+		PriorSpec bool
+		Parent    Ref
+		DependsOn []Ref
+		File      string
+	}
+	got := view{web.PriorSpec, *web.Parent, web.Spec.DependsOn, web.File}
+	want := view{false, Ref{"flux-system", "platform"}, []Ref{{"flux-system", "infra"}}, "platform/web.yaml"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("web (-want +got):\n%s", diff)
+	}
+}
+
+// TestPriorObjectsSubstitute: substituteFrom reads what a failed Kustomization left in the
+// cluster, its objects at the prior commit, not the ones its failed apply would write.
+func TestPriorObjectsSubstitute(t *testing.T) {
+	base, head := scenario(t, "failed-parent-substitution", "")
+	c := renderOK(t, head, Options{Prior: renderOK(t, base, Options{})}).Clusters[0]
+	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	if apps == nil || len(apps.Objects) != 1 {
+		t.Fatalf("apps: want one object, got %v", apps)
+	}
+	data, _, _ := unstructured.NestedMap(apps.Objects[0].Body.Object, "data")
+	// ${region} is undefined at the prior commit: non-strict substitution leaves `region:`
+	// empty in the YAML kustomize wrote, which reads as null.
+	want := map[string]any{"url": "https://web.example.com", "region": nil}
+	if diff := cmp.Diff(want, data); diff != "" {
+		t.Errorf("ConfigMap web/web (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]bool{"domain": true}, apps.Vars); diff != "" {
+		t.Errorf("apps.Vars (-want +got):\n%s", diff)
 	}
 }
