@@ -30,7 +30,7 @@ var cdiLines = []string{
 	profiles + ":13 **tier-move** (notice): StorageProfile.cdi.kubevirt.io/longhorn-vm-bulk",
 }
 
-// reviewRun is the sequence of one review of sha: pending, the summary (created, or edited
+// reviewRun is the sequence of one review of sha: the PR read, pending, the summary (created, or edited
 // when summaryID is set), the changed files, the line comments, the check run (GitHub App
 // only) and the final status.
 func (e *env) reviewRun(sha string, summaryID int64, exp expectation) []call {
@@ -39,6 +39,7 @@ func (e *env) reviewRun(sha string, summaryID int64, exp expectation) []call {
 		summary = e.editSummary(summaryID, cdiVerdict)
 	}
 	run := []call{
+		e.getPR(), // is sha still the PR's head?
 		e.status(sha, "pending", pendingDesc),
 		e.listComments(),
 		summary,

@@ -76,6 +76,7 @@ func TestCloneURLOfAnotherHost(t *testing.T) {
 	calls := h.waitFor("final status", finalStatus(shaA))
 	h.waitStoreEmpty()
 	want := []call{
+		{Method: "PullRequest"},
 		{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
 		{Method: "SetStatus", SHA: shaA, State: forge.StateError,
 			Text: "clone URL host attacker.example:8443 is not the forge's host github.example"},

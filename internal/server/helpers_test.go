@@ -59,7 +59,8 @@ type fakeClient struct {
 	mu       sync.Mutex
 	calls    []call
 	canWrite bool
-	pr       forge.PullRequest
+	pr       forge.PullRequest // the PR as the forge shows it now (setPR)
+	pinned   bool              // deliveries do not change pr
 	changed  map[string]map[int]bool
 	errs     map[string]error // by method
 }
@@ -110,8 +111,47 @@ func (f *fakeClient) Reply(_ context.Context, _ forge.Repo, _ int, body string) 
 }
 
 func (f *fakeClient) PullRequest(context.Context, forge.Repo, int) (*forge.PullRequest, error) {
+	f.mu.Lock()
 	pr := f.pr
+	f.mu.Unlock()
 	return &pr, f.record(call{Method: "PullRequest"})
+}
+
+// setPR makes pr what the forge shows.
+func (f *fakeClient) setPR(pr forge.PullRequest) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pr = pr
+}
+
+// pushed makes the head of a pull_request delivery the PR's, as the push it tells of did
+// (unless pinned), before the delivery is sent.
+func (f *fakeClient) pushed(payload []byte) {
+	var ev struct {
+		Action string `json:"action"`
+		PR     struct {
+			Head struct {
+				SHA  string `json:"sha"`
+				Repo struct {
+					FullName string `json:"full_name"`
+				} `json:"repo"`
+			} `json:"head"`
+			Base struct {
+				SHA string `json:"sha"`
+			} `json:"base"`
+		} `json:"pull_request"`
+		Repo struct {
+			FullName string `json:"full_name"`
+		} `json:"repository"`
+	}
+	if json.Unmarshal(payload, &ev) != nil || ev.PR.Head.SHA == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.pinned {
+		f.pr = forge.PullRequest{HeadSHA: ev.PR.Head.SHA, BaseSHA: ev.PR.Base.SHA, Fork: ev.PR.Head.Repo.FullName != "" && ev.PR.Head.Repo.FullName != ev.Repo.FullName}
+	}
 }
 
 func (f *fakeClient) CloneAuth(context.Context, forge.Repo) (string, string, error) {
@@ -305,6 +345,9 @@ func (h *harness) do(method, path string, header http.Header, body []byte) *http
 func (h *harness) github(event, delivery string, payload []byte, secret string) *httptest.ResponseRecorder {
 	hd := http.Header{}
 	hd.Set("Content-Type", "application/json")
+	if event == "pull_request" {
+		h.fc.pushed(payload)
+	}
 	hd.Set("X-GitHub-Event", event)
 	hd.Set("X-GitHub-Delivery", delivery)
 	if secret != "" {
@@ -317,6 +360,9 @@ func (h *harness) github(event, delivery string, payload []byte, secret string) 
 func (h *harness) gitea(event, delivery string, payload []byte, secret string) *httptest.ResponseRecorder {
 	hd := http.Header{}
 	hd.Set("Content-Type", "application/json")
+	if event == "pull_request" {
+		h.fc.pushed(payload)
+	}
 	hd.Set("X-Gitea-Event", event)
 	hd.Set("X-Gitea-Delivery", delivery)
 	hd.Set("X-Gitea-Signature", mac(payload, secret))

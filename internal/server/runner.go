@@ -162,6 +162,9 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
+	if rn.stale(ctx, j) {
+		return "", nil
+	}
 	// Set before the request: one cancelled in flight may still have reached the forge.
 	rn.pendingSet = true
 	if err := rn.setStatus(ctx, forge.StatePending, pendingDescription); err != nil {
@@ -257,6 +260,36 @@ func (rn *runner) recheck(ctx context.Context) error {
 	rn.s.queue.submit(key, kindReview, j.HeadSHA)
 	rn.log.Info("recheck queued a review", "user", c.Author, "head", pr.HeadSHA)
 	return nil
+}
+
+// stale reports whether the PR's head has moved on from the job's: forges do not deliver
+// webhooks in order, so a push's delivery may come after a newer push's and replace its job.
+// A stale job gives way to a review of the PR's current head, stored and queued as a
+// /recheck's (unless a newer job was accepted meanwhile). When the PR cannot be read, the
+// job's head is reviewed: the delivery said it was the head.
+func (rn *runner) stale(ctx context.Context, j job) bool {
+	ev := rn.ev
+	pr, err := rn.client.PullRequest(ctx, ev.Repo, ev.PR)
+	if err != nil {
+		rn.log.Warn("read PR to check its head; reviewing the delivery's", "err", redact(err.Error()))
+		return false
+	}
+	if pr.HeadSHA == j.HeadSHA || !plumbing.IsHash(pr.HeadSHA) {
+		return false
+	}
+	ev.HeadSHA, ev.BaseSHA, ev.Fork = pr.HeadSHA, pr.BaseSHA, pr.Fork
+	key := jobKey(ev)
+	nj := &job{Event: ev, Kind: kindReview, HeadSHA: pr.HeadSHA, Enqueued: rn.s.now().UTC()}
+	stored, err := rn.s.store.acceptUnlessNewer(key, nj, j.Seq)
+	switch {
+	case err != nil:
+		rn.log.Error("store a review of the PR's head; reviewing the delivery's", "err", err)
+		return false
+	case stored:
+		rn.s.queue.submit(key, kindReview, pr.HeadSHA)
+	}
+	rn.log.Info("the PR's head moved on: not reviewed", "pr_head", pr.HeadSHA)
+	return true
 }
 
 func (rn *runner) setStatus(ctx context.Context, state forge.State, desc string) error {

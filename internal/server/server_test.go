@@ -31,6 +31,7 @@ var demoComments = []string{
 // reviewCalls are the calls one review of sha makes, comments shortened as demoComments.
 func reviewCalls(sha string) []call {
 	return []call{
+		{Method: "PullRequest"},
 		{Method: "SetStatus", SHA: sha, State: forge.StatePending, Text: pendingDescription},
 		{Method: "UpsertSummary", Text: format.Marker},
 		{Method: "ChangedLines"},
@@ -305,12 +306,12 @@ func TestRecheckByReaderDuringReview(t *testing.T) {
 		t.Fatalf("got %d %q, want 202 queued", code, s)
 	}
 	refusal := call{Method: "Reply", Text: "@bob only users with write access can /recheck"}
-	h.waitFor("reply", func(calls []call) bool { return len(calls) == 3 })
+	h.waitFor("reply", func(calls []call) bool { return len(calls) == 4 })
 	close(h.fetch.release)
 	calls := h.waitFor("final status", finalStatus(shaA))
 	h.waitStoreEmpty()
 	run := reviewCalls(shaA)
-	want := append([]call{run[0], {Method: "CanWrite", Text: "bob"}, refusal}, run[1:]...)
+	want := append([]call{run[0], run[1], {Method: "CanWrite", Text: "bob"}, refusal}, run[2:]...)
 	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
 	}
@@ -372,15 +373,16 @@ func TestRecheckStoredApart(t *testing.T) {
 func TestRecheckByWriterSupersedes(t *testing.T) {
 	h := newHarness(t)
 	h.fc.canWrite = true
-	h.fc.pr = forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase}
 	h.fetch.hold[shaA] = true
 	h.start()
 	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
 	<-h.fetch.started
+	h.fc.setPR(forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase}) // pushed, not delivered yet
 	h.github("issue_comment", "c-1", ghComment(7, 99, "alice", "User", "/recheck"), ghSecret)
 	calls := h.waitFor("final status of B", finalStatus(shaB))
 	h.waitStoreEmpty()
 	want := append([]call{
+		{Method: "PullRequest"},
 		{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
 		{Method: "CanWrite", Text: "alice"},
 		{Method: "React", Text: "99 +1"},
@@ -410,7 +412,7 @@ func TestCheckRun(t *testing.T) {
 			{Path: demoFile, StartLine: 2, EndLine: 2, Level: "failure", Title: "prune-transient"},
 			{Path: demoFile, StartLine: 2, EndLine: 2, Level: "notice", Title: "tier-move"},
 		}}
-	want := append(append(run[:4:4], check), run[4])
+	want := append(append(run[:5:5], check), run[5])
 	got := shorten(calls)
 	for i := range got {
 		for j := range got[i].Annotations {
@@ -457,7 +459,7 @@ func TestShutdownKeepsRunningJob(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].HeadSHA != shaA || jobs[0].Attempt != 0 {
 		t.Fatalf("stored jobs %+v, want the interrupted one with attempt 0", jobs)
 	}
-	want := []call{{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription}}
+	want := []call{{Method: "PullRequest"}, {Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription}}
 	if diff := cmp.Diff(want, h.fc.snapshot()); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
 	}
@@ -479,6 +481,7 @@ func TestRunErrors(t *testing.T) {
 		calls := h.waitFor("final status", finalStatus(shaA))
 		h.waitStoreEmpty()
 		want := []call{
+			{Method: "PullRequest"},
 			{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
 			{Method: "UpsertSummary", Text: format.Marker},
 			{Method: "SetStatus", SHA: shaA, State: forge.StateError,
@@ -500,6 +503,7 @@ func TestRunErrors(t *testing.T) {
 		calls := h.waitFor("final status", finalStatus(shaA))
 		h.waitStoreEmpty()
 		want := []call{
+			{Method: "PullRequest"},
 			{Method: "SetStatus", SHA: shaA, State: forge.StatePending, Text: pendingDescription},
 			{Method: "SetStatus", SHA: shaA, State: forge.StateError, Text: "review timed out after 50ms"},
 		}
@@ -512,11 +516,12 @@ func TestRunErrors(t *testing.T) {
 		h.fc.errs["SetStatus"] = errors.New("503 Service Unavailable")
 		h.start()
 		h.github("pull_request", "d-1", ghPR("opened", 7, shaA, false), ghSecret)
-		// Each of maxAttempts runs tries pending, then error; then the job is given up.
-		h.waitFor("all attempts", func(c []call) bool { return len(c) == 2*maxAttempts })
+		// Each of maxAttempts runs reads the PR, tries pending, then error; then the job is
+		// given up.
+		h.waitFor("all attempts", func(c []call) bool { return len(c) == 3*maxAttempts })
 		h.waitStoreEmpty()
-		if n := len(h.fc.snapshot()); n != 2*maxAttempts {
-			t.Fatalf("%d calls, want %d:\n%s", n, 2*maxAttempts, dump(h.fc.snapshot()))
+		if n := len(h.fc.snapshot()); n != 3*maxAttempts {
+			t.Fatalf("%d calls, want %d:\n%s", n, 3*maxAttempts, dump(h.fc.snapshot()))
 		}
 		// One job given up: counted once, not once per attempt.
 		m := h.metrics()
@@ -686,6 +691,41 @@ func TestErrorStatusHidesLocalDirs(t *testing.T) {
 		Text: "fetch: write $DATA_DIR/mirrors/x.git/objects/pack/tmp_pack_1: no space left on device; scratch $TMPDIR/tiergate-1"}
 	if diff := cmp.Diff(want, calls[len(calls)-1]); diff != "" {
 		t.Fatalf("final status (-want +got):\n%s", diff)
+	}
+}
+
+// TestOutOfOrderDeliveries: the PR was pushed A then B, and B's delivery came first. A's
+// late delivery supersedes B's review, but A is not the PR's head any more: A gets no
+// status, and B is reviewed again, so the PR's head is not left with an error.
+func TestOutOfOrderDeliveries(t *testing.T) {
+	h := newHarness(t)
+	h.fc.setPR(forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase})
+	h.fc.pinned = true
+	h.fetch.hold[shaB] = true
+	h.start()
+	h.github("pull_request", "d-2", ghPR("synchronize", 7, shaB, false), ghSecret)
+	<-h.fetch.started
+	h.fetch.hold[shaB] = false
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	calls := h.waitFor("final status of B", func(c []call) bool {
+		return len(c) > 0 && c[len(c)-1].SHA == shaB && c[len(c)-1].State == forge.StateFailure
+	})
+	h.waitStoreEmpty()
+	want := append([]call{
+		{Method: "PullRequest"},
+		{Method: "SetStatus", SHA: shaB, State: forge.StatePending, Text: pendingDescription},
+		{Method: "SetStatus", SHA: shaB, State: forge.StateError, Text: "superseded by aaaaaaa"},
+		{Method: "PullRequest"}, // A's run: the PR's head is B
+	}, reviewCalls(shaB)...)
+	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	var heads []string
+	for _, ev := range h.fetch.fetched() {
+		heads = append(heads, ev.HeadSHA)
+	}
+	if diff := cmp.Diff([]string{shaB, shaB}, heads); diff != "" {
+		t.Errorf("fetched heads (-want +got):\n%s", diff)
 	}
 }
 
