@@ -133,6 +133,17 @@ func (e *env) review(sha string, lines []string) call {
 	return call{Op: "POST " + e.repoPath() + "/pulls/1/reviews", Detail: "COMMENT on " + sha, Lines: lines}
 }
 
+// reviewLines are the line comments of the review posted on sha among calls.
+func (e *env) reviewLines(calls []forgetest.Call, sha string) []string {
+	op := e.review(sha, nil).Op
+	for _, c := range e.publishing(calls) {
+		if c.Op == op {
+			return c.Lines
+		}
+	}
+	return nil
+}
+
 func (e *env) permission(user string) call {
 	return call{Op: "GET " + e.repoPath() + "/collaborators/" + user + "/permission"}
 }

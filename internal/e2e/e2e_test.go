@@ -128,7 +128,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 			e.assertCalls("opened", calls, e.reviewRun(head, 0, exp))
 			summary := e.summary()
 			checkSummary(t, summary.Body, exp)
-			checkLineComments(t, e.publishing(calls)[4].Lines, exp)
+			checkLineComments(t, e.reviewLines(calls, head), exp)
 			e.waitRuns(in, exp.finalState(), 1)
 
 			// The forge tells the server about its own summary comment: nothing runs.

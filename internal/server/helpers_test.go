@@ -59,14 +59,14 @@ type fakeClient struct {
 	mu       sync.Mutex
 	calls    []call
 	canWrite bool
-	pr       forge.PullRequest // the PR as the forge shows it now (setPR)
-	pinned   bool              // deliveries do not change pr
+	prs      map[int]forge.PullRequest // each PR as the forge shows it now (setPR)
+	pinned   bool                      // deliveries do not change prs
 	changed  map[string]map[int]bool
 	errs     map[string]error // by method
 }
 
 func newFakeClient() *fakeClient {
-	return &fakeClient{changed: map[string]map[int]bool{demoFile: {2: true}}, errs: map[string]error{}}
+	return &fakeClient{changed: map[string]map[int]bool{demoFile: {2: true}}, errs: map[string]error{}, prs: map[int]forge.PullRequest{}}
 }
 
 func (f *fakeClient) record(c call) error {
@@ -110,25 +110,25 @@ func (f *fakeClient) Reply(_ context.Context, _ forge.Repo, _ int, body string) 
 	return f.record(call{Method: "Reply", Text: body})
 }
 
-func (f *fakeClient) PullRequest(context.Context, forge.Repo, int) (*forge.PullRequest, error) {
+func (f *fakeClient) PullRequest(_ context.Context, _ forge.Repo, n int) (*forge.PullRequest, error) {
 	f.mu.Lock()
-	pr := f.pr
+	pr := f.prs[n]
 	f.mu.Unlock()
 	return &pr, f.record(call{Method: "PullRequest"})
 }
 
-// setPR makes pr what the forge shows.
-func (f *fakeClient) setPR(pr forge.PullRequest) {
+// setPR makes pr what the forge shows as PR n.
+func (f *fakeClient) setPR(n int, pr forge.PullRequest) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.pr = pr
+	f.prs[n] = pr
 }
 
 // pushed makes the head of a pull_request delivery the PR's, as the push it tells of did
 // (unless pinned), before the delivery is sent.
 func (f *fakeClient) pushed(payload []byte) {
 	var ev struct {
-		Action string `json:"action"`
+		Number int `json:"number"`
 		PR     struct {
 			Head struct {
 				SHA  string `json:"sha"`
@@ -150,7 +150,7 @@ func (f *fakeClient) pushed(payload []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.pinned {
-		f.pr = forge.PullRequest{HeadSHA: ev.PR.Head.SHA, BaseSHA: ev.PR.Base.SHA, Fork: ev.PR.Head.Repo.FullName != "" && ev.PR.Head.Repo.FullName != ev.Repo.FullName}
+		f.prs[ev.Number] = forge.PullRequest{HeadSHA: ev.PR.Head.SHA, BaseSHA: ev.PR.Base.SHA, Fork: ev.PR.Head.Repo.FullName != "" && ev.PR.Head.Repo.FullName != ev.Repo.FullName}
 	}
 }
 

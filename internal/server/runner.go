@@ -263,10 +263,11 @@ func (rn *runner) recheck(ctx context.Context) error {
 }
 
 // stale reports whether the PR's head has moved on from the job's: forges do not deliver
-// webhooks in order, so a push's delivery may come after a newer push's and replace its job.
-// A stale job gives way to a review of the PR's current head, stored and queued as a
-// /recheck's (unless a newer job was accepted meanwhile). When the PR cannot be read, the
-// job's head is reviewed: the delivery said it was the head.
+// webhooks in order, so a push's delivery may come after a newer push's. A stale job is not
+// reviewed; the head's own delivery reviews it, unless this job's arrival cancelled that
+// head's review, which is then stored and queued again (as a /recheck's would be, unless a
+// newer job was accepted meanwhile). When the PR cannot be read, the job's head is reviewed:
+// the delivery said it was the head.
 func (rn *runner) stale(ctx context.Context, j job) bool {
 	ev := rn.ev
 	pr, err := rn.client.PullRequest(ctx, ev.Repo, ev.PR)
@@ -277,8 +278,12 @@ func (rn *runner) stale(ctx context.Context, j job) bool {
 	if pr.HeadSHA == j.HeadSHA || !plumbing.IsHash(pr.HeadSHA) {
 		return false
 	}
-	ev.HeadSHA, ev.BaseSHA, ev.Fork = pr.HeadSHA, pr.BaseSHA, pr.Fork
 	key := jobKey(ev)
+	rn.log.Info("the PR's head moved on: not reviewed", "pr_head", pr.HeadSHA)
+	if !rn.s.queue.takeSuperseded(key, pr.HeadSHA) {
+		return true
+	}
+	ev.HeadSHA, ev.BaseSHA, ev.Fork = pr.HeadSHA, pr.BaseSHA, pr.Fork
 	nj := &job{Event: ev, Kind: kindReview, HeadSHA: pr.HeadSHA, Enqueued: rn.s.now().UTC()}
 	stored, err := rn.s.store.acceptUnlessNewer(key, nj, j.Seq)
 	switch {
@@ -288,7 +293,6 @@ func (rn *runner) stale(ctx context.Context, j job) bool {
 	case stored:
 		rn.s.queue.submit(key, kindReview, pr.HeadSHA)
 	}
-	rn.log.Info("the PR's head moved on: not reviewed", "pr_head", pr.HeadSHA)
 	return true
 }
 

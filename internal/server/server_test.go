@@ -257,7 +257,7 @@ func TestRecheck(t *testing.T) {
 	t.Run("writer", func(t *testing.T) {
 		h := newHarness(t)
 		h.fc.canWrite = true
-		h.fc.pr = forge.PullRequest{HeadSHA: shaC, BaseSHA: shaBase}
+		h.fc.setPR(7, forge.PullRequest{HeadSHA: shaC, BaseSHA: shaBase})
 		h.start()
 		if code, s := status(h.github("issue_comment", "c-1", ghComment(7, 99, "alice", "User", "Rebased.\n  /recheck  \n"), ghSecret)); code != http.StatusAccepted || s != "queued" {
 			t.Fatalf("got %d %q, want 202 queued", code, s)
@@ -377,7 +377,7 @@ func TestRecheckByWriterSupersedes(t *testing.T) {
 	h.start()
 	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
 	<-h.fetch.started
-	h.fc.setPR(forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase}) // pushed, not delivered yet
+	h.fc.setPR(7, forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase}) // pushed, not delivered yet
 	h.github("issue_comment", "c-1", ghComment(7, 99, "alice", "User", "/recheck"), ghSecret)
 	calls := h.waitFor("final status of B", finalStatus(shaB))
 	h.waitStoreEmpty()
@@ -699,7 +699,7 @@ func TestErrorStatusHidesLocalDirs(t *testing.T) {
 // status, and B is reviewed again, so the PR's head is not left with an error.
 func TestOutOfOrderDeliveries(t *testing.T) {
 	h := newHarness(t)
-	h.fc.setPR(forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase})
+	h.fc.setPR(7, forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase})
 	h.fc.pinned = true
 	h.fetch.hold[shaB] = true
 	h.start()
@@ -726,6 +726,27 @@ func TestOutOfOrderDeliveries(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{shaB, shaB}, heads); diff != "" {
 		t.Errorf("fetched heads (-want +got):\n%s", diff)
+	}
+}
+
+// TestLateDeliveryAfterReview: A's delivery comes after B's review of the PR is done. A is
+// not the PR's head: it is not reviewed, and B's final status stands.
+func TestLateDeliveryAfterReview(t *testing.T) {
+	h := newHarness(t)
+	h.fc.setPR(7, forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase})
+	h.fc.pinned = true
+	h.start()
+	h.github("pull_request", "d-2", ghPR("synchronize", 7, shaB, false), ghSecret)
+	h.waitFor("final status of B", finalStatus(shaB))
+	h.waitStoreEmpty()
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	h.waitStoreEmpty()
+	want := append(reviewCalls(shaB), call{Method: "PullRequest"})
+	if diff := cmp.Diff(want, shorten(h.fc.snapshot())); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	if n := len(h.fetch.fetched()); n != 1 {
+		t.Errorf("%d fetches, want 1 (B's)", n)
 	}
 }
 
