@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/tiergate/tiergate/internal/config"
@@ -39,7 +40,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 				atHead = append(atHead, rule.Check(h, b, env)...)
 			}
 		}
-		r.Findings = append(r.Findings, withStatus(atBase, atHead)...)
+		r.Findings = append(r.Findings, unknownAtHead(withStatus(atBase, atHead), b, h)...)
 		if b != nil && h == nil {
 			r.Findings = append(r.Findings, clusterGone(b))
 		}
@@ -106,6 +107,24 @@ func (r *Report) summarize(b, h *render.Cluster) {
 		partial = []render.Partial{}
 	}
 	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: c.RootDir, Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
+}
+
+// unknownAtHead drops the resolved findings about objects of a Kustomization whose head
+// build is not known (it fails, is partial, or a failing parent hides it): their absence at
+// head is not a fix, and the render-error or partial note already says so.
+func unknownAtHead(fs []rules.Finding, b, h *render.Cluster) []rules.Finding {
+	if b == nil || h == nil {
+		return fs
+	}
+	var out []rules.Finding
+	for _, f := range fs {
+		ns, name, _ := strings.Cut(f.Kustomization, "/")
+		if f.Status == rules.StatusResolved && f.Object != nil && !rules.KnownGone(render.Ref{Namespace: ns, Name: name}, b, h) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // withStatus merges the state findings of both commits by key.

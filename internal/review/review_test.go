@@ -144,6 +144,33 @@ func TestBrokenParentHidesRatherThanRemoves(t *testing.T) {
 	}
 }
 
+// TestFailedBuildResolvesNothing: a finding about an object of a Kustomization that fails
+// at head is not resolved (its absence is unknown); one of a working Kustomization is.
+func TestFailedBuildResolvesNothing(t *testing.T) {
+	nsLess := obj("ConfigMap", "", "nsless", map[string]any{"a": "1"}) // namespace-not-set
+	for _, tc := range []struct {
+		name string
+		err  *render.BuildError
+		want []string
+	}{
+		{"build fails", &render.BuildError{Message: "accumulating resources", File: "apps/kustomization.yaml", Line: 4},
+			[]string{"new render-error flux-system/apps"}},
+		{"build works", nil, []string{"resolved namespace-not-set flux-system/apps"}},
+	} {
+		head := cluster()
+		head.Kustomizations[ref].Err = tc.err
+		r := Review(&render.Graph{Clusters: []*render.Cluster{cluster(nsLess)}}, &render.Graph{Clusters: []*render.Cluster{head}},
+			Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, string(f.Status)+" "+f.Rule+" "+f.Kustomization)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
+
 func TestClusterGoneAtHead(t *testing.T) {
 	base := cluster(obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
 	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
