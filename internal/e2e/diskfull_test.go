@@ -63,7 +63,7 @@ func TestDiskFull(t *testing.T) {
 	expectStatus(t, "synchronize on a full disk", code, body, http.StatusAccepted, `"queued"`)
 	calls = e.waitCalls("final status of head2", e.finalStatus(head2))
 	checkErrorStatus(t, e.publishing(calls), "error [tiergate] fetch: ", "no space left on device")
-	e.assertCalls("a review on a full disk", calls[:len(calls)-1], []call{e.status(head2, "pending", pendingDesc)})
+	e.assertCalls("a review on a full disk", calls[:len(calls)-1], []call{e.getPR(), e.status(head2, "pending", pendingDesc)})
 	e.waitRuns(in, "error", 1)
 
 	// Space is back: the queue survived, the next delivery is reviewed.

@@ -225,7 +225,7 @@ func TestRestart(t *testing.T) {
 			}
 			third.stop()
 			close(held.Release)
-			e.assertCalls("review interrupted by shutdown", e.fake.Calls(), []call{e.status(head, "pending", pendingDesc)})
+			e.assertCalls("review interrupted by shutdown", e.fake.Calls(), []call{e.getPR(), e.status(head, "pending", pendingDesc)})
 			e.fake.ResetCalls()
 			e.start(true)
 			calls = e.waitCalls("final status after the second restart", e.finalStatus(head))
@@ -265,6 +265,7 @@ func TestSupersede(t *testing.T) {
 			expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
 			calls := e.waitCalls("final status of head2", e.finalStatus(head2))
 			e.assertCalls("superseded", calls, append([]call{
+				e.getPR(), // head is still the PR's head: the push comes while it fetches
 				e.status(head, "pending", pendingDesc),
 				e.status(head, "error", "superseded by "+head2[:7]),
 			}, e.reviewRun(head2, 0, exp)...))
@@ -304,7 +305,9 @@ func TestForgeErrors(t *testing.T) {
 				last.Detail = prefix + "…"
 			}
 			run := e.reviewRun(head, 0, exp)
-			want := []call{run[0], run[0], run[1], run[1], run[2], run[3], run[4],
+			// PR read, pending twice (429), list comments twice (502), summary, changed
+			// files, review (422), error.
+			want := []call{run[0], run[1], run[1], run[2], run[2], run[3], run[4], run[5],
 				e.status(head, "error", strings.TrimPrefix(prefix, "error [tiergate] ")+"…")}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("forge calls (-want +got):\n%s", d)
@@ -341,6 +344,7 @@ func TestReviewTimeout(t *testing.T) {
 			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
 			calls := e.waitCalls("final status of head", e.finalStatus(head))
 			e.assertCalls("timed out", calls, []call{
+				e.getPR(),
 				e.status(head, "pending", pendingDesc),
 				e.status(head, "error", "review timed out after 2s"),
 			})
@@ -394,7 +398,7 @@ func TestRecheckByReaderDuringReview(t *testing.T) {
 			e.waitRuns(in, exp.finalState(), 2)
 			summary := e.summary()
 			run := e.reviewRun(head, 0, exp)
-			want := append([]call{run[0], e.permission(reader), refusal}, run[1:]...)
+			want := append([]call{run[0], run[1], e.permission(reader), refusal}, run[2:]...)
 			want = append(want, e.permission(writer), reacted, e.getPR())
 			want = append(want, e.reviewRerun(head, summary.ID, exp)...)
 			e.assertCalls("reader's /recheck during a review, then a writer's", calls, want)

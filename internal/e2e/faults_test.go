@@ -46,8 +46,8 @@ func TestForgeFaults(t *testing.T) {
 			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
 			calls := e.waitCalls("final status of head", e.finalStatus(head))
 			run := e.reviewRun(head, 0, exp)
-			// pending, list comments, create summary, changed files, review, final
-			want := []call{run[0], run[0], run[1], run[1], run[2], run[3], run[3], run[4], run[4], run[5]}
+			// PR read, pending, list comments, create summary, changed files, review, final
+			want := []call{run[0], run[1], run[1], run[2], run[2], run[3], run[4], run[4], run[5], run[5], run[6]}
 			e.assertCalls("retried faults", calls, want)
 			e.waitRuns(in, exp.finalState(), 1)
 			for _, status := range []string{"403", "500", "error"} {
@@ -75,7 +75,7 @@ func TestForgeFaults(t *testing.T) {
 				reason = ": injected fault"
 			}
 			checkErrorStatus(t, got, wantPrefix, reason)
-			if d := cmp.Diff([]call{run[0], run[1], edit, edit, edit}, got[:len(got)-1]); d != "" {
+			if d := cmp.Diff([]call{run[0], run[1], run[2], edit, edit, edit}, got[:len(got)-1]); d != "" {
 				t.Errorf("500s: calls before the final status (-want +got):\n%s", d)
 			}
 			e.waitRuns(in, "error", 1)
@@ -91,7 +91,7 @@ func TestForgeFaults(t *testing.T) {
 			calls = e.waitCalls("final status after stalls", e.finalStatus(head))
 			got = e.publishing(calls)
 			checkErrorStatus(t, got, "error [tiergate] set status pending: ", ": context deadline exceeded")
-			if d := cmp.Diff([]call{run[0], run[0], run[0]}, got[:len(got)-1]); d != "" {
+			if d := cmp.Diff([]call{run[0], run[1], run[1], run[1]}, got[:len(got)-1]); d != "" {
 				t.Errorf("stalls: calls before the final status (-want +got):\n%s", d)
 			}
 			e.waitRuns(in, "error", 2)
@@ -160,7 +160,7 @@ func TestCloneCutMidway(t *testing.T) {
 			calls = e.waitCalls("final status of head2", e.finalStatus(head2))
 			got := e.publishing(calls)
 			checkErrorStatus(t, got, "error [tiergate] fetch: ", "/acme/fleet.git")
-			if d := cmp.Diff([]call{e.status(head2, "pending", pendingDesc)}, got[:len(got)-1]); d != "" {
+			if d := cmp.Diff([]call{e.getPR(), e.status(head2, "pending", pendingDesc)}, got[:len(got)-1]); d != "" {
 				t.Errorf("cut clones: calls before the final status (-want +got):\n%s", d)
 			}
 			if n := e.git.cutCount(); n != 4 {

@@ -99,6 +99,8 @@ func TestLoadBurst(t *testing.T) {
 			for k, d := range ds {
 				slot := start.Add(loadSpan * time.Duration(k*loadPRs+n-1) / time.Duration(loadPRs*loadPushes))
 				time.Sleep(time.Until(slot)) // load shaping, not synchronisation
+				// The push, then its delivery: the PR's head is the push's until the next.
+				e.fake.SetPR(n, heads[n][k], e.repo.base, false)
 				at := time.Now()
 				first := postDelivery(in, d)
 				accepted := time.Now()
