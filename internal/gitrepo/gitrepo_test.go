@@ -246,6 +246,31 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+func TestIsAncestor(t *testing.T) {
+	h := newHistory(t)
+	r, err := Open(h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		a, b plumbing.Hash
+		want bool
+	}{
+		{"second parent of a merge", h.f1, h.m, true},
+		{"root of main", h.c1, h.m, true},
+		{"itself", h.c3, h.c3, true},
+		{"descendant", h.m, h.f2, false},
+		{"diverged", h.c3, h.f2, false},
+		{"unrelated", h.o1, h.m, false},
+		{"not a commit", plumbing.ZeroHash, h.m, false},
+	} {
+		if got := r.IsAncestor(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: IsAncestor = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestMergeBase(t *testing.T) {
 	h := newHistory(t)
 	r, err := Open(h.dir)

@@ -92,6 +92,21 @@ var (
 	errNoAncestor          = errors.New("no such ancestor")
 )
 
+// IsAncestor reports whether commit a is an ancestor of commit b (a commit is its own), as
+// `git merge-base --is-ancestor a b` does; false when either is not a commit of r.
+func (r *Repo) IsAncestor(a, b plumbing.Hash) bool {
+	ca, err := r.repo.CommitObject(a)
+	if err != nil {
+		return false
+	}
+	cb, err := r.repo.CommitObject(b)
+	if err != nil {
+		return false
+	}
+	ok, err := ca.IsAncestor(cb)
+	return err == nil && ok
+}
+
 // MergeBase returns the first best common ancestor of commits a and b, as
 // `git merge-base a b` prints it. It is an error if a or b is not a commit or if the
 // two histories share no commit.

@@ -214,7 +214,14 @@ func (s *stubFetcher) Fetch(ctx context.Context, ev forge.Event, _ forge.Client)
 		return nil, plumbing.ZeroHash, plumbing.ZeroHash, s.err(s.dataDir)
 	}
 	repo, err := gitrepo.Open(s.dir)
-	return repo, s.base, s.head, err
+	if err != nil {
+		return nil, plumbing.ZeroHash, plumbing.ZeroHash, err
+	}
+	head := s.head
+	if h, err := repo.Resolve(ev.HeadSHA); err == nil {
+		head = h // a commit of the repository: that one (the others stand for the demo head)
+	}
+	return repo, s.base, head, nil
 }
 
 func (s *stubFetcher) fetched() []forge.Event {
@@ -223,8 +230,26 @@ func (s *stubFetcher) fetched() []forge.Event {
 	return append([]forge.Event(nil), s.events...)
 }
 
-// demoRepo commits testdata/scenarios/demo/{base,head} into a temporary repository and
-// opens it.
+// commitOn commits the tree of parent again, as a push that changes nothing the review
+// reads, and returns the new commit.
+func commitOn(t *testing.T, dir string, parent plumbing.Hash) plumbing.Hash {
+	t.Helper()
+	r, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.invalid", When: time.Unix(1700000100, 0)}
+	h, err := wt.Commit("push", &git.CommitOptions{Author: sig, Parents: []plumbing.Hash{parent}, AllowEmptyCommits: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // demoRepoDir commits testdata/scenarios/demo/{base,head} into a temporary repository.
 func demoRepoDir(t *testing.T) (dir string, base, head plumbing.Hash) {
 	t.Helper()

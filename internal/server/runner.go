@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/publish"
 )
@@ -162,9 +163,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
-	if rn.stale(ctx, j) {
-		return "", nil
-	}
+	prHead := rn.prHead(ctx)
 	// Set before the request: one cancelled in flight may still have reached the forge.
 	rn.pendingSet = true
 	if err := rn.setStatus(ctx, forge.StatePending, pendingDescription); err != nil {
@@ -181,6 +180,9 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		return resultError, fmt.Errorf("fetch: %w", err)
 	}
 	defer repo.Close()
+	if newer, ok := rn.stale(repo, head, prHead); ok {
+		return rn.giveWay(ctx, j, newer)
+	}
 	fetched := time.Since(fetchStart).Seconds()
 	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn, Cache: rn.s.cache,
 		AllowRemote: rn.s.opts.AllowRemote, Fork: ev.Fork, Limits: rn.s.opts.Limits})
@@ -262,38 +264,54 @@ func (rn *runner) recheck(ctx context.Context) error {
 	return nil
 }
 
-// stale reports whether the PR's head has moved on from the job's: forges do not deliver
-// webhooks in order, so a push's delivery may come after a newer push's. A stale job is not
-// reviewed; the head's own delivery reviews it, unless this job's arrival cancelled that
-// head's review, which is then stored and queued again (as a /recheck's would be, unless a
-// newer job was accepted meanwhile). When the PR cannot be read, the job's head is reviewed:
-// the delivery said it was the head.
-func (rn *runner) stale(ctx context.Context, j job) bool {
-	ev := rn.ev
-	pr, err := rn.client.PullRequest(ctx, ev.Repo, ev.PR)
+// prHead reads the PR's current head from the forge: webhooks are not delivered in order,
+// so a push's delivery may come after a newer push's (stale). "" when it cannot be read.
+func (rn *runner) prHead(ctx context.Context) plumbing.Hash {
+	pr, err := rn.client.PullRequest(ctx, rn.ev.Repo, rn.ev.PR)
 	if err != nil {
-		rn.log.Warn("read PR to check its head; reviewing the delivery's", "err", redact(err.Error()))
-		return false
+		rn.log.Warn("read PR to check its head", "err", redact(err.Error()))
+		return plumbing.ZeroHash
 	}
-	if pr.HeadSHA == j.HeadSHA || !plumbing.IsHash(pr.HeadSHA) {
-		return false
+	if !plumbing.IsHash(pr.HeadSHA) {
+		return plumbing.ZeroHash
 	}
-	key := jobKey(ev)
-	rn.log.Info("the PR's head moved on: not reviewed", "pr_head", pr.HeadSHA)
-	if !rn.s.queue.takeSuperseded(key, pr.HeadSHA) {
-		return true
+	return plumbing.NewHash(pr.HeadSHA)
+}
+
+// stale reports whether the job's head is an ancestor of the PR's current head, prHead, so
+// that a newer push's review supersedes it. The forge's answer alone is not enough: its
+// API may lag behind the push it just delivered (then prHead is older), and after a force
+// push the two are unrelated; in both cases the job's head is reviewed.
+func (rn *runner) stale(repo *gitrepo.Repo, head, prHead plumbing.Hash) (plumbing.Hash, bool) {
+	if prHead.IsZero() || prHead == head || !repo.IsAncestor(head, prHead) {
+		return plumbing.ZeroHash, false
 	}
-	ev.HeadSHA, ev.BaseSHA, ev.Fork = pr.HeadSHA, pr.BaseSHA, pr.Fork
-	nj := &job{Event: ev, Kind: kindReview, HeadSHA: pr.HeadSHA, Enqueued: rn.s.now().UTC()}
-	stored, err := rn.s.store.acceptUnlessNewer(key, nj, j.Seq)
-	switch {
-	case err != nil:
-		rn.log.Error("store a review of the PR's head; reviewing the delivery's", "err", err)
-		return false
-	case stored:
-		rn.s.queue.submit(key, kindReview, pr.HeadSHA)
+	return prHead, true
+}
+
+// giveWay ends the review of a stale head as a push of newer would: status error
+// "superseded by <newer>". The newer head's own delivery reviews it, unless this job's
+// arrival cancelled that review: then it is stored and queued again (as a /recheck's would
+// be, unless a newer job was accepted meanwhile).
+func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash) (string, error) {
+	rn.log.Info("the PR's head moved on: not reviewed", "pr_head", newer.String())
+	if err := rn.setStatus(ctx, forge.StateError, (&supersededError{head: newer.String()}).Error()); err != nil {
+		return resultError, err
 	}
-	return true
+	key := jobKey(rn.ev)
+	if rn.s.queue.takeSuperseded(key, newer.String()) {
+		ev := rn.ev
+		ev.HeadSHA = newer.String()
+		nj := &job{Event: ev, Kind: kindReview, HeadSHA: ev.HeadSHA, Enqueued: rn.s.now().UTC()}
+		stored, err := rn.s.store.acceptUnlessNewer(key, nj, j.Seq)
+		if err != nil {
+			return resultSuperseded, fmt.Errorf("store a review of the PR's head %s: %w", short(ev.HeadSHA), err)
+		}
+		if stored {
+			rn.s.queue.submit(key, kindReview, ev.HeadSHA)
+		}
+	}
+	return resultSuperseded, nil
 }
 
 func (rn *runner) setStatus(ctx context.Context, state forge.State, desc string) error {

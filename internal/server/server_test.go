@@ -694,59 +694,88 @@ func TestErrorStatusHidesLocalDirs(t *testing.T) {
 	}
 }
 
-// TestOutOfOrderDeliveries: the PR was pushed A then B, and B's delivery came first. A's
-// late delivery supersedes B's review, but A is not the PR's head any more: A gets no
-// status, and B is reviewed again, so the PR's head is not left with an error.
+// TestOutOfOrderDeliveries: the PR was pushed A then B (a descendant of A), and B's
+// delivery came first. A's late delivery supersedes B's review, but A is an ancestor of the
+// PR's head B: A's run gives way ("superseded by B"), and B is reviewed again, so the PR's
+// head is not left with an error.
 func TestOutOfOrderDeliveries(t *testing.T) {
 	h := newHarness(t)
-	h.fc.setPR(7, forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase})
+	a, b := h.fetch.head.String(), commitOn(t, h.fetch.dir, h.fetch.head).String()
+	h.fc.setPR(7, forge.PullRequest{HeadSHA: b, BaseSHA: shaBase})
 	h.fc.pinned = true
-	h.fetch.hold[shaB] = true
+	h.fetch.hold[b] = true
 	h.start()
-	h.github("pull_request", "d-2", ghPR("synchronize", 7, shaB, false), ghSecret)
+	h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)
 	<-h.fetch.started
-	h.fetch.hold[shaB] = false
-	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	h.fetch.hold[b] = false
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, a, false), ghSecret)
 	calls := h.waitFor("final status of B", func(c []call) bool {
-		return len(c) > 0 && c[len(c)-1].SHA == shaB && c[len(c)-1].State == forge.StateFailure
+		return len(c) > 0 && c[len(c)-1].SHA == b && c[len(c)-1].State == forge.StateFailure
 	})
 	h.waitStoreEmpty()
 	want := append([]call{
 		{Method: "PullRequest"},
-		{Method: "SetStatus", SHA: shaB, State: forge.StatePending, Text: pendingDescription},
-		{Method: "SetStatus", SHA: shaB, State: forge.StateError, Text: "superseded by aaaaaaa"},
+		{Method: "SetStatus", SHA: b, State: forge.StatePending, Text: pendingDescription},
+		{Method: "SetStatus", SHA: b, State: forge.StateError, Text: "superseded by " + a[:7]},
 		{Method: "PullRequest"}, // A's run: the PR's head is B
-	}, reviewCalls(shaB)...)
+		{Method: "SetStatus", SHA: a, State: forge.StatePending, Text: pendingDescription},
+		{Method: "SetStatus", SHA: a, State: forge.StateError, Text: "superseded by " + b[:7]},
+	}, reviewCalls(b)...)
 	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
 	}
-	var heads []string
-	for _, ev := range h.fetch.fetched() {
-		heads = append(heads, ev.HeadSHA)
-	}
-	if diff := cmp.Diff([]string{shaB, shaB}, heads); diff != "" {
-		t.Errorf("fetched heads (-want +got):\n%s", diff)
+	if m := h.metrics(); !strings.Contains(m, `tiergate_reviews_total{result="superseded"} 2`) {
+		t.Errorf("want both superseded runs counted:\n%s", m)
 	}
 }
 
-// TestLateDeliveryAfterReview: A's delivery comes after B's review of the PR is done. A is
-// not the PR's head: it is not reviewed, and B's final status stands.
+// TestLateDeliveryAfterReview: A's delivery comes after B's review is done. A gives way to
+// B without a review, and B is not reviewed again.
 func TestLateDeliveryAfterReview(t *testing.T) {
 	h := newHarness(t)
-	h.fc.setPR(7, forge.PullRequest{HeadSHA: shaB, BaseSHA: shaBase})
+	a, b := h.fetch.head.String(), commitOn(t, h.fetch.dir, h.fetch.head).String()
+	h.fc.setPR(7, forge.PullRequest{HeadSHA: b, BaseSHA: shaBase})
 	h.fc.pinned = true
 	h.start()
-	h.github("pull_request", "d-2", ghPR("synchronize", 7, shaB, false), ghSecret)
-	h.waitFor("final status of B", finalStatus(shaB))
+	h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)
+	h.waitFor("final status of B", finalStatus(b))
 	h.waitStoreEmpty()
-	h.github("pull_request", "d-1", ghPR("synchronize", 7, shaA, false), ghSecret)
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, a, false), ghSecret)
+	h.waitFor("final status of A", finalStatus(a))
 	h.waitStoreEmpty()
-	want := append(reviewCalls(shaB), call{Method: "PullRequest"})
+	want := append(reviewCalls(b),
+		call{Method: "PullRequest"},
+		call{Method: "SetStatus", SHA: a, State: forge.StatePending, Text: pendingDescription},
+		call{Method: "SetStatus", SHA: a, State: forge.StateError, Text: "superseded by " + b[:7]})
 	if diff := cmp.Diff(want, shorten(h.fc.snapshot())); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
 	}
-	if n := len(h.fetch.fetched()); n != 1 {
-		t.Errorf("%d fetches, want 1 (B's)", n)
+}
+
+// TestPRHeadNotNewer: the job's head is reviewed when the forge's PR head is not a
+// descendant of it: the forge's API lags behind the push it delivered (it still shows the
+// older A), or shows a commit the mirror does not have (a force push not fetched).
+func TestPRHeadNotNewer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		prHead func(a string) string
+	}{
+		{"API behind the push", func(a string) string { return a }},
+		{"unknown commit", func(string) string { return shaC }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			a, b := h.fetch.head.String(), commitOn(t, h.fetch.dir, h.fetch.head).String()
+			h.fc.setPR(7, forge.PullRequest{HeadSHA: tc.prHead(a), BaseSHA: shaBase})
+			h.fc.pinned = true
+			h.start()
+			h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)
+			calls := h.waitFor("final status of B", finalStatus(b))
+			h.waitStoreEmpty()
+			if diff := cmp.Diff(reviewCalls(b), shorten(calls)); diff != "" {
+				t.Fatalf("forge calls (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
