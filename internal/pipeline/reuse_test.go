@@ -44,8 +44,9 @@ func TestReuseEqualsRebuild(t *testing.T) {
 // unseenBuilds counts, per scenario, the builds of a review that the reverse review does
 // not make. failed-parent and failed-parent-substitution: apps keeps its base spec (its
 // parent fails at head) while it builds the head files, which neither side of the reverse
-// review builds (the head tree alone renders no apps).
-var unseenBuilds = map[string]int64{"failed-parent": 1, "failed-parent-substitution": 1}
+// review builds (the head tree alone renders no apps); failed-parent-rejected-children:
+// databases and monitoring, the same way.
+var unseenBuilds = map[string]int64{"failed-parent": 1, "failed-parent-substitution": 1, "failed-parent-rejected-children": 2}
 
 // reviewJSON reviews two plain trees and returns the JSON report without its timings.
 func reviewJSON(t *testing.T, base, head string, opts Options) string {

@@ -3,9 +3,11 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	goruntime "runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/sourcegraph/conc/iter"
@@ -341,9 +343,11 @@ func priorObjects(ref Ref, prior *Cluster, built []*Object) []*Object {
 }
 
 // children records the objects of ks in c and returns the Flux Kustomizations among
-// them. One the API server would reject fails ks: the apply fails as a whole.
+// them. One the API server would reject fails ks: the apply fails as a whole
+// (flux-semantics.md §3). The error names every rejected one, at its first.
 func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 	var out []*Kustomization
+	var rejected []string
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
 		if !isFluxKustomization(o.Body) {
@@ -352,12 +356,21 @@ func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 		ref := ks.Ref
 		child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
 		if err != nil {
+			line := o.Line
+			var inv *invalidSpec
+			if errors.As(err, &inv) {
+				line = r.ix.keyLine(o.File, o.Line, inv.field)
+			}
+			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
 			if ks.Err == nil {
-				ks.Err = &BuildError{Message: fmt.Sprintf("%v: the API server rejects it, so %s applies nothing", err, ks.Ref), File: o.File, Line: o.Line}
+				ks.Err = &BuildError{Message: apiRejects, File: o.File, Line: line}
 			}
 			continue
 		}
 		out = append(out, child)
+	}
+	if len(rejected) > 0 && ks.Err.Rejected() {
+		ks.Err.Message = apiRejects + strings.Join(rejected, "; ")
 	}
 	return out
 }

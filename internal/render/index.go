@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -215,6 +216,35 @@ func (ix *index) locate(rel, kind, name string) int {
 	}
 	return best
 }
+
+// keyLine returns the line of the spec field named field (of a Kubernetes object) in the
+// document of rel that starts at or before from, or the line of "spec:" itself when field
+// is ""; from when not found (the field comes from a patch, or the file is unreadable).
+func (ix *index) keyLine(rel string, from int, field string) int {
+	data, err := ix.read(rel)
+	if !ix.readable(rel) || err != nil {
+		return from
+	}
+	keys := []*regexp.Regexp{specKey}
+	if field != "" {
+		keys = append(keys, regexp.MustCompile(`^\s+["']?`+regexp.QuoteMeta(field)+`["']?\s*:`))
+	}
+	for i, l := range strings.Split(string(data), "\n")[min(max(from-1, 0), bytes.Count(data, []byte("\n"))):] {
+		if i > 0 && strings.HasPrefix(l, "---") {
+			return from
+		}
+		if keys[0].MatchString(l) {
+			if len(keys) == 1 {
+				return from + i
+			}
+			keys = keys[1:]
+		}
+	}
+	return from
+}
+
+// specKey is the top-level "spec:" line of a manifest.
+var specKey = regexp.MustCompile(`^spec\s*:`)
 
 // lineOf returns the 1-based line of the first line of rel at or after from that contains
 // needle; 0 when absent.

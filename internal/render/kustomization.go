@@ -41,13 +41,24 @@ type rawSpec struct {
 	DeletionPolicy     string     `json:"deletionPolicy"`
 }
 
+// invalidSpec is a Kustomization object that the kustomize.toolkit.fluxcd.io/v1 schema
+// rejects: the API server refuses it, so the apply of whatever emits it fails.
+type invalidSpec struct {
+	ref   Ref
+	field string // the top-level spec field at fault ("prune"); "" for spec itself
+	msg   string // what is wrong, e.g. "spec.prune: expected a boolean, got a string"
+}
+
+func (e *invalidSpec) Error() string { return fmt.Sprintf("Kustomization %s: %s", e.ref, e.msg) }
+
 // newKustomization reads a Flux Kustomization object. Namespaces of dependsOn and
 // sourceRef default to the Kustomization's own, as kustomize-controller defaults them.
+// An object the schema rejects is an *invalidSpec.
 func newKustomization(u *unstructured.Unstructured, file string, line int, parent *Ref) (*Kustomization, error) {
 	ref := Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
 	spec, ok := u.Object["spec"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("Kustomization %s has no spec", ref)
+		return nil, &invalidSpec{ref: ref, msg: "the object has no spec"}
 	}
 	data, err := json.Marshal(spec)
 	if err != nil {
@@ -57,19 +68,20 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 	if err := json.Unmarshal(data, &rs); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("Kustomization %s: spec.%s: expected %s, got %s", ref, te.Field, jsonKind(te.Type), article(te.Value))
+			field, _, _ := strings.Cut(te.Field, ".")
+			return nil, &invalidSpec{ref: ref, field: field, msg: fmt.Sprintf("spec.%s: expected %s, got %s", te.Field, jsonKind(te.Type), article(te.Value))}
 		}
-		return nil, fmt.Errorf("Kustomization %s: spec: %w", ref, err)
+		return nil, &invalidSpec{ref: ref, msg: "spec: " + err.Error()}
 	}
 	// Required by the kustomize.toolkit.fluxcd.io/v1 schema: the API server rejects the
 	// object without them.
 	for _, f := range []string{"interval", "prune", "sourceRef"} {
 		if _, ok := spec[f]; !ok {
-			return nil, fmt.Errorf("Kustomization %s: spec.%s is required", ref, f)
+			return nil, &invalidSpec{ref: ref, msg: fmt.Sprintf("spec.%s is required", f)}
 		}
 	}
 	if rs.SourceRef.Kind == "" || rs.SourceRef.Name == "" {
-		return nil, fmt.Errorf("Kustomization %s: spec.sourceRef needs kind and name", ref)
+		return nil, &invalidSpec{ref: ref, field: "sourceRef", msg: "spec.sourceRef needs kind and name"}
 	}
 	ks := &Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u, body: &bodyJSON{}}
 	s := &ks.Spec

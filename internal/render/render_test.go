@@ -496,29 +496,58 @@ func TestYAMLErrorLineCountsFromFileStart(t *testing.T) {
 	}
 }
 
+// TestInvalidKustomizationFailsItsParent: a child Kustomization that the API server
+// rejects fails its parent's apply; the error names every rejected child at its field.
 func TestInvalidKustomizationFailsItsParent(t *testing.T) {
-	cases := map[string]string{
-		"dependsOn of strings": "  dependsOn:\n    - infra\n",
-		"prune as a string":    "  prune: \"true\"\n",
-		"no sourceRef":         "",
+	const sourceRef = "  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+	const postBuild = "  postBuild:\n    substitute:\n      REPLICAS: \"3\"\n"
+	valid := ks("apps", "./apps") + postBuild
+	cases := []struct {
+		name string
+		apps string // clusters/dev/apps.yaml
+		more string // clusters/dev/more.yaml, "" for none
+		want BuildError
+	}{
+		{
+			name: "dependsOn of strings",
+			apps: ks("apps", "./apps") + "  dependsOn:\n    - infra\n" + postBuild,
+			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.dependsOn: expected an object, got a string (clusters/dev/apps.yaml:13)", File: "clusters/dev/apps.yaml", Line: 13},
+		},
+		{
+			name: "prune as a string",
+			apps: strings.Replace(valid, "  prune: true\n", "  prune: \"true\"\n", 1),
+			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.prune: expected a boolean, got a string (clusters/dev/apps.yaml:9)", File: "clusters/dev/apps.yaml", Line: 9},
+		},
+		{
+			name: "no sourceRef",
+			apps: strings.Replace(valid, sourceRef, "", 1),
+			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.sourceRef is required (clusters/dev/apps.yaml:6)", File: "clusters/dev/apps.yaml", Line: 6},
+		},
+		{
+			name: "substitute of a number",
+			apps: strings.Replace(valid, `"3"`, "3", 1),
+			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.postBuild.substitute: expected a string, got a number (clusters/dev/apps.yaml:13)", File: "clusters/dev/apps.yaml", Line: 13},
+		},
+		{
+			name: "two rejected each at its field",
+			apps: strings.Replace(valid, "  prune: true\n", "  prune: \"yes\"\n", 1),
+			more: "---\n" + strings.Replace(ks("more", "./apps"), "  interval: 10m\n", "", 1) + "---\n" + strings.Replace(ks("other", "./apps"), "  path: ./apps\n", "  path: [./apps]\n", 1),
+			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.prune: expected a boolean, got a string (clusters/dev/apps.yaml:9); Kustomization flux-system/more: spec.interval is required (clusters/dev/more.yaml:7); Kustomization flux-system/other: spec.path: expected a string, got a list (clusters/dev/more.yaml:21)", File: "clusters/dev/apps.yaml", Line: 9},
+		},
 	}
-	for name, extra := range cases {
-		t.Run(name, func(t *testing.T) {
-			child := ks("apps", "./apps") + extra
-			if name == "prune as a string" {
-				child = strings.Replace(ks("apps", "./apps"), "  prune: true\n", extra, 1)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"clusters/dev/apps.yaml": tc.apps, "apps/cm.yaml": cm("default", "a")}
+			if tc.more != "" {
+				files["clusters/dev/more.yaml"] = tc.more
 			}
-			if name == "no sourceRef" {
-				child = strings.Replace(ks("apps", "./apps"), "  sourceRef:\n    kind: GitRepository\n    name: flux-system\n", "", 1)
-			}
-			dir := tree(t, merge(bootstrap("dev"), map[string]string{
-				"clusters/dev/apps.yaml": child + "  postBuild:\n    substitute:\n      REPLICAS: 3\n",
-				"apps/cm.yaml":           cm("default", "a"),
-			}))
-			c := render(t, dir, nil).Cluster("dev")
+			c := render(t, tree(t, merge(bootstrap("dev"), files)), nil).Cluster("dev")
 			root := c.Kustomizations[c.Root]
-			if root.Err == nil || root.Err.File != "clusters/dev/apps.yaml" || root.Err.Line != 2 {
-				t.Fatalf("root error %+v: an invalid child Kustomization fails the parent's apply", root.Err)
+			if diff := cmp.Diff(&tc.want, root.Err); diff != "" {
+				t.Fatalf("root error (-want +got):\n%s", diff)
+			}
+			if !root.Err.Rejected() {
+				t.Error("Rejected() = false, want true")
 			}
 			if _, ok := c.Kustomizations[Ref{"flux-system", "apps"}]; ok {
 				t.Fatal("an invalid Kustomization is not a node")

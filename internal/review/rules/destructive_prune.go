@@ -28,7 +28,7 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 		f.Suggestion = fmt.Sprintf("If %s must survive, first annotate it `kustomize.toolkit.fluxcd.io/prune: disabled` (merged and applied), then remove it from git.", o.ID)
 		if failing := failedParents(head); len(failing) > 0 {
 			f.Message += fmt.Sprintf(" %s fails at head and applies nothing, so no Kustomization it adds or changes takes the object over.", strings.Join(failing, ", "))
-			f.Suggestion = "Fix the render-error first: " + f.Suggestion
+			f.Suggestion = fmt.Sprintf("Fix the render-error of %s first. %s", strings.Join(failing, ", "), f.Suggestion)
 		}
 		out = append(out, f)
 	})

@@ -113,7 +113,7 @@ func TestDestructivePrune(t *testing.T) {
 				Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a",
 				Object: "Namespace/data", File: "a/ns.yaml", Line: 2,
 				Msg:  []string{"Namespace/data is removed from flux-system/a", "flux-system/b fails at head and applies nothing"},
-				Sugg: []string{"Fix the render-error first"},
+				Sugg: []string{"Fix the render-error of flux-system/b first. If Namespace/data must survive, first annotate it `kustomize.toolkit.fluxcd.io/prune: disabled` (merged and applied), then remove it from git."},
 			}},
 		},
 		{

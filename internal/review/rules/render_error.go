@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
 )
@@ -15,12 +16,22 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 		if ks.Err == nil {
 			continue
 		}
-		out = append(out, Finding{
+		f := Finding{
 			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
 			Message:    fmt.Sprintf("Kustomization %s fails to build, so Flux applies none of it: %s", ref, ks.Err.Message),
 			Suggestion: fmt.Sprintf("Fix %s:%d so that `kustomize build` succeeds for path %s.", ks.Err.File, ks.Err.Line, ks.Spec.Path),
 			File:       ks.Err.File, Line: ks.Err.Line,
-		})
+		}
+		if ks.Err.Rejected() {
+			// kustomize build succeeds; the apply's dry-run fails (flux-semantics.md §3).
+			f.Message = fmt.Sprintf("Kustomization %s fails to apply, so Flux applies none of it: %s.", ref, ks.Err.Message)
+			others := ""
+			if strings.Contains(ks.Err.Message, "; Kustomization ") {
+				others = ", and the other places named,"
+			}
+			f.Suggestion = fmt.Sprintf("Fix %s:%d%s so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema).", ks.Err.File, ks.Err.Line, others)
+		}
+		out = append(out, f)
 	}
 	return out
 }

@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRenderError(t *testing.T) {
 	cases := []struct {
@@ -61,6 +64,21 @@ resources:
 			}, {
 				Rule: "render-error", Severity: Error, Kustomization: "flux-system/db",
 				File: tierFile("db"), Line: 8, Msg: []string{"./gone"},
+			}},
+		},
+		{
+			name: "child Kustomization rejected",
+			files: map[string]string{
+				tierFile("apps"): tier("apps", "./apps", true, "dependsOn: infra"),
+				tierFile("db"):   strings.Replace(tier("db", "./db", true), "prune: true", `prune: "yes"`, 1),
+				"apps/cm.yaml":   configMap("default", "cm"),
+			},
+			broken: []string{"flux-system"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/flux-system",
+				File: tierFile("apps"), Line: 13,
+				Msg:  []string{"Kustomization flux-system/flux-system fails to apply, so Flux applies none of it: the API server rejects Kustomization flux-system/apps: spec.dependsOn: expected a list, got a string (clusters/dev/apps.yaml:13); Kustomization flux-system/db: spec.prune: expected a boolean, got a string (clusters/dev/db.yaml:9)."},
+				Sugg: []string{"Fix clusters/dev/apps.yaml:13, and the other places named, so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema)."},
 			}},
 		},
 	}
