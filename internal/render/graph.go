@@ -363,14 +363,14 @@ func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
 			if ks.Err == nil {
-				ks.Err = &BuildError{Message: apiRejects, File: o.File, Line: line}
+				ks.Err = &BuildError{File: o.File, Line: line}
 			}
 			continue
 		}
 		out = append(out, child)
 	}
-	if len(rejected) > 0 && ks.Err.Rejected() {
-		ks.Err.Message = apiRejects + strings.Join(rejected, "; ")
+	if len(rejected) > 0 && ks.Err.Message == "" {
+		ks.Err.Message, ks.Err.Rejected = "the API server rejects "+strings.Join(rejected, "; "), len(rejected)
 	}
 	return out
 }

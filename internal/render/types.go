@@ -119,15 +119,10 @@ type BuildError struct {
 	Message string
 	File    string
 	Line    int
+	// Rejected counts the Kustomizations the build emits that the API server rejects: the
+	// build succeeds, and the apply's dry-run fails as a whole (flux-semantics.md §3).
+	Rejected int
 }
-
-// apiRejects starts the Message of a build that succeeds but emits a Kustomization the
-// API server rejects (the message names each, with its file and line).
-const apiRejects = "the API server rejects "
-
-// Rejected reports whether the build succeeds but the API server rejects a Kustomization
-// it emits, so the apply fails as a whole (flux-semantics.md §3).
-func (e *BuildError) Rejected() bool { return strings.HasPrefix(e.Message, apiRejects) }
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
 

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
 )
@@ -22,11 +21,11 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 			Suggestion: fmt.Sprintf("Fix %s:%d so that `kustomize build` succeeds for path %s.", ks.Err.File, ks.Err.Line, ks.Spec.Path),
 			File:       ks.Err.File, Line: ks.Err.Line,
 		}
-		if ks.Err.Rejected() {
+		if ks.Err.Rejected > 0 {
 			// kustomize build succeeds; the apply's dry-run fails (flux-semantics.md §3).
 			f.Message = fmt.Sprintf("Kustomization %s fails to apply, so Flux applies none of it: %s.", ref, ks.Err.Message)
 			others := ""
-			if strings.Contains(ks.Err.Message, "; Kustomization ") {
+			if ks.Err.Rejected > 1 {
 				others = ", and the other places named,"
 			}
 			f.Suggestion = fmt.Sprintf("Fix %s:%d%s so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema).", ks.Err.File, ks.Err.Line, others)
