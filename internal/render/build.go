@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	securejoin "github.com/cyphar/filepath-securejoin"
-	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -97,7 +96,10 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 			return &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v}
 		}
 	}
-	mem := securefs.MakeFsInMemory(srcFS{snap})
+	// The generated kustomization file goes where kustomize-controller writes it: into the
+	// folder (fluxcd/pkg/kustomize's in-memory layer refuses folder names that git, Flux and
+	// the disk accept, such as "a,b" or "a b").
+	mem := srcFS{snap, &written{}}
 	if err := mem.WriteFile(kfile, manifest); err != nil {
 		return &builtResult{err: buildError(ix, dir, err)}
 	}

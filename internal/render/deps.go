@@ -146,7 +146,7 @@ func (f *fingerprints) of(d dep) fingerprint {
 func (f *fingerprints) compute(d dep) fingerprint {
 	s := f.snap
 	if d.Op == depGlob {
-		matches, _ := srcFS{s}.Glob(filepath.Join(s.root, filepath.FromSlash(d.Path)))
+		matches, _ := srcFS{s: s}.Glob(filepath.Join(s.root, filepath.FromSlash(d.Path)))
 		for i, m := range matches {
 			matches[i] = s.rel(m)
 		}

@@ -209,7 +209,7 @@ func newGuards(snap *snapshot, opts Options) *guards {
 }
 
 // filesystems returns the layers kustomize builds through for the source root root: the
-// guard on top, then the remote layer over mem (the in-memory layer over the artifact).
+// guard on top, then the remote layer over mem (the artifact with the files a build writes).
 func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*guardFS, *remoteFS) {
 	rfs := &remoteFS{FileSystem: mem, fetch: g.fetch}
 	return &guardFS{FileSystem: rfs, snap: g.snap, abs: abs, root: root, maxBytes: g.limits.MaxBuildBytes, maxFiles: g.limits.MaxBuildFiles, maxDocs: g.limits.MaxBuildDocuments}, rfs

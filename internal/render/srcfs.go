@@ -7,7 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -15,10 +18,66 @@ import (
 )
 
 // srcFS is a snapshot as kustomize's on-disk filesystem would show it at the snapshot's
-// root: the same answers and the same error texts (os.PathError), read-only. It is the
-// bottom layer of every build, where kustomize-controller has its secure on-disk
-// filesystem; guardFS above it confines builds to the source root, as that one does.
-type srcFS struct{ s *snapshot }
+// root: the same answers and the same error texts (os.PathError). It is the bottom layer of
+// every build, where kustomize-controller has its secure on-disk filesystem; guardFS above
+// it confines builds to the source root, as that one does. With w, files can be written
+// into existing folders (the generated kustomization file, fetched remote files), as the
+// controller writes them into its copy of the artifact; the snapshot is never changed.
+type srcFS struct {
+	s *snapshot
+	w *written // nil: read-only
+}
+
+// written holds the files written over a snapshot, by repo-relative path.
+type written struct {
+	mu    sync.RWMutex
+	files map[string][]byte
+}
+
+// file returns what was written at rel.
+func (w *written) file(rel string) ([]byte, bool) {
+	if w == nil {
+		return nil, false
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	data, ok := w.files[rel]
+	return data, ok
+}
+
+// typeOf is the type of rel, a written file shadowing the snapshot's entry.
+func (f srcFS) typeOf(rel string) (fs.FileMode, bool) {
+	if _, ok := f.w.file(rel); ok {
+		return 0, true
+	}
+	t, ok := f.s.types[rel]
+	return t, ok
+}
+
+// dataOf is the content of the regular file rel.
+func (f srcFS) dataOf(rel string) ([]byte, bool) {
+	if data, ok := f.w.file(rel); ok {
+		return data, true
+	}
+	return f.s.read(rel)
+}
+
+// namesOf lists the folder rel, written files included, sorted as a folder read is.
+func (f srcFS) namesOf(rel string) []string {
+	names := append([]string(nil), f.s.names[rel]...)
+	if f.w == nil {
+		return names
+	}
+	f.w.mu.RLock()
+	for p := range f.w.files {
+		if path.Dir(p) == rel && !slices.Contains(names, path.Base(p)) {
+			names = append(names, path.Base(p))
+		}
+	}
+	f.w.mu.RUnlock()
+	sort.Strings(names)
+	return names
+}
 
 var errReadOnly = errors.New("the source artifact is read-only")
 
@@ -36,7 +95,7 @@ func (f srcFS) lookup(p string) (fs.FileMode, error) {
 		if rel == "." {
 			break
 		}
-		if t := f.s.types[cur]; !t.IsDir() {
+		if t, _ := f.typeOf(cur); !t.IsDir() {
 			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.root, filepath.FromSlash(cur)), Err: syscall.ENOTDIR}
 		}
 		if cur == "." {
@@ -44,18 +103,39 @@ func (f srcFS) lookup(p string) (fs.FileMode, error) {
 		} else {
 			cur += "/" + elem
 		}
-		if _, ok := f.s.types[cur]; !ok {
+		if _, ok := f.typeOf(cur); !ok {
 			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.root, filepath.FromSlash(cur)), Err: syscall.ENOENT}
 		}
 	}
-	return f.s.types[rel], nil
+	t, _ := f.typeOf(rel)
+	return t, nil
 }
 
 func (f srcFS) Create(string) (filesys.File, error) { return nil, errReadOnly }
 func (f srcFS) Mkdir(string) error                  { return errReadOnly }
 func (f srcFS) MkdirAll(string) error               { return errReadOnly }
 func (f srcFS) RemoveAll(string) error              { return errReadOnly }
-func (f srcFS) WriteFile(string, []byte) error      { return errReadOnly }
+
+// WriteFile is os.WriteFile into an existing folder of the snapshot.
+func (f srcFS) WriteFile(p string, data []byte) error {
+	if f.w == nil {
+		return errReadOnly
+	}
+	p = filepath.Clean(p)
+	if t, err := f.lookup(p); err == nil && t.IsDir() {
+		return &fs.PathError{Op: "open", Path: p, Err: syscall.EISDIR}
+	}
+	if t, err := f.lookup(filepath.Dir(p)); err != nil || !t.IsDir() {
+		return &fs.PathError{Op: "open", Path: p, Err: syscall.ENOENT}
+	}
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	if f.w.files == nil {
+		f.w.files = map[string][]byte{}
+	}
+	f.w.files[f.s.rel(p)] = bytes.Clone(data)
+	return nil
+}
 
 func (f srcFS) IsDir(p string) bool {
 	t, err := f.lookup(p)
@@ -75,7 +155,7 @@ func (f srcFS) ReadFile(p string) ([]byte, error) {
 	case t.IsDir():
 		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EISDIR}
 	}
-	data, ok := f.s.readAbs(p)
+	data, ok := f.dataOf(f.s.rel(filepath.Clean(p)))
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.EACCES}
 	}
@@ -103,7 +183,7 @@ func (f srcFS) ReadDir(p string) ([]string, error) {
 	case !t.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOTDIR}
 	}
-	return append([]string(nil), f.s.names[f.s.rel(filepath.Clean(p))]...), nil
+	return f.namesOf(f.s.rel(filepath.Clean(p))), nil
 }
 
 // CleanedAbs is fsOnDisk.CleanedAbs: the folder, and the file name when p is a file.
@@ -174,19 +254,19 @@ func (f srcFS) Walk(root string, fn filepath.WalkFunc) error {
 
 // snapFS is the snapshot as an io/fs file system (slash-separated paths relative to the
 // root), for the standard library's Glob and WalkDir; files are not opened through it.
-type snapFS struct{ s *snapshot }
+type snapFS srcFS
 
 func (f snapFS) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 }
 
 func (f snapFS) Stat(name string) (fs.FileInfo, error) {
-	t, ok := f.s.types[name]
+	t, ok := srcFS(f).typeOf(name)
 	if !ok || !fs.ValidPath(name) || !f.s.knows(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
 	info := fileInfo{name: path.Base(name), mode: t}
-	if data, ok := f.s.read(name); ok {
+	if data, ok := srcFS(f).dataOf(name); ok {
 		info.size = int64(len(data))
 	}
 	return info, nil
@@ -201,7 +281,7 @@ func (f snapFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
 	}
 	var out []fs.DirEntry
-	for _, n := range f.s.names[name] {
+	for _, n := range srcFS(f).namesOf(name) {
 		ci, _ := f.Stat(path.Join(name, n))
 		out = append(out, fs.FileInfoToDirEntry(ci))
 	}

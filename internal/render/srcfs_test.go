@@ -22,6 +22,7 @@ func TestSrcFSAnswersAsOnDisk(t *testing.T) {
 		"apps/.hidden.yaml":       "h: 3\n",
 		"apps/notes.txt":          "n",
 		"base/c.yaml":             "c: 4\n",
+		"odd, name é/d.yaml":      "d: 5\n", // a folder kyaml's in-memory filesystem refuses
 	})
 	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)
@@ -30,8 +31,30 @@ func TestSrcFSAnswersAsOnDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, disk := srcFS{src.snap}, filesys.MakeFsOnDisk()
+	disk := filesys.MakeFsOnDisk()
 	at := func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
+	compareWithDisk(t, srcFS{s: src.snap}, disk, at)
+
+	// Writes, as the generated kustomization file and fetched remote files are written: the
+	// snapshot is not changed, and the written files answer as files written to disk.
+	wfs := srcFS{s: src.snap, w: &written{}}
+	for _, p := range []string{"apps/kustomization.yaml", "apps/0-first.yaml", "odd, name é/kustomization.yaml",
+		"missing/x.yaml", "apps/sub", ""} {
+		werr, derr := wfs.WriteFile(at(p), []byte("w: "+p+"\n")), disk.WriteFile(at(p), []byte("w: "+p+"\n"))
+		if fmt.Sprint(werr) != fmt.Sprint(derr) {
+			t.Errorf("WriteFile(%q): %v, on disk %v", p, werr, derr)
+		}
+	}
+	if data, _ := (srcFS{s: src.snap}).ReadFile(at("apps/kustomization.yaml")); string(data) != "resources: [a.yaml]\n" {
+		t.Errorf("the snapshot changed: %q", data)
+	}
+	compareWithDisk(t, wfs, disk, at)
+}
+
+// compareWithDisk makes every read kustomize does through mem and disk and reports where
+// they differ.
+func compareWithDisk(t *testing.T, mem, disk filesys.FileSystem, at func(string) string) {
+	t.Helper()
 	errText := func(err error) string {
 		if err == nil {
 			return ""
@@ -39,7 +62,8 @@ func TestSrcFSAnswersAsOnDisk(t *testing.T) {
 		return err.Error()
 	}
 	paths := []string{"", "apps", "apps/a.yaml", "apps/sub", "apps/missing.yaml", "missing/x.yaml",
-		"apps/a.yaml/x", "empty", "apps/notes.txt", "apps/.hidden.yaml"}
+		"apps/a.yaml/x", "empty", "apps/notes.txt", "apps/.hidden.yaml", "apps/kustomization.yaml",
+		"apps/0-first.yaml", "odd, name é", "odd, name é/kustomization.yaml"}
 	for _, p := range paths {
 		for name, call := range map[string]func(filesys.FileSystem) string{
 			"Exists": func(fs filesys.FileSystem) string { return fmt.Sprint(fs.Exists(at(p))) },
@@ -72,7 +96,7 @@ func TestSrcFSAnswersAsOnDisk(t *testing.T) {
 			}
 		}
 	}
-	for _, pattern := range []string{"apps/*.yaml", "apps/*", "*/*.y*ml", "apps/.h*", "missing/*", "apps/[ab].yaml"} {
+	for _, pattern := range []string{"apps/*.yaml", "apps/*", "*/*.y*ml", "apps/.h*", "missing/*", "apps/[ab].yaml", "odd*/*"} {
 		want, werr := disk.Glob(at(pattern))
 		got, gerr := mem.Glob(at(pattern))
 		if d := cmp.Diff(want, got); d != "" || errText(werr) != errText(gerr) {
@@ -97,6 +121,33 @@ func TestSrcFSAnswersAsOnDisk(t *testing.T) {
 	for _, root := range []string{"", "apps", "apps/a.yaml", "missing"} {
 		if d := cmp.Diff(walk(disk, at(root)), walk(mem, at(root))); d != "" {
 			t.Errorf("Walk(%q) (-disk +src):\n%s", root, d)
+		}
+	}
+}
+
+// TestFolderNamesGitAccepts: a Kustomization's folder may have any name git and the disk
+// accept; kyaml's in-memory filesystem, which tiergate no longer writes to, refuses all but
+// [a-zA-Z0-9-_.:] and "..".
+func TestFolderNamesGitAccepts(t *testing.T) {
+	for _, folder := range []string{"mon,itoring", "my apps", "données", "apps+extra", "v1..2", "team@x"} {
+		for _, withFile := range []bool{false, true} {
+			files := map[string]string{
+				"clusters/dev/apps.yaml": ks("apps", "./"+folder, "targetNamespace: web"),
+				folder + "/sub/cm.yaml":  cm("", "a"),
+			}
+			if withFile {
+				files[folder+"/kustomization.yaml"] = "resources: [sub/cm.yaml]\n"
+			}
+			c := render(t, tree(t, merge(bootstrap("dev"), files)), nil).Cluster("dev")
+			apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+			var got []string
+			for _, o := range apps.Objects {
+				got = append(got, o.ID.String()+" "+o.File)
+			}
+			want := []string{"ConfigMap/web/a " + folder + "/sub/cm.yaml"}
+			if apps.Err != nil || !cmp.Equal(want, got) {
+				t.Errorf("%q (kustomization.yaml %v): objects %v, error %v; want %v", folder, withFile, got, apps.Err, want)
+			}
 		}
 	}
 }
