@@ -134,8 +134,8 @@ func TestGraphText(t *testing.T) {
 	}
 	want := `cluster demo (root clusters/demo, 4 Kustomizations, 9 objects)
   flux-system/flux-system  path=./clusters/demo prune=true dependsOn=[]  5 objects
-  flux-system/apps  path=./apps prune=true dependsOn=[flux-system/infra]  1 objects
-  flux-system/databases  path=./databases prune=true dependsOn=[]  1 objects
+  flux-system/apps  path=./apps prune=true dependsOn=[flux-system/infra]  1 object
+  flux-system/databases  path=./databases prune=true dependsOn=[]  1 object
   flux-system/infra  path=./infra prune=true dependsOn=[]  2 objects
 `
 	if d := cmp.Diff(want, out); d != "" {

@@ -91,14 +91,15 @@ func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error
 		return nil
 	}
 	for _, c := range g.Clusters {
-		fmt.Fprintf(w, "cluster %s (root %s, %d Kustomizations, %d objects)\n", c.Name, c.RootDir, len(c.Kustomizations), c.ObjectCount())
+		fmt.Fprintf(w, "cluster %s (root %s, %s, %s)\n", c.Name, c.RootDir,
+			count(len(c.Kustomizations), "Kustomization"), count(c.ObjectCount(), "object"))
 		for _, ref := range c.Order {
 			ks := c.Kustomizations[ref]
 			var deps []string
 			for _, d := range ks.Spec.DependsOn {
 				deps = append(deps, d.String())
 			}
-			state := fmt.Sprintf("%d objects", len(ks.Objects))
+			state := count(len(ks.Objects), "object")
 			switch {
 			case ks.Err != nil:
 				state = "build error: " + ks.Err.Error()
@@ -109,4 +110,12 @@ func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error
 		}
 	}
 	return nil
+}
+
+// count is "1 thing" or "n things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
