@@ -694,15 +694,25 @@ func TestErrorStatusHidesLocalDirs(t *testing.T) {
 	}
 }
 
+// pushedTwice is a harness whose PR 7 was pushed A (the demo head) then B, a commit on A;
+// the forge shows the PR's head as prHead(a, b) whatever is delivered.
+func pushedTwice(t *testing.T, prHead func(a, b string) string) (h *harness, a, b string) {
+	t.Helper()
+	h = newHarness(t)
+	a, b = h.fetch.head.String(), commitOn(t, h.fetch.dir, h.fetch.head).String()
+	h.fc.setPR(7, forge.PullRequest{HeadSHA: prHead(a, b), BaseSHA: shaBase})
+	h.fc.pinned = true
+	return h, a, b
+}
+
+func newest(_, b string) string { return b }
+
 // TestOutOfOrderDeliveries: the PR was pushed A then B (a descendant of A), and B's
 // delivery came first. A's late delivery supersedes B's review, but A is an ancestor of the
 // PR's head B: A's run gives way ("superseded by B"), and B is reviewed again, so the PR's
 // head is not left with an error.
 func TestOutOfOrderDeliveries(t *testing.T) {
-	h := newHarness(t)
-	a, b := h.fetch.head.String(), commitOn(t, h.fetch.dir, h.fetch.head).String()
-	h.fc.setPR(7, forge.PullRequest{HeadSHA: b, BaseSHA: shaBase})
-	h.fc.pinned = true
+	h, a, b := pushedTwice(t, newest)
 	h.fetch.hold[b] = true
 	h.start()
 	h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)
@@ -732,10 +742,7 @@ func TestOutOfOrderDeliveries(t *testing.T) {
 // TestLateDeliveryAfterReview: A's delivery comes after B's review is done. A gives way to
 // B without a review, and B is not reviewed again.
 func TestLateDeliveryAfterReview(t *testing.T) {
-	h := newHarness(t)
-	a, b := h.fetch.head.String(), commitOn(t, h.fetch.dir, h.fetch.head).String()
-	h.fc.setPR(7, forge.PullRequest{HeadSHA: b, BaseSHA: shaBase})
-	h.fc.pinned = true
+	h, a, b := pushedTwice(t, newest)
 	h.start()
 	h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)
 	h.waitFor("final status of B", finalStatus(b))
@@ -758,16 +765,13 @@ func TestLateDeliveryAfterReview(t *testing.T) {
 func TestPRHeadNotNewer(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		prHead func(a string) string
+		prHead func(a, b string) string
 	}{
-		{"API behind the push", func(a string) string { return a }},
-		{"unknown commit", func(string) string { return shaC }},
+		{"API behind the push", func(a, _ string) string { return a }},
+		{"unknown commit", func(_, _ string) string { return shaC }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t)
-			a, b := h.fetch.head.String(), commitOn(t, h.fetch.dir, h.fetch.head).String()
-			h.fc.setPR(7, forge.PullRequest{HeadSHA: tc.prHead(a), BaseSHA: shaBase})
-			h.fc.pinned = true
+			h, _, b := pushedTwice(t, tc.prHead)
 			h.start()
 			h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)
 			calls := h.waitFor("final status of B", finalStatus(b))
