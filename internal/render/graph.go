@@ -355,6 +355,12 @@ func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 		}
 		ref := ks.Ref
 		child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
+		if errors.Is(err, errNoSpec) {
+			// Applied, then failed by kustomize-controller: a node that builds nothing.
+			out = append(out, &Kustomization{Ref: Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}, Parent: &ref,
+				File: o.File, Line: o.Line, Body: o.Body, body: &bodyJSON{}, Err: &BuildError{Message: err.Error(), File: o.File, Line: o.Line}})
+			continue
+		}
 		if err != nil {
 			line := o.Line
 			var inv *invalidSpec
@@ -409,7 +415,7 @@ func (r *renderer) priorChildren(ks *Kustomization, prior *Cluster) []*Kustomiza
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
 func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT) {
-	if !r.guards.admit(ks) {
+	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (errNoSpec)
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)

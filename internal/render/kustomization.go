@@ -51,14 +51,38 @@ type invalidSpec struct {
 
 func (e *invalidSpec) Error() string { return fmt.Sprintf("Kustomization %s: %s", e.ref, e.msg) }
 
+// errNoSpec is a Kustomization object without spec. The kustomize.toolkit.fluxcd.io/v1
+// schema does not require spec (`json:"spec,omitempty"`), so the API server accepts it;
+// kustomize-controller then fails it: it names no source to build from.
+var errNoSpec = errors.New("the object has no spec, so kustomize-controller cannot reconcile it: it names no source to build from")
+
+// jsonValueKind names the JSON kind of a decoded value, as json.UnmarshalTypeError does.
+func jsonValueKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "number"
+}
+
 // newKustomization reads a Flux Kustomization object. Namespaces of dependsOn and
 // sourceRef default to the Kustomization's own, as kustomize-controller defaults them.
-// An object the schema rejects is an *invalidSpec.
+// An object the schema rejects is an *invalidSpec; one without spec is errNoSpec.
 func newKustomization(u *unstructured.Unstructured, file string, line int, parent *Ref) (*Kustomization, error) {
 	ref := Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
-	spec, ok := u.Object["spec"].(map[string]any)
+	raw := u.Object["spec"]
+	if raw == nil {
+		return nil, errNoSpec
+	}
+	spec, ok := raw.(map[string]any)
 	if !ok {
-		return nil, &invalidSpec{ref: ref, msg: "the object has no spec"}
+		return nil, &invalidSpec{ref: ref, msg: fmt.Sprintf("spec: expected an object, got %s", article(jsonValueKind(raw)))}
 	}
 	data, err := json.Marshal(spec)
 	if err != nil {

@@ -553,6 +553,44 @@ func TestInvalidKustomizationFailsItsParent(t *testing.T) {
 	}
 }
 
+// TestKustomizationWithoutSpec: the schema does not require spec, so the API server
+// accepts a Kustomization without one and the parent applies; kustomize-controller then
+// fails that Kustomization (no source to build from). A spec that is not an object is
+// rejected, failing the parent.
+func TestKustomizationWithoutSpec(t *testing.T) {
+	const noSpec = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n"
+	for _, tc := range []struct {
+		name, apps string
+		rootErr    *BuildError
+		appsErr    *BuildError // nil: apps is not a node
+	}{
+		{"no spec", noSpec, nil, &BuildError{Message: errNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
+		{"spec: null", noSpec + "spec:\n", nil, &BuildError{Message: errNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
+		{"spec of a string", noSpec + "spec: ./apps\n", &BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec: expected an object, got a string (clusters/dev/apps.yaml:6)",
+			File: "clusters/dev/apps.yaml", Line: 6, Rejected: 1}, nil}, // the spec line
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := render(t, tree(t, merge(bootstrap("dev"), map[string]string{"clusters/dev/apps.yaml": tc.apps})), nil).Cluster("dev")
+			if diff := cmp.Diff(tc.rootErr, c.Kustomizations[c.Root].Err); diff != "" {
+				t.Errorf("root error (-want +got):\n%s", diff)
+			}
+			apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+			if tc.appsErr == nil {
+				if apps != nil {
+					t.Errorf("apps is a node")
+				}
+				return
+			}
+			if apps == nil {
+				t.Fatal("apps is not a node")
+			}
+			if diff := cmp.Diff(tc.appsErr, apps.Err); diff != "" || len(apps.Objects) != 0 || *apps.Parent != c.Root {
+				t.Errorf("apps: error (-want +got):\n%s objects %d, parent %v", diff, len(apps.Objects), apps.Parent)
+			}
+		})
+	}
+}
+
 // TestSubstitutionSkipsObjectsWithoutDollar: objects without '$' skip envsubst, yet an
 // invalid variable name still fails the build on its first object, as in Flux.
 func TestSubstitutionSkipsObjectsWithoutDollar(t *testing.T) {

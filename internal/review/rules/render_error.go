@@ -21,6 +21,10 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 			Suggestion: fmt.Sprintf("Fix %s:%d so that `kustomize build` succeeds for path %s.", ks.Err.File, ks.Err.Line, ks.Spec.Path),
 			File:       ks.Err.File, Line: ks.Err.Line,
 		}
+		if ks.Spec.SourceRef.Kind == "" { // no spec: the schema requires sourceRef in one
+			f.Message = fmt.Sprintf("Kustomization %s has no spec: the API server accepts it, and kustomize-controller fails it, as it names no source to build from.", ref)
+			f.Suggestion = fmt.Sprintf("Give Kustomization %s a spec at %s:%d (interval, prune, sourceRef, path).", ref, ks.Err.File, ks.Err.Line)
+		}
 		if ks.Err.Rejected > 0 {
 			// kustomize build succeeds; the apply's dry-run fails (flux-semantics.md §3).
 			f.Message = fmt.Sprintf("Kustomization %s fails to apply, so Flux applies none of it: %s.", ref, ks.Err.Message)

@@ -81,6 +81,19 @@ resources:
 				Sugg: []string{"Fix clusters/dev/apps.yaml:13, and the other places named, so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema)."},
 			}},
 		},
+		{
+			name: "child Kustomization without spec",
+			files: map[string]string{
+				tierFile("apps"): "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n",
+			},
+			broken: []string{"apps"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps",
+				File: tierFile("apps"), Line: 2,
+				Msg:  []string{"Kustomization flux-system/apps has no spec: the API server accepts it, and kustomize-controller fails it, as it names no source to build from."},
+				Sugg: []string{"Give Kustomization flux-system/apps a spec at clusters/dev/apps.yaml:2 (interval, prune, sourceRef, path)."},
+			}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
