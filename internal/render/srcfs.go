@@ -68,6 +68,7 @@ func (f srcFS) namesOf(rel string) []string {
 	if f.w == nil {
 		return names
 	}
+	n := len(names)
 	f.w.mu.RLock()
 	for p := range f.w.files {
 		if path.Dir(p) == rel && !slices.Contains(names, path.Base(p)) {
@@ -75,7 +76,9 @@ func (f srcFS) namesOf(rel string) []string {
 		}
 	}
 	f.w.mu.RUnlock()
-	sort.Strings(names)
+	if len(names) > n { // a new file: the snapshot's names are sorted already
+		sort.Strings(names)
+	}
 	return names
 }
 

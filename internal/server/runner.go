@@ -180,7 +180,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		return resultError, fmt.Errorf("fetch: %w", err)
 	}
 	defer repo.Close()
-	if newer, ok := rn.stale(repo, head, prHead); ok {
+	if newer, ok := stale(repo, head, prHead); ok {
 		return rn.giveWay(ctx, j, newer)
 	}
 	fetched := time.Since(fetchStart).Seconds()
@@ -282,7 +282,7 @@ func (rn *runner) prHead(ctx context.Context) plumbing.Hash {
 // that a newer push's review supersedes it. The forge's answer alone is not enough: its
 // API may lag behind the push it just delivered (then prHead is older), and after a force
 // push the two are unrelated; in both cases the job's head is reviewed.
-func (rn *runner) stale(repo *gitrepo.Repo, head, prHead plumbing.Hash) (plumbing.Hash, bool) {
+func stale(repo *gitrepo.Repo, head, prHead plumbing.Hash) (plumbing.Hash, bool) {
 	if prHead.IsZero() || prHead == head || !repo.IsAncestor(head, prHead) {
 		return plumbing.ZeroHash, false
 	}

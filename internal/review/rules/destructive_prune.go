@@ -57,24 +57,25 @@ func consequence(id render.ObjectID) string {
 func failedParents(head *render.Cluster) []string {
 	var out []string
 	for _, ref := range head.Order {
-		ks := head.Kustomizations[ref]
-		if ks.Err == nil {
-			continue
-		}
-		for _, o := range ks.Objects {
-			if o.ID.Group == "kustomize.toolkit.fluxcd.io" && o.ID.Kind == "Kustomization" {
-				out = append(out, ref.String())
-				break
-			}
-		}
-		if len(out) == 0 || out[len(out)-1] != ref.String() {
-			for _, c := range head.Kustomizations {
-				if c.PriorSpec && *c.Parent == ref {
-					out = append(out, ref.String())
-					break
-				}
-			}
+		if ks := head.Kustomizations[ref]; ks.Err != nil && emitsKustomizations(head, ks) {
+			out = append(out, ref.String())
 		}
 	}
 	return out
+}
+
+// emitsKustomizations reports whether ks emits Flux Kustomizations at head, or keeps ones
+// it emitted at base (PriorSpec children).
+func emitsKustomizations(head *render.Cluster, ks *render.Kustomization) bool {
+	for _, o := range ks.Objects {
+		if isFluxKustomization(o.ID) {
+			return true
+		}
+	}
+	for _, c := range head.Kustomizations {
+		if c.PriorSpec && *c.Parent == ks.Ref {
+			return true
+		}
+	}
+	return false
 }

@@ -57,7 +57,11 @@ func critical(id render.ObjectID) bool { return criticalKinds[id.Group+"/"+id.Ki
 // move, its finalizer garbage-collects its whole inventory in between. (Its removal from
 // git is reported through the critical objects it held.)
 func transientCritical(id render.ObjectID) bool {
-	return critical(id) || (id.Group == "kustomize.toolkit.fluxcd.io" && id.Kind == "Kustomization")
+	return critical(id) || isFluxKustomization(id)
+}
+
+func isFluxKustomization(id render.ObjectID) bool {
+	return id.Group == "kustomize.toolkit.fluxcd.io" && id.Kind == "Kustomization"
 }
 
 func pruneSuggestion(o *render.Object, old render.Ref) string {
