@@ -63,6 +63,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 		diffTime += time.Since(mid)
 	}
 	applyConfig(r, opts.Config)
+	groupCauses(r.Findings)
 	sortFindings(r.Findings)
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
