@@ -14,20 +14,20 @@ const (
 	scenario    = "cdi-second-pass"
 	pendingDesc = "Reviewing Flux changes…"
 	// cdiCounts are the new findings of cdi-second-pass, as the summary's verdict line and
-	// the final status both count them.
-	cdiCounts      = "4 new warnings, 4 new notices"
+	// the final status both count them: dev and prod share each cause (one folder).
+	cdiCounts      = "2 new warnings, 2 new notices"
 	cdiVerdict     = "### ⚠️ tiergate: " + cdiCounts
 	cdiDescription = cdiCounts + " · 2 clusters"
 	profiles       = "platform-config-cdi/cdi-storageprofiles.yaml"
 )
 
 // cdiLines are the line comments of a review of cdi-second-pass: the new findings on
-// changed lines, once per text (dev and prod say the same).
+// changed lines, once per cause, naming the clusters that share it.
 var cdiLines = []string{
-	profiles + ":3 **prune-transient** (warning): StorageProfile.cdi.kubevirt.io/longhorn-vm",
-	profiles + ":13 **prune-transient** (warning): StorageProfile.cdi.kubevirt.io/longhorn-vm-bulk",
-	profiles + ":3 **tier-move** (notice): StorageProfile.cdi.kubevirt.io/longhorn-vm",
-	profiles + ":13 **tier-move** (notice): StorageProfile.cdi.kubevirt.io/longhorn-vm-bulk",
+	profiles + ":3 **prune-transient** (warning, clusters dev, prod): StorageProfile.cdi.kubevirt.io/longhorn-vm",
+	profiles + ":13 **prune-transient** (warning, clusters dev, prod): StorageProfile.cdi.kubevirt.io/longhorn-vm-bulk",
+	profiles + ":3 **tier-move** (notice, clusters dev, prod): StorageProfile.cdi.kubevirt.io/longhorn-vm",
+	profiles + ":13 **tier-move** (notice, clusters dev, prod): StorageProfile.cdi.kubevirt.io/longhorn-vm-bulk",
 }
 
 // reviewRun is the sequence of one review of sha: the PR read, pending, the summary (created, or edited

@@ -63,16 +63,13 @@ func (f finding) object() string {
 	return s + f.Object.Name
 }
 
-// matchesRow reports whether a row of the summary's findings tables shows f. New findings'
-// rows are severity | rule | where | message; existing and resolved ones start with their
-// status. Where is [cluster · ]Kustomization, object, file:line on lines of their own; the
-// cluster is printed only when the review has several.
+// matchesRow reports whether a row of the summary's findings tables shows f. Rows are
+// status (the table's section, see checkSummary) then severity | rule | where | message.
+// Where is [cluster · ]Kustomization, object, file:line on lines of their own; the cluster
+// is printed only when the review has several, as "clusters: a, b" when they share the cause.
 func (f finding) matchesRow(row string) bool {
+	status, row, _ := strings.Cut(row, "\x00")
 	cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(row, "| "), " |"), " | ")
-	status := "new"
-	if len(cells) == 5 {
-		status, cells = cells[0], cells[1:]
-	}
 	if len(cells) != 4 || cells[1] != "`"+f.Rule+"`" {
 		return false
 	}
@@ -87,7 +84,8 @@ func (f finding) matchesRow(row string) bool {
 	if !multi {
 		first = where[0]
 	}
-	if f.Cluster != "" && multi && cluster != f.Cluster {
+	if list, shared := strings.CutPrefix(cluster, "clusters: "); f.Cluster != "" && multi &&
+		cluster != f.Cluster && !(shared && slices.Contains(strings.Split(list, ", "), f.Cluster)) {
 		return false
 	}
 	if f.Object.Kind != "" && !slices.Contains(where, f.object()) {
@@ -110,9 +108,19 @@ func checkSummary(t *testing.T, body string, exp expectation) {
 		t.Errorf("summary does not start with %q:\n%s", summaryMarker, firstLines(body, 3))
 	}
 	var rows []string
+	section := ""
 	for line := range strings.Lines(body) {
-		if strings.HasPrefix(line, "| ") {
-			rows = append(rows, strings.TrimSpace(line))
+		switch {
+		case line == "#### Findings\n":
+			section = "new"
+		case line == "#### Resolved\n":
+			section = "resolved"
+		case strings.Contains(line, " existing finding"):
+			section = "existing"
+		case strings.HasPrefix(line, "#### "):
+			section = ""
+		case strings.HasPrefix(line, "| ") && section != "":
+			rows = append(rows, section+"\x00"+strings.TrimSpace(line))
 		}
 	}
 	ok := true

@@ -111,15 +111,20 @@ func postReview(ctx context.Context, c forge.Client, t Target, comments []forge.
 }
 
 // LineComments are the new findings on lines the PR changed (changed: path → head-side
-// line numbers), one per distinct text and line, at most maxLineComments.
+// line numbers), one per cause (a cause several clusters share names them), distinct text
+// and line, at most maxLineComments.
 func LineComments(rep *review.Report, changed map[string]map[int]bool) []forge.LineComment {
 	var out []forge.LineComment
 	seen := map[forge.LineComment]bool{}
 	for _, f := range rep.Findings {
-		if f.Status != rules.StatusNew || f.File == "" || !changed[f.File][f.Line] {
+		if f.Status != rules.StatusNew || f.File == "" || !changed[f.File][f.Line] || !review.FirstOfCause(f) {
 			continue
 		}
-		body := fmt.Sprintf("**%s** (%s): %s", f.Rule, f.Severity, f.Message)
+		where := f.Severity.String()
+		if len(f.Clusters) > 1 {
+			where += ", clusters " + strings.Join(f.Clusters, ", ")
+		}
+		body := fmt.Sprintf("**%s** (%s): %s", f.Rule, where, f.Message)
 		if f.Suggestion != "" {
 			body += "\n\n" + f.Suggestion
 		}

@@ -28,3 +28,21 @@ func TestAnnotations(t *testing.T) {
 		t.Fatalf("annotations (-want +got):\n%s", diff)
 	}
 }
+
+// TestLineCommentsOnePerCause: a finding two clusters share is one comment naming both.
+func TestLineCommentsOnePerCause(t *testing.T) {
+	shared := rules.Finding{Rule: "render-error", Severity: rules.Error, Status: rules.StatusNew, File: "apps/base/kustomization.yaml", Line: 3,
+		Message: "fails to build", Suggestion: "fix it", Clusters: []string{"production", "staging"}}
+	prod, staging := shared, shared
+	prod.Cluster, staging.Cluster = "production", "staging"
+	alone := rules.Finding{Rule: "render-error", Severity: rules.Error, Status: rules.StatusNew, Cluster: "staging", File: "apps/base/kustomization.yaml", Line: 3, Message: "other"}
+	rep := &review.Report{Findings: []rules.Finding{prod, staging, alone}}
+	want := []forge.LineComment{
+		{Path: "apps/base/kustomization.yaml", Line: 3, Body: "**render-error** (error, clusters production, staging): fails to build\n\nfix it"},
+		{Path: "apps/base/kustomization.yaml", Line: 3, Body: "**render-error** (error): other"},
+	}
+	got := LineComments(rep, map[string]map[int]bool{"apps/base/kustomization.yaml": {3: true}})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("line comments (-want +got):\n%s", diff)
+	}
+}

@@ -82,11 +82,12 @@ type GraphNode struct {
 	Failed        bool     `json:"failed,omitempty"`
 }
 
-// Counts tallies the findings of a given status by severity.
+// Counts tallies the findings of a given status by severity, a cause that several clusters
+// share once (see FirstOfCause).
 func (r *Report) Counts(status rules.Status) map[rules.Severity]int {
 	out := map[rules.Severity]int{}
 	for _, f := range r.Findings {
-		if f.Status == status {
+		if f.Status == status && FirstOfCause(f) {
 			out[f.Severity]++
 		}
 	}

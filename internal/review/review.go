@@ -40,7 +40,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 				atHead = append(atHead, rule.Check(h, b, env)...)
 			}
 		}
-		r.Findings = append(r.Findings, unknownAtHead(withStatus(atBase, atHead), b, h)...)
+		r.Findings = append(r.Findings, unknownAtHead(withStatus(atBase, atHead, rules.Renames(b, h)), b, h)...)
 		if b != nil && h == nil {
 			r.Findings = append(r.Findings, clusterGone(b))
 		}
@@ -63,6 +63,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 		diffTime += time.Since(mid)
 	}
 	applyConfig(r, opts.Config)
+	groupCauses(r.Findings)
 	sortFindings(r.Findings)
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
@@ -127,11 +128,12 @@ func unknownAtHead(fs []rules.Finding, b, h *render.Cluster) []rules.Finding {
 	return out
 }
 
-// withStatus merges the state findings of both commits by key.
-func withStatus(atBase, atHead []rules.Finding) []rules.Finding {
+// withStatus merges the state findings of both commits by key, a base finding's
+// Kustomizations written under their head names where the change renames them.
+func withStatus(atBase, atHead []rules.Finding, renames map[render.Ref]render.Ref) []rules.Finding {
 	inBase := map[string]bool{}
 	for _, f := range atBase {
-		inBase[f.Key()] = true
+		inBase[f.KeyAs(renames)] = true
 	}
 	inHead := map[string]bool{}
 	var out []rules.Finding
@@ -144,7 +146,7 @@ func withStatus(atBase, atHead []rules.Finding) []rules.Finding {
 		out = append(out, f)
 	}
 	for _, f := range atBase {
-		if !inHead[f.Key()] {
+		if !inHead[f.KeyAs(renames)] {
 			f.Status = rules.StatusResolved
 			out = append(out, f)
 		}

@@ -221,3 +221,41 @@ func TestSOPSSecretUnchangedIsNotChanged(t *testing.T) {
 		t.Errorf("diff (-want +got):\n%s", d)
 	}
 }
+
+// TestSharedCauseListsClusters: two clusters applying one folder with a namespace-less
+// ConfigMap give one cause: each copy lists both clusters, and it counts once.
+func TestSharedCauseListsClusters(t *testing.T) {
+	named := func(name string, objs ...*render.Object) *render.Cluster {
+		c := cluster(objs...)
+		c.Name = name
+		return c
+	}
+	shared := func() *render.Object { return obj("ConfigMap", "", "shared", map[string]any{"a": "1"}) }
+	base := &render.Graph{Clusters: []*render.Cluster{named("production"), named("staging")}}
+	head := &render.Graph{Clusters: []*render.Cluster{
+		named("production", shared()),
+		named("staging", shared(), obj("ConfigMap", "", "staging-only", nil)),
+	}}
+	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	type row struct {
+		Rule, Cluster, Name string
+		Clusters            []string
+	}
+	var got []row
+	for _, f := range r.Findings {
+		if f.Rule == "namespace-not-set" {
+			got = append(got, row{f.Rule, f.Cluster, f.Object.Name, f.Clusters})
+		}
+	}
+	want := []row{
+		{"namespace-not-set", "production", "shared", []string{"production", "staging"}},
+		{"namespace-not-set", "staging", "shared", []string{"production", "staging"}},
+		{"namespace-not-set", "staging", "staging-only", nil},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("findings (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[rules.Severity]int{rules.Error: 2}, r.Counts(rules.StatusNew)); d != "" {
+		t.Errorf("new counts (-want +got):\n%s", d)
+	}
+}

@@ -88,7 +88,7 @@ func TestIgnoredFindingsInFormats(t *testing.T) {
 	want := []res{{"tier-move", nil}, {"prune-transient", []map[string]any{{
 		"kind": "external", "status": "accepted",
 		"justification": "recreated by hand (ignored by .tiergate.yaml:4)",
-		"guid":          "a321c3cd-7257-599f-afbf-fe5e81ca3b18", // UUIDv5: stable across runs
+		"guid":          "8e5d28e2-b32c-588b-9dc1-f4b157efefc1", // UUIDv5: stable across runs
 		"location": map[string]any{"physicalLocation": map[string]any{
 			"artifactLocation": map[string]any{"uri": ".tiergate.yaml", "uriBaseId": "%SRCROOT%"},
 			"region":           map[string]any{"startLine": float64(4)},

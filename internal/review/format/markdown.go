@@ -14,8 +14,12 @@ const Marker = "<!-- tiergate -->"
 const defaultMaxChars = 65536 // GitHub's comment limit
 
 // maxOpenMoves is the longest moves table shown open; a longer one is collapsed, as the
-// tier-move findings already name each object.
+// tier-move findings already name each object. A longer resolved table is collapsed too.
 const maxOpenMoves = 10
+
+// maxExisting is how many existing findings the comment shows, the most severe: they are
+// not what the PR changed, and their count says enough.
+const maxExisting = 5
 
 // MarkdownOptions tunes the PR comment.
 type MarkdownOptions struct {
@@ -25,9 +29,9 @@ type MarkdownOptions struct {
 }
 
 // Markdown renders r as the PR summary comment. When the full comment is too long it cuts,
-// in order: changed-object diffs, Kustomization diffs, existing and resolved findings, the
-// moves/added/removed/changed lists, graphs, suggestions, new findings; and says so.
-// Findings the PR did not cause go before the lists of what it changes.
+// in order: changed-object diffs, Kustomization diffs, the existing findings shown, the
+// moves/added/removed/changed lists, graphs, suggestions, resolved findings, new findings;
+// and says so. What the PR changes (new and resolved findings) goes last.
 func Markdown(r *review.Report, opts MarkdownOptions) string {
 	limit := opts.MaxChars
 	if limit <= 0 {
@@ -51,10 +55,11 @@ func Markdown(r *review.Report, opts MarkdownOptions) string {
 const (
 	cutChangedDiffs = iota
 	cutKsDiffs
-	cutOtherRows
+	cutExistingRows
 	cutLists
 	cutGraphs
 	cutSuggestions
+	cutResolvedRows
 	cutNewRows
 	numCuts
 )
@@ -66,10 +71,11 @@ type keep [numCuts]int
 var cutNames = [numCuts][2]string{
 	{"changed-object diff", "changed-object diffs"},
 	{"Kustomization diff", "Kustomization diffs"},
-	{"existing or resolved finding", "existing or resolved findings"},
+	{"existing finding", "existing findings"},
 	{"entry of the moves, added, removed and changed lists", "entries of the moves, added, removed and changed lists"},
 	{"Kustomization graph", "Kustomization graphs"},
 	{"suggestion", "suggestions"},
+	{"resolved finding", "resolved findings"},
 	{"new finding", "new findings"},
 }
 
@@ -134,24 +140,16 @@ func (d *doc) writeCutNote(b *strings.Builder, k keep) {
 	}
 }
 
-// writeFindings writes the new findings as a table a reviewer reads first, then the existing
-// and resolved ones collapsed, then the new findings' suggestions collapsed. Four columns:
+// writeFindings writes the new findings as a table a reviewer reads first, then the
+// new findings' suggestions collapsed, then the resolved findings (collapsed when long),
+// then the count of existing findings with the few most severe collapsed. Four columns:
 // GitHub does not wrap a wider table, it scrolls it, and the message went off-screen.
 func (d *doc) writeFindings(b *strings.Builder, k keep) {
-	newRows, otherRows := d.newRows[:k[cutNewRows]], d.otherRows[:k[cutOtherRows]]
+	newRows := d.newRows[:k[cutNewRows]]
 	if len(d.newRows) > 0 {
-		b.WriteString("\n#### Findings\n\n| Severity | Rule | Where | Message |\n|---|---|---|---|\n")
+		b.WriteString("\n#### Findings\n\n" + tableHead)
 		writeAll(b, newRows)
 		writeMore(b, len(d.newRows)-len(newRows))
-	}
-	if len(d.otherRows) > 0 {
-		fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", existingSummary(d.otherCount))
-		if len(otherRows) > 0 {
-			b.WriteString("| Status | Severity | Rule | Where | Message |\n|---|---|---|---|---|\n")
-			writeAll(b, otherRows)
-		}
-		writeMore(b, len(d.otherRows)-len(otherRows))
-		b.WriteString("\n</details>\n")
 	}
 	var sugg []string
 	for _, s := range d.suggestions {
@@ -162,18 +160,73 @@ func (d *doc) writeFindings(b *strings.Builder, k keep) {
 	if len(sugg) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Suggestions (%s)</summary>\n\n%s\n</details>\n", num(len(sugg)), strings.Join(sugg, "\n"))
 	}
+	d.writeResolved(b, d.resolvedRows[:k[cutResolvedRows]])
+	d.writeExisting(b, d.existingRows[:k[cutExistingRows]])
 }
 
-// existingSummary says how many findings are existing and how many resolved.
-func existingSummary(n map[rules.Status]int) string {
+const tableHead = "| Severity | Rule | Where | Message |\n|---|---|---|---|\n"
+
+// writeResolved writes the findings the change fixes, open unless the table is long.
+func (d *doc) writeResolved(b *strings.Builder, rows []string) {
+	total := len(d.resolvedRows)
+	if total == 0 {
+		return
+	}
+	b.WriteString("\n#### Resolved\n\n")
+	long := total > maxOpenMoves
+	if long {
+		fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", countBySeverity(d.resolved, "resolved finding", "resolved findings"))
+	}
+	if len(rows) > 0 {
+		b.WriteString(tableHead)
+		writeAll(b, rows)
+	}
+	writeMore(b, total-len(rows))
+	if long {
+		b.WriteString("\n</details>\n")
+	}
+}
+
+// writeExisting writes the count of findings also at base and, collapsed, the most severe.
+func (d *doc) writeExisting(b *strings.Builder, rows []string) {
+	if len(d.existing) == 0 {
+		return
+	}
+	summary := countBySeverity(d.existing, "existing finding", "existing findings")
+	switch {
+	case len(rows) == 0:
+		fmt.Fprintf(b, "\n%s.\n", summary)
+		return
+	case len(rows) == 1 && len(d.existing) > 1:
+		summary += ": the most severe below"
+	case len(rows) < len(d.existing):
+		summary += fmt.Sprintf(": the %s most severe below", num(len(rows)))
+	}
+	fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n%s", summary, tableHead)
+	writeAll(b, rows)
+	b.WriteString("\n</details>\n")
+}
+
+// countBySeverity is "90 existing findings (12 errors, 3 warnings)".
+func countBySeverity(fs []rules.Finding, one, many string) string {
+	n := map[rules.Severity]int{}
+	for _, f := range fs {
+		n[f.Severity]++
+	}
 	var parts []string
-	if e := n[rules.StatusExisting]; e > 0 {
-		parts = append(parts, num(e)+" existing")
+	for _, s := range []struct {
+		sev       rules.Severity
+		one, many string
+	}{{rules.Error, "error", "errors"}, {rules.Warning, "warning", "warnings"}} {
+		if n[s.sev] > 0 {
+			parts = append(parts, plural(n[s.sev], s.one, s.many))
+		}
 	}
-	if r := n[rules.StatusResolved]; r > 0 {
-		parts = append(parts, num(r)+" resolved")
+	out := plural(len(fs), one, many)
+	if len(parts) > 0 {
+		out += " (" + strings.Join(parts, ", ") + ")"
 	}
-	return "Findings also at base or fixed by this change: " + strings.Join(parts, ", ")
+	return out
 }
 
 func (d *doc) writeGraphs(b *strings.Builder, n int) {
@@ -269,9 +322,12 @@ func writeMore(b *strings.Builder, n int) {
 
 // doc holds every piece of the comment rendered and escaped once; render assembles them.
 type doc struct {
-	verdict, partial   string
-	newRows, otherRows []string
-	otherCount         map[rules.Status]int
+	verdict, partial string
+	newRows          []string
+	resolvedRows     []string
+	existingRows     []string // the most severe, at most maxExisting
+	// resolved and existing are the findings shown once per cause.
+	resolved, existing []rules.Finding
 	suggestions        []suggestion
 	graphs             []string
 	moves, added       []string
@@ -293,18 +349,28 @@ type entry struct {
 }
 
 func newDoc(r *review.Report) *doc {
-	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r), otherCount: map[rules.Status]int{}}
+	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r)}
 	multi := len(r.Clusters) > 1
 	for _, f := range r.Findings {
-		if f.Status != rules.StatusNew {
-			d.otherRows = append(d.otherRows, findingRow(f, true, multi))
-			d.otherCount[f.Status]++
+		if !review.FirstOfCause(f) {
+			continue // the row of its first cluster lists them all
+		}
+		switch f.Status {
+		case rules.StatusExisting:
+			if len(d.existingRows) < maxExisting { // Review sorts by severity
+				d.existingRows = append(d.existingRows, findingRow(f, multi))
+			}
+			d.existing = append(d.existing, f)
+			continue
+		case rules.StatusResolved:
+			d.resolvedRows = append(d.resolvedRows, findingRow(f, multi))
+			d.resolved = append(d.resolved, f)
 			continue
 		}
 		if f.Suggestion != "" {
 			d.suggestions = append(d.suggestions, suggestion{row: len(d.newRows), text: suggestionText(f)})
 		}
-		d.newRows = append(d.newRows, findingRow(f, false, multi))
+		d.newRows = append(d.newRows, findingRow(f, multi))
 	}
 	for _, g := range r.Graphs {
 		d.graphs = append(d.graphs, graphBlock(r, g))
@@ -338,7 +404,8 @@ func (d *doc) count() {
 		cutKsDiffs:      countDiffs(d.ksChanges),
 		cutLists:        len(d.moves) + len(d.added) + len(d.removed) + len(d.ksChanges) + len(d.changed),
 		cutGraphs:       len(d.graphs),
-		cutOtherRows:    len(d.otherRows),
+		cutExistingRows: len(d.existingRows),
+		cutResolvedRows: len(d.resolvedRows),
 		cutSuggestions:  len(d.suggestions),
 		cutNewRows:      len(d.newRows),
 	}

@@ -161,18 +161,23 @@ func TestMarkdownFindings(t *testing.T) {
 |---|---|---|---|
 | ⚠️ warning | ` + "`prune-transient`" + ` | flux-system/apps<br>PersistentVolumeClaim/web/data<br>` + "`db/data.yaml:2`" + ` | PersistentVolumeClaim/web/data leaves flux-system/apps (` + "`prune: true`" + `). |
 
-<details><summary>Findings also at base or fixed by this change: 1 existing, 1 resolved</summary>
-
-| Status | Severity | Rule | Where | Message |
-|---|---|---|---|---|
-| existing | ❌ error | ` + "`depends-on-not-found`" + ` | flux-system/db<br>` + "`clusters/dev/db.yaml:9`" + ` | flux-system/db depends on flux-system/gone. |
-| resolved | ❌ error | ` + "`render-error`" + ` | flux-system/infra | an unpaired &#96; stays escaped |
-
-</details>
-
 <details><summary>Suggestions (1)</summary>
 
 ` + "`prune-transient`" + ` · dev · flux-system/apps · PersistentVolumeClaim/web/data: Add ` + "`kustomize.toolkit.fluxcd.io/prune: disabled`" + ` first; &#96; x&#96; and a&#124;b stay text.
+
+</details>
+
+#### Resolved
+
+| Severity | Rule | Where | Message |
+|---|---|---|---|
+| ❌ error | ` + "`render-error`" + ` | flux-system/infra | an unpaired &#96; stays escaped |
+
+<details><summary>1 existing finding (1 error)</summary>
+
+| Severity | Rule | Where | Message |
+|---|---|---|---|
+| ❌ error | ` + "`depends-on-not-found`" + ` | flux-system/db<br>` + "`clusters/dev/db.yaml:9`" + ` | flux-system/db depends on flux-system/gone. |
 
 </details>
 `
@@ -393,29 +398,76 @@ func TestMarkdownCutOrder(t *testing.T) {
 	}
 }
 
-// TestMarkdownCutsExistingBeforeChanges checks that findings the PR did not cause are cut
-// before the lists and graphs of what it changes: a PR with many existing findings still
-// shows its moves and its graph.
-func TestMarkdownCutsExistingBeforeChanges(t *testing.T) {
+// TestMarkdownKeepsWhatThePRChanged: a fix PR resolving 75 errors on a repository with 400
+// existing findings, big graphs and big diffs. Every resolved row survives; the existing
+// findings are a count and the five most severe; graphs, lists and diffs are cut first.
+func TestMarkdownKeepsWhatThePRChanged(t *testing.T) {
 	r := fixture()
-	r.Changed[0].Diff = strings.Repeat("+  key: "+strings.Repeat("v", 60)+"\n", 200)
+	r.Findings = r.Findings[:1] // one new error
+	for i := range 75 {
+		f := r.Findings[0]
+		f.Status = rules.StatusResolved
+		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("resolved-%d", i))
+		f.Message = fmt.Sprintf("ConfigMap/apps/resolved-%d in flux-system/apps needs Namespace apps from flux-system/infra, but flux-system/apps has no dependsOn path to flux-system/infra: on a cold cluster its apply fails until they exist.", i)
+		r.Findings = append(r.Findings, f)
+	}
+	for i := range 400 {
+		f := r.Findings[0]
+		f.Status = rules.StatusExisting
+		f.Severity = []rules.Severity{rules.Error, rules.Warning}[min(i/12, 1)] // 12 errors first, as Review sorts
+		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("existing-%d", i))
+		r.Findings = append(r.Findings, f)
+	}
+	diff := strings.Repeat("+  key: "+strings.Repeat("v", 60)+"\n", 200)
+	for i := range 50 {
+		r.Changed = append(r.Changed, review.ObjectChange{Cluster: "dev", Object: *obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i)),
+			Kustomization: "flux-system/apps", Diff: diff})
+	}
+	big := review.ClusterGraph{Cluster: "big"}
+	for i := range 140 {
+		big.Nodes = append(big.Nodes, review.GraphNode{Kustomization: fmt.Sprintf("flux-system/tier-%d", i), DependsOn: []string{fmt.Sprintf("flux-system/tier-%d", (i+1)%140)}})
+	}
+	r.Graphs = append(r.Graphs, big, big, big)
+
+	got := Markdown(r, MarkdownOptions{})
+	checkStructure(t, got)
+	checkFindingRows(t, got, r)
+	if len(got) >= 65536 {
+		t.Errorf("len = %d, want < 65,536", len(got))
+	}
+	for i := range 75 {
+		if row := fmt.Sprintf("ConfigMap/apps/resolved-%d<br>", i); !strings.Contains(got, row) {
+			t.Errorf("resolved row %d is missing", i)
+		}
+	}
+	if want := "\n400 existing findings (12 errors, 388 warnings).\n"; !strings.Contains(got, want) {
+		t.Errorf("comment lacks %q", want)
+	}
+	if want := "\n> ✂️ Cut to fit 65,536 characters: 52 changed-object diffs; 1 Kustomization diff; 5 existing findings; 58 entries of the moves, added, removed and changed lists; 1 Kustomization graph.\n"; !strings.HasSuffix(got, want) {
+		t.Errorf("comment ends %q, want %q", tail(got), want)
+	}
+}
+
+// TestMarkdownCutsExistingBeforeLists: under a tight limit the existing rows go before the
+// lists and graphs; the count stays.
+func TestMarkdownCutsExistingBeforeLists(t *testing.T) {
+	r := fixture()
 	for i := range 500 {
 		f := r.Findings[0]
 		f.Status = rules.StatusExisting
 		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("cm-%d", i))
 		r.Findings = append(r.Findings, f)
 	}
-	got := Markdown(r, MarkdownOptions{MaxChars: 40000})
+	full := Markdown(r, MarkdownOptions{})
+	got := Markdown(r, MarkdownOptions{MaxChars: len(full) - 1500})
 	checkStructure(t, got)
-	shown := tableRows(got, "| Status | Severity |")
-	if shown == 0 || shown >= 502 {
-		t.Fatalf("%d existing or resolved rows shown, want some but not all 502", shown)
+	if want := "\n<details><summary>501 existing findings (501 errors): the most severe below</summary>\n"; !strings.Contains(got, want) {
+		t.Errorf("comment lacks %q:\n%s", want, got)
 	}
-	want := fmt.Sprintf("\n> ✂️ Cut to fit 40,000 characters: 2 changed-object diffs; 1 Kustomization diff; %d existing or resolved findings.\n", 502-shown)
-	if !strings.HasSuffix(got, want) {
+	if want := "\n> ✂️ Cut to fit " + num(len(full)-1500) + " characters: 2 changed-object diffs; 1 Kustomization diff; 4 existing findings.\n"; !strings.HasSuffix(got, want) {
 		t.Errorf("comment ends %q, want %q", tail(got), want)
 	}
-	for _, keep := range []string{"#### Moves\n", "```mermaid\n", "#### Changed objects\n", "| ❌ error | `missing-depends-on` |"} {
+	for _, keep := range []string{"#### Moves\n", "```mermaid\n", "#### Changed objects\n", "#### Resolved\n"} {
 		if !strings.Contains(got, keep) {
 			t.Errorf("comment lacks %q", keep)
 		}
@@ -469,21 +521,28 @@ func insideFences(md, s string) bool {
 	return !strings.Contains(strings.Join(outside, "\n"), s)
 }
 
-// checkFindingRows asserts that the new findings' table and the existing and resolved
-// findings' table together hold every finding of r.
+// checkFindingRows asserts that the new and resolved tables hold every new and resolved
+// finding of r.
 func checkFindingRows(t *testing.T, md string, r *review.Report) {
 	t.Helper()
-	newN := 0
+	n := map[rules.Status]int{}
 	for _, f := range r.Findings {
-		if f.Status == rules.StatusNew {
-			newN++
+		n[f.Status]++
+	}
+	for _, c := range []struct {
+		after string
+		want  int
+	}{
+		{"#### Findings\n", n[rules.StatusNew]},
+		{"#### Resolved\n", n[rules.StatusResolved]},
+	} {
+		got := 0
+		if i := strings.Index(md, c.after); i >= 0 {
+			got = tableRows(md[i:], tableHead[:len("| Severity |")])
 		}
-	}
-	if n := tableRows(md, "| Severity | Rule | Where | Message |"); n != newN {
-		t.Errorf("new findings table has %d rows, want %d", n, newN)
-	}
-	if n := tableRows(md, "| Status | Severity |"); n != len(r.Findings)-newN {
-		t.Errorf("existing and resolved findings table has %d rows, want %d", n, len(r.Findings)-newN)
+		if got != c.want {
+			t.Errorf("table after %q has %d rows, want %d", c.after, got, c.want)
+		}
 	}
 }
 
@@ -545,5 +604,48 @@ func TestMarkdownLongMessageKeepsLaterRows(t *testing.T) {
 	}
 	if strings.Contains(got, "cut to fit") {
 		t.Errorf("comment was cut:\n%.3000s", got)
+	}
+}
+
+// TestMarkdownSharedCause: a broken file that two clusters apply is one row naming both,
+// and Kustomizations partial for the same reason share one line.
+func TestMarkdownSharedCause(t *testing.T) {
+	broken := rules.Finding{Rule: "render-error", Severity: rules.Error, Status: rules.StatusNew, Kustomization: "flux-system/apps",
+		Message: "Kustomization flux-system/apps fails to build.", File: "apps/base/kustomization.yaml", Line: 3,
+		Clusters: []string{"production", "staging"}}
+	inProd, inStaging := broken, broken
+	inProd.Cluster, inStaging.Cluster = "production", "staging"
+	cm := "substituteFrom ConfigMap/cluster-config not in the repository"
+	partial := func(names ...string) []render.Partial {
+		var out []render.Partial
+		for _, n := range names {
+			out = append(out, render.Partial{Kustomization: "flux-system/" + n, Reason: cm})
+		}
+		return out
+	}
+	r := &review.Report{
+		Clusters: []review.ClusterSummary{
+			{Name: "production", Kustomizations: 4, Partial: append(partial("a", "b", "c"), render.Partial{Kustomization: "flux-system/d", Reason: "remote resources not fetched"})},
+			{Name: "staging", Kustomizations: 3, Partial: partial("a")},
+		},
+		Findings: []rules.Finding{inProd, inStaging},
+	}
+	want := Marker + `
+### ❌ tiergate: 1 new error
+
+0 existing, 0 resolved · 2 clusters, 7 Kustomizations, 0 objects
+
+> ⚠️ <b>Partial render</b>: 5 Kustomizations were not rendered completely or as written, so findings may be missing:
+> - 4 Kustomizations: substituteFrom ConfigMap/cluster-config not in the repository — production · flux-system/a, production · flux-system/b, production · flux-system/c and 1 more
+> - production · flux-system/d: remote resources not fetched
+
+#### Findings
+
+| Severity | Rule | Where | Message |
+|---|---|---|---|
+| ❌ error | ` + "`render-error`" + ` | clusters: production, staging · flux-system/apps<br>` + "`apps/base/kustomization.yaml:3`" + ` | Kustomization flux-system/apps fails to build. |
+`
+	if diff := cmp.Diff(want, Markdown(r, MarkdownOptions{})); diff != "" {
+		t.Errorf("Markdown mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -71,28 +71,53 @@ func statsLine(r *review.Report) string {
 
 // partialNote lists the Kustomizations that did not render completely: their findings,
 // moves and diffs may be missing, which a reviewer must know before trusting a green verdict.
+// Kustomizations with the same reason share one line ("62 Kustomizations: substituteFrom …").
 func partialNote(r *review.Report) string {
-	var lines []string
+	var reasons []string
+	who := map[string][]string{}
+	total := 0
 	for _, c := range r.Clusters {
 		for _, p := range c.Partial {
-			l := "> - " + esc(c.Name) + " · " + esc(p.Kustomization) + ": " + esc(p.Reason)
+			reason := esc(p.Reason)
 			if len(p.URLs) > 0 {
-				l += " (" + esc(strings.Join(p.URLs, ", ")) + ")"
+				reason += " (" + esc(strings.Join(p.URLs, ", ")) + ")"
 			}
-			lines = append(lines, l+"\n")
+			if _, seen := who[reason]; !seen {
+				reasons = append(reasons, reason)
+			}
+			who[reason] = append(who[reason], esc(c.Name)+" · "+esc(p.Kustomization))
+			total++
 		}
 	}
-	if len(lines) == 0 {
+	if total == 0 {
 		return ""
 	}
-	return "\n> ⚠️ <b>Partial render</b>: " + plural(len(lines), "Kustomization was", "Kustomizations were") +
-		" not rendered completely or as written, so findings may be missing:\n" + strings.Join(lines, "")
+	var b strings.Builder
+	b.WriteString("\n> ⚠️ <b>Partial render</b>: " + plural(total, "Kustomization was", "Kustomizations were") +
+		" not rendered completely or as written, so findings may be missing:\n")
+	for _, reason := range reasons {
+		names := who[reason]
+		if len(names) == 1 {
+			b.WriteString("> - " + names[0] + ": " + reason + "\n")
+			continue
+		}
+		shown := names[:min(len(names), maxPartialNames)]
+		list := strings.Join(shown, ", ")
+		if more := len(names) - len(shown); more > 0 {
+			list += " and " + num(more) + " more"
+		}
+		fmt.Fprintf(&b, "> - %s Kustomizations: %s — %s\n", num(len(names)), reason, list)
+	}
+	return b.String()
 }
 
+// maxPartialNames is how many Kustomizations a grouped partial line names.
+const maxPartialNames = 3
+
 // findingRow is one table row: severity, rule, where (the cluster when the report has several,
-// the Kustomization, the object, file:line on lines of their own) and message; existing and
-// resolved rows start with their status.
-func findingRow(f rules.Finding, withStatus, withCluster bool) string {
+// every cluster when the cause is shared, the Kustomization, the object, file:line on lines
+// of their own) and message.
+func findingRow(f rules.Finding, withCluster bool) string {
 	var where []string
 	if f.Kustomization != "" {
 		where = append(where, esc(clipTo(f.Kustomization, maxNameBytes)))
@@ -104,16 +129,20 @@ func findingRow(f rules.Finding, withStatus, withCluster bool) string {
 		if len(where) == 0 {
 			where = append(where, "")
 		}
-		where[0] = esc(f.Cluster) + " · " + where[0]
+		where[0] = clustersOf(f) + " · " + where[0]
 	}
 	if f.File != "" {
 		where = append(where, code(fileLine(f.File, f.Line)))
 	}
-	cells := []string{severityLabel(f.Severity), code(f.Rule), strings.Join(where, "<br>"), prose(clip(f.Message))}
-	if withStatus {
-		cells = append([]string{esc(string(f.Status))}, cells...)
+	return row(severityLabel(f.Severity), code(f.Rule), strings.Join(where, "<br>"), prose(clip(f.Message)))
+}
+
+// clustersOf is the finding's cluster, or "clusters: a, b" when the cause is shared.
+func clustersOf(f rules.Finding) string {
+	if len(f.Clusters) > 1 {
+		return "clusters: " + esc(strings.Join(f.Clusters, ", "))
 	}
-	return row(cells...)
+	return esc(f.Cluster)
 }
 
 func row(cells ...string) string {
@@ -135,7 +164,7 @@ func severityLabel(s rules.Severity) string {
 // suggestionText is one new finding's suggestion; one that spans lines is YAML to paste, so
 // it goes in a code block.
 func suggestionText(f rules.Finding) string {
-	head := code(f.Rule) + " · " + esc(f.Cluster)
+	head := code(f.Rule) + " · " + clustersOf(f)
 	if f.Kustomization != "" {
 		head += " · " + esc(clipTo(f.Kustomization, maxNameBytes))
 	}

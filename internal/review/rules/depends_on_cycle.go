@@ -32,7 +32,7 @@ func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: cycle[0].String(),
 			Message:    msg,
 			Suggestion: cycleAdvice(c, other, cycle),
-			File:       first.File, Line: first.Line, key: keyOf(members),
+			File:       first.File, Line: first.Line, refs: members,
 		})
 	}
 	return out
@@ -41,14 +41,6 @@ func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 // component is a strongly connected set of Kustomizations: one elementary cycle through its
 // smallest member, and all its members sorted.
 type component struct{ cycle, members []render.Ref }
-
-func keyOf(refs []render.Ref) string {
-	s := make([]string, len(refs))
-	for i, r := range refs {
-		s[i] = r.String()
-	}
-	return strings.Join(s, ",")
-}
 
 // cycles returns the strongly connected components with a cycle (Tarjan).
 func cycles(c *render.Cluster) []component {

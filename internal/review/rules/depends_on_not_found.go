@@ -24,7 +24,7 @@ func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
 			f := Finding{
 				Rule: "depends-on-not-found", Severity: sev, Cluster: c.Name, Kustomization: ref.String(),
 				Message: fmt.Sprintf("Kustomization %s dependsOn %s, which is not in the cluster: it will wait forever with 'dependency %s not found'.", ref, dep, dep),
-				File:    ks.File, Line: dependsOnLine(c, ks, dep.Name), key: dep.String(),
+				File:    ks.File, Line: dependsOnLine(c, ks, dep.Name), refs: []render.Ref{ref}, key: dep.String(),
 			}
 			f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of %s, or point it at an existing Kustomization.", dep.Name, ref)
 			if ns, ok := otherNamespace(c, dep); ok {

@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
@@ -74,18 +75,42 @@ type Finding struct {
 	// DependsOn is, for missing-depends-on, the Kustomization ("namespace/name") to add to
 	// spec.dependsOn; empty when no edge can help.
 	DependsOn string `json:"dependsOn,omitempty"`
-	// key distinguishes findings of one rule for matching base against head.
+	// Clusters lists, sorted, every cluster where the same cause gives the same finding
+	// (a folder shared by several clusters); empty when only Cluster has it.
+	Clusters []string `json:"clusters,omitempty"`
+	// refs are the Kustomizations the finding is about, besides its object: the subject of
+	// a finding about a Kustomization, the provider an edge leads to, a cycle's members.
+	refs []render.Ref
+	// key is any other detail that tells findings of one rule apart (a variable name).
 	key string
 }
 
-// Key identifies the finding across base and head: rule, cluster, Kustomization, object
-// and any rule-specific detail.
-func (f Finding) Key() string {
+// Key identifies the finding across base and head: rule, cluster, object, the
+// Kustomizations it is about and any rule-specific detail. The Kustomization that holds an
+// object is context, not identity: a renamed tier that keeps its objects keeps their findings.
+func (f Finding) Key() string { return f.KeyAs(nil) }
+
+// KeyAs is Key with the Kustomizations the finding is about written as alias names them
+// (a base Kustomization under its head name when the change renames it; see Renames).
+func (f Finding) KeyAs(alias map[render.Ref]render.Ref) string {
 	obj := ""
 	if f.Object != nil {
 		obj = f.Object.String()
 	}
-	return strings.Join([]string{f.Rule, f.Cluster, f.Kustomization, obj, f.key}, "\x00")
+	refs := make([]string, len(f.refs))
+	for i, r := range f.refs {
+		if a, ok := alias[r]; ok {
+			r = a
+		}
+		refs[i] = r.String()
+	}
+	if f.Rule == "depends-on-cycle" {
+		sort.Strings(refs) // the members, as a set
+	}
+	if f.Object == nil && len(f.refs) == 0 {
+		refs = []string{f.Kustomization} // a finding made outside this package
+	}
+	return strings.Join([]string{f.Rule, f.Cluster, obj, strings.Join(refs, ","), f.key}, "\x00")
 }
 
 // Env is what a rule may consult besides the graphs. One review uses it from one goroutine.

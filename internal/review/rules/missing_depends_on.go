@@ -20,7 +20,7 @@ func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 		ks := c.Kustomizations[ref]
 		if missing := v.unordered(ref, v.kustomizationNeeds(ks)); len(missing) > 0 {
 			for _, p := range sortedKeysByRef(missing) {
-				f := Finding{Rule: "missing-depends-on", Cluster: c.Name, Kustomization: ref.String(), File: ks.File, Line: ks.Line, key: p.String()}
+				f := Finding{Rule: "missing-depends-on", Cluster: c.Name, Kustomization: ref.String(), File: ks.File, Line: ks.Line, refs: []render.Ref{ref, p}}
 				fillMissing(&f, v, other, ks, ref.String(), p, missing[p])
 				out = append(out, f)
 			}
@@ -29,7 +29,7 @@ func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 			missing := v.unordered(ref, v.objectNeeds(o, env))
 			for _, p := range sortedKeysByRef(missing) {
 				f := objectFinding("missing-depends-on", None, c.Name, o, ref)
-				f.key = p.String()
+				f.refs = []render.Ref{p}
 				fillMissing(&f, v, other, ks, o.ID.String(), p, missing[p])
 				out = append(out, f)
 			}

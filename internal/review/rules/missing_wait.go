@@ -22,7 +22,7 @@ func missingWait(c, _ *render.Cluster, env *Env) []Finding {
 				}
 				for _, p := range n.providers {
 					f := objectFinding("missing-wait", Warning, c.Name, o, ref)
-					f.key = p.String()
+					f.refs = []render.Ref{p}
 					switch {
 					case p == ref || !v.appliesAfter(ref, p):
 						continue

@@ -19,7 +19,7 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
 			Message:    fmt.Sprintf("Kustomization %s fails to build, so Flux applies none of it: %s", ref, ks.Err.Message),
 			Suggestion: fmt.Sprintf("Fix %s:%d so that `kustomize build` succeeds for path %s.", ks.Err.File, ks.Err.Line, ks.Spec.Path),
-			File:       ks.Err.File, Line: ks.Err.Line,
+			File:       ks.Err.File, Line: ks.Err.Line, refs: []render.Ref{ref},
 		}
 		if ks.Spec.SourceRef.Kind == "" { // no spec: the schema requires sourceRef in one
 			f.Message = fmt.Sprintf("Kustomization %s has no spec: the API server accepts it, and kustomize-controller fails it, as it names no source to build from.", ref)
