@@ -10,7 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const helmfileHead = "../../testdata/scenarios/helmfile-bootstrap/head"
+const (
+	helmfileHead = "../../testdata/scenarios/helmfile-bootstrap/head"
+	hint         = " (if its chart is external-secrets, list it under preinstalledCRDs.charts)"
+)
 
 // TestGraphPreinstalled: `bot graph` says where each preinstalled CRD group comes from, a
 // bootstrap helmfile release or the configuration, and which releases it could not read.
@@ -29,7 +32,7 @@ func TestGraphPreinstalled(t *testing.T) {
 		"cert-manager.io (helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:7, chart cert-manager), " +
 		"gateway.networking.k8s.io (" + cfg + "), " +
 		"grafana.integreatly.org (helmfile bootstrap/helmfile.d/00-crds.yaml:7, chart grafana-operator)\n" +
-		"helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:11: release external-secrets: chart is templated: not read\n"
+		"helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:11: release external-secrets: chart is templated: not read" + hint + "\n"
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("text (-want +got):\n%s", d)
 	}
@@ -53,7 +56,7 @@ func TestGraphPreinstalled(t *testing.T) {
 		from("grafana.integreatly.org", "helmfile bootstrap/helmfile.d/00-crds.yaml:7, chart grafana-operator"),
 	}
 	wantNotes := []map[string]any{{"file": "bootstrap/helmfile.d/01-apps.yaml.gotmpl", "line": float64(11),
-		"text": "release external-secrets: chart is templated: not read"}}
+		"text": "release external-secrets: chart is templated: not read" + hint}}
 	if len(graphs) != 1 || graphs[0].Cluster != "home" {
 		t.Fatalf("graphs: %s", out)
 	}

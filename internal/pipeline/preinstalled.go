@@ -40,6 +40,11 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source) ([]
 	if src != nil {
 		var rels []helmfile.Release
 		rels, notes = helmfile.Read(src)
+		for i, n := range notes {
+			if rules.ChartGroups(n.TemplatedRelease) != nil {
+				notes[i].Text += fmt.Sprintf(" (if its chart is %s, list it under preinstalledCRDs.charts)", n.TemplatedRelease)
+			}
+		}
 		for _, r := range rels {
 			groups := rules.ChartGroups(r.Chart)
 			if groups == nil {

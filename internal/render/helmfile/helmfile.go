@@ -32,6 +32,8 @@ type Note struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Text string `json:"text"`
+	// TemplatedRelease names the release whose chart is a template's output.
+	TemplatedRelease string `json:"-"`
 }
 
 func (n Note) String() string { return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Text) }

@@ -74,7 +74,7 @@ releases:
 				{File: "bootstrap/helmfile.d/01-apps.yaml.gotmpl", Line: 7, Name: "cilium", Namespace: "kube-system", Chart: "cilium"},
 				{File: "bootstrap/helmfile.d/01-apps.yaml.gotmpl", Line: 12, Name: "cert-manager", Namespace: "cert-manager", Chart: "cert-manager"},
 			},
-			notes: []Note{{File: "bootstrap/helmfile.d/01-apps.yaml.gotmpl", Line: 21, Text: "release spegel: chart is templated: not read"}},
+			notes: []Note{{File: "bootstrap/helmfile.d/01-apps.yaml.gotmpl", Line: 21, Text: "release spegel: chart is templated: not read", TemplatedRelease: "spegel"}},
 		},
 		{
 			name: "schema-marked files, bases, templates and a local chart",
@@ -109,8 +109,8 @@ templates:
 				{File: "bootstrap/helmfile/apps.yaml", Line: 11, Name: "mine", Chart: "cluster-crds"},
 			},
 			notes: []Note{
-				{File: "bootstrap/helmfile/apps.yaml", Line: 7, Text: "release external-secrets: chart is templated: not read"},
-				{File: "bootstrap/helmfile/apps.yaml", Line: 9, Text: "release flux-operator: chart is templated: not read"},
+				{File: "bootstrap/helmfile/apps.yaml", Line: 7, Text: "release external-secrets: chart is templated: not read", TemplatedRelease: "external-secrets"},
+				{File: "bootstrap/helmfile/apps.yaml", Line: 9, Text: "release flux-operator: chart is templated: not read", TemplatedRelease: "flux-operator"},
 			},
 		},
 		{

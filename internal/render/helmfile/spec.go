@@ -129,6 +129,9 @@ func (r *reader) release(state string, rel release, templates map[string]release
 		return
 	case isTemplated(rel.Chart):
 		r.note(rel.file, rel.line, "release %s: chart is templated: not read", name)
+		if !isTemplated(rel.Name) {
+			r.notes[len(r.notes)-1].TemplatedRelease = rel.Name
+		}
 		return
 	case rel.Chart == "":
 		r.note(rel.file, rel.line, "release %s has no chart: not read", name)
