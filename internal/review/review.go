@@ -145,8 +145,7 @@ func withStatus(atBase, atHead []rules.Finding) []rules.Finding {
 	}
 	for _, f := range atBase {
 		if !inHead[f.Key()] {
-			f.Status = rules.StatusResolved
-			out = append(out, f)
+			out = append(out, f.Resolved())
 		}
 	}
 	return out
