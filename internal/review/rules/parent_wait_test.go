@@ -26,7 +26,7 @@ func TestMissingDependsOnParentWaits(t *testing.T) {
 			parent: []string{"wait: true"},
 			want: []want{{Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/web", Object: "ConfigMap/web/settings",
 				File: "web/cm.yaml", Line: 2,
-				Msg: []string{need + " flux-system/apps waits for flux-system/web to become Ready (wait or healthChecks), and flux-system/config cannot become Ready before flux-system/apps does, so a dependsOn edge to flux-system/config would deadlock."},
+				Msg:  []string{need + " flux-system/apps waits for flux-system/web to become Ready (wait or healthChecks), and flux-system/config cannot become Ready before flux-system/apps does, so a dependsOn edge to flux-system/config would deadlock."},
 				Sugg: []string{"Move ConfigMap/web/settings into flux-system/config (or a tier after it), move Namespace web into flux-system/apps or a tier flux-system/apps does not wait for, or let flux-system/apps not wait for flux-system/web (wait: false, healthChecks without it)."}}},
 		},
 		{
