@@ -38,8 +38,12 @@ type Note struct {
 
 func (n Note) String() string { return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Text) }
 
-// maxNesting bounds bases: and helmfiles: chains (a cycle ends at the visited set anyway).
-const maxNesting = 16
+// maxNesting bounds bases: and helmfiles: chains; maxLoads bounds the files parsed in all
+// (a base named by many files, or a glob, is parsed once per use).
+const (
+	maxNesting = 16
+	maxLoads   = 2000
+)
 
 // Read finds the helmfiles of the tree and returns the releases they install, sorted by
 // file and line, with notes on what it could not read. A helmfile is a file helmfile
@@ -115,10 +119,23 @@ type reader struct {
 	seen     map[string]bool
 	releases map[string]Release // "file:line" → release
 	notes    []Note
+	noted    map[Note]bool
+	loads    int
 }
 
+// note records a note once: a base read for several helmfiles repeats its notes.
 func (r *reader) note(file string, line int, format string, args ...any) {
-	r.notes = append(r.notes, Note{File: file, Line: line, Text: fmt.Sprintf(format, args...)})
+	r.add(Note{File: file, Line: line, Text: fmt.Sprintf(format, args...)})
+}
+
+func (r *reader) add(n Note) {
+	if r.noted == nil {
+		r.noted = map[Note]bool{}
+	}
+	if !r.noted[n] {
+		r.noted[n] = true
+		r.notes = append(r.notes, n)
+	}
 }
 
 // state reads the helmfile f with its bases and records its releases; nested helmfiles
@@ -156,7 +173,13 @@ func (r *reader) state(f string, depth int) {
 
 // load parses f and, before it, its bases (helmfile merges bases first: pkg/state/create.go
 // ParseAndLoad); each returned part carries the file its releases were written in.
-func (r *reader) load(f string, depth int) ([]part, bool) {
+func (r *reader) load(f string, depth int, chain ...string) ([]part, bool) {
+	if r.loads++; r.loads > maxLoads {
+		if r.loads == maxLoads+1 {
+			r.note(f, 0, "more than %d helmfile loads (bases, helmfiles): the rest is not read", maxLoads)
+		}
+		return nil, false
+	}
 	data, ok := r.files.ReadFile(f)
 	if !ok {
 		return nil, false
@@ -179,11 +202,15 @@ func (r *reader) load(f string, depth int) ([]part, bool) {
 		}
 		for _, b := range p.Bases {
 			for _, bf := range r.resolve(f, b.line, b.Path, "bases") {
+				if bf == f || contains(chain, bf) {
+					r.note(f, b.line, "bases entry %s includes itself: not read again", b.Path)
+					continue
+				}
 				if depth >= maxNesting {
 					r.note(f, b.line, "bases nested deeper than %d: not read", maxNesting)
 					continue
 				}
-				bp, _ := r.load(bf, depth+1)
+				bp, _ := r.load(bf, depth+1, append(chain, f)...)
 				out = append(out, bp...)
 			}
 		}
@@ -221,6 +248,15 @@ func (r *reader) resolve(f string, line int, p, field string) []string {
 		r.note(f, line, "%s entry %s: no such file in the repository", field, p)
 	}
 	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func errLine(err error) int {

@@ -144,3 +144,30 @@ bases: [missing.yaml]
 		})
 	}
 }
+
+// TestReadHostile: bases that include themselves or fan out end with notes, not a hang.
+func TestReadHostile(t *testing.T) {
+	files := mapFiles{
+		"helmfile.yaml": "bases: [helmfile.yaml, b/*.yaml]\nreleases:\n  - name: cm\n    chart: jetstack/cert-manager\n",
+	}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		files["b/"+n+".yaml"] = "bases: ['*.yaml']\n"
+	}
+	rels, notes := Read(files)
+	if d := cmp.Diff([]Release{{File: "helmfile.yaml", Line: 3, Name: "cm", Chart: "cert-manager"}}, rels); d != "" {
+		t.Errorf("releases (-want +got):\n%s", d)
+	}
+	want := Note{File: "helmfile.yaml", Line: 1, Text: "bases entry helmfile.yaml includes itself: not read again"}
+	if len(notes) == 0 || notes[len(notes)-1] != want {
+		t.Errorf("last note %v, want %v (%d notes)", notes[len(notes)-1:], want, len(notes))
+	}
+	limit := 0
+	for _, n := range notes {
+		if n.Text == "more than 2000 helmfile loads (bases, helmfiles): the rest is not read" {
+			limit++
+		}
+	}
+	if limit != 1 || len(notes) != 10 {
+		t.Errorf("%d load-limit notes, want 1; %d notes, want 10 (one per file and cause): %v", limit, len(notes), notes)
+	}
+}

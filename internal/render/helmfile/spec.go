@@ -1,6 +1,7 @@
 package helmfile
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -128,10 +129,11 @@ func (r *reader) release(state string, rel release, templates map[string]release
 		r.note(rel.file, rel.line, "release %s is installed only when %s is true: not read", name, rel.Condition)
 		return
 	case isTemplated(rel.Chart):
-		r.note(rel.file, rel.line, "release %s: chart is templated: not read", name)
+		n := Note{File: rel.file, Line: rel.line, Text: fmt.Sprintf("release %s: chart is templated: not read", name)}
 		if !isTemplated(rel.Name) {
-			r.notes[len(r.notes)-1].TemplatedRelease = rel.Name
+			n.TemplatedRelease = rel.Name
 		}
+		r.add(n)
 		return
 	case rel.Chart == "":
 		r.note(rel.file, rel.line, "release %s has no chart: not read", name)
