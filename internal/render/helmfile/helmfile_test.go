@@ -132,6 +132,20 @@ bases: [missing.yaml]
 				{File: "infra/a/helmfile.yaml", Line: 2, Text: "release longhorn is installed only when longhorn.enabled is true: not read"},
 			},
 		},
+		{
+			name: "release templates merged with YAML anchors",
+			files: mapFiles{
+				"helmfile.yaml": `templates:
+  crds: &crds
+    chart: oci://ghcr.io/home-operations/charts-mirror/external-dns
+    namespace: network
+releases:
+  - name: external-dns
+    <<: *crds
+`,
+			},
+			releases: []Release{{File: "helmfile.yaml", Line: 6, Name: "external-dns", Namespace: "network", Chart: "external-dns"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rels, notes := Read(tc.files)
