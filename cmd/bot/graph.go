@@ -12,6 +12,7 @@ import (
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helmfile"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
 )
@@ -45,7 +46,8 @@ func graphCmd() *cobra.Command {
 			if err := pipeline.CheckClusters(g, g, clusters); err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			return printGraph(cmd.Context(), cmd.OutOrStdout(), formatName, g)
+			pre, notes := pipeline.Preinstalled(cfg, configPath, t.Source)
+			return printGraph(cmd.Context(), cmd.OutOrStdout(), formatName, g, preinstalled{Groups: pre, Notes: notes})
 		},
 	}
 	fl := cmd.Flags()
@@ -74,16 +76,32 @@ func graphTree(repoDir, rev, dir string) (*pipeline.Tree, error) {
 	return pipeline.Load(repo, h, render.Limits{})
 }
 
-func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error {
+// preinstalled is what exists before Flux runs, printed with the graph of every cluster.
+type preinstalled struct {
+	Groups []pipeline.PreinstalledGroup `json:"preinstalled,omitempty"`
+	Notes  []helmfile.Note              `json:"helmfileNotes,omitempty"`
+}
+
+// clusterGraphJSON is one element of `graph --format json`.
+type clusterGraphJSON struct {
+	review.ClusterGraph
+	preinstalled
+}
+
+func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph, pre preinstalled) error {
 	var graphs []review.ClusterGraph
 	empty := &render.Graph{}
 	rep := review.Review(empty, g, review.Options{})
 	graphs = rep.Graphs
 	switch f {
 	case "json":
+		out := make([]clusterGraphJSON, 0, len(graphs))
+		for _, cg := range graphs {
+			out = append(out, clusterGraphJSON{cg, pre})
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(graphs)
+		return enc.Encode(out)
 	case "mermaid":
 		for _, cg := range graphs {
 			fmt.Fprintf(w, "%%%% cluster %s\n%s", cg.Cluster, format.Mermaid(cg))
@@ -109,7 +127,23 @@ func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph) error
 			fmt.Fprintf(w, "  %s  path=%s prune=%v dependsOn=[%s]  %s\n", ref, ks.Spec.Path, ks.Spec.Prune, strings.Join(deps, ", "), state)
 		}
 	}
+	printPreinstalled(w, pre)
 	return nil
+}
+
+// printPreinstalled is the text form: "preinstalled: cert-manager.io (helmfile
+// bootstrap/helmfile.d/01-apps.yaml:12, chart cert-manager), …", then one line per note.
+func printPreinstalled(w io.Writer, pre preinstalled) {
+	if len(pre.Groups) > 0 {
+		parts := make([]string, 0, len(pre.Groups))
+		for _, p := range pre.Groups {
+			parts = append(parts, p.String())
+		}
+		fmt.Fprintf(w, "preinstalled: %s\n", strings.Join(parts, ", "))
+	}
+	for _, n := range pre.Notes {
+		fmt.Fprintf(w, "helmfile %s\n", n)
+	}
 }
 
 // count is "1 thing" or "n things".

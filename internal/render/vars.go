@@ -177,11 +177,15 @@ func resolvedBody(vars map[string]string) *unstructured.Unstructured {
 	}}
 }
 
-// unresolved lists the required substituteFrom sources the store does not hold.
+// unresolved lists the substituteFrom sources the store does not hold: the required ones,
+// and optional Secrets, which live outside git (an ExternalSecret, SOPS, a bootstrap
+// script) so that absent here does not mean absent in the cluster: the variables they may
+// define are unknown, not empty. An optional ConfigMap absent from the repository is
+// skipped, as LoadVariables skips it (fluxcd/pkg kustomize/kustomize_varsub.go).
 func unresolved(ctx context.Context, c client.Client, ks *Kustomization) []string {
 	var out []string
 	for _, s := range ks.Spec.PostBuild.SubstituteFrom {
-		if s.Optional {
+		if s.Optional && s.Kind != "Secret" {
 			continue
 		}
 		key := client.ObjectKey{Namespace: ks.Ref.Namespace, Name: s.Name}
@@ -190,7 +194,11 @@ func unresolved(ctx context.Context, c client.Client, ks *Kustomization) []strin
 			obj = &corev1.Secret{}
 		}
 		if err := c.Get(ctx, key, obj); err != nil {
-			out = append(out, s.Kind+"/"+s.Name)
+			name := s.Kind + "/" + s.Name
+			if s.Optional {
+				name += " (optional)"
+			}
+			out = append(out, name)
 		}
 	}
 	return out

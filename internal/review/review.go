@@ -147,8 +147,7 @@ func withStatus(atBase, atHead []rules.Finding, renames map[render.Ref]render.Re
 	}
 	for _, f := range atBase {
 		if !inHead[f.KeyAs(renames)] {
-			f.Status = rules.StatusResolved
-			out = append(out, f)
+			out = append(out, f.Resolved())
 		}
 	}
 	return out

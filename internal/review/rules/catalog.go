@@ -159,3 +159,7 @@ func triggerID(t string) (group, kind string) {
 	i := strings.LastIndex(t, "/")
 	return t[:i], t[i+1:]
 }
+
+// ChartGroups returns the API groups of the CRDs the chart catalog knows chart installs;
+// nil for a chart it does not know.
+func ChartGroups(chart string) []string { return chartGroups[chart] }

@@ -33,6 +33,7 @@ func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 			Message:    msg,
 			Suggestion: cycleAdvice(c, other, cycle),
 			File:       first.File, Line: first.Line, refs: members,
+			resolvedAdvice: resolvedCycleAdvice(c, other, cycle),
 		})
 	}
 	return out
@@ -138,22 +139,39 @@ func shortestCycle(c *render.Cluster, members []render.Ref) []render.Ref {
 // cycleAdvice names the edges of cycle that other (the commit compared with) lacks: the
 // ones the change adds, which are the ones to reconsider.
 func cycleAdvice(c, other *render.Cluster, cycle []render.Ref) string {
-	var added []string
-	for i, from := range cycle {
-		to := cycle[(i+1)%len(cycle)]
-		if other == nil {
-			break
-		}
-		if ks := other.Kustomizations[from]; ks != nil && hasDep(ks, to) {
-			continue
-		}
-		f := c.Kustomizations[from]
-		added = append(added, fmt.Sprintf("%s -> %s (%s:%d)", from, to, f.File, dependsOnLine(c, f, to.Name)))
-	}
+	added := edgesOnlyIn(c, other, cycle)
 	if len(added) == 0 || len(added) == len(cycle) {
 		return "Remove one dependsOn edge of the cycle; a Kustomization should depend only on tiers that provide something it needs."
 	}
 	return "Remove the dependsOn edge this change adds: " + strings.Join(added, ", ") + "."
+}
+
+// resolvedCycleAdvice is the advice when cycle is at base only (c is the base): the change
+// breaks it, by removing the edges of cycle that the head (other) lacks.
+func resolvedCycleAdvice(c, other *render.Cluster, cycle []render.Ref) string {
+	removed := edgesOnlyIn(c, other, cycle)
+	if len(removed) == 0 {
+		return "Nothing to do: this change breaks the cycle."
+	}
+	return "Nothing to do: this change breaks the cycle by removing the dependsOn edge " + strings.Join(removed, ", ") + "."
+}
+
+// edgesOnlyIn lists the edges of cycle, as "from -> to (file:line)" in c, that other lacks
+// (a Kustomization other does not have lacks its edges); nil without other.
+func edgesOnlyIn(c, other *render.Cluster, cycle []render.Ref) []string {
+	if other == nil {
+		return nil
+	}
+	var out []string
+	for i, from := range cycle {
+		to := cycle[(i+1)%len(cycle)]
+		if ks := other.Kustomizations[from]; ks != nil && hasDep(ks, to) {
+			continue
+		}
+		f := c.Kustomizations[from]
+		out = append(out, fmt.Sprintf("%s -> %s (%s:%d)", from, to, f.File, dependsOnLine(c, f, to.Name)))
+	}
+	return out
 }
 
 func hasDep(ks *render.Kustomization, to render.Ref) bool {

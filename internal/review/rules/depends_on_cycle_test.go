@@ -110,3 +110,30 @@ func TestDependsOnCycleNamesTheAddedEdge(t *testing.T) {
 		t.Fatalf("findings %s, want suggestion %q", dump(fs), want)
 	}
 }
+
+// TestDependsOnCycleResolved: a change that removes a cycle gets advice about what it
+// removed, never "remove the edge this change adds".
+func TestDependsOnCycleResolved(t *testing.T) {
+	tiers := func(cycle bool) map[string]string {
+		c := []string{}
+		if cycle {
+			c = dependsOn("a")
+		}
+		return map[string]string{
+			tierFile("a"): tier("a", "./a", true, dependsOn("b")...),
+			"a/cm.yaml":   configMap("default", "a"),
+			tierFile("b"): tier("b", "./b", true, c...),
+			"b/cm.yaml":   configMap("default", "b"),
+		}
+	}
+	base, head := renderTree(t, tiers(true)), renderTree(t, tiers(false))
+	fs := stateRule(t, "depends-on-cycle")(base, head, testEnv())
+	if len(fs) != 1 {
+		t.Fatalf("findings %s", dump(fs))
+	}
+	got := fs[0].Resolved()
+	want := "Nothing to do: this change breaks the cycle by removing the dependsOn edge flux-system/b -> flux-system/a (clusters/dev/b.yaml:14)."
+	if got.Status != StatusResolved || got.Suggestion != want {
+		t.Fatalf("status %s, suggestion %q, want %q", got.Status, got.Suggestion, want)
+	}
+}

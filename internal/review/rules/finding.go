@@ -83,6 +83,18 @@ type Finding struct {
 	refs []render.Ref
 	// key is any other detail that tells findings of one rule apart (a variable name).
 	key string
+	// resolvedAdvice replaces Suggestion when the finding is resolved (found at base only).
+	resolvedAdvice string
+}
+
+// Resolved is f found at base only: resolved, with the rule's advice for that case (what
+// the change did) instead of advice written for the commit where the problem is.
+func (f Finding) Resolved() Finding {
+	f.Status = StatusResolved
+	if f.resolvedAdvice != "" {
+		f.Suggestion = f.resolvedAdvice
+	}
+	return f
 }
 
 // Key identifies the finding across base and head: rule, cluster, object, the

@@ -103,6 +103,12 @@ func fillMissing(f *Finding, v *view, other *render.Cluster, ks *render.Kustomiz
 	case v.dependsOnPath(provider, ks.Ref):
 		f.Message += fmt.Sprintf(" %s already depends on %s, so a dependsOn edge back would be a cycle.", provider, ks.Ref)
 		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier after it), or move %s into %s or a tier before it.", subject, provider, strings.Join(what, " and "), ks.Ref)
+	case v.waitDeadlock(ks.Ref, provider) != nil:
+		a := *v.waitDeadlock(ks.Ref, provider)
+		f.Message += fmt.Sprintf(" %s waits for %s to become Ready (wait or healthChecks), and %s cannot become Ready before %s does, so a dependsOn edge to %s would deadlock.",
+			a, ks.Ref, provider, a, provider)
+		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier after it), move %s into %s or a tier %s does not wait for, or let %s not wait for %s (wait: false, healthChecks without it).",
+			subject, provider, strings.Join(what, " and "), a, a, a, ks.Ref)
 	default:
 		f.DependsOn = provider.String()
 		f.Suggestion = fmt.Sprintf("Set in Kustomization %s (%s:%d):\n  dependsOn:\n%s", ks.Ref, ks.File, specLine(v.c, ks), dependsOnList(v.c, other, ks, provider))

@@ -36,20 +36,22 @@ func undefinedVariable(c, _ *render.Cluster, env *Env) []Finding {
 // unsubstitutedVariable reports ${VAR} expressions that ship literally because substitution
 // never runs for the Kustomization: it has no postBuild, or its postBuild resolves no
 // variable and substituteStrategy is not Always (KC v1.9.0, kustomize-controller#1011).
+// Expressions only in documentation text (literalOutsideDocs) are not reported.
 func unsubstitutedVariable(c, _ *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	each(c, func(ks *render.Kustomization, o *render.Object) {
-		if len(o.Literal) == 0 {
+		literal := literalOutsideDocs(o)
+		if len(literal) == 0 {
 			return
 		}
 		f := objectFinding("unsubstituted-variable", Warning, c.Name, o, ks.Ref)
-		f.key = strings.Join(o.Literal, ",")
-		f.Line = textLine(c, o, o.Literal[0])
+		f.key = strings.Join(literal, ",")
+		f.Line = textLine(c, o, literal[0])
 		why := "has no postBuild"
 		if ks.Spec.PostBuild != nil {
 			why = "resolves no postBuild variable"
 		}
-		f.Message = fmt.Sprintf("%s contains %s, but %s %s, so the text is applied literally.", o.ID, strings.Join(o.Literal, ", "), ks.Ref, why)
+		f.Message = fmt.Sprintf("%s contains %s, but %s %s, so the text is applied literally.", o.ID, strings.Join(literal, ", "), ks.Ref, why)
 		f.Suggestion = fmt.Sprintf("Add spec.postBuild.substitute (or substituteFrom) to %s defining the variables, or escape the text as `$${...}` / annotate the object `kustomize.toolkit.fluxcd.io/substitute: disabled` if it is meant literally.", ks.Ref)
 		out = append(out, f)
 	})

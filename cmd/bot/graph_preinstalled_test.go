@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	helmfileHead = "../../testdata/scenarios/helmfile-bootstrap/head"
+	hint         = " (if its chart is external-secrets, list it under preinstalledCRDs.charts)"
+)
+
+// TestGraphPreinstalled: `bot graph` says where each preinstalled CRD group comes from, a
+// bootstrap helmfile release or the configuration, and which releases it could not read.
+func TestGraphPreinstalled(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "tiergate.yaml")
+	if err := os.WriteFile(cfg, []byte("preinstalledCRDs:\n  groups: [gateway.networking.k8s.io, cert-manager.io]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code, err := run(t, "graph", "--dir", helmfileHead, "--config", cfg)
+	if code != 0 {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	got := strings.Join(lines[4:], "\n")
+	want := "preinstalled: acme.cert-manager.io (helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:7, chart cert-manager), " +
+		"cert-manager.io (helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:7, chart cert-manager), " +
+		"gateway.networking.k8s.io (" + cfg + "), " +
+		"grafana.integreatly.org (helmfile bootstrap/helmfile.d/00-crds.yaml:7, chart grafana-operator)\n" +
+		"helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:11: release external-secrets: chart is templated: not read" + hint + "\n"
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("text (-want +got):\n%s", d)
+	}
+
+	out, code, err = run(t, "graph", "--dir", helmfileHead, "--format", "json")
+	if code != 0 {
+		t.Fatal(err)
+	}
+	var graphs []struct {
+		Cluster      string           `json:"cluster"`
+		Preinstalled []map[string]any `json:"preinstalled"`
+		Notes        []map[string]any `json:"helmfileNotes"`
+	}
+	if err := json.Unmarshal([]byte(out), &graphs); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	from := func(g, f string) map[string]any { return map[string]any{"group": g, "from": f} }
+	wantPre := []map[string]any{
+		from("acme.cert-manager.io", "helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:7, chart cert-manager"),
+		from("cert-manager.io", "helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:7, chart cert-manager"),
+		from("grafana.integreatly.org", "helmfile bootstrap/helmfile.d/00-crds.yaml:7, chart grafana-operator"),
+	}
+	wantNotes := []map[string]any{{"file": "bootstrap/helmfile.d/01-apps.yaml.gotmpl", "line": float64(11),
+		"text": "release external-secrets: chart is templated: not read" + hint}}
+	if len(graphs) != 1 || graphs[0].Cluster != "home" {
+		t.Fatalf("graphs: %s", out)
+	}
+	if d := cmp.Diff(wantPre, graphs[0].Preinstalled); d != "" {
+		t.Errorf("preinstalled (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(wantNotes, graphs[0].Notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+}
