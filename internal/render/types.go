@@ -66,6 +66,9 @@ type Object struct {
 	// wherever they occur in Body, as it redacts a Secret's own values (the variables are
 	// those Flux's ContextWithSecretVarsCollector reports).
 	SecretValues []string
+	// ResourceSet is the flux-operator ResourceSet ("namespace/name") that rendered the
+	// object, applied by Owner; "" for an object of Owner's own build.
+	ResourceSet string
 }
 
 // SourceRef is a Flux cross-object reference to a source.
@@ -126,6 +129,13 @@ type BuildError struct {
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
 
+// ResourceSetError is a ResourceSet that flux-operator fails to render (a template or
+// input error): it applies nothing, and the Kustomization that applies it still applies.
+type ResourceSetError struct {
+	ResourceSet ObjectID
+	Err         BuildError
+}
+
 // Kustomization is one node of a cluster's graph.
 type Kustomization struct {
 	Ref  Ref
@@ -153,6 +163,12 @@ type Kustomization struct {
 	// they exist only at runtime (an ExternalSecret, a bootstrap script), so the variables
 	// they define are unknown and undefined variables are not reported.
 	Unresolved []string
+	// ResourceSetSkipped says, per ResourceSet it applies, why its objects were not
+	// rendered: inputs that only a live service gives (expandResourceSets).
+	ResourceSetSkipped []string
+	// ResourceSetErrors lists the ResourceSets it applies that flux-operator fails to
+	// render, at the ResourceSet's line: the Kustomization itself applies.
+	ResourceSetErrors []ResourceSetError
 	// substituted is what postBuild substitution wrote for its objects, in bytes.
 	substituted int64
 	// body is Body as JSON, made once: a cache key of the generator and of substitution.
@@ -250,6 +266,9 @@ func (c *Cluster) Partials() []Partial {
 		case len(ks.Unresolved) > 0:
 			out = append(out, Partial{Kustomization: ref.String(), Reason: "substituteFrom " + strings.Join(ks.Unresolved, ", ") +
 				" not in the repository (created at runtime or out of band): its variables are not checked"})
+		}
+		for _, reason := range ks.ResourceSetSkipped {
+			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
 		}
 	}
 	return out
