@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"hash/adler32"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -89,8 +91,10 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 			line := o.Line
 			if field := err.field; field != "" {
 				line = r.ix.keyLine(o.File, o.Line, field)
+				line += r.templateLine(o.File, line, err)
 			}
 			ks.ResourceSetErrors = append(ks.ResourceSetErrors, ResourceSetError{ResourceSet: o.ID, Err: BuildError{Message: err.Error(), File: o.File, Line: line}})
+			gen = append(gen, r.priorResourceSetObjects(ks.Ref, c.Name, ref.String())...)
 		}
 		for _, u := range objs {
 			gen = append(gen, &Object{ID: idOf(u), Owner: ks.Ref, File: o.File, Line: o.Line, Body: u, ResourceSet: ref.String()})
@@ -99,6 +103,48 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 	if len(gen) > 0 {
 		ks.Objects = append(slices.Clip(ks.Objects), gen...)
 	}
+}
+
+var templateLineRE = regexp.MustCompile(`template: resourceset:(\d+)`)
+
+// templateLine is how many lines below the resourcesTemplate key, at line, the template
+// error err points: the template's own line when it is a block scalar, else 0.
+func (r *renderer) templateLine(file string, line int, err *rsError) int {
+	m := templateLineRE.FindStringSubmatch(err.Error())
+	data, rerr := r.ix.read(file)
+	if err.field != "resourcesTemplate" || m == nil || rerr != nil {
+		return 0
+	}
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	key := strings.TrimRight(lines[line-1], " \r")
+	if !strings.HasSuffix(key, "|") && !strings.HasSuffix(key, "|-") && !strings.HasSuffix(key, "|+") {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// priorResourceSetObjects returns what the ResourceSet rs, applied by owner, rendered at
+// Options.Prior: a ResourceSet that fails to render applies nothing and deletes nothing
+// (ResourceSetReconciler.reconcile returns before apply), so those objects stay.
+func (r *renderer) priorResourceSetObjects(owner Ref, cluster, rs string) []*Object {
+	if r.prior == nil {
+		return nil
+	}
+	pc := r.prior.Cluster(cluster)
+	if pc == nil || pc.Kustomizations[owner] == nil {
+		return nil
+	}
+	var out []*Object
+	for _, o := range pc.Kustomizations[owner].Objects {
+		if o.ResourceSet == rs {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // rsProviders lists the ResourceSetInputProviders the graph renders so far: those of ks
