@@ -224,11 +224,12 @@ type Graph struct {
 	key string
 }
 
-// failed reports whether a Kustomization of g fails, so that Options.Prior matters.
+// failed reports whether a Kustomization or a ResourceSet of g fails, so that
+// Options.Prior matters.
 func (g *Graph) failed() bool {
 	for _, c := range g.Clusters {
 		for _, ks := range c.Kustomizations {
-			if ks.Err != nil {
+			if ks.Err != nil || len(ks.ResourceSetErrors) > 0 {
 				return true
 			}
 		}
