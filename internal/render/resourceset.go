@@ -203,12 +203,13 @@ func renderResourceSet(u *unstructured.Unstructured, providers []*unstructured.U
 	if len(spec.Steps) > 0 && (len(spec.Resources) > 0 || spec.ResourcesTemplate != "") {
 		return nil, "", &rsError{"steps", fmt.Errorf("spec.steps is mutually exclusive with spec.resources and spec.resourcesTemplate")}
 	}
+	budget := maxBytes // all the ResourceSet's template executions together
 	if len(spec.Steps) == 0 {
-		objs, rerr = rsBuild(spec.rsResources, combined, maxBytes)
+		objs, rerr = rsBuild(spec.rsResources, combined, &budget)
 	}
 	stepOf := map[string]string{}
 	for _, st := range spec.Steps {
-		so, e := rsBuild(st.rsResources, combined, maxBytes)
+		so, e := rsBuild(st.rsResources, combined, &budget)
 		if e != nil {
 			return nil, "", &rsError{"steps", fmt.Errorf("step %q: %w", st.Name, e.err)}
 		}
@@ -437,7 +438,7 @@ func normalizeKey(key string) string {
 // inputs when there are none), as builder.BuildResourceSet: objects marked
 // fluxcd.controlplane.io/reconcile: disabled are left out, and an object already built is
 // not added again (resources first, so theirs win).
-func rsBuild(res rsResources, combined []map[string]any, maxBytes int64) ([]*unstructured.Unstructured, *rsError) {
+func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unstructured.Unstructured, *rsError) {
 	var out []*unstructured.Unstructured
 	seen := map[string]bool{}
 	add := func(o *unstructured.Unstructured, dedup bool) {
@@ -458,7 +459,7 @@ func rsBuild(res rsResources, combined []map[string]any, maxBytes int64) ([]*uns
 			return nil, &rsError{"resources", fmt.Errorf("resources[%d]: failed to convert template to YAML: %w", i, err)}
 		}
 		for _, in := range sets {
-			data, err := execTemplate(string(text), in, maxBytes)
+			data, err := execTemplate(string(text), in, budget)
 			if err != nil {
 				return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
 			}
@@ -476,7 +477,7 @@ func rsBuild(res rsResources, combined []map[string]any, maxBytes int64) ([]*uns
 		return out, nil
 	}
 	for _, in := range sets {
-		data, err := execTemplate(res.ResourcesTemplate, in, maxBytes)
+		data, err := execTemplate(res.ResourcesTemplate, in, budget)
 		if err == nil {
 			var objs []*unstructured.Unstructured
 			if objs, err = readObjects(data); err == nil {

@@ -183,7 +183,9 @@ func TestRenderResourceSetRefused(t *testing.T) {
 		{name: "until is bounded", rset: tmpl("<< range until 100000000 >>x<< end >>"), field: "resourcesTemplate",
 			err: `failed to build resources: failed to execute template: template: resourceset:1:9: executing "resourceset" at <until 100000000>: error calling until: until 100000000 is over tiergate's limit of 10000`},
 		{name: "output is bounded", rset: tmpl("<< range until 9000 >>xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx<< end >>"), field: "resourcesTemplate",
-			err: "failed to build resources: failed to execute template: template output exceeds tiergate's limit of 1048576 bytes (MaxBuildBytes)"},
+			err: "failed to build resources: failed to execute template: template output exceeds tiergate's limit: one ResourceSet writes at most MaxBuildBytes"},
+		{name: "output is bounded across input sets", rset: rs("  inputs: [{x: one}, {x: two}]\n  resourcesTemplate: |\n    << range until 5000 >>\n    #xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n    << end >>\n"), field: "resourcesTemplate",
+			err: "failed to build resources: failed to execute template: template output exceeds tiergate's limit: one ResourceSet writes at most MaxBuildBytes"},
 		{name: "not an object", rset: tmpl("kind: ConfigMap"), field: "resourcesTemplate",
 			err: `failed to build resources: failed to read object: apiVersion and kind are required in "kind: ConfigMap"`},
 	}

@@ -91,19 +91,20 @@ type limitWriter struct {
 
 func (w *limitWriter) Write(p []byte) (int, error) {
 	if int64(w.buf.Len()+len(p)) > w.n {
-		return 0, fmt.Errorf("%w of %d bytes (MaxBuildBytes)", errOutputLimit, w.n)
+		return 0, fmt.Errorf("%w: one ResourceSet writes at most MaxBuildBytes", errOutputLimit)
 	}
 	return w.buf.Write(p)
 }
 
 // execTemplate renders text with flux-operator's delimiters << >> and missingkey=error
-// (newTemplate), writing at most maxBytes and running at most rsTemplateTimeout.
-func execTemplate(text string, inputs map[string]any, maxBytes int64) ([]byte, error) {
+// (newTemplate), writing at most *budget bytes, which it decreases by what it wrote, and
+// running at most rsTemplateTimeout.
+func execTemplate(text string, inputs map[string]any, budget *int64) ([]byte, error) {
 	tp, err := template.New("resourceset").Delims("<<", ">>").Funcs(rsFuncs(inputs)).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse template: %w", err)
 	}
-	w := &limitWriter{n: maxBytes}
+	w := &limitWriter{n: *budget}
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -120,6 +121,7 @@ func execTemplate(text string, inputs map[string]any, maxBytes int64) ([]byte, e
 		if err != nil {
 			return nil, fmt.Errorf("failed to execute template: %w", err)
 		}
+		*budget -= int64(w.buf.Len())
 		return w.buf.Bytes(), nil
 	case <-timer.C:
 		return nil, fmt.Errorf("failed to execute template: it runs longer than tiergate's limit of %s", rsTemplateTimeout)
