@@ -86,7 +86,7 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 		objs, skipped, err := renderResourceSet(o.Body, rsProviders(ks, c), r.guards.limits.MaxBuildBytes)
 		switch {
 		case skipped != "":
-			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped))
+			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
 		case err != nil:
 			line := o.Line
 			if field := err.field; field != "" {

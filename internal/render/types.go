@@ -136,6 +136,13 @@ type ResourceSetError struct {
 	Err         BuildError
 }
 
+// ResourceSetSkip is a ResourceSet that is not rendered: what it applies is unknown.
+type ResourceSetSkip struct {
+	ResourceSet ObjectID
+	// Reason names the ResourceSet, its file and line, and why.
+	Reason string
+}
+
 // Kustomization is one node of a cluster's graph.
 type Kustomization struct {
 	Ref  Ref
@@ -163,9 +170,9 @@ type Kustomization struct {
 	// they exist only at runtime (an ExternalSecret, a bootstrap script), so the variables
 	// they define are unknown and undefined variables are not reported.
 	Unresolved []string
-	// ResourceSetSkipped says, per ResourceSet it applies, why its objects were not
-	// rendered: inputs that only a live service gives (expandResourceSets).
-	ResourceSetSkipped []string
+	// ResourceSetSkipped lists the ResourceSets it applies whose objects were not rendered,
+	// and why: inputs that only a live service gives (expandResourceSets).
+	ResourceSetSkipped []ResourceSetSkip
 	// ResourceSetErrors lists the ResourceSets it applies that flux-operator fails to
 	// render, at the ResourceSet's line: the Kustomization itself applies.
 	ResourceSetErrors []ResourceSetError
@@ -268,8 +275,8 @@ func (c *Cluster) Partials() []Partial {
 			out = append(out, Partial{Kustomization: ref.String(), Reason: "substituteFrom " + strings.Join(ks.Unresolved, ", ") +
 				" not in the repository (created at runtime or out of band): its variables are not checked"})
 		}
-		for _, reason := range ks.ResourceSetSkipped {
-			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
+		for _, skip := range ks.ResourceSetSkipped {
+			out = append(out, Partial{Kustomization: ref.String(), Reason: skip.Reason})
 		}
 	}
 	return out

@@ -21,7 +21,7 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 			return
 		}
 		if o.ResourceSet != "" {
-			if resourceSetKept(o) || !KnownGone(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
+			if resourceSetKept(o) || resourceSetUnknown(o, ks.Ref, head) || !KnownGone(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
 				return
 			}
 		} else if protected(o) || !KnownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
@@ -93,4 +93,19 @@ func emitsKustomizations(head *render.Cluster, ks *render.Kustomization) bool {
 // annotated fluxcd.controlplane.io/prune: disabled, whatever the Kustomization's prune.
 func resourceSetKept(o *render.Object) bool {
 	return o.Body.GetAnnotations()["fluxcd.controlplane.io/prune"] == "disabled"
+}
+
+// resourceSetUnknown reports whether the ResourceSet that rendered o is not rendered at
+// head (its inputs need a live service): what it applies there is unknown, not gone.
+func resourceSetUnknown(o *render.Object, owner render.Ref, head *render.Cluster) bool {
+	h := head.Kustomizations[owner]
+	if h == nil {
+		return false
+	}
+	for _, s := range h.ResourceSetSkipped {
+		if s.ResourceSet.Namespace+"/"+s.ResourceSet.Name == o.ResourceSet {
+			return true
+		}
+	}
+	return false
 }
