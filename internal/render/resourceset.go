@@ -87,6 +87,9 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 		switch {
 		case skipped != "":
 			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
+			// Unknown, not gone: the base's objects stand in, so that their Kustomizations
+			// are still built and nothing is reported pruned.
+			gen = append(gen, r.priorResourceSetObjects(ks.Ref, c.Name, ref.String())...)
 		case err != nil:
 			line := o.Line
 			if field := err.field; field != "" {
