@@ -231,12 +231,12 @@ type Graph struct {
 	key string
 }
 
-// failed reports whether a Kustomization or a ResourceSet of g fails, so that
+// failed reports whether a Kustomization or a ResourceSet of g fails or is not rendered, so that
 // Options.Prior matters.
 func (g *Graph) failed() bool {
 	for _, c := range g.Clusters {
 		for _, ks := range c.Kustomizations {
-			if ks.Err != nil || len(ks.ResourceSetErrors) > 0 {
+			if ks.Err != nil || len(ks.ResourceSetErrors) > 0 || len(ks.ResourceSetSkipped) > 0 {
 				return true
 			}
 		}
