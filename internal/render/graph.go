@@ -293,6 +293,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		})
 		var next []*Kustomization
 		for _, ks := range wave {
+			r.expandResourceSets(ks, c)
 			r.guards.countObjects(ks, &objects)
 			r.guards.countSubstituted(ks, &substituted)
 			c.Kustomizations[ks.Ref] = ks

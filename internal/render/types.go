@@ -66,6 +66,9 @@ type Object struct {
 	// wherever they occur in Body, as it redacts a Secret's own values (the variables are
 	// those Flux's ContextWithSecretVarsCollector reports).
 	SecretValues []string
+	// ResourceSet is the flux-operator ResourceSet ("namespace/name") that rendered the
+	// object, applied by Owner; "" for an object of Owner's own build.
+	ResourceSet string
 }
 
 // SourceRef is a Flux cross-object reference to a source.
@@ -126,6 +129,20 @@ type BuildError struct {
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
 
+// ResourceSetError is a ResourceSet that flux-operator fails to render (a template or
+// input error): it applies nothing, and the Kustomization that applies it still applies.
+type ResourceSetError struct {
+	ResourceSet ObjectID
+	Err         BuildError
+}
+
+// ResourceSetSkip is a ResourceSet that is not rendered: what it applies is unknown.
+type ResourceSetSkip struct {
+	ResourceSet ObjectID
+	// Reason names the ResourceSet, its file and line, and why.
+	Reason string
+}
+
 // Kustomization is one node of a cluster's graph.
 type Kustomization struct {
 	Ref  Ref
@@ -153,6 +170,12 @@ type Kustomization struct {
 	// they exist only at runtime (an ExternalSecret, a bootstrap script), so the variables
 	// they define are unknown and undefined variables are not reported.
 	Unresolved []string
+	// ResourceSetSkipped lists the ResourceSets it applies whose objects were not rendered,
+	// and why: inputs that only a live service gives (expandResourceSets).
+	ResourceSetSkipped []ResourceSetSkip
+	// ResourceSetErrors lists the ResourceSets it applies that flux-operator fails to
+	// render, at the ResourceSet's line: the Kustomization itself applies.
+	ResourceSetErrors []ResourceSetError
 	// substituted is what postBuild substitution wrote for its objects, in bytes.
 	substituted int64
 	// body is Body as JSON, made once: a cache key of the generator and of substitution.
@@ -208,11 +231,12 @@ type Graph struct {
 	key string
 }
 
-// failed reports whether a Kustomization of g fails, so that Options.Prior matters.
+// failed reports whether a Kustomization or a ResourceSet of g fails or is not rendered, so that
+// Options.Prior matters.
 func (g *Graph) failed() bool {
 	for _, c := range g.Clusters {
 		for _, ks := range c.Kustomizations {
-			if ks.Err != nil {
+			if ks.Err != nil || len(ks.ResourceSetErrors) > 0 || len(ks.ResourceSetSkipped) > 0 {
 				return true
 			}
 		}
@@ -250,6 +274,9 @@ func (c *Cluster) Partials() []Partial {
 		case len(ks.Unresolved) > 0:
 			out = append(out, Partial{Kustomization: ref.String(), Reason: "substituteFrom " + strings.Join(ks.Unresolved, ", ") +
 				" not in the repository (created at runtime or out of band): its variables are not checked"})
+		}
+		for _, skip := range ks.ResourceSetSkipped {
+			out = append(out, Partial{Kustomization: ref.String(), Reason: skip.Reason})
 		}
 	}
 	return out

@@ -20,12 +20,20 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 		if !critical(o.ID) || len(applied(head, o.ID)) > 0 || base.Owners[o.ID][0] != o {
 			return
 		}
-		if protected(o) || !KnownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
+		if o.ResourceSet != "" {
+			if resourceSetKept(o) || resourceSetUnknown(o, ks.Ref, head) || !KnownGone(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
+				return
+			}
+		} else if protected(o) || !KnownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
 			return
 		}
 		f := objectFinding("destructive-prune", Error, head.Name, o, ks.Ref)
 		f.Message = fmt.Sprintf("%s is removed from %s, which garbage-collects it: Flux deletes it%s.", o.ID, ks.Ref, consequence(o.ID))
 		f.Suggestion = fmt.Sprintf("If %s must survive, first annotate it `kustomize.toolkit.fluxcd.io/prune: disabled` (merged and applied), then remove it from git.", o.ID)
+		if o.ResourceSet != "" {
+			f.Message = fmt.Sprintf("%s is no longer rendered by ResourceSet %s (applied by %s), which garbage-collects it: flux-operator deletes it%s.", o.ID, o.ResourceSet, ks.Ref, consequence(o.ID))
+			f.Suggestion = fmt.Sprintf("If %s must survive, first render it with the annotation `fluxcd.controlplane.io/prune: disabled` (merged and applied), then remove it from the ResourceSet.", o.ID)
+		}
 		if failing := failedParents(head); len(failing) > 0 {
 			f.Message += fmt.Sprintf(" %s fails at head and applies nothing, so no Kustomization it adds or changes takes the object over.", strings.Join(failing, ", "))
 			f.Suggestion = fmt.Sprintf("Fix the render-error of %s first. %s", strings.Join(failing, ", "), f.Suggestion)
@@ -74,6 +82,28 @@ func emitsKustomizations(head *render.Cluster, ks *render.Kustomization) bool {
 	}
 	for _, c := range head.Kustomizations {
 		if c.PriorSpec && *c.Parent == ks.Ref {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceSetKept reports whether flux-operator's garbage collection leaves the object a
+// ResourceSet rendered: ResourceSetReconciler.apply deletes every stale object except those
+// annotated fluxcd.controlplane.io/prune: disabled, whatever the Kustomization's prune.
+func resourceSetKept(o *render.Object) bool {
+	return o.Body.GetAnnotations()["fluxcd.controlplane.io/prune"] == "disabled"
+}
+
+// resourceSetUnknown reports whether the ResourceSet that rendered o is not rendered at
+// head (its inputs need a live service): what it applies there is unknown, not gone.
+func resourceSetUnknown(o *render.Object, owner render.Ref, head *render.Cluster) bool {
+	h := head.Kustomizations[owner]
+	if h == nil {
+		return false
+	}
+	for _, s := range h.ResourceSetSkipped {
+		if s.ResourceSet.Namespace+"/"+s.ResourceSet.Name == o.ResourceSet {
 			return true
 		}
 	}

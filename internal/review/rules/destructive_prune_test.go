@@ -23,12 +23,33 @@ func TestDestructivePrune(t *testing.T) {
 		Msg:  []string{"Namespace/data is removed from flux-system/a", "everything in Namespace data"},
 		Sugg: []string{"kustomize.toolkit.fluxcd.io/prune: disabled"},
 	}
+	rset := func(inputs string) map[string]string {
+		return merge(tiers, map[string]string{"a/rset.yaml": obj("fluxcd.controlplane.io/v1", "ResourceSet", "flux-system", "teams",
+			"spec:\n"+inputs+"  resourcesTemplate: |\n    apiVersion: v1\n    kind: Namespace\n    metadata:\n      name: << inputs.team >>") +
+			"---\n" + obj("fluxcd.controlplane.io/v1", "ResourceSetInputProvider", "flux-system", "prs", "spec: {type: GitHubPullRequest, url: https://github.com/example/app}")})
+	}
 	cases := []struct {
 		name       string
 		base, head map[string]string
 		broken     []string // head Kustomizations expected to fail
 		want       []want
 	}{
+		{
+			name: "ResourceSet no longer renders a Namespace, under prune false too",
+			base: merge(rset("  inputs: [{team: red}, {team: blue}]\n"), map[string]string{tierFile("a"): tier("a", "./a", false)}),
+			head: merge(rset("  inputs: [{team: red}]\n"), map[string]string{tierFile("a"): tier("a", "./a", false)}),
+			want: []want{{
+				Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a",
+				Object: "Namespace/blue", File: "a/rset.yaml", Line: 2,
+				Msg:  []string{"Namespace/blue is no longer rendered by ResourceSet flux-system/teams (applied by flux-system/a), which garbage-collects it: flux-operator deletes it"},
+				Sugg: []string{"fluxcd.controlplane.io/prune: disabled"},
+			}},
+		},
+		{
+			name: "ResourceSet whose inputs move to a live provider: unknown, not gone",
+			base: rset("  inputs: [{team: red}]\n"),
+			head: rset("  inputsFrom: [{name: prs}]\n"),
+		},
 		{
 			name: "Namespace removed under prune true",
 			base: withNS,

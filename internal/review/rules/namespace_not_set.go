@@ -13,7 +13,8 @@ func namespaceNotSet(c, _ *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	each(c, func(ks *render.Kustomization, o *render.Object) {
-		if o.ID.Namespace != "" || ks.Spec.TargetNamespace != "" {
+		// targetNamespace reaches the ResourceSet, not what flux-operator renders from it.
+		if o.ID.Namespace != "" || (ks.Spec.TargetNamespace != "" && o.ResourceSet == "") {
 			return
 		}
 		if ns, known := v.namespaced(o.ID.Group, o.ID.Kind, env.Catalog); !known || !ns {
@@ -23,6 +24,10 @@ func namespaceNotSet(c, _ *render.Cluster, env *Env) []Finding {
 		f.Message = fmt.Sprintf("%s is namespaced but renders without a namespace, and %s sets no targetNamespace: the dry-run fails with 'namespace not specified' and %s applies nothing of that stage.",
 			o.ID, ks.Ref, ks.Ref)
 		f.Suggestion = fmt.Sprintf("Set metadata.namespace on %s in %s:%d, a `namespace:` in its kustomization.yaml, or spec.targetNamespace on %s.", o.ID.Name, o.File, o.Line, ks.Ref)
+		if o.ResourceSet != "" {
+			f.Message = fmt.Sprintf("%s is namespaced but ResourceSet %s renders it without a namespace, which flux-operator does not default: the dry-run fails with 'namespace not specified' and the ResourceSet applies nothing.", o.ID, o.ResourceSet)
+			f.Suggestion = fmt.Sprintf("Set metadata.namespace on %s in the template of ResourceSet %s (%s:%d).", o.ID.Name, o.ResourceSet, o.File, o.Line)
+		}
 		out = append(out, f)
 	})
 	return out

@@ -74,6 +74,19 @@ func TestNamespaceNotSet(t *testing.T) {
 			name:  "unknown kind",
 			files: apps("w.yaml", widget),
 		},
+		{
+			// targetNamespace sets the ResourceSet's namespace, not its objects'.
+			name: "ResourceSet renders a ConfigMap without namespace",
+			files: apps("rset.yaml", obj("fluxcd.controlplane.io/v1", "ResourceSet", "", "gen",
+				"spec:\n  inputs: [{n: one}]\n  resourcesTemplate: |\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: cm-<< inputs.n >>"),
+				"targetNamespace: default"),
+			want: []want{{
+				Rule: "namespace-not-set", Severity: Error, Kustomization: "flux-system/apps",
+				Object: "ConfigMap/cm-one", File: "apps/rset.yaml", Line: 2,
+				Msg:  []string{"ResourceSet default/gen renders it without a namespace, which flux-operator does not default"},
+				Sugg: []string{"in the template of ResourceSet default/gen (apps/rset.yaml:2)"},
+			}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

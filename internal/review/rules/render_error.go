@@ -12,6 +12,7 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
+		out = append(out, resourceSetErrors(c, ks)...)
 		if ks.Err == nil {
 			continue
 		}
@@ -35,6 +36,23 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 			f.Suggestion = fmt.Sprintf("Fix %s:%d%s so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema).", ks.Err.File, ks.Err.Line, others)
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// resourceSetErrors reports the ResourceSets ks applies that flux-operator fails to render
+// (internal/builder/resourceset.go BuildResourceSet): the ResourceSet applies none of its
+// resources, and ks itself applies.
+func resourceSetErrors(c *render.Cluster, ks *render.Kustomization) []Finding {
+	var out []Finding
+	for _, e := range ks.ResourceSetErrors {
+		id := e.ResourceSet
+		out = append(out, Finding{
+			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ks.Ref.String(), Object: &id,
+			Message:    fmt.Sprintf("ResourceSet %s/%s fails to render, so flux-operator applies none of its resources: %s", id.Namespace, id.Name, e.Err.Message),
+			Suggestion: fmt.Sprintf("Fix the template or inputs at %s:%d so that `flux-operator build resourceset` succeeds.", e.Err.File, e.Err.Line),
+			File:       e.Err.File, Line: e.Err.Line,
+		})
 	}
 	return out
 }
