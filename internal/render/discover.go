@@ -20,6 +20,34 @@ type root struct {
 	// synthetic roots are made from a FluxInstance, a flux-instance HelmRelease or
 	// .tiergate.yaml rather than read from a Kustomization manifest.
 	synthetic bool
+	// by says how the root was found.
+	by Discovery
+}
+
+// Discovery says how a graph's clusters were found.
+type Discovery string
+
+const (
+	// DiscoveryConfig: the clusters of .tiergate.yaml.
+	DiscoveryConfig Discovery = "config"
+	// DiscoveryRoots: Flux roots (bootstrap, FluxInstance, flux-instance HelmRelease).
+	DiscoveryRoots Discovery = "roots"
+	// DiscoveryFolders: no Flux root exists; each folder of Kustomizations that nothing
+	// else covers is reviewed as a cluster.
+	DiscoveryFolders Discovery = "uncovered-folders"
+)
+
+// id is the cluster's identity across commits (Cluster.ID): what Flux itself knows the
+// root by, its Kustomization and source, never its folder. Configured clusters are their
+// configured name; uncovered folders (no Flux object roots them) are their folder.
+func (r root) id() string {
+	switch r.by {
+	case DiscoveryConfig:
+		return "config:" + r.name
+	case DiscoveryFolders:
+		return "folder:" + cleanPath(r.ks.Spec.Path)
+	}
+	return r.ks.Ref.String() + "@" + r.ks.Spec.SourceRef.String()
 }
 
 // gitRepositoryFolders maps each GitRepository of the tree to the folders of its manifests.
@@ -58,7 +86,7 @@ func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file st
 // file) and flux-operator FluxInstances (or flux-instance HelmReleases); when none exists,
 // the folders holding Kustomizations that no other Kustomization's path covers, each
 // applied by a root as flux-operator's sync.path would be.
-func discover(ix *index, cfg *config.Config) []root {
+func discover(ix *index, cfg *config.Config) ([]root, Discovery) {
 	if cfg != nil && len(cfg.Clusters) > 0 {
 		var out []root
 		for _, c := range cfg.Clusters {
@@ -72,9 +100,9 @@ func discover(ix *index, cfg *config.Config) []root {
 			if p := cleanPath(path.Join(dir, c.Path)); ix.snap.state(cmp.Or(p, ".")) != "dir" {
 				continue
 			}
-			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true})
+			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true, by: DiscoveryConfig})
 		}
-		return out
+		return out, DiscoveryConfig
 	}
 	var boot, all []root
 	files := ix.yamlFiles()
@@ -96,9 +124,9 @@ func discover(ix *index, cfg *config.Config) []root {
 		}
 	}
 	if len(boot) == 0 {
-		return uncovered(all)
+		return uncovered(all), DiscoveryFolders
 	}
-	return dedupe(boot)
+	return dedupe(boot), DiscoveryRoots
 }
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies
@@ -121,7 +149,7 @@ func uncovered(all []root) []root {
 		}
 		seen[dir] = true
 		src := SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
-		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true})
+		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true, by: DiscoveryFolders})
 	}
 	return dedupe(out)
 }
@@ -145,8 +173,17 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		}
 		p := cleanPath(ks.Spec.Path)
 		dir := path.Dir(file)
-		boot := p != "" && (dir == p || strings.HasPrefix(dir, p+"/"))
-		return root{name: lastElem(p, ks.Ref.Name), ks: ks}, boot, true
+		// An empty path ("", ".", "./") is the source's root, a parent of every folder.
+		boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
+		name := lastElem(p, "")
+		if name == "" { // the repository root: name it after the cluster folder of the bootstrap file
+			d := dir
+			if path.Base(d) == "flux-system" {
+				d = path.Dir(d)
+			}
+			name = lastElem(cleanPath(d), ks.Ref.Name)
+		}
+		return root{name: name, ks: ks, by: DiscoveryRoots}, boot, true
 	case group == "fluxcd.controlplane.io" && d.Kind == "FluxInstance":
 		return operatorRoot(d.Namespace, value(value(d.Node, "spec"), "sync"), d.Name, file, d.Line)
 	case group == "helm.toolkit.fluxcd.io" && d.Kind == "HelmRelease":
@@ -186,7 +223,7 @@ func operatorRoot(ns string, sync *yaml.Node, instance, file string, line int) (
 		instance = name
 	}
 	src := SourceRef{Kind: kind, Namespace: ns, Name: name}
-	return root{name: lastElem(cleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true}, true, true
+	return root{name: lastElem(cleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true, by: DiscoveryRoots}, true, true
 }
 
 func chartName(n *yaml.Node) string {

@@ -145,11 +145,11 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	if opts.SourceIgnore {
 		snap = ignored(snap, "", opts.Cache)
 	}
-	gd, ix, roots := load(snap, opts)
+	gd, ix, roots, by := load(snap, opts)
 	if opts.SourceIgnore {
 		if extra := specIgnore(ix, roots); extra != "" {
 			snap = ignored(snap, extra, opts.Cache)
-			gd, ix, roots = load(snap, opts)
+			gd, ix, roots, by = load(snap, opts)
 		}
 	}
 	abs := snap.root
@@ -163,7 +163,7 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	if r.workers <= 0 {
 		r.workers = goruntime.GOMAXPROCS(0)
 	}
-	g := &Graph{}
+	g := &Graph{Discovery: by}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
 			g.Unselected = append(g.Unselected, rt.name)
@@ -198,10 +198,11 @@ func contains(list []string, s string) bool {
 }
 
 // load indexes snap and discovers its cluster roots.
-func load(snap *snapshot, opts Options) (*guards, *index, []root) {
+func load(snap *snapshot, opts Options) (*guards, *index, []root, Discovery) {
 	gd := newGuards(snap, opts)
 	ix := newIndex(snap, opts.Cache)
-	return gd, ix, discover(ix, opts.Config)
+	roots, by := discover(ix, opts.Config)
+	return gd, ix, roots, by
 }
 
 // dropNested removes clusters whose root another cluster's graph already reconciles.
@@ -262,13 +263,13 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 // from the next wave on, and to every wave in the next round.
 func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, store) {
 	c := &Cluster{
-		Name: rt.name, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
+		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
 	}
 	rootSrc := rt.ks.Spec.SourceRef
 	var prior *Cluster
 	if r.prior != nil {
-		prior = r.prior.Cluster(rt.name)
+		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	st := seed.clone()
 	rootCopy := *rt.ks

@@ -183,7 +183,16 @@ type Partial struct {
 
 // Cluster is one Flux installation: a root Kustomization and everything it reconciles.
 type Cluster struct {
+	// Name is what the cluster is shown as: its root folder's last element.
 	Name string
+	// ID is the cluster's identity across commits: its root Kustomization's
+	// "namespace/name@Kind/namespace/name" of its source (as flux bootstrap or flux-operator
+	// creates it), "config:<name>" for a configured cluster, "folder:<path>" for an
+	// uncovered folder. Moving the root's path keeps it; MatchClusters pairs by it.
+	ID string
+	// RootFile is the repo-relative file the root was found in (gotk-sync.yaml, the
+	// FluxInstance's or HelmRelease's manifest, .tiergate.yaml).
+	RootFile string
 	// Dir is the absolute path the cluster was rendered at (Source.Root); File paths are
 	// relative to it. Read files with ReadFile: a source from git has no folder on disk.
 	Dir string
@@ -204,6 +213,9 @@ type Graph struct {
 	Clusters []*Cluster
 	// Unselected names the clusters found but left out by Options.Clusters.
 	Unselected []string
+	// Discovery says how the clusters were found; DiscoveryFolders means the repository
+	// has no Flux root at all.
+	Discovery Discovery
 	// key is the Cache key the graph is kept under; "" when it is not kept.
 	key string
 }

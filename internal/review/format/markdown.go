@@ -293,7 +293,7 @@ type entry struct {
 }
 
 func newDoc(r *review.Report) *doc {
-	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r), otherCount: map[rules.Status]int{}}
+	d := &doc{verdict: Marker + "\n" + verdictLine(r) + discoveryLine(r) + statsLine(r), partial: partialNote(r), otherCount: map[rules.Status]int{}}
 	multi := len(r.Clusters) > 1
 	for _, f := range r.Findings {
 		if f.Status != rules.StatusNew {
