@@ -145,24 +145,17 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	if opts.SourceIgnore {
 		snap = ignored(snap, "", opts.Cache)
 	}
-	gd, ix, roots, by := load(snap, opts)
+	r := newRenderer(snap, opts)
+	defer func() { r.scratch.remove() }()
+	roots, by := discover(r.ix, opts.Config, r.folderObjects)
 	if opts.SourceIgnore {
-		if extra := specIgnore(ix, roots); extra != "" {
-			snap = ignored(snap, extra, opts.Cache)
-			gd, ix, roots, by = load(snap, opts)
+		if extra := specIgnore(r.ix, roots); extra != "" {
+			r.scratch.remove()
+			r = newRenderer(ignored(snap, extra, opts.Cache), opts)
+			roots, by = discover(r.ix, opts.Config, r.folderObjects)
 		}
 	}
-	abs := snap.root
-	r := &renderer{
-		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers, guards: gd,
-		cache:  &buildCache{m: map[string]*builtResult{}},
-		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
-		policy: buildPolicy(opts), prior: opts.Prior,
-	}
-	defer r.scratch.remove()
-	if r.workers <= 0 {
-		r.workers = goruntime.GOMAXPROCS(0)
-	}
+	gd := r.guards
 	g := &Graph{Discovery: by}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
@@ -181,6 +174,21 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	return g, gd, nil
 }
 
+// newRenderer indexes snap and readies the builds of one render of it.
+func newRenderer(snap *snapshot, opts Options) *renderer {
+	gd := newGuards(snap, opts)
+	r := &renderer{
+		abs: snap.root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
+		cache:  &buildCache{m: map[string]*builtResult{}},
+		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
+		policy: buildPolicy(opts), prior: opts.Prior,
+	}
+	if r.workers <= 0 {
+		r.workers = goruntime.GOMAXPROCS(0)
+	}
+	return r
+}
+
 // buildPolicy is what, besides its inputs, decides a build's outcome: the remote policy and
 // the per-build limits (a build within looser limits may be refused under tighter ones).
 func buildPolicy(opts Options) string {
@@ -195,14 +203,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// load indexes snap and discovers its cluster roots.
-func load(snap *snapshot, opts Options) (*guards, *index, []root, Discovery) {
-	gd := newGuards(snap, opts)
-	ix := newIndex(snap, opts.Cache)
-	roots, by := discover(ix, opts.Config)
-	return gd, ix, roots, by
 }
 
 // dropNested removes clusters whose root another cluster's graph already reconciles.
