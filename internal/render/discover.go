@@ -22,6 +22,34 @@ type root struct {
 	synthetic bool
 	// by says how the root was found.
 	by Discovery
+	// orig is the root's Ref before rekeyed moved it aside; zero when it was not.
+	orig Ref
+}
+
+// rekeyed is rt with its Kustomization under another Ref, so that the real Kustomization
+// of its Ref, which a build emits, is built and reviewed in its own right
+// (Kustomizations are keyed by Ref). The cluster's identity keeps the original Ref.
+func (r root) rekeyed() root {
+	ks := *r.ks
+	r.orig = ks.Ref
+	origin := "FluxInstance"
+	switch {
+	case r.by == DiscoveryConfig:
+		origin = config.FileName
+	case r.by == DiscoveryFolders:
+		origin = "folder stand-in"
+	}
+	ks.Ref.Name += " (" + origin + ")"
+	r.ks = &ks
+	return r
+}
+
+// ref is the root's Ref as Flux knows it.
+func (r root) ref() Ref {
+	if r.orig != (Ref{}) {
+		return r.orig
+	}
+	return r.ks.Ref
 }
 
 // Discovery says how a graph's clusters were found.
@@ -47,7 +75,7 @@ func (r root) id() string {
 	case DiscoveryFolders:
 		return "folder:" + cleanPath(r.ks.Spec.Path)
 	}
-	return r.ks.Ref.String() + "@" + r.ks.Spec.SourceRef.String()
+	return r.ref().String() + "@" + r.ks.Spec.SourceRef.String()
 }
 
 // gitRepositoryFolders maps each GitRepository of the tree to the folders of its manifests.

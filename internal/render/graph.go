@@ -250,12 +250,31 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	for round := 0; round < maxRounds; round++ {
 		var st store
 		c, st = r.round(ctx, rt, seed)
+		if c.Contested != nil && rt.orig == (Ref{}) {
+			// A synthetic root hides nothing: render again with it moved aside.
+			return r.cluster(ctx, rt.rekeyed())
+		}
 		if st.equal(seed) {
 			break
 		}
 		seed = st
 	}
+	if rt.orig != (Ref{}) {
+		c.Contested = c.Kustomizations[rt.orig]
+		if rt.by != DiscoveryRoots {
+			c.Contested = nil // tiergate's own stand-in: no second applier in the cluster
+		}
+	}
 	return c
+}
+
+// contests reports whether child, emitted by a build, is the synthetic root's own Ref with
+// another path or source: the real Kustomization that the root would otherwise hide.
+func contests(rt root, child *Kustomization) bool {
+	if !rt.synthetic || rt.orig != (Ref{}) || child.Ref != rt.ks.Ref {
+		return false
+	}
+	return cleanPath(child.Spec.Path) != cleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
 }
 
 // round renders the cluster wave by wave (a parent before the Kustomizations it emits),
@@ -299,6 +318,11 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 			c.Kustomizations[ks.Ref] = ks
 			c.Order = append(c.Order, ks.Ref)
 			children := r.children(ks, c)
+			for _, ch := range children {
+				if contests(rt, ch) && c.Contested == nil {
+					c.Contested = ch
+				}
+			}
 			live := ks.Objects
 			if ks.Err != nil {
 				children = nil

@@ -199,8 +199,13 @@ type Cluster struct {
 	// source is what the cluster was rendered from.
 	source *snapshot
 	// RootDir is the repo-relative folder of the root Kustomization's path.
-	RootDir        string
-	Root           Ref
+	RootDir string
+	Root    Ref
+	// Contested is the Kustomization of the root's own Ref that a build emits with another
+	// path or source, when the root is made by flux-operator from a FluxInstance: the
+	// operator and kustomize-controller then both apply that one object, each with its own
+	// spec. The root is then kept under "<name> (FluxInstance)" and Contested is built too.
+	Contested *Kustomization
 	Kustomizations map[Ref]*Kustomization
 	// Order lists Kustomizations in build order (parents before children, then by name).
 	Order []Ref
