@@ -268,6 +268,22 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	return c
 }
 
+// rootSource is the source whose paths are the repository's own: the root's, unless
+// flux-operator syncs an OCIRepository or Bucket (an artifact made elsewhere, whose layout
+// only .tiergate.yaml sources can tell), when it is none.
+func (r *renderer) rootSource(rt root) SourceRef {
+	src := rt.ks.Spec.SourceRef
+	if !rt.synthetic || rt.by != DiscoveryRoots || src.Kind == "GitRepository" {
+		return src
+	}
+	if r.cfg != nil {
+		if _, ok := r.cfg.SourceDir(src.String()); ok {
+			return src
+		}
+	}
+	return SourceRef{Kind: "none"}
+}
+
 // contests reports whether child, emitted by a build, is the synthetic root's own Ref with
 // another path or source: the real Kustomization that the root would otherwise hide.
 func contests(rt root, child *Kustomization) bool {
@@ -285,7 +301,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
 	}
-	rootSrc := rt.ks.Spec.SourceRef
+	rootSrc := r.rootSource(rt)
 	var prior *Cluster
 	if r.prior != nil {
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
@@ -313,6 +329,10 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		})
 		var next []*Kustomization
 		for _, ks := range wave {
+			if ks == &rootCopy && ks.Skipped != "" {
+				ks.Skipped = fmt.Sprintf("the root's source %s is an artifact made outside the repository (an OCI artifact pushed from CI, a bucket): "+
+					"map it to the folder it is built from in %s sources to review it", ks.Spec.SourceRef, config.FileName)
+			}
 			r.guards.countObjects(ks, &objects)
 			r.guards.countSubstituted(ks, &substituted)
 			c.Kustomizations[ks.Ref] = ks

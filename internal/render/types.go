@@ -255,7 +255,8 @@ func (c *Cluster) Partials() []Partial {
 		switch {
 		case ks.Skipped != "":
 			reason := ks.Skipped
-			if !c.hasSource(ks.Spec.SourceRef) {
+			// flux bootstrap and flux-operator create the root's own source.
+			if !c.hasSource(ks.Spec.SourceRef) && ref != c.Root {
 				reason += "; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"
 			}
 			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
