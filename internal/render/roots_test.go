@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/config"
 )
 
 // clusterIDs lists "name id rootdir rootfile" for every cluster of g.
@@ -225,5 +227,50 @@ func TestHelmValues(t *testing.T) {
 	}}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("values (-want +got):\n%s", d)
+	}
+}
+
+// TestOperatorRootFromArtifact: a FluxInstance syncing an OCIRepository reads an artifact
+// pushed from elsewhere; unmapped, its root is not reviewed (no invented 'path not found'),
+// and mapped through sources, it builds from that folder.
+func TestOperatorRootFromArtifact(t *testing.T) {
+	files := map[string]string{
+		"kubernetes/flux/instance.yaml": "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\n" +
+			"spec:\n  sync:\n    kind: OCIRepository\n    url: oci://registry.example.invalid/manifests\n    ref: latest\n    path: ./clusters/home\n",
+		"kubernetes/clusters/home/cm.yaml": cm("default", "a"),
+	}
+	dir := tree(t, files)
+	c := render(t, dir, nil).Clusters[0]
+	want := []Partial{{Kustomization: "flux-system/flux-system", Reason: "the root's source OCIRepository/flux-system/flux-system is an artifact made outside the repository " +
+		"(an OCI artifact pushed from CI, a bucket): map it to the folder it is built from in .tiergate.yaml sources to review it"}}
+	if d := cmp.Diff(want, c.Partials()); d != "" {
+		t.Errorf("partials (-want +got):\n%s", d)
+	}
+	if c.Kustomizations[c.Root].Err != nil {
+		t.Errorf("root fails: %v", c.Kustomizations[c.Root].Err)
+	}
+	mapped := render(t, dir, &config.Config{Sources: map[string]string{"OCIRepository/flux-system/flux-system": "kubernetes"}}).Clusters[0]
+	if d := cmp.Diff([]string{"flux-system/flux-system ConfigMap/default/a kubernetes/clusters/home/cm.yaml:2"}, objects(mapped)); d != "" {
+		t.Errorf("mapped objects (-want +got):\n%s", d)
+	}
+}
+
+// TestConfiguredRootHidesNothing: a configured cluster's stand-in root never hides the
+// real flux-system Kustomization that its path applies with another path; neither is a
+// contest, as only one applier exists in the cluster.
+func TestConfiguredRootHidesNothing(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"clusters/prod/flux-system.yaml": ks("flux-system", "./infra"),
+		"infra/cm.yaml":                  cm("default", "infra"),
+	})
+	c := render(t, dir, &config.Config{Clusters: []config.Cluster{{Name: "prod", Path: "clusters/prod"}}}).Clusters[0]
+	if d := cmp.Diff([]string{
+		"flux-system/flux-system (.tiergate.yaml) Kustomization.kustomize.toolkit.fluxcd.io/flux-system/flux-system clusters/prod/flux-system.yaml:2",
+		"flux-system/flux-system ConfigMap/default/infra infra/cm.yaml:2",
+	}, objects(c)); d != "" {
+		t.Errorf("objects (-want +got):\n%s", d)
+	}
+	if c.Contested != nil || c.ID != "config:prod" {
+		t.Errorf("contested %v, id %q", c.Contested, c.ID)
 	}
 }
