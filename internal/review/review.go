@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -104,7 +105,7 @@ func (r *Report) summarize(b, h *render.Cluster) {
 	if partial == nil {
 		partial = []render.Partial{}
 	}
-	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: c.RootDir, Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
+	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: cmp.Or(c.RootDir, "."), Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
 }
 
 // unknownAtHead drops the resolved findings about objects of a Kustomization whose head
