@@ -160,6 +160,7 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
 			g.Unselected = append(g.Unselected, rt.name)
+			g.unselected = append(g.unselected, &Cluster{Name: rt.name, ID: rt.id(), RootFile: rt.ks.File})
 			continue
 		}
 		if err := ctx.Err(); err != nil {

@@ -121,3 +121,32 @@ func (g *Graph) counterpart(id, file, name string) *Cluster {
 	}
 	return nil
 }
+
+// Selected returns base with only the clusters that match a selected cluster of head
+// (MatchClusters over every cluster head found) or, gone at head, are named in names: the base side of a review limited to clusters by
+// name, where a cluster renamed at head has another name at base. The graph is a copy;
+// its clusters are shared.
+func Selected(base, head *Graph, names []string) *Graph {
+	selected := map[*Cluster]bool{}
+	for _, c := range head.Clusters {
+		selected[c] = true
+	}
+	// The head's clusters left out take part in matching, so that theirs stay theirs.
+	all := &Graph{Clusters: append(append([]*Cluster{}, head.Clusters...), head.unselected...)}
+	keep := map[*Cluster]bool{}
+	for _, p := range MatchClusters(base, all) {
+		if p.Base != nil && (selected[p.Head] || p.Head == nil && contains(names, p.Base.Name)) {
+			keep[p.Base] = true
+		}
+	}
+	out := *base
+	out.Clusters = nil
+	for _, c := range base.Clusters {
+		if keep[c] {
+			out.Clusters = append(out.Clusters, c)
+		} else {
+			out.Unselected = append(out.Unselected, c.Name)
+		}
+	}
+	return &out
+}

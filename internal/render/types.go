@@ -218,6 +218,8 @@ type Graph struct {
 	Clusters []*Cluster
 	// Unselected names the clusters found but left out by Options.Clusters.
 	Unselected []string
+	// unselected are the clusters of Unselected, identity only (Name, ID, RootFile).
+	unselected []*Cluster
 	// Discovery says how the clusters were found; DiscoveryFolders means the repository
 	// has no Flux root at all.
 	Discovery Discovery
