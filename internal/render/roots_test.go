@@ -50,8 +50,8 @@ func TestDiscoverFluxInstanceValuesFrom(t *testing.T) {
 			app + "helmrelease.yaml": fluxInstanceHR,
 			app + "kustomization.yaml": "resources: [helmrelease.yaml]\nconfigurations: [kustomizeconfig.yaml]\n" +
 				"configMapGenerator:\n  - name: flux-instance-values\n    files: [values.yaml=helm-values.yaml]\n",
-			app + "kustomizeconfig.yaml": "nameReference:\n  - kind: ConfigMap\n    version: v1\n    fieldSpecs:\n      - {path: spec/valuesFrom/name, kind: HelmRelease}\n",
-			app + "helm-values.yaml":     values,
+			app + "kustomizeconfig.yaml":      "nameReference:\n  - kind: ConfigMap\n    version: v1\n    fieldSpecs:\n      - {path: spec/valuesFrom/name, kind: HelmRelease}\n",
+			app + "helm-values.yaml":          values,
 			"kubernetes/flux/cluster/ks.yaml": ks("cluster-apps", "./kubernetes/apps"),
 		},
 		want: []string{"cluster flux-system/flux-system@GitRepository/flux-system/flux-system kubernetes/flux/cluster " + app + "helmrelease.yaml"},

@@ -205,7 +205,7 @@ type Cluster struct {
 	// path or source, when the root is made by flux-operator from a FluxInstance: the
 	// operator and kustomize-controller then both apply that one object, each with its own
 	// spec. The root is then kept under "<name> (FluxInstance)" and Contested is built too.
-	Contested *Kustomization
+	Contested      *Kustomization
 	Kustomizations map[Ref]*Kustomization
 	// Order lists Kustomizations in build order (parents before children, then by name).
 	Order []Ref
