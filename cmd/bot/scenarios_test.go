@@ -27,6 +27,8 @@ type expectation struct {
 	Moves         []map[string]any `json:"moves"`
 	FindingsExact []map[string]any `json:"findings_exact"`
 	Clusters      []map[string]any `json:"clusters"`
+	// Discovery, when set, is the report's discovery field.
+	Discovery *string `json:"discovery"`
 }
 
 func TestScenarios(t *testing.T) {
@@ -66,9 +68,10 @@ func runScenario(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Findings []map[string]any `json:"findings"`
-		Moves    []map[string]any `json:"moves"`
-		Clusters []map[string]any `json:"clusters"`
+		Findings  []map[string]any `json:"findings"`
+		Moves     []map[string]any `json:"moves"`
+		Clusters  []map[string]any `json:"clusters"`
+		Discovery string           `json:"discovery"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("report is not JSON (exit %d, %v): %s", code, err, out.String())
@@ -92,6 +95,9 @@ func runScenario(t *testing.T, dir string) {
 		if !anyMatch(rep.Moves, m) {
 			t.Errorf("missing move %v", m)
 		}
+	}
+	if exp.Discovery != nil && rep.Discovery != *exp.Discovery {
+		t.Errorf("discovery %q, want %q", rep.Discovery, *exp.Discovery)
 	}
 	if exp.Clusters != nil {
 		if diff := cmp.Diff(exp.Clusters, rep.Clusters); diff != "" {

@@ -180,7 +180,11 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		clock = time.Now()
 		return d.Seconds()
 	}
-	bg, err := base.graph(ctx, ro)
+	// The base renders every cluster: a cluster selected by its head name may have another
+	// name at base (renamed), and render.Selected keeps its match.
+	bo := ro
+	bo.Clusters = nil
+	bg, err := base.graph(ctx, bo)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +195,9 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		return nil, err
 	}
 	renderHead := lap()
+	if len(opts.Clusters) > 0 {
+		bg = render.Selected(bg, hg, opts.Clusters)
+	}
 	if err := CheckClusters(bg, hg, opts.Clusters); err != nil {
 		return nil, err
 	}

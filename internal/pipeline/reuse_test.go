@@ -99,7 +99,13 @@ func TestCachedBaseIsNotRead(t *testing.T) {
 	if reads != 1 || second != first {
 		t.Errorf("with the base's graph cached: %d reads, want 1; same report: %v", reads, second == first)
 	}
+	// --cluster selects at head; the base renders every cluster (a renamed one has another
+	// name there), with the options of the first review.
 	review(lazyBase(), Options{Cache: cache, Clusters: []string{"demo"}})
+	if reads != 1 {
+		t.Errorf("--cluster: %d reads, want the cached base (1)", reads)
+	}
+	review(lazyBase(), Options{Cache: cache, Limits: render.Limits{MaxFileBytes: 1 << 20}})
 	review(lazyBase(), Options{NoReuse: true})
 	if reads != 3 {
 		t.Errorf("other options, and no cache: %d reads in all, want 3", reads)

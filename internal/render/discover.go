@@ -20,6 +20,62 @@ type root struct {
 	// synthetic roots are made from a FluxInstance, a flux-instance HelmRelease or
 	// .tiergate.yaml rather than read from a Kustomization manifest.
 	synthetic bool
+	// by says how the root was found.
+	by Discovery
+	// orig is the root's Ref before rekeyed moved it aside; zero when it was not.
+	orig Ref
+}
+
+// rekeyed is rt with its Kustomization under another Ref, so that the real Kustomization
+// of its Ref, which a build emits, is built and reviewed in its own right
+// (Kustomizations are keyed by Ref). The cluster's identity keeps the original Ref.
+func (r root) rekeyed() root {
+	ks := *r.ks
+	r.orig = ks.Ref
+	origin := "FluxInstance"
+	switch {
+	case r.by == DiscoveryConfig:
+		origin = config.FileName
+	case r.by == DiscoveryFolders:
+		origin = "folder stand-in"
+	}
+	ks.Ref.Name += " (" + origin + ")"
+	r.ks = &ks
+	return r
+}
+
+// ref is the root's Ref as Flux knows it.
+func (r root) ref() Ref {
+	if r.orig != (Ref{}) {
+		return r.orig
+	}
+	return r.ks.Ref
+}
+
+// Discovery says how a graph's clusters were found.
+type Discovery string
+
+const (
+	// DiscoveryConfig: the clusters of .tiergate.yaml.
+	DiscoveryConfig Discovery = "config"
+	// DiscoveryRoots: Flux roots (bootstrap, FluxInstance, flux-instance HelmRelease).
+	DiscoveryRoots Discovery = "roots"
+	// DiscoveryFolders: no Flux root exists; each folder of Kustomizations that nothing
+	// else covers is reviewed as a cluster.
+	DiscoveryFolders Discovery = "uncovered-folders"
+)
+
+// id is the cluster's identity across commits (Cluster.ID): what Flux itself knows the
+// root by, its Kustomization and source, never its folder. Configured clusters are their
+// configured name; uncovered folders (no Flux object roots them) are their folder.
+func (r root) id() string {
+	switch r.by {
+	case DiscoveryConfig:
+		return "config:" + r.name
+	case DiscoveryFolders:
+		return "folder:" + cleanPath(r.ks.Spec.Path)
+	}
+	return r.ref().String() + "@" + r.ks.Spec.SourceRef.String()
 }
 
 // gitRepositoryFolders maps each GitRepository of the tree to the folders of its manifests.
@@ -53,12 +109,17 @@ func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file st
 	}
 }
 
+// folderBuild returns the objects a Kustomization whose path is the repo-relative dir
+// would build (generator, kustomize, no substitution); nil when the build fails.
+type folderBuild func(dir string) []*Object
+
 // discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
 // configured clusters, else the bootstrap pattern (a Kustomization whose path holds its own
-// file) and flux-operator FluxInstances (or flux-instance HelmReleases); when none exists,
-// the folders holding Kustomizations that no other Kustomization's path covers, each
-// applied by a root as flux-operator's sync.path would be.
-func discover(ix *index, cfg *config.Config) []root {
+// file) and flux-operator FluxInstances (or flux-instance HelmReleases), read from the
+// build of their folder; only when none exists, the folders holding Kustomizations that no
+// other Kustomization's path covers, each applied by a root as flux-operator's sync.path
+// would be.
+func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discovery) {
 	if cfg != nil && len(cfg.Clusters) > 0 {
 		var out []root
 		for _, c := range cfg.Clusters {
@@ -72,15 +133,15 @@ func discover(ix *index, cfg *config.Config) []root {
 			if p := cleanPath(path.Join(dir, c.Path)); ix.snap.state(cmp.Or(p, ".")) != "dir" {
 				continue
 			}
-			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true})
+			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true, by: DiscoveryConfig})
 		}
-		return out
+		return out, DiscoveryConfig
 	}
 	var boot, all []root
 	files := ix.yamlFiles()
 	gitRepos := gitRepositoryFolders(ix, files)
 	for _, rel := range files {
-		if !ix.mentions(rel, "Kustomization", "FluxInstance", "HelmRelease") {
+		if !ix.mentions(rel, "Kustomization") {
 			continue
 		}
 		for _, d := range ix.docs(rel) {
@@ -90,15 +151,16 @@ func discover(ix *index, cfg *config.Config) []root {
 			}
 			all = append(all, r)
 			// flux bootstrap writes the root's GitRepository next to it (gotk-sync.yaml).
-			if isBoot && (r.synthetic || gitRepos[r.ks.Spec.SourceRef][path.Dir(rel)]) {
+			if isBoot && gitRepos[r.ks.Spec.SourceRef][path.Dir(rel)] {
 				boot = append(boot, r)
 			}
 		}
 	}
+	boot = append(boot, operatorRoots(ix, files, build)...)
 	if len(boot) == 0 {
-		return uncovered(all)
+		return uncovered(all), DiscoveryFolders
 	}
-	return dedupe(boot)
+	return dedupe(boot), DiscoveryRoots
 }
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies
@@ -121,61 +183,157 @@ func uncovered(all []root) []root {
 		}
 		seen[dir] = true
 		src := SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
-		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true})
+		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true, by: DiscoveryFolders})
 	}
 	return dedupe(out)
 }
 
-// rootOf reads a document as a possible root: a Flux Kustomization (a bootstrap root when
-// its path is its own folder or a parent of it), a FluxInstance or a flux-instance HelmRelease.
+// rootOf reads a Flux Kustomization document as a possible root: a bootstrap root when its
+// path is its own folder or a parent of it.
 func rootOf(d doc, file string) (root, bool, bool) {
 	group := strings.SplitN(d.APIVersion, "/", 2)[0]
-	switch {
-	case group == fluxGroup && d.Kind == "Kustomization":
-		u, err := d.object()
-		if err != nil || u.GetName() == "" {
-			return root{}, false, false
-		}
-		if u.GetNamespace() == "" {
-			u.SetNamespace("flux-system")
-		}
-		ks, err := newKustomization(u, file, d.Line, nil)
-		if err != nil {
-			return root{}, false, false
-		}
-		p := cleanPath(ks.Spec.Path)
-		dir := path.Dir(file)
-		boot := p != "" && (dir == p || strings.HasPrefix(dir, p+"/"))
-		return root{name: lastElem(p, ks.Ref.Name), ks: ks}, boot, true
-	case group == "fluxcd.controlplane.io" && d.Kind == "FluxInstance":
-		return operatorRoot(d.Namespace, value(value(d.Node, "spec"), "sync"), d.Name, file, d.Line)
-	case group == "helm.toolkit.fluxcd.io" && d.Kind == "HelmRelease":
-		if !strings.Contains(file+d.Name+chartName(d.Node), "flux-instance") {
-			return root{}, false, false
-		}
-		ns := scalar(value(d.Node, "spec"), "targetNamespace")
-		if ns == "" {
-			ns = d.Namespace
-		}
-		sync := value(value(value(value(d.Node, "spec"), "values"), "instance"), "sync")
-		return operatorRoot(ns, sync, "", file, d.Line)
+	if group != fluxGroup || d.Kind != "Kustomization" {
+		return root{}, false, false
 	}
-	return root{}, false, false
+	u, err := d.object()
+	if err != nil || u.GetName() == "" {
+		return root{}, false, false
+	}
+	if u.GetNamespace() == "" {
+		u.SetNamespace("flux-system")
+	}
+	ks, err := newKustomization(u, file, d.Line, nil)
+	if err != nil {
+		return root{}, false, false
+	}
+	p := cleanPath(ks.Spec.Path)
+	dir := path.Dir(file)
+	// An empty path ("", ".", "./") is the source's root, a parent of every folder.
+	boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
+	name := lastElem(p, "")
+	if name == "" { // the repository root: name it after the cluster folder of the bootstrap file
+		d := dir
+		if path.Base(d) == "flux-system" {
+			d = path.Dir(d)
+		}
+		name = lastElem(cleanPath(d), ks.Ref.Name)
+	}
+	return root{name: name, ks: ks, by: DiscoveryRoots}, boot, true
+}
+
+// operatorRoots finds the roots flux-operator creates: FluxInstances and flux-instance
+// HelmReleases (also among a ResourceSet's resources), read from the build of the folder
+// holding them, as the Kustomization applying that folder renders them (patches applied,
+// generated ConfigMaps named). A folder that does not build is read file by file.
+func operatorRoots(ix *index, files []string, build folderBuild) []root {
+	var dirs []string
+	byDir := map[string][]string{}
+	for _, rel := range files {
+		if !ix.mentions(rel, "FluxInstance", "flux-instance") {
+			continue
+		}
+		candidate := false
+		for _, d := range ix.docs(rel) {
+			group := strings.SplitN(d.APIVersion, "/", 2)[0]
+			candidate = candidate || group == "fluxcd.controlplane.io" || group == "helm.toolkit.fluxcd.io"
+		}
+		if !candidate {
+			continue
+		}
+		dir := path.Dir(rel)
+		if byDir[dir] == nil {
+			dirs = append(dirs, dir)
+		}
+		byDir[dir] = append(byDir[dir], rel)
+	}
+	var out []root
+	for _, dir := range dirs {
+		var objs []*Object
+		if build != nil {
+			objs = build(dir)
+		}
+		if objs == nil {
+			objs = rawObjects(ix, byDir[dir])
+		}
+		for _, o := range objs {
+			out = append(out, operatorRootsOf(o.Body, o.File, o.Line, objs)...)
+		}
+	}
+	return out
+}
+
+// rawObjects reads the documents of files as objects, unbuilt.
+func rawObjects(ix *index, files []string) []*Object {
+	var out []*Object
+	for _, rel := range files {
+		for _, d := range ix.docs(rel) {
+			if u, err := d.object(); err == nil {
+				out = append(out, &Object{ID: idOf(u), File: rel, Line: d.Line, Body: u})
+			}
+		}
+	}
+	return out
+}
+
+// operatorRootsOf reads u as a FluxInstance, a flux-instance HelmRelease, or a ResourceSet
+// whose untemplated resources are those; objs resolve a HelmRelease's valuesFrom.
+func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs []*Object) []root {
+	group := strings.SplitN(u.GetAPIVersion(), "/", 2)[0]
+	switch {
+	case group == "fluxcd.controlplane.io" && u.GetKind() == "FluxInstance":
+		sync, _, _ := unstructured.NestedMap(u.Object, "spec", "sync")
+		if r, ok := operatorRoot(u.GetNamespace(), sync, u.GetName(), file, line); ok {
+			return []root{r}
+		}
+	case group == "helm.toolkit.fluxcd.io" && u.GetKind() == "HelmRelease":
+		if !strings.Contains(file+u.GetName()+chartName(u), "flux-instance") {
+			return nil
+		}
+		ns, _, _ := unstructured.NestedString(u.Object, "spec", "targetNamespace")
+		if ns == "" {
+			ns = u.GetNamespace()
+		}
+		values := helmValues(u, objs, fluxInstanceDefaults())
+		sync, _, _ := unstructured.NestedMap(values, "instance", "sync")
+		if r, ok := operatorRoot(ns, sync, "", file, line); ok {
+			return []root{r}
+		}
+	case group == "fluxcd.controlplane.io" && u.GetKind() == "ResourceSet":
+		// A templated resource (<< inputs.x >>) is the ResourceSet renderer's to expand.
+		res, _, _ := unstructured.NestedSlice(u.Object, "spec", "resources")
+		var out []root
+		for _, r := range res {
+			m, ok := r.(map[string]any)
+			if !ok {
+				continue
+			}
+			inner := &unstructured.Unstructured{Object: m}
+			if data, _ := inner.MarshalJSON(); strings.Contains(string(data), "<<") {
+				continue
+			}
+			if inner.GetNamespace() == "" {
+				inner.SetNamespace(u.GetNamespace())
+			}
+			out = append(out, operatorRootsOf(inner, file, line, objs)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // operatorRoot is the root that flux-operator creates from a FluxInstance's spec.sync: the
 // source and Kustomization are named after the namespace (fluxoperator.dev "Flux Cluster
 // Sync Configuration") unless sync.name says otherwise. The cluster is named after the
 // sync path's last element, else instance.
-func operatorRoot(ns string, sync *yaml.Node, instance, file string, line int) (root, bool, bool) {
-	p := scalar(sync, "path")
+func operatorRoot(ns string, sync map[string]any, instance, file string, line int) (root, bool) {
+	p := strOf(sync, "path")
 	if p == "" {
-		return root{}, false, false
+		return root{}, false
 	}
 	if ns == "" {
 		ns = "flux-system"
 	}
-	kind, name := scalar(sync, "kind"), scalar(sync, "name")
+	kind, name := strOf(sync, "kind"), strOf(sync, "name")
 	if kind == "" {
 		kind = "GitRepository"
 	}
@@ -186,15 +344,15 @@ func operatorRoot(ns string, sync *yaml.Node, instance, file string, line int) (
 		instance = name
 	}
 	src := SourceRef{Kind: kind, Namespace: ns, Name: name}
-	return root{name: lastElem(cleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true}, true, true
+	return root{name: lastElem(cleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true, by: DiscoveryRoots}, true
 }
 
-func chartName(n *yaml.Node) string {
-	spec := value(n, "spec")
-	if c := scalar(value(value(spec, "chart"), "spec"), "chart"); c != "" {
+func chartName(u *unstructured.Unstructured) string {
+	if c, _, _ := unstructured.NestedString(u.Object, "spec", "chart", "spec", "chart"); c != "" {
 		return c
 	}
-	return scalar(value(spec, "chartRef"), "name")
+	c, _, _ := unstructured.NestedString(u.Object, "spec", "chartRef", "name")
+	return c
 }
 
 // syntheticRoot is the root Kustomization that flux bootstrap or flux-operator creates.

@@ -145,28 +145,22 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	if opts.SourceIgnore {
 		snap = ignored(snap, "", opts.Cache)
 	}
-	gd, ix, roots := load(snap, opts)
+	r := newRenderer(snap, opts)
+	defer func() { r.scratch.remove() }()
+	roots, by := discover(r.ix, opts.Config, r.folderObjects)
 	if opts.SourceIgnore {
-		if extra := specIgnore(ix, roots); extra != "" {
-			snap = ignored(snap, extra, opts.Cache)
-			gd, ix, roots = load(snap, opts)
+		if extra := specIgnore(r.ix, roots); extra != "" {
+			r.scratch.remove()
+			r = newRenderer(ignored(snap, extra, opts.Cache), opts)
+			roots, by = discover(r.ix, opts.Config, r.folderObjects)
 		}
 	}
-	abs := snap.root
-	r := &renderer{
-		abs: abs, ix: ix, cfg: opts.Config, workers: opts.Workers, guards: gd,
-		cache:  &buildCache{m: map[string]*builtResult{}},
-		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
-		policy: buildPolicy(opts), prior: opts.Prior,
-	}
-	defer r.scratch.remove()
-	if r.workers <= 0 {
-		r.workers = goruntime.GOMAXPROCS(0)
-	}
-	g := &Graph{}
+	gd := r.guards
+	g := &Graph{Discovery: by}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
 			g.Unselected = append(g.Unselected, rt.name)
+			g.unselected = append(g.unselected, &Cluster{Name: rt.name, ID: rt.id(), RootFile: rt.ks.File})
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -179,6 +173,21 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	}
 	g.Clusters = dropNested(g.Clusters)
 	return g, gd, nil
+}
+
+// newRenderer indexes snap and readies the builds of one render of it.
+func newRenderer(snap *snapshot, opts Options) *renderer {
+	gd := newGuards(snap, opts)
+	r := &renderer{
+		abs: snap.root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
+		cache:  &buildCache{m: map[string]*builtResult{}},
+		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
+		policy: buildPolicy(opts), prior: opts.Prior,
+	}
+	if r.workers <= 0 {
+		r.workers = goruntime.GOMAXPROCS(0)
+	}
+	return r
 }
 
 // buildPolicy is what, besides its inputs, decides a build's outcome: the remote policy and
@@ -195,13 +204,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// load indexes snap and discovers its cluster roots.
-func load(snap *snapshot, opts Options) (*guards, *index, []root) {
-	gd := newGuards(snap, opts)
-	ix := newIndex(snap, opts.Cache)
-	return gd, ix, discover(ix, opts.Config)
 }
 
 // dropNested removes clusters whose root another cluster's graph already reconciles.
@@ -249,12 +251,47 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	for round := 0; round < maxRounds; round++ {
 		var st store
 		c, st = r.round(ctx, rt, seed)
+		if c.Contested != nil && rt.orig == (Ref{}) {
+			// A synthetic root hides nothing: render again with it moved aside.
+			return r.cluster(ctx, rt.rekeyed())
+		}
 		if st.equal(seed) {
 			break
 		}
 		seed = st
 	}
+	if rt.orig != (Ref{}) {
+		c.Contested = c.Kustomizations[rt.orig]
+		if rt.by != DiscoveryRoots {
+			c.Contested = nil // tiergate's own stand-in: no second applier in the cluster
+		}
+	}
 	return c
+}
+
+// rootSource is the source whose paths are the repository's own: the root's, unless
+// flux-operator syncs an OCIRepository or Bucket (an artifact made elsewhere, whose layout
+// only .tiergate.yaml sources can tell), when it is none.
+func (r *renderer) rootSource(rt root) SourceRef {
+	src := rt.ks.Spec.SourceRef
+	if !rt.synthetic || rt.by != DiscoveryRoots || src.Kind == "GitRepository" {
+		return src
+	}
+	if r.cfg != nil {
+		if _, ok := r.cfg.SourceDir(src.String()); ok {
+			return src
+		}
+	}
+	return SourceRef{Kind: "none"}
+}
+
+// contests reports whether child, emitted by a build, is the synthetic root's own Ref with
+// another path or source: the real Kustomization that the root would otherwise hide.
+func contests(rt root, child *Kustomization) bool {
+	if !rt.synthetic || rt.orig != (Ref{}) || child.Ref != rt.ks.Ref {
+		return false
+	}
+	return cleanPath(child.Spec.Path) != cleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
 }
 
 // round renders the cluster wave by wave (a parent before the Kustomizations it emits),
@@ -262,13 +299,13 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 // from the next wave on, and to every wave in the next round.
 func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, store) {
 	c := &Cluster{
-		Name: rt.name, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
+		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
 	}
-	rootSrc := rt.ks.Spec.SourceRef
+	rootSrc := r.rootSource(rt)
 	var prior *Cluster
 	if r.prior != nil {
-		prior = r.prior.Cluster(rt.name)
+		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	st := seed.clone()
 	rootCopy := *rt.ks
@@ -293,12 +330,21 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		})
 		var next []*Kustomization
 		for _, ks := range wave {
+			if ks == &rootCopy && ks.Skipped != "" {
+				ks.Skipped = fmt.Sprintf("the root's source %s is an artifact made outside the repository (an OCI artifact pushed from CI, a bucket): "+
+					"map it to the folder it is built from in %s sources to review it", ks.Spec.SourceRef, config.FileName)
+			}
 			r.expandResourceSets(ks, c)
 			r.guards.countObjects(ks, &objects)
 			r.guards.countSubstituted(ks, &substituted)
 			c.Kustomizations[ks.Ref] = ks
 			c.Order = append(c.Order, ks.Ref)
 			children := r.children(ks, c)
+			for _, ch := range children {
+				if contests(rt, ch) && c.Contested == nil {
+					c.Contested = ch
+				}
+			}
 			live := ks.Objects
 			if ks.Err != nil {
 				children = nil

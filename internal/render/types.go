@@ -206,15 +206,29 @@ type Partial struct {
 
 // Cluster is one Flux installation: a root Kustomization and everything it reconciles.
 type Cluster struct {
+	// Name is what the cluster is shown as: its root folder's last element.
 	Name string
+	// ID is the cluster's identity across commits: its root Kustomization's
+	// "namespace/name@Kind/namespace/name" of its source (as flux bootstrap or flux-operator
+	// creates it), "config:<name>" for a configured cluster, "folder:<path>" for an
+	// uncovered folder. Moving the root's path keeps it; MatchClusters pairs by it.
+	ID string
+	// RootFile is the repo-relative file the root was found in (gotk-sync.yaml, the
+	// FluxInstance's or HelmRelease's manifest, .tiergate.yaml).
+	RootFile string
 	// Dir is the absolute path the cluster was rendered at (Source.Root); File paths are
 	// relative to it. Read files with ReadFile: a source from git has no folder on disk.
 	Dir string
 	// source is what the cluster was rendered from.
 	source *snapshot
 	// RootDir is the repo-relative folder of the root Kustomization's path.
-	RootDir        string
-	Root           Ref
+	RootDir string
+	Root    Ref
+	// Contested is the Kustomization of the root's own Ref that a build emits with another
+	// path or source, when the root is made by flux-operator from a FluxInstance: the
+	// operator and kustomize-controller then both apply that one object, each with its own
+	// spec. The root is then kept under "<name> (FluxInstance)" and Contested is built too.
+	Contested      *Kustomization
 	Kustomizations map[Ref]*Kustomization
 	// Order lists Kustomizations in build order (parents before children, then by name).
 	Order []Ref
@@ -227,6 +241,11 @@ type Graph struct {
 	Clusters []*Cluster
 	// Unselected names the clusters found but left out by Options.Clusters.
 	Unselected []string
+	// unselected are the clusters of Unselected, identity only (Name, ID, RootFile).
+	unselected []*Cluster
+	// Discovery says how the clusters were found; DiscoveryFolders means the repository
+	// has no Flux root at all.
+	Discovery Discovery
 	// key is the Cache key the graph is kept under; "" when it is not kept.
 	key string
 }
@@ -262,7 +281,8 @@ func (c *Cluster) Partials() []Partial {
 		switch {
 		case ks.Skipped != "":
 			reason := ks.Skipped
-			if !c.hasSource(ks.Spec.SourceRef) {
+			// flux bootstrap and flux-operator create the root's own source.
+			if !c.hasSource(ks.Spec.SourceRef) && ref != c.Root {
 				reason += "; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"
 			}
 			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})

@@ -10,8 +10,11 @@ type Report struct {
 	Base     string           `json:"base"`
 	Head     string           `json:"head"`
 	Clusters []ClusterSummary `json:"clusters"`
-	Moves    []rules.Move     `json:"moves"`
-	Findings []rules.Finding  `json:"findings"`
+	// Discovery says how the head's clusters were found: "roots", "config", or
+	// "uncovered-folders" when the repository has no Flux root at all.
+	Discovery render.Discovery `json:"discovery,omitempty"`
+	Moves     []rules.Move     `json:"moves"`
+	Findings  []rules.Finding  `json:"findings"`
 	// Ignored are the findings that .tiergate.yaml's ignore entries took out of Findings;
 	// nothing counts them towards the verdict.
 	Ignored []IgnoredFinding `json:"ignored"`

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,14 +21,14 @@ type Options struct {
 	Config *config.Config
 }
 
-// Review compares base and head cluster by cluster (matched by name) and returns the
-// report. State rules run on both graphs: a finding only at head is new, at both is
+// Review compares base and head cluster by cluster (matched by identity,
+// render.MatchClusters, and shown by the head's name) and returns the report. State rules run on both graphs: a finding only at head is new, at both is
 // existing, only at base is resolved. Change rules run on the transition and are new.
 func Review(base, head *render.Graph, opts Options) *Report {
-	r := &Report{Base: opts.BaseRev, Head: opts.HeadRev}
+	r := &Report{Base: opts.BaseRev, Head: opts.HeadRev, Discovery: head.Discovery}
 	var diffTime, rulesTime time.Duration
-	for _, name := range clusterNames(base, head) {
-		b, h := base.Cluster(name), head.Cluster(name)
+	for _, p := range render.MatchClusters(base, head) {
+		b, h := sameName(p)
 		start := time.Now()
 		r.summarize(b, h)
 		env := &opts.Env
@@ -83,19 +84,17 @@ func clusterGone(b *render.Cluster) rules.Finding {
 	}
 }
 
-func clusterNames(base, head *render.Graph) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, g := range []*render.Graph{head, base} {
-		for _, c := range g.Clusters {
-			if !seen[c.Name] {
-				seen[c.Name] = true
-				out = append(out, c.Name)
-			}
-		}
+// sameName returns the pair with the base cluster under the head's name, so that findings
+// and diffs of a renamed cluster carry one name and unchanged findings stay existing. The
+// base is a shallow copy: rendered graphs are shared and never modified.
+func sameName(p render.ClusterPair) (b, h *render.Cluster) {
+	b, h = p.Base, p.Head
+	if b != nil && h != nil && b.Name != h.Name {
+		c := *b
+		c.Name = h.Name
+		b = &c
 	}
-	sort.Strings(out)
-	return out
+	return b, h
 }
 
 func (r *Report) summarize(b, h *render.Cluster) {
@@ -107,7 +106,7 @@ func (r *Report) summarize(b, h *render.Cluster) {
 	if partial == nil {
 		partial = []render.Partial{}
 	}
-	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: c.RootDir, Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
+	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: cmp.Or(c.RootDir, "."), Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
 }
 
 // unknownAtHead drops the resolved findings about objects of a Kustomization whose head

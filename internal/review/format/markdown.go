@@ -349,7 +349,7 @@ type entry struct {
 }
 
 func newDoc(r *review.Report) *doc {
-	d := &doc{verdict: Marker + "\n" + verdictLine(r) + statsLine(r), partial: partialNote(r)}
+	d := &doc{verdict: Marker + "\n" + verdictLine(r) + discoveryLine(r) + statsLine(r), partial: partialNote(r)}
 	multi := len(r.Clusters) > 1
 	for _, f := range r.Findings {
 		if !review.FirstOfCause(f) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -43,6 +44,16 @@ func verdictLine(r *review.Report) string {
 		icon = "⚠️"
 	}
 	return "### " + icon + " tiergate: " + text + "\n"
+}
+
+// discoveryLine says, right under the verdict, that no Flux root was found and what was
+// reviewed instead: folders stand in for clusters and may not be what Flux reconciles.
+func discoveryLine(r *review.Report) string {
+	if r.Discovery != render.DiscoveryFolders {
+		return ""
+	}
+	return fmt.Sprintf("\n> no Flux root found; reviewing %s as clusters (folders of Kustomizations that no other Kustomization's path covers; "+
+		"a bootstrap gotk-sync.yaml, a FluxInstance or `clusters:` in .tiergate.yaml names the real ones)\n", plural(len(r.Clusters), "folder", "folders"))
 }
 
 func statsLine(r *review.Report) string {

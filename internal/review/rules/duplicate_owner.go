@@ -28,5 +28,5 @@ func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, contestedRoot(c)...)
 }

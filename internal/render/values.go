@@ -1,0 +1,142 @@
+package render
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// fluxInstanceDefaults are the instance.sync defaults of the flux-instance chart's
+// values.yaml (controlplaneio-fluxcd/charts, charts/flux-instance/values.yaml): the sync
+// settings are the only values discovery reads.
+func fluxInstanceDefaults() map[string]any {
+	return map[string]any{"instance": map[string]any{"sync": map[string]any{
+		"interval": "1m", "kind": "GitRepository", "url": "", "ref": "", "path": "", "name": "",
+	}}}
+}
+
+// helmValues returns the values helm-controller installs a HelmRelease with: the chart's
+// defaults under the merge of spec.valuesFrom, in order, and spec.values last
+// (fluxcd/pkg/chartutil ChartValuesFromReferences, which helm-controller's reconcile
+// calls; MergeMaps for each merge). A valuesFrom entry reads key valuesKey (default
+// values.yaml) of the ConfigMap or Secret of that name in the release's namespace among
+// objs; with targetPath the entry's text is set at that dotted path over the inline values
+// merged so far. A reference objs cannot resolve is skipped whether or not it is optional:
+// the object may be made at runtime (an ExternalSecret), and what the rest sets still holds.
+func helmValues(hr *unstructured.Unstructured, objs []*Object, defaults map[string]any) map[string]any {
+	inline, _, _ := unstructured.NestedMap(hr.Object, "spec", "values")
+	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
+	result := map[string]any{}
+	for _, r := range refs {
+		ref, _ := r.(map[string]any)
+		kind, name := strOf(ref, "kind"), strOf(ref, "name")
+		key := strOf(ref, "valuesKey")
+		if key == "" {
+			key = "values.yaml"
+		}
+		data, ok := valuesData(objs, kind, hr.GetNamespace(), name, key)
+		if !ok {
+			continue
+		}
+		if tp := strOf(ref, "targetPath"); tp != "" {
+			result = mergeMaps(result, inline)
+			setPath(result, tp, strings.Trim(data, `'"`))
+			continue
+		}
+		var v map[string]any
+		if err := sigsyaml.Unmarshal([]byte(data), &v); err != nil {
+			continue // helm-controller fails the release: it makes no FluxInstance
+		}
+		result = mergeMaps(result, v)
+	}
+	return mergeMaps(defaults, mergeMaps(result, inline))
+}
+
+// valuesData is the text under key of the ConfigMap or Secret ns/name among objs. Objects
+// without a namespace get the Kustomization's, as the HelmRelease does, so an empty
+// namespace on either side matches.
+func valuesData(objs []*Object, kind, ns, name, key string) (string, bool) {
+	for _, o := range objs {
+		u := o.Body
+		if o.ID.Group != "" || o.ID.Kind != kind || u.GetName() != name {
+			continue
+		}
+		if ns != "" && u.GetNamespace() != "" && u.GetNamespace() != ns {
+			continue
+		}
+		switch kind {
+		case "ConfigMap":
+			s, ok, _ := unstructured.NestedString(u.Object, "data", key)
+			return s, ok
+		case "Secret":
+			if s, ok, _ := unstructured.NestedString(u.Object, "stringData", key); ok {
+				return s, true
+			}
+			s, ok, _ := unstructured.NestedString(u.Object, "data", key)
+			if !ok {
+				return "", false
+			}
+			b, err := base64.StdEncoding.DecodeString(s)
+			return string(b), err == nil
+		}
+	}
+	return "", false
+}
+
+// mergeMaps merges b over a as fluxcd/pkg/chartutil MergeMaps does: maps merge key by key,
+// any other value of b replaces a's.
+func mergeMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		if bm, ok := v.(map[string]any); ok {
+			if am, ok := out[k].(map[string]any); ok {
+				out[k] = mergeMaps(am, bm)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// setPath sets value at the dotted path p of m, making maps on the way (Helm's strvals
+// for a plain a.b.c path; list indexes and escaped dots are not read).
+func setPath(m map[string]any, p, value string) {
+	parts := strings.Split(p, ".")
+	for _, k := range parts[:len(parts)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = value
+}
+
+// strOf is m[k] when it is a string.
+func strOf(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// folderObjects builds the repo-relative dir as a Kustomization of the repository's own
+// source whose path is dir, without substitution (folderBuild).
+func (r *renderer) folderObjects(dir string) []*Object {
+	ks := syntheticRoot("flux-system", "flux-system", dir, SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
+	built := r.cache.kustomize("", ks, func() *builtResult { return r.runKustomize("", ks) })
+	if built.err != nil || built.res == nil {
+		return nil
+	}
+	objs, be := objectsFrom(context.Background(), r.ix, r.abs, "", ks, built.res.DeepCopy(), nil)
+	if be != nil {
+		return nil
+	}
+	return objs
+}
