@@ -3,6 +3,7 @@ package render
 import (
 	"cmp"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,17 +79,34 @@ func (r root) id() string {
 	return r.ref().String() + "@" + r.ks.Spec.SourceRef.String()
 }
 
-// gitRepositoryFolders maps each GitRepository of the tree to the folders of its manifests.
-func gitRepositoryFolders(ix *index, files []string) map[SourceRef]map[string]bool {
+// sourceFolders maps each GitRepository, OCIRepository and Bucket of the tree to the
+// folders of its manifests.
+func sourceFolders(ix *index, files []string) map[SourceRef]map[string]bool {
 	out := map[SourceRef]map[string]bool{}
-	eachGitRepository(ix, files, func(ref SourceRef, rel string, _ doc) {
-		if out[ref] == nil {
-			out[ref] = map[string]bool{}
+	for _, rel := range files {
+		if !ix.mentions(rel, bootstrapSources...) {
+			continue
 		}
-		out[ref][path.Dir(rel)] = true
-	})
+		for _, d := range ix.docs(rel) {
+			if !slices.Contains(bootstrapSources, d.Kind) || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
+				continue
+			}
+			ref := SourceRef{Kind: d.Kind, Namespace: cmp.Or(d.Namespace, "flux-system"), Name: d.Name}
+			if out[ref] == nil {
+				out[ref] = map[string]bool{}
+			}
+			out[ref][path.Dir(rel)] = true
+		}
+	}
 	return out
 }
+
+// bootstrapSources are the kinds a root's own source may have: flux bootstrap writes a
+// GitRepository; a root exported from `flux create source oci|bucket flux-system` and
+// `flux create kustomization flux-system --source=OCIRepository/flux-system` (fluxcd.io
+// flux_create_source_oci, flux_create_kustomization) has an OCIRepository or Bucket. Such a
+// root is found, and not reviewed until `sources:` maps its artifact to a folder.
+var bootstrapSources = []string{"GitRepository", "OCIRepository", "Bucket"}
 
 // eachGitRepository calls fn for every GitRepository document of files.
 func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file string, d doc)) {
@@ -139,7 +157,7 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discove
 	}
 	var boot, all []root
 	files := ix.yamlFiles()
-	gitRepos := gitRepositoryFolders(ix, files)
+	sources := sourceFolders(ix, files)
 	for _, rel := range files {
 		if !ix.mentions(rel, "Kustomization") {
 			continue
@@ -150,8 +168,8 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discove
 				continue
 			}
 			all = append(all, r)
-			// flux bootstrap writes the root's GitRepository next to it (gotk-sync.yaml).
-			if isBoot && gitRepos[r.ks.Spec.SourceRef][path.Dir(rel)] {
+			// flux bootstrap writes the root's source next to it (gotk-sync.yaml).
+			if isBoot && sources[r.ks.Spec.SourceRef][path.Dir(rel)] {
 				boot = append(boot, r)
 			}
 		}

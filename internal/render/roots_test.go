@@ -135,6 +135,29 @@ func TestDiscoverBootstrapRootOfRepository(t *testing.T) {
 	}
 }
 
+// TestDiscoverBootstrapRootFromArtifact: a root next to its own OCIRepository or Bucket
+// (a root made with flux create source oci|bucket) is a root like a bootstrap one, not a
+// reason to fall back to uncovered folders.
+func TestDiscoverBootstrapRootFromArtifact(t *testing.T) {
+	for _, kind := range []string{"OCIRepository", "Bucket"} {
+		t.Run(kind, func(t *testing.T) {
+			files := bootstrap("home")
+			sync := replaceOnce(files["clusters/home/flux-system/gotk-sync.yaml"], "kind: GitRepository", "kind: "+kind)
+			files["clusters/home/flux-system/gotk-sync.yaml"] = replaceOnce(sync, "kind: GitRepository", "kind: "+kind)
+			files["clusters/home/apps.yaml"] = ks("apps", "./apps")
+			files["apps/cm.yaml"] = cm("default", "a")
+			g := render(t, tree(t, files), nil)
+			want := []string{"home flux-system/flux-system@" + kind + "/flux-system/flux-system clusters/home clusters/home/flux-system/gotk-sync.yaml"}
+			if d := cmp.Diff(want, clusterIDs(g)); d != "" {
+				t.Fatalf("clusters (-want +got):\n%s", d)
+			}
+			if g.Discovery != DiscoveryRoots {
+				t.Errorf("discovery %q, want %q", g.Discovery, DiscoveryRoots)
+			}
+		})
+	}
+}
+
 func replaceOnce(s, old, new string) string {
 	for i := 0; i+len(old) <= len(s); i++ {
 		if s[i:i+len(old)] == old {
