@@ -411,7 +411,7 @@ func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 		if err != nil {
 			line := o.Line
 			var inv *invalidSpec
-			if errors.As(err, &inv) {
+			if errors.As(err, &inv) && !inv.meta {
 				line = r.ix.keyLine(o.File, o.Line, inv.field)
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
