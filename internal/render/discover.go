@@ -2,6 +2,7 @@ package render
 
 import (
 	"cmp"
+	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -25,6 +26,9 @@ type root struct {
 	by Discovery
 	// orig is the root's Ref before rekeyed moved it aside; zero when it was not.
 	orig Ref
+	// unresolved says why a flux-instance HelmRelease's sync is unknown (its valuesFrom
+	// is not in the repository); the root is then found but not reviewed.
+	unresolved string
 }
 
 // rekeyed is rt with its Kustomization under another Ref, so that the real Kustomization
@@ -174,7 +178,19 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discove
 			}
 		}
 	}
-	boot = append(boot, operatorRoots(ix, files, build)...)
+	var unresolved []root
+	for _, r := range operatorRoots(ix, files, build) {
+		if r.unresolved != "" {
+			unresolved = append(unresolved, r)
+		} else {
+			boot = append(boot, r)
+		}
+	}
+	// A flux-instance root whose sync is unknown is still a root: what it reconciles is not
+	// reviewed, rather than every uncovered folder (an .archive/) reviewed in its place.
+	if len(boot) == 0 && len(unresolved) > 0 {
+		return dedupe(unresolved), DiscoveryRoots
+	}
 	if len(boot) == 0 {
 		return uncovered(all), DiscoveryFolders
 	}
@@ -315,6 +331,13 @@ func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs [
 		sync, _, _ := unstructured.NestedMap(values, "instance", "sync")
 		if r, ok := operatorRoot(ns, sync, "", file, line); ok {
 			return []root{r}
+		}
+		if missing := missingValues(u, objs); len(missing) > 0 {
+			src := SourceRef{Kind: "GitRepository", Namespace: cmp.Or(ns, "flux-system"), Name: cmp.Or(ns, "flux-system")}
+			return []root{{name: src.Name, ks: syntheticRoot(src.Namespace, src.Name, "", src, file, line), synthetic: true, by: DiscoveryRoots,
+				unresolved: fmt.Sprintf("HelmRelease %s/%s (%s:%d) takes its instance.sync from %s, which the repository does not hold: "+
+					"its root path is unknown; name the cluster in %s clusters to review it", cmp.Or(u.GetNamespace(), "flux-system"), u.GetName(), file, line,
+					strings.Join(missing, ", "), config.FileName)}}
 		}
 	case group == "fluxcd.controlplane.io" && u.GetKind() == "ResourceSet":
 		// A templated resource (<< inputs.x >>) is the ResourceSet renderer's to expand.

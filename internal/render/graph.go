@@ -274,6 +274,9 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 // only .tiergate.yaml sources can tell), when it is none.
 func (r *renderer) rootSource(rt root) SourceRef {
 	src := rt.ks.Spec.SourceRef
+	if rt.unresolved != "" {
+		return SourceRef{Kind: "none"}
+	}
 	if !rt.synthetic || rt.by != DiscoveryRoots || src.Kind == "GitRepository" {
 		return src
 	}
@@ -330,7 +333,9 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		})
 		var next []*Kustomization
 		for _, ks := range wave {
-			if ks == &rootCopy && ks.Skipped != "" {
+			if ks == &rootCopy && rt.unresolved != "" {
+				ks.Skipped = rt.unresolved
+			} else if ks == &rootCopy && ks.Skipped != "" {
 				ks.Skipped = fmt.Sprintf("the root's source %s is an artifact made outside the repository (an OCI artifact pushed from CI, a bucket): "+
 					"map it to the folder it is built from in %s sources to review it", ks.Spec.SourceRef, config.FileName)
 			}

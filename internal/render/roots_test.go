@@ -44,6 +44,8 @@ func TestDiscoverFluxInstanceValuesFrom(t *testing.T) {
 		files map[string]string
 		want  []string
 		by    Discovery
+		// partial is the first cluster's Partials, checked when set.
+		partial []Partial
 	}{{
 		name: "generated ConfigMap with a name suffix hash written into valuesFrom",
 		files: map[string]string{
@@ -83,13 +85,16 @@ spec:
 		want: []string{"home flux/flux@OCIRepository/flux/flux clusters/home " + app + "helmrelease.yaml"},
 		by:   DiscoveryRoots,
 	}, {
-		name: "valuesFrom that the repository does not hold: the chart's defaults have no sync path",
+		name: "valuesFrom that the repository does not hold: a root not reviewed, no folder reviewed in its place",
 		files: map[string]string{
 			app + "helmrelease.yaml":          fluxInstanceHR,
 			"kubernetes/flux/cluster/ks.yaml": ks("cluster-apps", "./kubernetes/apps"),
+			".archive/old/ks.yaml":            ks("old", "./.archive/old/app"),
 		},
-		want: []string{"cluster folder:kubernetes/flux/cluster kubernetes/flux/cluster kubernetes/flux/cluster/ks.yaml"},
-		by:   DiscoveryFolders,
+		want: []string{"flux-system flux-system/flux-system@GitRepository/flux-system/flux-system  " + app + "helmrelease.yaml"},
+		by:   DiscoveryRoots,
+		partial: []Partial{{Kustomization: "flux-system/flux-system", Reason: "HelmRelease flux-system/flux-instance (" + app + "helmrelease.yaml:2) takes its instance.sync " +
+			"from ConfigMap flux-instance-values, which the repository does not hold: its root path is unknown; name the cluster in .tiergate.yaml clusters to review it"}},
 	}, {
 		name: "FluxInstance patched by its folder's kustomization.yaml",
 		files: map[string]string{
@@ -110,6 +115,11 @@ spec:
 			}
 			if g.Discovery != tt.by {
 				t.Errorf("discovery %q, want %q", g.Discovery, tt.by)
+			}
+			if tt.partial != nil {
+				if d := cmp.Diff(tt.partial, g.Clusters[0].Partials()); d != "" {
+					t.Errorf("partials (-want +got):\n%s", d)
+				}
 			}
 		})
 	}
