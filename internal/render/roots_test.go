@@ -168,6 +168,35 @@ func TestDiscoverBootstrapRootFromArtifact(t *testing.T) {
 	}
 }
 
+// TestArchivedFluxInstanceIsNoCluster: a flux-instance HelmRelease that no cluster applies
+// (an .archive/ of a retired installation) is no cluster when another one is applied by
+// its own cluster; when none is applied, each is kept.
+func TestArchivedFluxInstanceIsNoCluster(t *testing.T) {
+	hr := func(p string) string {
+		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: flux-instance\n  namespace: flux-system\n" +
+			"spec:\n  chartRef: {kind: OCIRepository, name: flux-instance}\n  values:\n    instance:\n      sync: {kind: GitRepository, url: https://git.example.invalid/h.git, path: " + p + "}\n"
+	}
+	live := map[string]string{
+		"kubernetes/apps/flux-system/flux-instance/helmrelease.yaml": hr("kubernetes/flux/cluster"),
+		"kubernetes/flux/cluster/ks.yaml":                            ks("cluster-apps", "./kubernetes/apps"),
+		".archive/old-flux/helmrelease.yaml":                         hr(".archive/old"),
+		".archive/old/ks.yaml":                                       ks("old", "./.archive/old/app"),
+	}
+	g := render(t, tree(t, live), nil)
+	want := []string{"cluster flux-system/flux-system@GitRepository/flux-system/flux-system kubernetes/flux/cluster kubernetes/apps/flux-system/flux-instance/helmrelease.yaml"}
+	if d := cmp.Diff(want, clusterIDs(g)); d != "" {
+		t.Errorf("clusters (-want +got):\n%s", d)
+	}
+	outOfBand := merge(live, map[string]string{"kubernetes/flux/cluster/ks.yaml": ks("cluster-apps", "./kubernetes/other")})
+	want = []string{
+		"cluster flux-system/flux-system@GitRepository/flux-system/flux-system kubernetes/flux/cluster kubernetes/apps/flux-system/flux-instance/helmrelease.yaml",
+		"old flux-system/flux-system@GitRepository/flux-system/flux-system .archive/old .archive/old-flux/helmrelease.yaml",
+	}
+	if d := cmp.Diff(want, clusterIDs(render(t, tree(t, outOfBand), nil))); d != "" {
+		t.Errorf("none applied: clusters (-want +got):\n%s", d)
+	}
+}
+
 func replaceOnce(s, old, new string) string {
 	for i := 0; i+len(old) <= len(s); i++ {
 		if s[i:i+len(old)] == old {
