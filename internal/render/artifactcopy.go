@@ -42,6 +42,7 @@ type stagedFile struct {
 	data    []byte
 	refused string
 	origin  string // the repository file copied last; a merged file keeps its first
+	merged  bool   // its content is no repository file's
 }
 
 // sourceTree is one generator source as source-watcher sees it once fetched: the folder
@@ -278,7 +279,7 @@ func (s *staged) merge(src sourceTree, p, dest string) error {
 	if err != nil {
 		return fmt.Errorf("failed to merged YAML: %w", err)
 	}
-	d.data = out
+	d.data, d.merged = out, true
 	return nil
 }
 
@@ -367,10 +368,10 @@ func matchesAny(p string, patterns []string) bool {
 }
 
 // snapshot turns the staged artifact into a snapshot rendered at root, and says which
-// repository file each of its files came from.
-func (s *staged) snapshot(root string) (*snapshot, map[string]string) {
+// repository file each of its files came from, and which were merged.
+func (s *staged) snapshot(root string) (*snapshot, map[string]string, map[string]bool) {
 	out := newSnapshot(root)
-	origin := map[string]string{}
+	origin, merged := map[string]string{}, map[string]bool{}
 	dirs := make([]string, 0, len(s.dirs))
 	for d := range s.dirs {
 		dirs = append(dirs, d)
@@ -382,6 +383,9 @@ func (s *staged) snapshot(root string) (*snapshot, map[string]string) {
 	for p, f := range s.files {
 		out.addPath(p, 0)
 		origin[p] = f.origin
+		if f.merged {
+			merged[p] = true
+		}
 		switch {
 		case f.refused != "":
 			out.refused[p] = f.refused
@@ -389,5 +393,5 @@ func (s *staged) snapshot(root string) (*snapshot, map[string]string) {
 			out.data[p] = f.data
 		}
 	}
-	return out.finish(), origin
+	return out.finish(), origin, merged
 }

@@ -98,6 +98,7 @@ type artifactView struct {
 	once   sync.Once
 	r      *renderer
 	origin map[string]string
+	merged map[string]bool // artifact files a Merge wrote: their lines are no file's
 	skip   string
 	err    *BuildError
 }
@@ -127,7 +128,7 @@ func (r *renderer) buildFromGenerator(ctx context.Context, ks *Kustomization, ro
 	if view.r.guards.timedOut.Load() {
 		r.guards.timedOut.Store(true)
 	}
-	view.remap(ks, gen)
+	view.remap(ks, gen, r.ix)
 }
 
 // makeView runs the generator's copy operations for ref over the sources it names: the
@@ -165,12 +166,12 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc Source
 			return
 		}
 	}
-	snap, origin := st.snapshot(path.Join("/tiergate-external-artifact", ref.Namespace, ref.Name))
+	snap, origin, merged := st.snapshot(path.Join("/tiergate-external-artifact", ref.Namespace, ref.Name))
 	// source-watcher archives the staged folder with storage.SourceIgnoreFilter(nil, nil):
 	// fluxcd/pkg/sourceignore's default exclusions (ArtifactBuilder.Build).
 	m := sourceignore.NewDefaultMatcher(nil, nil)
 	snap = snap.without(func(rel string, dir bool) bool { return m.Match(strings.Split(rel, "/"), dir) })
-	v.origin = origin
+	v.origin, v.merged = origin, merged
 	v.r = &renderer{
 		abs: snap.root, ix: newIndex(snap, r.shared), workers: 1,
 		guards: &guards{limits: r.guards.limits, snap: snap, fetch: r.guards.fetch, deadline: r.guards.deadline},
@@ -191,12 +192,16 @@ func (r *renderer) generatorSource(src, rootSrc SourceRef) (string, bool) {
 }
 
 // remap points the objects and the error of ks, built in the artifact, at the repository
-// files they were copied from.
-func (v *artifactView) remap(ks *Kustomization, gen *generator) {
+// files they were copied from. An object of a merged file is placed in the file copied
+// first (ix is the repository's index), where its kind and name are.
+func (v *artifactView) remap(ks *Kustomization, gen *generator, ix *index) {
 	objs := make([]*Object, len(ks.Objects))
 	for i, o := range ks.Objects {
 		c := *o
 		c.File = v.real(o.File, gen)
+		if v.merged[o.File] {
+			c.Line = max(ix.locate(c.File, o.ID.Kind, o.ID.Name), 1)
+		}
 		objs[i] = &c
 	}
 	if ks.Objects != nil {
@@ -243,4 +248,18 @@ func (r *renderer) removeViews() {
 		}
 		return true
 	})
+}
+
+// generates reports whether an ArtifactGenerator of c produces the ExternalArtifact s.
+func (c *Cluster) generates(s SourceRef) bool {
+	for id, objs := range c.Owners {
+		if id.Group == generatorGroup && id.Kind == generatorKind && id.Namespace == s.Namespace {
+			g := generators{}
+			g.add(objs[0])
+			if g[s] != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
