@@ -251,15 +251,25 @@ func (r *renderer) removeViews() {
 }
 
 // generates reports whether an ArtifactGenerator of c produces the ExternalArtifact s.
-func (c *Cluster) generates(s SourceRef) bool {
+func (c *Cluster) generates(s SourceRef) bool { return len(c.ArtifactOwners(s)) > 0 }
+
+// ArtifactOwners returns the Kustomizations of c that apply an ArtifactGenerator producing
+// the ExternalArtifact s (kind, namespace, name), sorted: the artifact exists only once one
+// of them has applied it (source-watcher reconcileExternalArtifact creates it).
+func (c *Cluster) ArtifactOwners(s SourceRef) []Ref {
+	var out []Ref
 	for id, objs := range c.Owners {
-		if id.Group == generatorGroup && id.Kind == generatorKind && id.Namespace == s.Namespace {
+		if id.Group != generatorGroup || id.Kind != generatorKind || id.Namespace != s.Namespace {
+			continue
+		}
+		for _, o := range objs {
 			g := generators{}
-			g.add(objs[0])
+			g.add(o)
 			if g[s] != nil {
-				return true
+				out = append(out, o.Owner)
 			}
 		}
 	}
-	return false
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
 }
