@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -107,5 +108,69 @@ func TestExternalArtifactMappedSourceAndCopyError(t *testing.T) {
 		"failed to apply copy operation from '@repo/web/*.json' to '@artifact/app/': no files match pattern 'web/*.json' in source 'repo'"}
 	if d := cmp.Diff(want, c.Kustomizations[Ref{"flux-system", "apps"}].Err); d != "" {
 		t.Fatalf("error (-want +got):\n%s", d)
+	}
+}
+
+func artifactFleet() map[string]string {
+	return merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/gen.yaml": generatorHead + "  artifacts:\n    - name: web\n      copy:\n" +
+			"        - from: \"@repo/apps/**\"\n          to: \"@artifact/\"\n          exclude: [\"skip-*.yaml\"]\n",
+		"clusters/dev/apps.yaml": strings.Replace(ks("apps", "./"), "kind: GitRepository\n    name: flux-system", "kind: ExternalArtifact\n    name: web", 1),
+		"apps/cm.yaml":           cm("default", "web"),
+		"apps/skip-me.yaml":      cm("default", "skipped"),
+	})
+}
+
+// TestCacheArtifactBuilds: a build in a generated artifact is reused exactly when the
+// artifact's files are unchanged, wherever in the repository they were copied from, and
+// its objects then point at the files of the tree being rendered.
+func TestCacheArtifactBuilds(t *testing.T) {
+	gen := artifactFleet()["clusters/dev/gen.yaml"]
+	cases := []struct {
+		name         string
+		edit         map[string]string // path → content; "" removes
+		hits, misses int64             // flux-system, apps
+	}{
+		{"no change", nil, 2, 0},
+		{"file the copy excludes", map[string]string{"apps/skip-me.yaml": cm("default", "skipped", "k: edited")}, 2, 0},
+		{"file the copy takes", map[string]string{"apps/cm.yaml": cm("default", "web", "k: edited")}, 1, 1},
+		{"same files copied from another folder", map[string]string{"clusters/dev/gen.yaml": strings.Replace(gen, "@repo/apps/**", "@repo/web/**", 1),
+			"web/cm.yaml": cm("default", "web"), "apps/cm.yaml": "", "apps/skip-me.yaml": ""}, 1, 1},
+		{"exclude drops a manifest", map[string]string{"clusters/dev/gen.yaml": strings.Replace(gen, `["skip-*.yaml"]`, `["*.yaml"]`, 1),
+			"apps/other.yml": cm("default", "other")}, 0, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := NewCache(0)
+			files := artifactFleet()
+			if _, err := Render(context.Background(), tree(t, files), Options{Cache: cache}); err != nil {
+				t.Fatal(err)
+			}
+			if got := cache.Stats(); got.Misses != 2 || got.Hits != 0 {
+				t.Fatalf("first render: %+v, want 2 misses", got)
+			}
+			for p, c := range tc.edit {
+				if c == "" {
+					delete(files, p)
+				} else {
+					files[p] = c
+				}
+			}
+			head := tree(t, files)
+			got, err := Render(context.Background(), head, Options{Cache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := cache.Stats(); st.Hits != tc.hits || st.Misses-2 != tc.misses {
+				t.Errorf("hits %d misses %d, want %d and %d", st.Hits, st.Misses-2, tc.hits, tc.misses)
+			}
+			want, err := Render(context.Background(), head, Options{ExactBuild: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(objects(want.Cluster("dev")), objects(got.Cluster("dev"))); d != "" {
+				t.Errorf("reused render differs from a rebuild (-want +got):\n%s", d)
+			}
+		})
 	}
 }
