@@ -77,7 +77,7 @@ func TestExternalArtifactNotReviewed(t *testing.T) {
 	}{
 		{"no generator", strings.Replace(generatorHead+copyWeb, "name: web", "name: other", 1), nil,
 			"sourceRef ExternalArtifact/flux-system/web: no ArtifactGenerator in the cluster's graph produces it, and it has no folder in .tiergate.yaml sources; " +
-			"no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"},
+				"no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"},
 		{"unmapped source", strings.Replace(generatorHead, "kind: GitRepository", "kind: OCIRepository", 1) + copyWeb, nil,
 			"sourceRef ExternalArtifact/flux-system/web: ArtifactGenerator flux-system/gen reads source OCIRepository/flux-system/flux-system (@repo), which is not the cluster's source and has no folder in .tiergate.yaml sources"},
 		{"extract", generatorHead + "  artifacts:\n    - name: web\n      copy:\n        - from: \"@repo/apps/web/*.tgz\"\n          to: \"@artifact/\"\n          strategy: Extract\n", nil,
