@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -210,9 +211,25 @@ func (v *artifactView) remap(ks *Kustomization, gen *generator, ix *index) {
 	if ks.Err != nil && ks.Err.File != ks.File {
 		e := *ks.Err
 		e.File = v.real(e.File, gen)
-		e.Message = strings.ReplaceAll(e.Message, v.r.abs+"/", "")
+		e.Message = v.realPaths(strings.ReplaceAll(e.Message, v.r.abs+"/", ""), gen)
 		ks.Err = &e
 	}
+}
+
+// pathToken is a slash-separated relative path as kustomize's messages name one.
+var pathToken = regexp.MustCompile(`[\w.\-]+(/[\w.\-]+)+`)
+
+// realPaths rewrites the artifact paths msg names (those in the artifact) to repository ones.
+func (v *artifactView) realPaths(msg string, gen *generator) string {
+	return pathToken.ReplaceAllStringFunc(msg, func(p string) string {
+		// An absent path (a missing file) is named through its nearest folder.
+		for d, rest := p, ""; d != "."; d, rest = path.Dir(d), path.Join(path.Base(d), rest) {
+			if st := v.r.guards.snap.state(d); st == "file" || st == "dir" {
+				return path.Join(v.real(d, gen), rest)
+			}
+		}
+		return p
+	})
 }
 
 // real is the repository path of the artifact path p: the file it was copied from, or for

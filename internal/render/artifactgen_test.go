@@ -174,3 +174,24 @@ func TestCacheArtifactBuilds(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalArtifactErrorNamesRepositoryFiles: a build error in an artifact names the
+// repository's files, a missing one through its folder (source-watcher copies "dir/" as
+// a subfolder: app/ lands at app/app/).
+func TestExternalArtifactErrorNamesRepositoryFiles(t *testing.T) {
+	gen := generatorHead + "  artifacts:\n    - name: web\n      copy:\n        - from: \"@repo/apps/web/\"\n          to: \"@artifact/app/\"\n"
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/gen.yaml":       gen,
+		"clusters/dev/apps.yaml":      strings.Replace(ks("apps", "./app/web"), "kind: GitRepository\n    name: flux-system", "kind: ExternalArtifact\n    name: web", 1),
+		"apps/web/kustomization.yaml": "resources: [cm.yaml, gone.yaml]\n",
+		"apps/web/cm.yaml":            cm("default", "web"),
+	})
+	c := render(t, tree(t, files), nil).Cluster("dev")
+	err := c.Kustomizations[Ref{"flux-system", "apps"}].Err
+	want := &BuildError{File: "apps/web/kustomization.yaml", Line: 1, Message: "accumulating resources: accumulation err='accumulating resources from 'gone.yaml': " +
+		"open apps/web/gone.yaml: no such file or directory': must build at directory: not a valid directory: " +
+		"evalsymlink failure on 'apps/web/gone.yaml' : lstat apps/web/gone.yaml: no such file or directory"}
+	if d := cmp.Diff(want, err); d != "" {
+		t.Fatalf("error (-want +got):\n%s", d)
+	}
+}
