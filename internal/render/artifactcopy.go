@@ -34,8 +34,10 @@ var errExtract = errors.New("the Extract strategy unpacks a tarball, which tierg
 // staged is the artifact being assembled: files by artifact path, each with its content
 // (or why it is refused) and the repository file it came from; folders made on the way.
 type staged struct {
-	files map[string]*stagedFile
-	dirs  map[string]bool
+	files  map[string]*stagedFile
+	dirs   map[string]bool
+	writes int // files written so far, bounded by max (Limits.MaxFiles)
+	max    int
 }
 
 type stagedFile struct {
@@ -237,8 +239,11 @@ func (s *staged) mkdir(dir string) error {
 }
 
 func (s *staged) write(src sourceTree, p, dest string) error {
-	if s.dirs[dest] {
+	if dest == "." || s.dirs[dest] {
 		return fmt.Errorf("open %s: is a directory", dest)
+	}
+	if s.writes++; s.writes > s.max {
+		return fmt.Errorf("%w: the copy operations write more than %d files (MaxFiles)", ErrLimitExceeded, s.max)
 	}
 	if err := s.mkdir(path.Dir(dest)); err != nil {
 		return err

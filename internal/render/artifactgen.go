@@ -153,7 +153,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc Source
 		}
 		sources[s.Alias] = sourceTree{snap: r.guards.snap, prefix: dir}
 	}
-	st := &staged{files: map[string]*stagedFile{}, dirs: map[string]bool{}}
+	st := &staged{files: map[string]*stagedFile{}, dirs: map[string]bool{}, max: r.guards.limits.MaxFiles}
 	for _, op := range gen.spec.Artifacts[gen.artifact].Copy {
 		err := st.apply(op, sources)
 		if errors.Is(err, errExtract) {

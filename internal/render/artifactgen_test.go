@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -192,6 +193,31 @@ func TestExternalArtifactErrorNamesRepositoryFiles(t *testing.T) {
 		"open apps/web/gone.yaml: no such file or directory': must build at directory: not a valid directory: " +
 		"evalsymlink failure on 'apps/web/gone.yaml' : lstat apps/web/gone.yaml: no such file or directory"}
 	if d := cmp.Diff(want, err); d != "" {
+		t.Fatalf("error (-want +got):\n%s", d)
+	}
+}
+
+// TestExternalArtifactCopyLimit: copy operations that write more files than MaxFiles fail
+// the artifact's Kustomization at the generator, whatever the repository holds.
+func TestExternalArtifactCopyLimit(t *testing.T) {
+	gen := generatorHead + "  artifacts:\n    - name: web\n      copy:\n"
+	for i := 0; i < 6; i++ {
+		gen += fmt.Sprintf("        - from: \"@repo/apps/**\"\n          to: \"@artifact/copy%d/\"\n", i)
+	}
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/gen.yaml":  gen,
+		"clusters/dev/apps.yaml": strings.Replace(ks("apps", "./"), "kind: GitRepository\n    name: flux-system", "kind: ExternalArtifact\n    name: web", 1),
+		"apps/a.yaml":            cm("default", "a"),
+		"apps/b.yaml":            cm("default", "b"),
+	})
+	g, err := Render(context.Background(), tree(t, files), Options{Limits: Limits{MaxFiles: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &BuildError{File: "clusters/dev/gen.yaml", Line: 14, Message: "ArtifactGenerator flux-system/gen cannot build artifact web: " +
+		"failed to apply copy operation from '@repo/apps/**' to '@artifact/copy5/': failed to copy file 'apps/a.yaml' to 'copy5/a.yaml': " +
+		"render limit exceeded: the copy operations write more than 10 files (MaxFiles)"}
+	if d := cmp.Diff(want, g.Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}].Err); d != "" {
 		t.Fatalf("error (-want +got):\n%s", d)
 	}
 }
