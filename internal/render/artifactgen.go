@@ -74,6 +74,18 @@ func (g generators) add(o *Object) {
 	}
 }
 
+// patterned returns the first generator in ns, by name, whose artifacts a pathPattern
+// names (their names hold placeholders): it may make any artifact of ns.
+func (g generators) patterned(ns string) *generator {
+	var out *generator
+	for ref, v := range g {
+		if ref.Namespace == ns && v.spec.PathPattern != "" && (out == nil || v.obj.ID.Name < out.obj.ID.Name) {
+			out = v
+		}
+	}
+	return out
+}
+
 func (g generators) clone() generators {
 	out := make(generators, len(g))
 	for k, v := range g {
@@ -110,6 +122,9 @@ type artifactView struct {
 func (r *renderer) buildFromGenerator(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT, gens generators) {
 	ref := ks.Spec.SourceRef
 	gen := gens[ref]
+	if gen == nil {
+		gen = gens.patterned(ref.Namespace)
+	}
 	if gen == nil {
 		ks.Skipped = fmt.Sprintf("sourceRef %s: no ArtifactGenerator in the cluster's graph produces it, and it has no folder in %s sources", ref, config.FileName)
 		return
@@ -271,7 +286,7 @@ func (r *renderer) removeViews() {
 func (c *Cluster) generates(s SourceRef) bool { return len(c.ArtifactOwners(s)) > 0 }
 
 // ArtifactOwners returns the Kustomizations of c that apply an ArtifactGenerator producing
-// the ExternalArtifact s (kind, namespace, name), sorted: the artifact exists only once one
+// the ExternalArtifact s (kind, namespace, name), or may (a pathPattern), sorted: the artifact exists only once one
 // of them has applied it (source-watcher reconcileExternalArtifact creates it).
 func (c *Cluster) ArtifactOwners(s SourceRef) []Ref {
 	var out []Ref
@@ -282,7 +297,7 @@ func (c *Cluster) ArtifactOwners(s SourceRef) []Ref {
 		for _, o := range objs {
 			g := generators{}
 			g.add(o)
-			if g[s] != nil {
+			if g[s] != nil || g.patterned(s.Namespace) != nil {
 				out = append(out, o.Owner)
 			}
 		}

@@ -81,6 +81,8 @@ func TestExternalArtifactNotReviewed(t *testing.T) {
 				"no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"},
 		{"unmapped source", strings.Replace(generatorHead, "kind: GitRepository", "kind: OCIRepository", 1) + copyWeb, nil,
 			"sourceRef ExternalArtifact/flux-system/web: ArtifactGenerator flux-system/gen reads source OCIRepository/flux-system/flux-system (@repo), which is not the cluster's source and has no folder in .tiergate.yaml sources"},
+		{"pathPattern", strings.Replace(generatorHead+copyWeb, "name: web", "name: \"{app}\"", 1) + "  pathPattern: \"@repo/apps/{app}\"\n", nil,
+			"sourceRef ExternalArtifact/flux-system/web: ArtifactGenerator flux-system/gen uses pathPattern, which tiergate does not reproduce"},
 		{"extract", generatorHead + "  artifacts:\n    - name: web\n      copy:\n        - from: \"@repo/apps/web/*.tgz\"\n          to: \"@artifact/\"\n          strategy: Extract\n", nil,
 			"sourceRef ExternalArtifact/flux-system/web: ArtifactGenerator flux-system/gen copies '@repo/apps/web/*.tgz' with the Extract strategy, which unpacks a tarball tiergate does not review"},
 	}
