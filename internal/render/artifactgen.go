@@ -129,7 +129,7 @@ func (r *renderer) buildFromGenerator(ctx context.Context, ks *Kustomization, ro
 		ks.Skipped = fmt.Sprintf("sourceRef %s: no ArtifactGenerator in the cluster's graph produces it, and it has no folder in %s sources", ref, config.FileName)
 		return
 	}
-	v, _ := r.views.LoadOrStore(gen.key+"\x00"+rootSrc.String(), &artifactView{})
+	v, _ := r.views.LoadOrStore(gen.key+"\x00"+ref.String()+"\x00"+rootSrc.String(), &artifactView{})
 	view := v.(*artifactView)
 	view.once.Do(func() { r.makeView(view, gen, ref, rootSrc) })
 	switch {
