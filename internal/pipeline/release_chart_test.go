@@ -1,12 +1,16 @@
 package pipeline
 
 import (
+	"os"
+	"path/filepath"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render"
 )
 
@@ -112,5 +116,42 @@ func TestShortenName(t *testing.T) {
 	want := "a-namespace-name-that-is-long-an-app-wit-a95f3865db8a"
 	if got := shortenName(long); got != want || len(got) != 53 {
 		t.Errorf("shortenName(%q) = %q (%d), want %q", long, got, len(got), want)
+	}
+}
+
+// TestPreinstalledFromHelmRelease: a templated chart takes the matching HelmRelease's chart
+// and says so; a chart the helmfile names is kept even when that HelmRelease differs.
+func TestPreinstalledFromHelmRelease(t *testing.T) {
+	dir := t.TempDir()
+	hf := `releases:
+  - name: cert-manager
+    namespace: cert-manager
+    chart: jetstack/cert-manager
+  - name: cilium
+    namespace: kube-system
+    chart: '{{ .Values.cilium }}'
+`
+	if err := os.WriteFile(filepath.Join(dir, "helmfile.yaml"), []byte(hf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := ReadDir(dir, render.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := graphOf(t,
+		hrHead+"  name: cert-manager\n  namespace: cert-manager\nspec:\n  chart:\n    spec:\n      chart: kube-prometheus-stack\n",
+		hrHead+"  name: cilium\n  namespace: kube-system\nspec:\n  chart:\n    spec:\n      chart: cilium\n",
+	)
+	pre, notes := Preinstalled(&config.Config{}, "", tree.Source, g)
+	want := []PreinstalledGroup{
+		{Group: "acme.cert-manager.io", From: "helmfile helmfile.yaml:2, chart cert-manager"},
+		{Group: "cert-manager.io", From: "helmfile helmfile.yaml:2, chart cert-manager"},
+		{Group: "cilium.io", From: "helmfile helmfile.yaml:5, chart cilium, from HelmRelease kube-system/cilium (release name and namespace match)"},
+	}
+	if d := cmp.Diff(want, pre); d != "" {
+		t.Errorf("preinstalled (-want +got):\n%s", d)
+	}
+	if len(notes) != 0 {
+		t.Errorf("notes: %v", notes)
 	}
 }
