@@ -46,7 +46,7 @@ func graphCmd() *cobra.Command {
 			if err := pipeline.CheckClusters(g, g, clusters); err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			pre, notes := pipeline.Preinstalled(cfg, configPath, t.Source)
+			pre, notes := pipeline.Preinstalled(cfg, configPath, t.Source, g)
 			return printGraph(cmd.Context(), cmd.OutOrStdout(), formatName, g, preinstalled{Groups: pre, Notes: notes})
 		},
 	}

@@ -12,7 +12,8 @@ import (
 
 const (
 	helmfileHead = "../../testdata/scenarios/helmfile-bootstrap/head"
-	hint         = " (if its chart is external-secrets, list it under preinstalledCRDs.charts)"
+	hint         = "; no HelmRelease in the repository manages release external-secrets in namespace external-secrets" +
+		" (if its chart is external-secrets, list it under preinstalledCRDs.charts)"
 )
 
 // TestGraphPreinstalled: `bot graph` says where each preinstalled CRD group comes from, a
@@ -65,5 +66,28 @@ func TestGraphPreinstalled(t *testing.T) {
 	}
 	if d := cmp.Diff(wantNotes, graphs[0].Notes); d != "" {
 		t.Errorf("notes (-want +got):\n%s", d)
+	}
+}
+
+// TestGraphPreinstalledFromHelmRelease: a helmfile release whose chart is templated takes
+// the chart of the HelmRelease that manages the same Helm release, and says so.
+func TestGraphPreinstalledFromHelmRelease(t *testing.T) {
+	out, code, err := run(t, "graph", "--dir", "../../testdata/scenarios/helmfile-templated-charts/head")
+	if code != 0 {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	got := strings.Join(lines[9:], "\n")
+	match := " (release name and namespace match))"
+	want := "preinstalled: acme.cert-manager.io (helmfile bootstrap/helmfile/apps.yaml:9, chart cert-manager, from HelmRelease cert-manager/cert-manager" + match + ", " +
+		"cert-manager.io (helmfile bootstrap/helmfile/apps.yaml:9, chart cert-manager, from HelmRelease cert-manager/cert-manager" + match + ", " +
+		"cilium.io (helmfile bootstrap/helmfile/apps.yaml:7, chart cilium, from HelmRelease kube-system/cilium" + match + ", " +
+		"gateway.envoyproxy.io (helmfile bootstrap/helmfile/crds.yaml:11, chart gateway-helm, from HelmRelease network/envoy-gateway" + match + ", " +
+		"monitoring.coreos.com (helmfile bootstrap/helmfile/crds.yaml:13, chart kube-prometheus-stack, from HelmRelease o11y/kube-prometheus-stack" + match + "\n" +
+		"helmfile bootstrap/helmfile/crds.yaml:15: release snapshot-controller: chart is templated: not read; " +
+		"no HelmRelease in the repository manages release snapshot-controller in namespace kube-system " +
+		"(if its chart is snapshot-controller, list it under preinstalledCRDs.charts)\n"
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("text (-want +got):\n%s", d)
 	}
 }

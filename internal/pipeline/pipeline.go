@@ -201,7 +201,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err := CheckClusters(bg, hg, opts.Clusters); err != nil {
 		return nil, err
 	}
-	pre, _ := Preinstalled(cfg, opts.ConfigPath, hs) // the head's bootstrap, as its configuration
+	pre, _ := Preinstalled(cfg, opts.ConfigPath, hs, hg) // the head's bootstrap, as its configuration
 	rep := review.Review(bg, hg, review.Options{
 		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg,
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict()},

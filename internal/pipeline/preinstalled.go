@@ -24,9 +24,12 @@ func (p PreinstalledGroup) String() string { return fmt.Sprintf("%s (%s)", p.Gro
 // bootstrap helmfiles install (helmfile.Read, through the chart catalog) and the
 // preinstalledCRDs of cfg (read from configPath, or the tree's .tiergate.yaml), sorted by
 // group, each with its first source (helmfiles before the configuration, which may then
-// drop it). Notes say which helmfile releases could not be read or have charts the
-// catalog does not know.
-func Preinstalled(cfg *config.Config, configPath string, src *render.Source) ([]PreinstalledGroup, []helmfile.Note) {
+// drop it). A release whose chart is templated takes the chart of the one HelmRelease of
+// g (the head graph; nil for none) that manages the same Helm release — release name and
+// storage namespace equal the helmfile release's name and namespace (matchRelease).
+// Notes say which helmfile releases could not be read or have charts the catalog does
+// not know.
+func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *render.Graph) ([]PreinstalledGroup, []helmfile.Note) {
 	if configPath == "" {
 		configPath = config.FileName
 	}
@@ -38,21 +41,39 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source) ([]
 	}
 	var notes []helmfile.Note
 	if src != nil {
-		var rels []helmfile.Release
-		rels, notes = helmfile.Read(src)
-		for i, n := range notes {
-			if rules.ChartGroups(n.TemplatedRelease) != nil {
-				notes[i].Text += fmt.Sprintf(" (if its chart is %s, list it under preinstalledCRDs.charts)", n.TemplatedRelease)
+		rels, read := helmfile.Read(src)
+		via := make([]string, len(rels)) // the HelmRelease a templated chart was taken from
+		idx := releaseIndex(g)
+		for _, n := range read {
+			if n.TemplatedRelease == "" {
+				notes = append(notes, n)
+				continue
 			}
+			chart, from, why := matchRelease(idx, n.TemplatedRelease, n.TemplatedNamespace)
+			if chart != "" {
+				rels = append(rels, helmfile.Release{File: n.File, Line: n.Line, Name: n.TemplatedRelease, Namespace: n.TemplatedNamespace, Chart: chart})
+				via = append(via, from)
+				continue
+			}
+			n.Text += "; " + why
+			if rules.ChartGroups(n.TemplatedRelease) != nil {
+				n.Text += fmt.Sprintf(" (if its chart is %s, list it under preinstalledCRDs.charts)", n.TemplatedRelease)
+			}
+			notes = append(notes, n)
 		}
-		for _, r := range rels {
+		for i, r := range rels {
 			groups := rules.ChartGroups(r.Chart)
+			from, of := "", ""
+			if via[i] != "" {
+				from = fmt.Sprintf(", from HelmRelease %s (release name and namespace match)", via[i])
+				of = fmt.Sprintf(" (the chart of HelmRelease %s: release name and namespace match)", via[i])
+			}
 			if groups == nil {
 				notes = append(notes, helmfile.Note{File: r.File, Line: r.Line,
-					Text: fmt.Sprintf("release %s: chart %s is not in the chart catalog; list its CRD groups under preinstalledCRDs.groups", r.Name, r.Chart)})
+					Text: fmt.Sprintf("release %s: chart %s%s is not in the chart catalog; list its CRD groups under preinstalledCRDs.groups", r.Name, r.Chart, of)})
 			}
 			for _, g := range groups {
-				add(g, fmt.Sprintf("helmfile %s:%d, chart %s", r.File, r.Line, r.Chart))
+				add(g, fmt.Sprintf("helmfile %s:%d, chart %s%s", r.File, r.Line, r.Chart, from))
 			}
 		}
 	}

@@ -146,11 +146,12 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 		snap = ignored(snap, "", opts.Cache)
 	}
 	r := newRenderer(snap, opts)
-	defer func() { r.scratch.remove() }()
+	defer func() { r.scratch.remove(); r.removeViews() }()
 	roots, by := discover(r.ix, opts.Config, r.folderObjects)
 	if opts.SourceIgnore {
 		if extra := specIgnore(r.ix, roots); extra != "" {
 			r.scratch.remove()
+			r.removeViews()
 			r = newRenderer(ignored(snap, extra, opts.Cache), opts)
 			roots, by = discover(r.ix, opts.Config, r.folderObjects)
 		}
@@ -280,23 +281,25 @@ type renderer struct {
 	objects sync.Map // objectsKey → builtObjects, across the rounds of this render
 	prior   *Graph   // Options.Prior
 	scratch scratch  // the generator's folder on disk
+	views   sync.Map // ArtifactGenerator artifact → *artifactView, for this render
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
 func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
-	seed := store{}
+	seed, gens := store{}, generators{}
 	var c *Cluster
 	for round := 0; round < maxRounds; round++ {
 		var st store
-		c, st = r.round(ctx, rt, seed)
+		var found generators
+		c, st, found = r.round(ctx, rt, seed, gens)
 		if c.Contested != nil && rt.orig == (Ref{}) {
 			// A synthetic root hides nothing: render again with it moved aside.
 			return r.cluster(ctx, rt.rekeyed())
 		}
-		if st.equal(seed) {
+		if st.equal(seed) && found.signature() == gens.signature() {
 			break
 		}
-		seed = st
+		seed, gens = st, found
 	}
 	if rt.orig != (Ref{}) {
 		c.Contested = c.Kustomizations[rt.orig]
@@ -337,8 +340,9 @@ func contests(rt root, child *Kustomization) bool {
 
 // round renders the cluster wave by wave (a parent before the Kustomizations it emits),
 // building each wave in parallel. ConfigMaps and Secrets become visible to substituteFrom
-// from the next wave on, and to every wave in the next round.
-func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, store) {
+// from the next wave on, and to every wave in the next round; so do ArtifactGenerators
+// (known lists those of the previous round), which the round returns.
+func (r *renderer) round(ctx context.Context, rt root, seed store, known generators) (*Cluster, store, generators) {
 	c := &Cluster{
 		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
@@ -348,7 +352,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 	if r.prior != nil {
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
-	st := seed.clone()
+	st, gens, found := seed.clone(), known.clone(), generators{}
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
@@ -366,7 +370,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 		cl := st.client()
 		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
 		m.Map(wave, func(ks **Kustomization) struct{} {
-			r.build(ctx, *ks, rootSrc, cl)
+			r.build(ctx, *ks, rootSrc, cl, gens)
 			return struct{}{}
 		})
 		var next []*Kustomization
@@ -396,12 +400,14 @@ func (r *renderer) round(ctx context.Context, rt root, seed store) (*Cluster, st
 			}
 			for _, o := range live {
 				st.add(o)
+				gens.add(o)
+				found.add(o)
 			}
 			next = append(next, children...)
 		}
 		wave = r.enqueue(next, seen)
 	}
-	return c, st
+	return c, st, found
 }
 
 // enqueue returns the Kustomizations of list not seen yet, sorted by Ref, and marks them seen.
@@ -504,11 +510,15 @@ func (r *renderer) priorChildren(ks *Kustomization, prior *Cluster) []*Kustomiza
 }
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
-func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT) {
+func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT, gens generators) {
 	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (errNoSpec)
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
+	if !ok && ks.Spec.SourceRef.Kind == externalKind && gens != nil {
+		r.buildFromGenerator(ctx, ks, rootSrc, cl, gens)
+		return
+	}
 	if !ok {
 		ks.Skipped = fmt.Sprintf("sourceRef %s is not the cluster's source and has no folder in %s sources", ks.Spec.SourceRef, config.FileName)
 		return

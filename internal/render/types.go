@@ -302,8 +302,12 @@ func (c *Cluster) Partials() []Partial {
 	return out
 }
 
-// hasSource reports whether the graph emits the Flux source s.
+// hasSource reports whether the graph emits the Flux source s, or for an ExternalArtifact
+// an ArtifactGenerator that produces it.
 func (c *Cluster) hasSource(s SourceRef) bool {
+	if s.Kind == externalKind && c.generates(s) {
+		return true
+	}
 	return len(c.Owners[ObjectID{Group: "source.toolkit.fluxcd.io", Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]) > 0
 }
 

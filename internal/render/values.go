@@ -102,8 +102,8 @@ func valuesData(objs []*Object, kind, ns, name, key string) (string, bool) {
 	return "", false
 }
 
-// mergeMaps merges b over a as fluxcd/pkg/chartutil MergeMaps does: maps merge key by key,
-// any other value of b replaces a's.
+// mergeMaps merges b over a as fluxcd/pkg/chartutil MergeMaps and source-watcher's Merge
+// strategy do: maps merge key by key, any other value of b replaces a's.
 func mergeMaps(a, b map[string]any) map[string]any {
 	out := make(map[string]any, len(a))
 	for k, v := range a {

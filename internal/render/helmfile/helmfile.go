@@ -32,8 +32,11 @@ type Note struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Text string `json:"text"`
-	// TemplatedRelease names the release whose chart is a template's output.
-	TemplatedRelease string `json:"-"`
+	// TemplatedRelease names the release whose chart is a template's output, and
+	// TemplatedNamespace its namespace ("" when not set or templated): the pipeline looks
+	// for the HelmRelease that manages that Helm release.
+	TemplatedRelease   string `json:"-"`
+	TemplatedNamespace string `json:"-"`
 }
 
 func (n Note) String() string { return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Text) }

@@ -109,7 +109,7 @@ templates:
 				{File: "bootstrap/helmfile/apps.yaml", Line: 11, Name: "mine", Chart: "cluster-crds"},
 			},
 			notes: []Note{
-				{File: "bootstrap/helmfile/apps.yaml", Line: 7, Text: "release external-secrets: chart is templated: not read", TemplatedRelease: "external-secrets"},
+				{File: "bootstrap/helmfile/apps.yaml", Line: 7, Text: "release external-secrets: chart is templated: not read", TemplatedRelease: "external-secrets", TemplatedNamespace: "external-secrets"},
 				{File: "bootstrap/helmfile/apps.yaml", Line: 9, Text: "release flux-operator: chart is templated: not read", TemplatedRelease: "flux-operator"},
 			},
 		},

@@ -132,6 +132,9 @@ func (r *reader) release(state string, rel release, templates map[string]release
 		n := Note{File: rel.file, Line: rel.line, Text: fmt.Sprintf("release %s: chart is templated: not read", name)}
 		if !isTemplated(rel.Name) {
 			n.TemplatedRelease = rel.Name
+			if !isTemplated(rel.Namespace) {
+				n.TemplatedNamespace = rel.Namespace
+			}
 		}
 		r.add(n)
 		return

@@ -143,6 +143,8 @@ var chartGroups = map[string][]string{
 	"tigera-operator":                 {"operator.tigera.io", "crd.projectcalico.org"},
 	"crossplane":                      {"pkg.crossplane.io", "apiextensions.crossplane.io"},
 	"gha-runner-scale-set-controller": {"actions.github.com"},
+	// home-operations/kopiur deploy/helm/kopiur/crds/*.yaml: every CRD is *.kopiur.home-operations.com.
+	"kopiur": {"kopiur.home-operations.com"},
 }
 
 func chartCatalog() []config.RuntimeCRDs {

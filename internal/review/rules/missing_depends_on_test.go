@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMissingDependsOn(t *testing.T) {
 	infraNS := map[string]string{
@@ -119,6 +122,35 @@ spec:
 				"mid/cm.yaml":    configMap("default", "mid"),
 				tierFile("apps"): tier("apps", "./apps", true, dependsOn("mid")...),
 			}),
+		},
+		{
+			name: "ExternalArtifact of an ArtifactGenerator in another tier without edge",
+			files: map[string]string{
+				tierFile("sources"): tier("sources", "./sources", true),
+				"sources/gen.yaml": `apiVersion: source.extensions.fluxcd.io/v1beta1
+kind: ArtifactGenerator
+metadata:
+  name: gen
+  namespace: flux-system
+spec:
+  sources:
+    - alias: repo
+      kind: GitRepository
+      name: flux-system
+  artifacts:
+    - name: apps
+      copy:
+        - from: "@repo/apps/**"
+          to: "@artifact/"
+`,
+				tierFile("apps"): strings.Replace(tier("apps", "./", true), "kind: GitRepository\n    name: flux-system", "kind: ExternalArtifact\n    name: apps", 1),
+				"apps/cm.yaml":   configMap("default", "cm"),
+			},
+			want: []want{{
+				Rule: "missing-depends-on", Severity: Warning, Kustomization: "flux-system/apps", File: "clusters/dev/apps.yaml", Line: 2,
+				Msg:  []string{"needs its source ExternalArtifact/flux-system/apps from flux-system/sources"},
+				Sugg: []string{"Set in Kustomization flux-system/apps (clusters/dev/apps.yaml:6):\n  dependsOn:\n    - name: sources"},
+			}},
 		},
 		{
 			name: "provider is an ancestor",

@@ -121,7 +121,11 @@ func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
 	var out []need
 	src := ks.Spec.SourceRef
 	if src.Kind != "" {
-		if p := v.owners(sourceID(src.Kind, src.Namespace, src.Name)); len(p) > 0 {
+		p := v.owners(sourceID(src.Kind, src.Namespace, src.Name))
+		if len(p) == 0 && src.Kind == "ExternalArtifact" {
+			p = v.c.ArtifactOwners(src) // made by the generator they apply
+		}
+		if len(p) > 0 {
 			out = append(out, need{what: "its source " + src.String(), providers: p, severity: Warning})
 		}
 	}
