@@ -425,12 +425,17 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 	}
 	built := r.cache.kustomize(src, ks, func() *builtResult { return r.runKustomize(src, ks) })
 	ks.Remote = built.remote
+	if built.err != nil && built.err.unfetched {
+		ks.NeedsRemote = fmt.Sprintf("%s:%d: %s", built.err.File, built.err.Line, built.err.Message)
+		return
+	}
 	if built.err != nil {
 		ks.Err = built.err
 		return
 	}
-	if built.res == nil {
-		return // partial: a remote file it needs is not fetched
+	if built.res == nil { // a patch, generator or other file it loads is a remote URL
+		ks.NeedsRemote = "a file its kustomization loads is a remote URL"
+		return
 	}
 	sub, be := newSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
 	if be != nil {
