@@ -73,8 +73,8 @@ func runScenario(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Findings []map[string]any `json:"findings"`
-		Moves    []map[string]any `json:"moves"`
+		Findings   []map[string]any `json:"findings"`
+		Moves      []map[string]any `json:"moves"`
 		Clusters   []map[string]any `json:"clusters"`
 		Unreviewed []map[string]any `json:"unreviewed"`
 	}
