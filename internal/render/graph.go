@@ -419,13 +419,17 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
+	if !ok && ks.Spec.SourceRef == rootSrc {
+		ks.Skipped = fmt.Sprintf("sourceRef %s is the cluster's root source, an artifact built outside the repository (pushed from CI): map it to its folder in %s sources", ks.Spec.SourceRef, config.FileName)
+		return
+	}
 	if !ok {
 		ks.Skipped = fmt.Sprintf("sourceRef %s is not the cluster's source and has no folder in %s sources", ks.Spec.SourceRef, config.FileName)
 		return
 	}
 	built := r.cache.kustomize(src, ks, func() *builtResult { return r.runKustomize(src, ks) })
 	ks.Remote = built.remote
-	if built.err != nil && built.err.unfetched {
+	if built.err != nil && built.err.Unfetched {
 		ks.NeedsRemote = fmt.Sprintf("%s:%d: %s", built.err.File, built.err.Line, built.err.Message)
 		return
 	}
@@ -511,14 +515,16 @@ func (r *renderer) withDefaults(u *unstructured.Unstructured) *unstructured.Unst
 }
 
 // sourceRoot maps a sourceRef to the repo folder its paths are relative to: the cluster's
-// own source is the repository itself unless .tiergate.yaml maps it.
+// own GitRepository is the repository itself unless .tiergate.yaml maps it. A root of
+// another kind (an OCIRepository or Bucket pushed from CI) holds an artifact of an unknown
+// folder, so only the configuration maps it.
 func (r *renderer) sourceRoot(ref, rootSrc SourceRef) (string, bool) {
 	if r.cfg != nil {
 		if dir, ok := r.cfg.SourceDir(ref.String()); ok {
 			return cleanPath(dir), true
 		}
 	}
-	if ref == rootSrc || ref.Kind == "" {
+	if ref.Kind == "" || ref == rootSrc && ref.Kind == "GitRepository" {
 		return "", true
 	}
 	return "", false

@@ -229,7 +229,7 @@ func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res 
 	case rfs.isBlocked():
 	case err != nil:
 		out.err = buildError(ix, dir, err)
-		out.err.unfetched = len(out.remote) > 0
+		out.err.Unfetched = len(out.remote) > 0
 		gfs.mu.Lock()
 		kfiles := gfs.kfiles
 		gfs.mu.Unlock()

@@ -122,9 +122,10 @@ type BuildError struct {
 	// Rejected counts the Kustomizations the build emits that the API server rejects: the
 	// build succeeds, and the apply's dry-run fails as a whole (flux-semantics.md §3).
 	Rejected int
-	// unfetched says that remote entries were left out of the build that failed: the
-	// failure may be theirs (a patch whose target is in a remote base), so it is unknown.
-	unfetched bool
+	// Unfetched says that remote entries were left out of the build that failed: the
+	// failure may be theirs (a patch whose target is in a remote base), so it is unknown
+	// and the Kustomization gets NeedsRemote, not Err.
+	Unfetched bool
 }
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
@@ -245,7 +246,7 @@ func (c *Cluster) Partials() []Partial {
 		switch {
 		case ks.Skipped != "":
 			reason := ks.Skipped
-			if !c.hasSource(ks.Spec.SourceRef) {
+			if root := c.Kustomizations[c.Root]; !c.hasSource(ks.Spec.SourceRef) && (root == nil || ks.Spec.SourceRef != root.Spec.SourceRef) {
 				reason += "; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"
 			}
 			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
