@@ -61,7 +61,7 @@ func verdictLine(r *review.Report) string {
 	switch {
 	case c[rules.Error] > 0:
 		icon = "❌"
-	case c[rules.Warning] > 0 || nr != "":
+	case c[rules.Warning] > 0 || len(r.Unreviewed) > 0:
 		icon = "⚠️"
 	}
 	return "### " + icon + " tiergate: " + text + "\n"
