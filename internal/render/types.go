@@ -126,6 +126,9 @@ type BuildError struct {
 	// failure may be theirs (a patch whose target is in a remote base), so it is unknown
 	// and the Kustomization gets NeedsRemote, not Err.
 	Unfetched bool
+	// Limit says that tiergate's own Limits stopped the build, not Flux: the
+	// Kustomization is also not reviewed.
+	Limit bool
 }
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
@@ -266,8 +269,9 @@ func (c *Cluster) Partials() []Partial {
 }
 
 // NotReviewed says why ks, at head, was not built in full, or "" when it was: an unmapped
-// source (Skipped), or remote content not fetched (a build that needs it, or one that
-// left it out). A failing build was reviewed: it is a render-error. A failing parent
+// source (Skipped), remote content not fetched (a build that needs it, or one that left it
+// out), or a tiergate limit (also a render-error). A failing build was reviewed: it is a
+// render-error. A failing parent
 // (PriorSpec) or a runtime substituteFrom source leaves the build reviewed.
 func (ks *Kustomization) NotReviewed() string {
 	switch {
@@ -277,6 +281,8 @@ func (ks *Kustomization) NotReviewed() string {
 		return "not built: it needs remote resources that are not fetched (" + ks.NeedsRemote + ")"
 	case len(ks.Remote) > 0:
 		return "remote resources not fetched: only the local part is reviewed"
+	case ks.Err != nil && ks.Err.Limit:
+		return ks.Err.Message
 	}
 	return ""
 }
