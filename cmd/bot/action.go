@@ -40,6 +40,7 @@ and published. The token is read from $TIERGATE_TOKEN.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.Repo, "repo", "", "git checkout to review (default $GITHUB_WORKSPACE)")
 	fl.StringVar(&o.FailOn, "fail-on", "", "exit 1 on a new finding at or above: error, warning, notice or never (default error)")
+	fl.BoolVar(&o.FailOnUnreviewed, "fail-on-unreviewed", false, "exit 1 when a head Kustomization was not built in full (default: failOnUnreviewed of .tiergate.yaml)")
 	fl.StringVar(&o.ConfigPath, "config", "", "configuration file (default: .tiergate.yaml of the head tree)")
 	fl.StringSliceVar(&o.Clusters, "cluster", nil, "review only this cluster (repeatable)")
 	fl.BoolVar(&o.Comment, "comment", true, "post or update the summary comment and post line comments")

@@ -20,6 +20,7 @@ type reviewFlags struct {
 	format, failOn, config string
 	clusters, allowRemote  []string
 	noMergeBase, noReuse   bool
+	failOnUnreviewed       bool
 	limits                 render.Limits
 }
 
@@ -50,6 +51,7 @@ func reviewCmd() *cobra.Command {
 	fl.StringVar(&f.headDir, "head-dir", "", "compare plain directories: the head tree")
 	fl.StringVar(&f.format, "format", "markdown", "output: markdown, json or sarif")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 on a new finding at or above: error, warning, notice or never (default error)")
+	fl.BoolVar(&f.failOnUnreviewed, "fail-on-unreviewed", false, "exit 1 when a head Kustomization was not built in full (default: failOnUnreviewed of .tiergate.yaml)")
 	fl.StringVar(&f.config, "config", "", "configuration file (default: .tiergate.yaml of the head tree)")
 	fl.StringSliceVar(&f.clusters, "cluster", nil, "review only this cluster (repeatable)")
 	fl.BoolVar(&f.noMergeBase, "no-merge-base", false, "compare --base itself, not the merge-base of --base and --head")
@@ -77,7 +79,7 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 		return &exitError{code: 2, err: err}
 	}
 	checkout := time.Since(start).Seconds()
-	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits})
+	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, FailOnUnreviewed: f.failOnUnreviewed, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 // expectation is a scenario's expect.json (the shared/scenarios contract): every entry of
 // head_findings and moves must match some reported item (field subset), no finding may
 // match an entry of absent, and the exit status must equal exit. findings_exact, used by
-// the project's own scenarios, lists every finding in report order.
+// the project's own scenarios, lists every finding in report order; unreviewed is the
+// report's unreviewed list exactly, headline the Markdown verdict line, and
+// fail_on_unreviewed passes --fail-on-unreviewed.
 type expectation struct {
 	Exit          *int             `json:"exit"`
 	HeadFindings  []map[string]any `json:"head_findings"`
@@ -28,7 +31,10 @@ type expectation struct {
 	FindingsExact []map[string]any `json:"findings_exact"`
 	Clusters      []map[string]any `json:"clusters"`
 	// Discovery, when set, is the report's discovery field.
-	Discovery *string `json:"discovery"`
+	Discovery  *string          `json:"discovery"`
+	Unreviewed []map[string]any `json:"unreviewed"`
+	Headline   string           `json:"headline"`
+	FailUnrev  bool             `json:"fail_on_unreviewed"`
 }
 
 func TestScenarios(t *testing.T) {
@@ -59,7 +65,8 @@ func runScenario(t *testing.T, dir string) {
 	}
 	repo := commitScenario(t, dir)
 	var out bytes.Buffer
-	err = runReview(context.Background(), &out, reviewFlags{repo: repo, base: "HEAD~1", head: "HEAD", format: "json"})
+	flags := reviewFlags{repo: repo, base: "HEAD~1", head: "HEAD", format: "json", failOnUnreviewed: exp.FailUnrev}
+	err = runReview(context.Background(), &out, flags)
 	code := 0
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -68,10 +75,11 @@ func runScenario(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Findings  []map[string]any `json:"findings"`
-		Moves     []map[string]any `json:"moves"`
-		Clusters  []map[string]any `json:"clusters"`
-		Discovery string           `json:"discovery"`
+		Findings   []map[string]any `json:"findings"`
+		Moves      []map[string]any `json:"moves"`
+		Clusters   []map[string]any `json:"clusters"`
+		Unreviewed []map[string]any `json:"unreviewed"`
+		Discovery  string           `json:"discovery"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("report is not JSON (exit %d, %v): %s", code, err, out.String())
@@ -102,6 +110,21 @@ func runScenario(t *testing.T, dir string) {
 	if exp.Clusters != nil {
 		if diff := cmp.Diff(exp.Clusters, rep.Clusters); diff != "" {
 			t.Errorf("clusters (-want +got):\n%s", diff)
+		}
+	}
+	if exp.Unreviewed != nil {
+		if diff := cmp.Diff(exp.Unreviewed, rep.Unreviewed); diff != "" {
+			t.Errorf("unreviewed (-want +got):\n%s", diff)
+		}
+	}
+	if exp.Headline != "" {
+		var md bytes.Buffer
+		flags.format = "markdown"
+		if err := runReview(context.Background(), &md, flags); err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if lines := strings.SplitN(md.String(), "\n", 3); len(lines) < 2 || lines[1] != exp.Headline {
+			t.Errorf("headline %q, want %q", lines[min(1, len(lines)-1)], exp.Headline)
 		}
 	}
 	if exp.FindingsExact != nil {

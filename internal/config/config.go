@@ -71,6 +71,9 @@ type Config struct {
 	StrictSubstitution *bool `json:"strictSubstitution,omitempty" yaml:"strictSubstitution,omitempty"`
 	// FailOn is the default of --fail-on.
 	FailOn string `json:"failOn,omitempty" yaml:"failOn,omitempty"`
+	// FailOnUnreviewed fails the review when a head Kustomization was not built in full
+	// (the default of --fail-on-unreviewed).
+	FailOnUnreviewed bool `json:"failOnUnreviewed,omitempty" yaml:"failOnUnreviewed,omitempty"`
 	// KustomizationDefaults are spec fields given to every Flux Kustomization that does not
 	// set them, as a mutating admission webhook or a policy engine does in the cluster
 	// (e.g. postBuild injected by kustomize-mutating-webhook). Keys are spec field names.

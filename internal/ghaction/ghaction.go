@@ -32,10 +32,11 @@ type Options struct {
 	Token string
 	// Repo is the git checkout to review; empty: Env.Workspace, else ".".
 	Repo string
-	// ConfigPath, Clusters and FailOn are those of `bot review`.
-	ConfigPath string
-	Clusters   []string
-	FailOn     string
+	// ConfigPath, Clusters, FailOn and FailOnUnreviewed are those of `bot review`.
+	ConfigPath       string
+	Clusters         []string
+	FailOn           string
+	FailOnUnreviewed bool
 	// Comment posts or updates the summary comment and posts the line comments.
 	Comment bool
 	// Status sets the commit status "tiergate": pending, then success or failure.
@@ -50,7 +51,8 @@ type Options struct {
 
 // Result is how the step ends when the review ran.
 type Result struct {
-	// Failed: a new finding is at or above the fail-on threshold (exit status 1).
+	// Failed: a new finding is at or above the fail-on threshold, or something was not
+	// reviewed under fail-on-unreviewed (exit status 1).
 	Failed bool
 	// Published: everything asked for (comment, status) reached the PR.
 	Published bool
@@ -177,7 +179,7 @@ func reviewPR(ctx context.Context, env Env, opts Options, ev *forge.Event) (*pip
 	if err != nil {
 		return nil, fmt.Errorf("%w (the checkout needs the history of both commits: actions/checkout with fetch-depth: 0)", err)
 	}
-	return pipeline.Commits(ctx, repo, base, head, pipeline.Options{ConfigPath: opts.ConfigPath, Clusters: opts.Clusters, FailOn: opts.FailOn})
+	return pipeline.Commits(ctx, repo, base, head, pipeline.Options{ConfigPath: opts.ConfigPath, Clusters: opts.Clusters, FailOn: opts.FailOn, FailOnUnreviewed: opts.FailOnUnreviewed})
 }
 
 // writeReports writes the JSON and SARIF reports that were asked for.

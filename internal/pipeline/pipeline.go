@@ -28,6 +28,9 @@ type Options struct {
 	Clusters []string
 	// FailOn overrides the configuration's failOn ("error" when both are empty).
 	FailOn string
+	// FailOnUnreviewed fails the review when a head Kustomization was not built in full;
+	// false leaves it to the configuration's failOnUnreviewed.
+	FailOnUnreviewed bool
 	// Cache keeps builds across reviews (the server's); nil: one cache for this review,
 	// so that the head reuses the base's unchanged builds.
 	Cache *render.Cache
@@ -48,10 +51,15 @@ type Options struct {
 type Result struct {
 	Report    *review.Report
 	Threshold rules.Severity
+	// FailOnUnreviewed makes anything not reviewed fail the review.
+	FailOnUnreviewed bool
 }
 
-// Failed reports whether a new finding is at or above the threshold.
-func (r *Result) Failed() bool { return r.Report.Fails(r.Threshold) }
+// Failed reports whether a new finding is at or above the threshold, or, with
+// FailOnUnreviewed, whether something was not reviewed.
+func (r *Result) Failed() bool {
+	return r.Report.Fails(r.Threshold) || r.FailOnUnreviewed && len(r.Report.Unreviewed) > 0
+}
 
 // Tree is one side of a review: the source artifact, in memory, and its revision.
 type Tree struct {
@@ -210,7 +218,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if base.took+head.took > 0 { // read here (Commits), not by the caller
 		rep.Timings["checkout"] = (base.took + head.took).Seconds()
 	}
-	return &Result{Report: rep, Threshold: threshold}, nil
+	return &Result{Report: rep, Threshold: threshold, FailOnUnreviewed: opts.FailOnUnreviewed || cfg.FailOnUnreviewed}, nil
 }
 
 // CheckClusters refuses a review or graph that would silently check nothing: no cluster

@@ -24,6 +24,8 @@ const (
 	maxLineComments = 50
 	// maxCheckSummary keeps a check run's summary under the Checks API's 65,535 characters.
 	maxCheckSummary = 4000
+	// maxDescription is GitHub's limit on a commit status description, in characters.
+	maxDescription = 140
 )
 
 // Target is where a review is published: a PR and the head commit that was reviewed.
@@ -188,13 +190,24 @@ func CheckSummary(md string) string {
 	return s
 }
 
-// Describe is the final status description: new findings by severity and the clusters,
-// e.g. "2 new errors, 1 new warning · 3 clusters".
+// Describe is the final status description: what was not reviewed, new findings by
+// severity and the clusters, e.g. "3 of 79 Kustomizations not reviewed · 2 new errors,
+// 1 new warning · 3 clusters"; at most maxDescription bytes, the clusters dropped first.
 func Describe(rep *review.Report) string {
 	n := len(rep.Clusters)
 	clusters := "1 cluster"
 	if n != 1 {
 		clusters = fmt.Sprintf("%d clusters", n)
 	}
-	return format.NewCounts(rep) + " · " + clusters
+	s := format.NewCounts(rep)
+	if nr := format.NotReviewed(rep); nr != "" {
+		s = nr + " · " + s
+	}
+	if len(s)+len(" · "+clusters) <= maxDescription {
+		return s + " · " + clusters
+	}
+	if len(s) > maxDescription {
+		s = strings.ToValidUTF8(s[:maxDescription], "")
+	}
+	return s
 }

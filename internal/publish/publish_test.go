@@ -46,3 +46,33 @@ func TestLineCommentsOnePerCause(t *testing.T) {
 		t.Fatalf("line comments (-want +got):\n%s", diff)
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	unrev := []review.Unreviewed{{Cluster: "dev", Kind: "Kustomization", Name: "flux-system/apps"}, {Cluster: "dev", Kind: "Kustomization", Name: "flux-system/infra"}}
+	many := []rules.Finding{}
+	for i := 0; i < 1000; i++ {
+		many = append(many, rules.Finding{Severity: rules.Error, Status: rules.StatusNew}, rules.Finding{Severity: rules.Warning, Status: rules.StatusNew},
+			rules.Finding{Severity: rules.Notice, Status: rules.StatusNew}, rules.Finding{Severity: rules.None, Status: rules.StatusNew})
+	}
+	for _, c := range []struct {
+		name string
+		rep  *review.Report
+		want string
+	}{
+		{"clean", &review.Report{Clusters: []review.ClusterSummary{{Kustomizations: 79}}}, "no new findings · 1 cluster"},
+		{"unreviewed", &review.Report{Clusters: []review.ClusterSummary{{Kustomizations: 79}}, Unreviewed: unrev},
+			"2 of 79 Kustomizations not reviewed · no new findings · 1 cluster"},
+		{"unreviewed with findings", &review.Report{Clusters: []review.ClusterSummary{{Kustomizations: 1_200}, {Kustomizations: 34}}, Unreviewed: unrev,
+			Findings: many[:2]}, "2 of 1,234 Kustomizations not reviewed · 1 new error, 1 new warning · 2 clusters"},
+		{"too long for GitHub: clusters dropped", &review.Report{Clusters: []review.ClusterSummary{{Kustomizations: 12_345}, {}}, Unreviewed: unrev,
+			Findings: many}, "2 of 12,345 Kustomizations not reviewed · 1,000 new errors, 1,000 new warnings, 1,000 new notices, 1,000 new findings without severity"},
+	} {
+		got := Describe(c.rep)
+		if got != c.want {
+			t.Errorf("%s: Describe = %q (%d bytes), want %q", c.name, got, len(got), c.want)
+		}
+		if len(got) > maxDescription {
+			t.Errorf("%s: %d bytes, more than %d", c.name, len(got), maxDescription)
+		}
+	}
+}

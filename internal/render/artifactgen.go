@@ -192,7 +192,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc Source
 		abs: snap.root, ix: newIndex(snap, r.shared), workers: 1,
 		guards: &guards{limits: r.guards.limits, snap: snap, fetch: r.guards.fetch, deadline: r.guards.deadline},
 		cache:  &buildCache{m: map[string]*builtResult{}}, shared: r.shared, fps: newFingerprints(snap),
-		exact: r.exact, policy: r.policy,
+		exact: r.exact, policy: r.policy, artifact: ref,
 	}
 }
 

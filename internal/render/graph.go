@@ -282,6 +282,9 @@ type renderer struct {
 	prior   *Graph   // Options.Prior
 	scratch scratch  // the generator's folder on disk
 	views   sync.Map // ArtifactGenerator artifact → *artifactView, for this render
+	// artifact is the ExternalArtifact whose tree this renderer reads (an artifact view);
+	// zero for the repository's own tree.
+	artifact SourceRef
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
@@ -310,25 +313,6 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	return c
 }
 
-// rootSource is the source whose paths are the repository's own: the root's, unless
-// flux-operator syncs an OCIRepository or Bucket (an artifact made elsewhere, whose layout
-// only .tiergate.yaml sources can tell), when it is none.
-func (r *renderer) rootSource(rt root) SourceRef {
-	src := rt.ks.Spec.SourceRef
-	if rt.unresolved != "" {
-		return SourceRef{Kind: "none"}
-	}
-	if !rt.synthetic || rt.by != DiscoveryRoots || src.Kind == "GitRepository" {
-		return src
-	}
-	if r.cfg != nil {
-		if _, ok := r.cfg.SourceDir(src.String()); ok {
-			return src
-		}
-	}
-	return SourceRef{Kind: "none"}
-}
-
 // contests reports whether child, emitted by a build, is the synthetic root's own Ref with
 // another path or source: the real Kustomization that the root would otherwise hide.
 func contests(rt root, child *Kustomization) bool {
@@ -347,7 +331,12 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
 	}
-	rootSrc := r.rootSource(rt)
+	// sourceRoot maps the root's source to the repository only when it is a GitRepository or
+	// .tiergate.yaml maps it: an OCIRepository or Bucket is an artifact made elsewhere.
+	rootSrc := rt.ks.Spec.SourceRef
+	if rt.unresolved != "" {
+		rootSrc = SourceRef{Kind: "none"} // its path is unknown: nothing is built from it
+	}
 	var prior *Cluster
 	if r.prior != nil {
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
@@ -377,9 +366,6 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 		for _, ks := range wave {
 			if ks == &rootCopy && rt.unresolved != "" {
 				ks.Skipped = rt.unresolved
-			} else if ks == &rootCopy && ks.Skipped != "" {
-				ks.Skipped = fmt.Sprintf("the root's source %s is an artifact made outside the repository (an OCI artifact pushed from CI, a bucket): "+
-					"map it to the folder it is built from in %s sources to review it", ks.Spec.SourceRef, config.FileName)
 			}
 			r.expandResourceSets(ks, c)
 			r.guards.countObjects(ks, &objects)
@@ -519,18 +505,28 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		r.buildFromGenerator(ctx, ks, rootSrc, cl, gens)
 		return
 	}
+	if !ok && ks.Spec.SourceRef == rootSrc {
+		ks.Skipped = fmt.Sprintf("sourceRef %s is the cluster's root source, an artifact made outside the repository (an OCI artifact pushed from CI, a bucket): "+
+			"map it to the folder it is built from in %s sources to review it", ks.Spec.SourceRef, config.FileName)
+		return
+	}
 	if !ok {
 		ks.Skipped = fmt.Sprintf("sourceRef %s is not the cluster's source and has no folder in %s sources", ks.Spec.SourceRef, config.FileName)
 		return
 	}
 	built := r.cache.kustomize(src, ks, func() *builtResult { return r.runKustomize(src, ks) })
 	ks.Remote = built.remote
+	if built.err != nil && built.err.Unfetched {
+		ks.NeedsRemote = fmt.Sprintf("%s:%d: %s", built.err.File, built.err.Line, built.err.Message)
+		return
+	}
 	if built.err != nil {
 		ks.Err = built.err
 		return
 	}
-	if built.res == nil {
-		return // partial: a remote file it needs is not fetched
+	if built.res == nil { // a patch, generator or other file it loads is a remote URL
+		ks.NeedsRemote = "a file its kustomization loads is a remote URL"
+		return
 	}
 	sub, be := newSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
 	if be != nil {
@@ -606,14 +602,16 @@ func (r *renderer) withDefaults(u *unstructured.Unstructured) *unstructured.Unst
 }
 
 // sourceRoot maps a sourceRef to the repo folder its paths are relative to: the cluster's
-// own source is the repository itself unless .tiergate.yaml maps it.
+// own GitRepository is the repository itself unless .tiergate.yaml maps it. A root of
+// another kind (an OCIRepository or Bucket pushed from CI) holds an artifact of an unknown
+// folder, so only the configuration maps it.
 func (r *renderer) sourceRoot(ref, rootSrc SourceRef) (string, bool) {
 	if r.cfg != nil {
 		if dir, ok := r.cfg.SourceDir(ref.String()); ok {
 			return cleanPath(dir), true
 		}
 	}
-	if ref == rootSrc || ref.Kind == "" {
+	if ref.Kind == "" || ref == rootSrc && (ref.Kind == "GitRepository" || ref == r.artifact) {
 		return "", true
 	}
 	return "", false

@@ -295,7 +295,7 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 		{"YAML alias bomb", map[string]string{"apps/kustomization.yaml": "resources: [bomb.yaml]\n", "apps/bomb.yaml": bomb}, "", Limits{},
 			BuildError{Message: `refused "bomb.yaml": apps/bomb.yaml has YAML aliases that expand to 490329075 nodes from 56, which kustomize would expand without bound (billion laughs)`, File: "apps/kustomization.yaml", Line: 1}},
 		{"objects over MaxObjects", map[string]string{"apps/kustomization.yaml": "resources: [a.yaml, b.yaml]\n", "apps/a.yaml": cm("default", "a"), "apps/b.yaml": cm("default", "b")}, "", Limits{MaxObjects: 4},
-			BuildError{Message: "not rendered: the cluster renders more than tiergate's limit of 4 objects (MaxObjects)", File: "clusters/dev/apps.yaml", Line: 2}},
+			BuildError{Message: "not rendered: the cluster renders more than tiergate's limit of 4 objects (MaxObjects)", File: "clusters/dev/apps.yaml", Line: 2, Limit: true}},
 		{"a long variable referenced many times over", map[string]string{
 			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
 			"apps/cm.yaml":           cm("default", "a", "k: "+strings.Repeat("${X}", 2000))}, "", Limits{MaxBuildBytes: 1 << 20},
@@ -309,9 +309,9 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 			"first/cm.yaml":             cm("default", "first", "k: "+strings.Repeat("${X}", 600)),
 			"clusters/dev/apps.yaml":    ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
 			"apps/cm.yaml":              cm("default", "a", "k: "+strings.Repeat("${X}", 600))}, "", Limits{MaxBuildBytes: 1 << 20, MaxSubstitutedBytes: 1 << 20},
-			BuildError{Message: "not rendered: postBuild substitution in the cluster writes more than tiergate's limit of 1048576 bytes (MaxSubstitutedBytes)", File: "clusters/dev/apps.yaml", Line: 2}},
+			BuildError{Message: "not rendered: postBuild substitution in the cluster writes more than tiergate's limit of 1048576 bytes (MaxSubstitutedBytes)", File: "clusters/dev/apps.yaml", Line: 2, Limit: true}},
 		{"time limit", map[string]string{"apps/cm.yaml": cm("default", "a")}, "", Limits{Timeout: time.Nanosecond},
-			BuildError{Message: "not rendered: the review reached tiergate's render time limit of 1ns (Timeout)", File: "clusters/dev/flux-system/gotk-sync.yaml", Line: 10}},
+			BuildError{Message: "not rendered: the review reached tiergate's render time limit of 1ns (Timeout)", File: "clusters/dev/flux-system/gotk-sync.yaml", Line: 10, Limit: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -356,7 +356,7 @@ func TestNestedKustomizationLimit(t *testing.T) {
 		t.Errorf("built (-want +got):\n%s", d)
 	}
 	last := c.Kustomizations[Ref{"flux-system", "k29"}]
-	wantErr := BuildError{Message: "not rendered: the cluster has more than tiergate's limit of 30 Kustomizations (MaxKustomizations)", File: "apps/k28/next.yaml", Line: 2}
+	wantErr := BuildError{Message: "not rendered: the cluster has more than tiergate's limit of 30 Kustomizations (MaxKustomizations)", File: "apps/k28/next.yaml", Line: 2, Limit: true}
 	if last == nil || last.Err == nil || len(c.Kustomizations) != 31 {
 		t.Fatalf("%d Kustomizations, k29 = %v; want 31 and k29 refused", len(c.Kustomizations), last)
 	}

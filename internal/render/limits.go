@@ -229,6 +229,7 @@ func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res 
 	case rfs.isBlocked():
 	case err != nil:
 		out.err = buildError(ix, dir, err)
+		out.err.Unfetched = len(out.remote) > 0
 		gfs.mu.Lock()
 		kfiles := gfs.kfiles
 		gfs.mu.Unlock()
@@ -249,7 +250,7 @@ func (g *guards) admit(ks *Kustomization) bool {
 	}
 	if time.Now().After(g.deadline) {
 		g.timedOut.Store(true)
-		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the review reached tiergate's render time limit of %s (Timeout)", g.limits.Timeout), File: ks.File, Line: ks.Line}
+		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the review reached tiergate's render time limit of %s (Timeout)", g.limits.Timeout), File: ks.File, Line: ks.Line, Limit: true}
 		return false
 	}
 	return true
@@ -259,7 +260,7 @@ func (g *guards) admit(ks *Kustomization) bool {
 // n counts the cluster's Kustomizations, child included.
 func (g *guards) countKustomization(child *Kustomization, n int) {
 	if n > g.limits.MaxKustomizations {
-		child.Err = &BuildError{Message: fmt.Sprintf("not rendered: the cluster has more than tiergate's limit of %d Kustomizations (MaxKustomizations)", g.limits.MaxKustomizations), File: child.File, Line: child.Line}
+		child.Err = &BuildError{Message: fmt.Sprintf("not rendered: the cluster has more than tiergate's limit of %d Kustomizations (MaxKustomizations)", g.limits.MaxKustomizations), File: child.File, Line: child.Line, Limit: true}
 	}
 }
 
@@ -268,7 +269,7 @@ func (g *guards) countKustomization(child *Kustomization, n int) {
 func (g *guards) countObjects(ks *Kustomization, n *int) {
 	*n += len(ks.Objects)
 	if *n > g.limits.MaxObjects && len(ks.Objects) > 0 {
-		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", g.limits.MaxObjects), File: ks.File, Line: ks.Line}
+		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", g.limits.MaxObjects), File: ks.File, Line: ks.Line, Limit: true}
 		ks.Objects = nil
 	}
 }
@@ -278,7 +279,7 @@ func (g *guards) countObjects(ks *Kustomization, n *int) {
 func (g *guards) countSubstituted(ks *Kustomization, n *int64) {
 	*n += ks.substituted
 	if *n > g.limits.MaxSubstitutedBytes && ks.substituted > 0 {
-		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: postBuild substitution in the cluster writes more than tiergate's limit of %d bytes (MaxSubstitutedBytes)", g.limits.MaxSubstitutedBytes), File: ks.File, Line: ks.Line}
+		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: postBuild substitution in the cluster writes more than tiergate's limit of %d bytes (MaxSubstitutedBytes)", g.limits.MaxSubstitutedBytes), File: ks.File, Line: ks.Line, Limit: true}
 		ks.Objects = nil
 	}
 }

@@ -303,7 +303,7 @@ func TestOperatorRootFromArtifact(t *testing.T) {
 	}
 	dir := tree(t, files)
 	c := render(t, dir, nil).Clusters[0]
-	want := []Partial{{Kustomization: "flux-system/flux-system", Reason: "the root's source OCIRepository/flux-system/flux-system is an artifact made outside the repository " +
+	want := []Partial{{Kustomization: "flux-system/flux-system", Reason: "sourceRef OCIRepository/flux-system/flux-system is the cluster's root source, an artifact made outside the repository " +
 		"(an OCI artifact pushed from CI, a bucket): map it to the folder it is built from in .tiergate.yaml sources to review it"}}
 	if d := cmp.Diff(want, c.Partials()); d != "" {
 		t.Errorf("partials (-want +got):\n%s", d)

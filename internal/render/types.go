@@ -125,6 +125,13 @@ type BuildError struct {
 	// Rejected counts the Kustomizations the build emits that the API server rejects: the
 	// build succeeds, and the apply's dry-run fails as a whole (flux-semantics.md §3).
 	Rejected int
+	// Unfetched says that remote entries were left out of the build that failed: the
+	// failure may be theirs (a patch whose target is in a remote base), so it is unknown
+	// and the Kustomization gets NeedsRemote, not Err.
+	Unfetched bool
+	// Limit says that tiergate's own Limits stopped the build, not Flux: the
+	// Kustomization is also not reviewed.
+	Limit bool
 }
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
@@ -160,6 +167,10 @@ type Kustomization struct {
 	Remote []string
 	// Skipped says why the Kustomization was not built at all (an unmapped source).
 	Skipped string
+	// NeedsRemote is kustomize's error when the build cannot run without a remote entry
+	// that was not fetched (a patch targeting an object of a remote base): what was not
+	// fetched is unknown, so the build is not reviewed rather than failed.
+	NeedsRemote string
 	// PriorSpec says that Spec and Body are the Kustomization's at Options.Prior: its
 	// parent fails, so Flux applies nothing the parent emits, and the object already in
 	// the cluster keeps reconciling this commit's files with its old spec.
@@ -282,13 +293,15 @@ func (c *Cluster) Partials() []Partial {
 		case ks.Skipped != "":
 			reason := ks.Skipped
 			// flux bootstrap and flux-operator create the root's own source.
-			if !c.hasSource(ks.Spec.SourceRef) && ref != c.Root {
+			if root := c.Kustomizations[c.Root]; !c.hasSource(ks.Spec.SourceRef) && ref != c.Root && (root == nil || ks.Spec.SourceRef != root.Spec.SourceRef) {
 				reason += "; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"
 			}
 			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
 		case ks.PriorSpec:
 			out = append(out, Partial{Kustomization: ref.String(), Reason: fmt.Sprintf("%s fails, so Flux does not apply what it emits: "+
 				"this Kustomization keeps its spec from the base commit, and is reviewed with it and the head files", ks.Parent)})
+		case ks.NeedsRemote != "":
+			out = append(out, Partial{Kustomization: ref.String(), Reason: ks.NotReviewed(), URLs: ks.Remote})
 		case len(ks.Remote) > 0:
 			out = append(out, Partial{Kustomization: ref.String(), Reason: "remote resources not fetched", URLs: ks.Remote})
 		case len(ks.Unresolved) > 0:
@@ -300,6 +313,25 @@ func (c *Cluster) Partials() []Partial {
 		}
 	}
 	return out
+}
+
+// NotReviewed says why ks, at head, was not built in full, or "" when it was: an unmapped
+// source (Skipped), remote content not fetched (a build that needs it, or one that left it
+// out), or a tiergate limit (also a render-error). A failing build was reviewed: it is a
+// render-error. A failing parent
+// (PriorSpec) or a runtime substituteFrom source leaves the build reviewed.
+func (ks *Kustomization) NotReviewed() string {
+	switch {
+	case ks.Skipped != "":
+		return ks.Skipped
+	case ks.NeedsRemote != "":
+		return "not built: it needs remote resources that are not fetched (" + ks.NeedsRemote + ")"
+	case len(ks.Remote) > 0:
+		return "remote resources not fetched: only the local part is reviewed"
+	case ks.Err != nil && ks.Err.Limit:
+		return ks.Err.Message
+	}
+	return ""
 }
 
 // hasSource reports whether the graph emits the Flux source s, or for an ExternalArtifact

@@ -21,6 +21,9 @@ type Report struct {
 	Added   []ObjectChange   `json:"added"`
 	Removed []ObjectChange   `json:"removed"`
 	Changed []ObjectChange   `json:"changed"`
+	// Unreviewed lists what was not built in full at head, so that its findings are unknown;
+	// a verdict with any is never a plain pass.
+	Unreviewed []Unreviewed `json:"unreviewed"`
 	// KustomizationChanges lists Flux Kustomizations added, removed or changed.
 	KustomizationChanges []KustomizationChange `json:"kustomizationChanges"`
 	// Timings are the wall times of the review's phases in seconds: "checkout",
@@ -38,6 +41,20 @@ type ClusterSummary struct {
 	Kustomizations int              `json:"kustomizations"`
 	Objects        int              `json:"objects"`
 	Partial        []render.Partial `json:"partial"`
+}
+
+// Unreviewed is one Flux object tiergate did not build in full at head (render.Kustomization
+// NotReviewed says when). Kind is "Kustomization" today; a HelmRelease will be one too, with
+// Kustomization the one that applies it. File and Line locate the object's manifest.
+type Unreviewed struct {
+	Cluster       string   `json:"cluster"`
+	Kind          string   `json:"kind"`
+	Name          string   `json:"name"` // namespace/name
+	Kustomization string   `json:"kustomization"`
+	Reason        string   `json:"reason"`
+	URLs          []string `json:"urls,omitempty"`
+	File          string   `json:"file,omitempty"`
+	Line          int      `json:"line,omitempty"`
 }
 
 // ObjectChange is one object added, removed or changed; Diff is a unified diff of the
@@ -95,6 +112,15 @@ func (r *Report) Counts(status rules.Status) map[rules.Severity]int {
 		}
 	}
 	return out
+}
+
+// KustomizationCount is the number of Kustomizations of the report's clusters.
+func (r *Report) KustomizationCount() int {
+	n := 0
+	for _, c := range r.Clusters {
+		n += c.Kustomizations
+	}
+	return n
 }
 
 // Fails reports whether a new finding is at or above threshold (None never fails).

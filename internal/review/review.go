@@ -60,6 +60,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 		r.diffKustomizations(b, h)
 		if h != nil {
 			r.Graphs = append(r.Graphs, graphOf(h))
+			r.Unreviewed = append(r.Unreviewed, unreviewed(h)...)
 		}
 		diffTime += time.Since(mid)
 	}
@@ -107,6 +108,19 @@ func (r *Report) summarize(b, h *render.Cluster) {
 		partial = []render.Partial{}
 	}
 	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: cmp.Or(c.RootDir, "."), Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
+}
+
+// unreviewed lists the Kustomizations of the head cluster c that were not built in full.
+func unreviewed(c *render.Cluster) []Unreviewed {
+	var out []Unreviewed
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		if reason := ks.NotReviewed(); reason != "" {
+			out = append(out, Unreviewed{Cluster: c.Name, Kind: "Kustomization", Name: ref.String(), Kustomization: ref.String(),
+				Reason: reason, URLs: ks.Remote, File: ks.File, Line: ks.Line})
+		}
+	}
+	return out
 }
 
 // unknownAtHead drops the resolved findings about objects of a Kustomization whose head

@@ -29,6 +29,9 @@ func JSON(w io.Writer, r *review.Report) error {
 			*l = []review.ObjectChange{}
 		}
 	}
+	if c.Unreviewed == nil {
+		c.Unreviewed = []review.Unreviewed{}
+	}
 	if c.KustomizationChanges == nil {
 		c.KustomizationChanges = []review.KustomizationChange{}
 	}

@@ -34,13 +34,35 @@ func NewCounts(r *review.Report) string {
 	return strings.Join(parts, ", ")
 }
 
+// NotReviewed says how many of the head's Kustomizations were not built in full,
+// "3 of 79 Kustomizations not reviewed", or "" when every one was. It leads the comment's
+// verdict and the commit status, so that a review with unknowns never reads as a pass.
+func NotReviewed(r *review.Report) string {
+	n := 0
+	for _, u := range r.Unreviewed {
+		if u.Kind == "Kustomization" {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return num(n) + " of " + plural(r.KustomizationCount(), "Kustomization", "Kustomizations") + " not reviewed"
+}
+
+// verdictLine is the comment's headline: ❌ with a new error, ⚠️ with a new warning or
+// anything not reviewed, else ✅.
 func verdictLine(r *review.Report) string {
 	c := r.Counts(rules.StatusNew)
 	icon, text := "✅", NewCounts(r)
+	nr := NotReviewed(r)
+	if nr != "" {
+		text = nr + " · " + text
+	}
 	switch {
 	case c[rules.Error] > 0:
 		icon = "❌"
-	case c[rules.Warning] > 0:
+	case c[rules.Warning] > 0 || len(r.Unreviewed) > 0:
 		icon = "⚠️"
 	}
 	return "### " + icon + " tiergate: " + text + "\n"

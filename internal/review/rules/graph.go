@@ -129,7 +129,7 @@ func each(c *render.Cluster, fn func(ks *render.Kustomization, o *render.Object)
 // complete reports whether ks rendered fully, so that an object missing from it is
 // really gone (not hidden by a build error or an unmapped source).
 func complete(ks *render.Kustomization) bool {
-	return ks != nil && ks.Err == nil && ks.Skipped == "" && len(ks.Remote) == 0
+	return ks != nil && ks.NotReviewed() == "" && ks.Err == nil
 }
 
 // annotated reports whether the object carries key=value as a label or annotation,

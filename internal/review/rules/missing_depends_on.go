@@ -12,7 +12,8 @@ import (
 // Kustomization provides, when nothing orders that provider first on a cold cluster: no
 // dependsOn path and no parent chain leads to it. Flux reconciles such tiers concurrently
 // (--concurrent), so the dry-run fails with 'namespace not found' or 'no matches for kind'
-// (flux-semantics.md §3 and §5).
+// (flux-semantics.md §3 and §5). In a Kustomization whose remote resources were not
+// fetched, CRDs and Namespaces are not needs: the remote content may ship them (unknownNeeds).
 func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
@@ -26,13 +27,31 @@ func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 			}
 		}
 		for _, o := range ks.Objects {
-			missing := v.unordered(ref, v.objectNeeds(o, env))
+			missing := v.unordered(ref, knownNeeds(ks, v.objectNeeds(o, env)))
 			for _, p := range sortedKeysByRef(missing) {
 				f := objectFinding("missing-depends-on", None, c.Name, o, ref)
 				f.refs = []render.Ref{p}
 				fillMissing(&f, v, other, ks, o.ID.String(), p, missing[p])
 				out = append(out, f)
 			}
+		}
+	}
+	return out
+}
+
+// knownNeeds drops the first-stage needs (CRDs, Namespaces) of an object of ks when ks has
+// remote resources that were not fetched: release bundles (install.yaml, crds.yaml) ship
+// exactly those, and kustomize-controller applies them before the rest of ks
+// (fluxcd/pkg ssa ResourceManager.ApplyAllStaged), so ks may need no other provider. What
+// was not fetched is unknown, never a failure.
+func knownNeeds(ks *render.Kustomization, needs []need) []need {
+	if len(ks.Remote) == 0 {
+		return needs
+	}
+	out := needs[:0:0]
+	for _, n := range needs {
+		if !n.firstStage {
+			out = append(out, n)
 		}
 	}
 	return out

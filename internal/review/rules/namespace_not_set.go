@@ -9,6 +9,8 @@ import (
 // namespaceNotSet reports namespaced objects that render without a namespace in a
 // Kustomization without targetNamespace: the server-side dry-run fails with 'namespace
 // not specified' and the whole stage stops (fluxcd/pkg ssa DryRunErr, flux-semantics.md §3).
+// A custom kind whose CRD no build ships is unknown in a Kustomization with remote resources
+// not fetched: the remote CRD, not the catalog, says its scope.
 func namespaceNotSet(c, _ *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
@@ -18,6 +20,9 @@ func namespaceNotSet(c, _ *render.Cluster, env *Env) []Finding {
 			return
 		}
 		if ns, known := v.namespaced(o.ID.Group, o.ID.Kind, env.Catalog); !known || !ns {
+			return
+		}
+		if _, shipped := v.crdOwners[o.ID.Group+"/"+o.ID.Kind]; len(ks.Remote) > 0 && !shipped && !builtin(o.ID.Group, o.ID.Kind) {
 			return
 		}
 		f := objectFinding("namespace-not-set", Error, c.Name, o, ks.Ref)

@@ -16,6 +16,9 @@ type need struct {
 	severity  Severity
 	// runtime is set when the thing appears only once a controller reconciles the provider.
 	runtime *RuntimeKind
+	// firstStage marks a CRD or a Namespace: kustomize-controller applies those first and
+	// waits for them, so a remote file of the holder itself may provide it.
+	firstStage bool
 }
 
 // objectNeeds lists what o needs from the graph. Error: the dry-run or apply fails
@@ -32,14 +35,17 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 	// The Flux installation's own namespace exists before any Kustomization runs.
 	if id.Namespace != "" && id.Namespace != v.c.Root.Namespace && !(id.Group == "" && id.Kind == "Namespace") {
 		add("Namespace "+id.Namespace, Error, render.ObjectID{Kind: "Namespace", Name: id.Namespace})
+		if len(out) > 0 {
+			out[len(out)-1].firstStage = true
+		}
 	}
 	gk := id.Group + "/" + id.Kind
 	if !builtin(id.Group, id.Kind) && !env.Catalog.Preinstalled(id.Group) {
 		if p := v.crdOwners[gk]; len(p) > 0 {
-			out = append(out, need{what: "the CRD of " + kindName(id), providers: p, severity: Error})
+			out = append(out, need{what: "the CRD of " + kindName(id), providers: p, severity: Error, firstStage: true})
 		} else if rk, ok := env.Catalog.Lookup(gk); ok {
 			if p := v.triggerOwners(rk); len(p) > 0 {
-				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s)", kindName(id), rk.TriggerName()), providers: p, severity: Error, runtime: &rk})
+				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s)", kindName(id), rk.TriggerName()), providers: p, severity: Error, runtime: &rk, firstStage: true})
 			}
 		}
 	}

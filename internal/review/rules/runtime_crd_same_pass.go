@@ -14,12 +14,16 @@ import (
 // when it sits in the same Kustomization as the object that makes the controller create
 // it. kustomize-controller dry-runs every object of a stage before applying any
 // (fluxcd/pkg ssa ApplyAllStaged, flux-semantics.md §3): the unknown kind fails the dry-run,
-// the trigger is never applied, the CRD never appears. A permanent deadlock.
+// the trigger is never applied, the CRD never appears. A permanent deadlock. Not in a
+// Kustomization with remote resources not fetched: they may ship the CRD (knownNeeds).
 func runtimeCRDSamePass(c, _ *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
+		if len(ks.Remote) > 0 {
+			continue
+		}
 		for _, o := range ks.Objects {
 			rk, ok := runtimeKind(v, env, o)
 			if !ok {
