@@ -59,7 +59,8 @@ func KnownGone(ref render.Ref, base, head *render.Cluster) bool {
 // Append: "may not add resource with an already registered id"), so, the same URLs
 // serving the same content at head, an object h lacks is gone.
 func sameRemotes(b, h *render.Kustomization) bool {
-	if b == nil || b.Err != nil || h.Err != nil || h.Skipped != "" {
+	built := func(ks *render.Kustomization) bool { return ks.Err == nil && ks.Skipped == "" && ks.NeedsRemote == "" }
+	if b == nil || !built(b) || !built(h) {
 		return false
 	}
 	for _, u := range h.Remote {
