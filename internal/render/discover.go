@@ -2,7 +2,9 @@ package render
 
 import (
 	"cmp"
+	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,6 +26,9 @@ type root struct {
 	by Discovery
 	// orig is the root's Ref before rekeyed moved it aside; zero when it was not.
 	orig Ref
+	// unresolved says why a flux-instance HelmRelease's sync is unknown (its valuesFrom
+	// is not in the repository); the root is then found but not reviewed.
+	unresolved string
 }
 
 // rekeyed is rt with its Kustomization under another Ref, so that the real Kustomization
@@ -78,17 +83,34 @@ func (r root) id() string {
 	return r.ref().String() + "@" + r.ks.Spec.SourceRef.String()
 }
 
-// gitRepositoryFolders maps each GitRepository of the tree to the folders of its manifests.
-func gitRepositoryFolders(ix *index, files []string) map[SourceRef]map[string]bool {
+// sourceFolders maps each GitRepository, OCIRepository and Bucket of the tree to the
+// folders of its manifests.
+func sourceFolders(ix *index, files []string) map[SourceRef]map[string]bool {
 	out := map[SourceRef]map[string]bool{}
-	eachGitRepository(ix, files, func(ref SourceRef, rel string, _ doc) {
-		if out[ref] == nil {
-			out[ref] = map[string]bool{}
+	for _, rel := range files {
+		if !ix.mentions(rel, bootstrapSources...) {
+			continue
 		}
-		out[ref][path.Dir(rel)] = true
-	})
+		for _, d := range ix.docs(rel) {
+			if !slices.Contains(bootstrapSources, d.Kind) || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
+				continue
+			}
+			ref := SourceRef{Kind: d.Kind, Namespace: cmp.Or(d.Namespace, "flux-system"), Name: d.Name}
+			if out[ref] == nil {
+				out[ref] = map[string]bool{}
+			}
+			out[ref][path.Dir(rel)] = true
+		}
+	}
 	return out
 }
+
+// bootstrapSources are the kinds a root's own source may have: flux bootstrap writes a
+// GitRepository; a root exported from `flux create source oci|bucket flux-system` and
+// `flux create kustomization flux-system --source=OCIRepository/flux-system` (fluxcd.io
+// flux_create_source_oci, flux_create_kustomization) has an OCIRepository or Bucket. Such a
+// root is found, and not reviewed until `sources:` maps its artifact to a folder.
+var bootstrapSources = []string{"GitRepository", "OCIRepository", "Bucket"}
 
 // eachGitRepository calls fn for every GitRepository document of files.
 func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file string, d doc)) {
@@ -139,7 +161,7 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discove
 	}
 	var boot, all []root
 	files := ix.yamlFiles()
-	gitRepos := gitRepositoryFolders(ix, files)
+	sources := sourceFolders(ix, files)
 	for _, rel := range files {
 		if !ix.mentions(rel, "Kustomization") {
 			continue
@@ -150,13 +172,25 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discove
 				continue
 			}
 			all = append(all, r)
-			// flux bootstrap writes the root's GitRepository next to it (gotk-sync.yaml).
-			if isBoot && gitRepos[r.ks.Spec.SourceRef][path.Dir(rel)] {
+			// flux bootstrap writes the root's source next to it (gotk-sync.yaml).
+			if isBoot && sources[r.ks.Spec.SourceRef][path.Dir(rel)] {
 				boot = append(boot, r)
 			}
 		}
 	}
-	boot = append(boot, operatorRoots(ix, files, build)...)
+	var unresolved []root
+	for _, r := range operatorRoots(ix, files, build) {
+		if r.unresolved != "" {
+			unresolved = append(unresolved, r)
+		} else {
+			boot = append(boot, r)
+		}
+	}
+	// A flux-instance root whose sync is unknown is still a root: what it reconciles is not
+	// reviewed, rather than every uncovered folder (an .archive/) reviewed in its place.
+	if len(boot) == 0 && len(unresolved) > 0 {
+		return dedupe(unresolved), DiscoveryRoots
+	}
 	if len(boot) == 0 {
 		return uncovered(all), DiscoveryFolders
 	}
@@ -297,6 +331,13 @@ func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs [
 		sync, _, _ := unstructured.NestedMap(values, "instance", "sync")
 		if r, ok := operatorRoot(ns, sync, "", file, line); ok {
 			return []root{r}
+		}
+		if missing := missingValues(u, objs); len(missing) > 0 {
+			src := SourceRef{Kind: "GitRepository", Namespace: cmp.Or(ns, "flux-system"), Name: cmp.Or(ns, "flux-system")}
+			return []root{{name: src.Name, ks: syntheticRoot(src.Namespace, src.Name, "", src, file, line), synthetic: true, by: DiscoveryRoots,
+				unresolved: fmt.Sprintf("HelmRelease %s/%s (%s:%d) takes its instance.sync from %s, which the repository does not hold: "+
+					"its root path is unknown; name the cluster in %s clusters to review it", cmp.Or(u.GetNamespace(), "flux-system"), u.GetName(), file, line,
+					strings.Join(missing, ", "), config.FileName)}}
 		}
 	case group == "fluxcd.controlplane.io" && u.GetKind() == "ResourceSet":
 		// A templated resource (<< inputs.x >>) is the ResourceSet renderer's to expand.

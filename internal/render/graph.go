@@ -158,6 +158,7 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 	}
 	gd := r.guards
 	g := &Graph{Discovery: by}
+	operator := map[*Cluster]bool{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
 			g.Unselected = append(g.Unselected, rt.name)
@@ -167,12 +168,14 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		g.Clusters = append(g.Clusters, r.cluster(ctx, rt))
+		c := r.cluster(ctx, rt)
+		operator[c] = rt.synthetic && rt.by == DiscoveryRoots
+		g.Clusters = append(g.Clusters, c)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	g.Clusters = dropNested(g.Clusters)
+	g.Clusters = dropUnreached(dropNested(g.Clusters), operator)
 	return g, gd, nil
 }
 
@@ -225,6 +228,41 @@ func dropNested(cs []*Cluster) []*Cluster {
 		if !nested {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// dropUnreached removes the clusters of FluxInstances and flux-instance HelmReleases that
+// no cluster applies when another one is applied by a cluster (its own, as flux-operator
+// then manages itself): the others lie in folders Flux does not reconcile, such as an
+// .archive/ of a retired installation. When none is applied (all installed out of band),
+// all are kept.
+func dropUnreached(cs []*Cluster, operator map[*Cluster]bool) []*Cluster {
+	reached := func(c *Cluster) bool {
+		for _, o := range cs {
+			for _, objs := range o.Owners {
+				for _, obj := range objs {
+					if obj.File == c.RootFile && (obj.ID.Kind == "HelmRelease" || obj.ID.Kind == "FluxInstance" || obj.ID.Kind == "ResourceSet") {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	var out []*Cluster
+	applied := false
+	for _, c := range cs {
+		switch {
+		case !operator[c]:
+			out = append(out, c)
+		case reached(c):
+			applied = true
+			out = append(out, c)
+		}
+	}
+	if !applied {
+		return cs
 	}
 	return out
 }
@@ -296,6 +334,9 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 	// sourceRoot maps the root's source to the repository only when it is a GitRepository or
 	// .tiergate.yaml maps it: an OCIRepository or Bucket is an artifact made elsewhere.
 	rootSrc := rt.ks.Spec.SourceRef
+	if rt.unresolved != "" {
+		rootSrc = SourceRef{Kind: "none"} // its path is unknown: nothing is built from it
+	}
 	var prior *Cluster
 	if r.prior != nil {
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
@@ -323,6 +364,9 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 		})
 		var next []*Kustomization
 		for _, ks := range wave {
+			if ks == &rootCopy && rt.unresolved != "" {
+				ks.Skipped = rt.unresolved
+			}
 			r.expandResourceSets(ks, c)
 			r.guards.countObjects(ks, &objects)
 			r.guards.countSubstituted(ks, &substituted)
@@ -402,7 +446,7 @@ func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 		if err != nil {
 			line := o.Line
 			var inv *invalidSpec
-			if errors.As(err, &inv) {
+			if errors.As(err, &inv) && !inv.meta {
 				line = r.ix.keyLine(o.File, o.Line, inv.field)
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // fluxGroup is the API group of Flux Kustomizations (v1 and v1beta2 are accepted).
@@ -47,6 +48,7 @@ type invalidSpec struct {
 	ref   Ref
 	field string // the top-level spec field at fault ("prune"); "" for spec itself
 	msg   string // what is wrong, e.g. "spec.prune: expected a boolean, got a string"
+	meta  bool   // the fault is in metadata: reported at the object's first line
 }
 
 func (e *invalidSpec) Error() string { return fmt.Sprintf("Kustomization %s: %s", e.ref, e.msg) }
@@ -76,6 +78,11 @@ func jsonValueKind(v any) string {
 // An object the schema rejects is an *invalidSpec; one without spec is errNoSpec.
 func newKustomization(u *unstructured.Unstructured, file string, line int, parent *Ref) (*Kustomization, error) {
 	ref := Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
+	// A custom resource's name is a DNS subdomain (apiextensions-apiserver
+	// registry/customresource/validator.go validateObjectMetaDeclaratively: NameIsDNSSubdomain).
+	if errs := validation.IsDNS1123Subdomain(ref.Name); len(errs) > 0 {
+		return nil, &invalidSpec{ref: ref, meta: true, msg: fmt.Sprintf("metadata.name %q: %s", ref.Name, errs[0])}
+	}
 	raw := u.Object["spec"]
 	if raw == nil {
 		return nil, errNoSpec

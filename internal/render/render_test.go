@@ -529,6 +529,22 @@ func TestInvalidKustomizationFailsItsParent(t *testing.T) {
 			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.postBuild.substitute: expected a string, got a number (clusters/dev/apps.yaml:13)", File: "clusters/dev/apps.yaml", Line: 13, Rejected: 1},
 		},
 		{
+			name: "name with a space",
+			apps: strings.Replace(valid, "name: apps\n", "name: my apps\n", 1),
+			want: BuildError{Message: "the API server rejects Kustomization flux-system/my apps: metadata.name \"my apps\": " +
+				"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
+				`(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (clusters/dev/apps.yaml:2)`,
+				File: "clusters/dev/apps.yaml", Line: 2, Rejected: 1},
+		},
+		{
+			name: "name in upper case",
+			apps: strings.Replace(valid, "name: apps\n", "name: Apps\n", 1),
+			want: BuildError{Message: "the API server rejects Kustomization flux-system/Apps: metadata.name \"Apps\": " +
+				"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
+				`(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (clusters/dev/apps.yaml:2)`,
+				File: "clusters/dev/apps.yaml", Line: 2, Rejected: 1},
+		},
+		{
 			name: "two rejected each at its field",
 			apps: strings.Replace(valid, "  prune: true\n", "  prune: \"yes\"\n", 1),
 			more: "---\n" + strings.Replace(ks("more", "./apps"), "  interval: 10m\n", "", 1) + "---\n" + strings.Replace(ks("other", "./apps"), "  path: ./apps\n", "  path: [./apps]\n", 1),

@@ -44,6 +44,8 @@ func TestDiscoverFluxInstanceValuesFrom(t *testing.T) {
 		files map[string]string
 		want  []string
 		by    Discovery
+		// partial is the first cluster's Partials, checked when set.
+		partial []Partial
 	}{{
 		name: "generated ConfigMap with a name suffix hash written into valuesFrom",
 		files: map[string]string{
@@ -83,13 +85,16 @@ spec:
 		want: []string{"home flux/flux@OCIRepository/flux/flux clusters/home " + app + "helmrelease.yaml"},
 		by:   DiscoveryRoots,
 	}, {
-		name: "valuesFrom that the repository does not hold: the chart's defaults have no sync path",
+		name: "valuesFrom that the repository does not hold: a root not reviewed, no folder reviewed in its place",
 		files: map[string]string{
 			app + "helmrelease.yaml":          fluxInstanceHR,
 			"kubernetes/flux/cluster/ks.yaml": ks("cluster-apps", "./kubernetes/apps"),
+			".archive/old/ks.yaml":            ks("old", "./.archive/old/app"),
 		},
-		want: []string{"cluster folder:kubernetes/flux/cluster kubernetes/flux/cluster kubernetes/flux/cluster/ks.yaml"},
-		by:   DiscoveryFolders,
+		want: []string{"flux-system flux-system/flux-system@GitRepository/flux-system/flux-system  " + app + "helmrelease.yaml"},
+		by:   DiscoveryRoots,
+		partial: []Partial{{Kustomization: "flux-system/flux-system", Reason: "HelmRelease flux-system/flux-instance (" + app + "helmrelease.yaml:2) takes its instance.sync " +
+			"from ConfigMap flux-instance-values, which the repository does not hold: its root path is unknown; name the cluster in .tiergate.yaml clusters to review it"}},
 	}, {
 		name: "FluxInstance patched by its folder's kustomization.yaml",
 		files: map[string]string{
@@ -110,6 +115,11 @@ spec:
 			}
 			if g.Discovery != tt.by {
 				t.Errorf("discovery %q, want %q", g.Discovery, tt.by)
+			}
+			if tt.partial != nil {
+				if d := cmp.Diff(tt.partial, g.Clusters[0].Partials()); d != "" {
+					t.Errorf("partials (-want +got):\n%s", d)
+				}
 			}
 		})
 	}
@@ -132,6 +142,58 @@ func TestDiscoverBootstrapRootOfRepository(t *testing.T) {
 				t.Errorf("%d Kustomizations, want 2 (flux-system, apps)", n)
 			}
 		})
+	}
+}
+
+// TestDiscoverBootstrapRootFromArtifact: a root next to its own OCIRepository or Bucket
+// (a root made with flux create source oci|bucket) is a root like a bootstrap one, not a
+// reason to fall back to uncovered folders.
+func TestDiscoverBootstrapRootFromArtifact(t *testing.T) {
+	for _, kind := range []string{"OCIRepository", "Bucket"} {
+		t.Run(kind, func(t *testing.T) {
+			files := bootstrap("home")
+			sync := replaceOnce(files["clusters/home/flux-system/gotk-sync.yaml"], "kind: GitRepository", "kind: "+kind)
+			files["clusters/home/flux-system/gotk-sync.yaml"] = replaceOnce(sync, "kind: GitRepository", "kind: "+kind)
+			files["clusters/home/apps.yaml"] = ks("apps", "./apps")
+			files["apps/cm.yaml"] = cm("default", "a")
+			g := render(t, tree(t, files), nil)
+			want := []string{"home flux-system/flux-system@" + kind + "/flux-system/flux-system clusters/home clusters/home/flux-system/gotk-sync.yaml"}
+			if d := cmp.Diff(want, clusterIDs(g)); d != "" {
+				t.Fatalf("clusters (-want +got):\n%s", d)
+			}
+			if g.Discovery != DiscoveryRoots {
+				t.Errorf("discovery %q, want %q", g.Discovery, DiscoveryRoots)
+			}
+		})
+	}
+}
+
+// TestArchivedFluxInstanceIsNoCluster: a flux-instance HelmRelease that no cluster applies
+// (an .archive/ of a retired installation) is no cluster when another one is applied by
+// its own cluster; when none is applied, each is kept.
+func TestArchivedFluxInstanceIsNoCluster(t *testing.T) {
+	hr := func(p string) string {
+		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: flux-instance\n  namespace: flux-system\n" +
+			"spec:\n  chartRef: {kind: OCIRepository, name: flux-instance}\n  values:\n    instance:\n      sync: {kind: GitRepository, url: https://git.example.invalid/h.git, path: " + p + "}\n"
+	}
+	live := map[string]string{
+		"kubernetes/apps/flux-system/flux-instance/helmrelease.yaml": hr("kubernetes/flux/cluster"),
+		"kubernetes/flux/cluster/ks.yaml":                            ks("cluster-apps", "./kubernetes/apps"),
+		".archive/old-flux/helmrelease.yaml":                         hr(".archive/old"),
+		".archive/old/ks.yaml":                                       ks("old", "./.archive/old/app"),
+	}
+	g := render(t, tree(t, live), nil)
+	want := []string{"cluster flux-system/flux-system@GitRepository/flux-system/flux-system kubernetes/flux/cluster kubernetes/apps/flux-system/flux-instance/helmrelease.yaml"}
+	if d := cmp.Diff(want, clusterIDs(g)); d != "" {
+		t.Errorf("clusters (-want +got):\n%s", d)
+	}
+	outOfBand := merge(live, map[string]string{"kubernetes/flux/cluster/ks.yaml": ks("cluster-apps", "./kubernetes/other")})
+	want = []string{
+		"cluster flux-system/flux-system@GitRepository/flux-system/flux-system kubernetes/flux/cluster kubernetes/apps/flux-system/flux-instance/helmrelease.yaml",
+		"old flux-system/flux-system@GitRepository/flux-system/flux-system .archive/old .archive/old-flux/helmrelease.yaml",
+	}
+	if d := cmp.Diff(want, clusterIDs(render(t, tree(t, outOfBand), nil))); d != "" {
+		t.Errorf("none applied: clusters (-want +got):\n%s", d)
 	}
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"strings"
@@ -53,6 +54,21 @@ func helmValues(hr *unstructured.Unstructured, objs []*Object, defaults map[stri
 		result = mergeMaps(result, v)
 	}
 	return mergeMaps(defaults, mergeMaps(result, inline))
+}
+
+// missingValues lists the valuesFrom references of hr ("ConfigMap name") that objs do not
+// hold: made at runtime or out of band, their values are unknown.
+func missingValues(hr *unstructured.Unstructured, objs []*Object) []string {
+	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
+	var out []string
+	for _, r := range refs {
+		ref, _ := r.(map[string]any)
+		kind, name := strOf(ref, "kind"), strOf(ref, "name")
+		if _, ok := valuesData(objs, kind, hr.GetNamespace(), name, cmp.Or(strOf(ref, "valuesKey"), "values.yaml")); !ok {
+			out = append(out, kind+" "+name)
+		}
+	}
+	return out
 }
 
 // valuesData is the text under key of the ConfigMap or Secret ns/name among objs. Objects

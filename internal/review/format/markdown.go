@@ -44,12 +44,29 @@ func Markdown(r *review.Report, opts MarkdownOptions) string {
 		return s
 	}
 	for stage := range numCuts {
-		if d.fit(&k, stage) {
+		floor := 0
+		if stage == cutResolvedRows {
+			floor = min(k[stage], resolvedFloor)
+		}
+		if d.fit(&k, stage) && k[stage] >= floor {
+			return d.render(k)
+		}
+		if floor > 0 {
+			k[stage] = floor // the new rows are cut next, to leave room for these
+		}
+	}
+	if k[cutResolvedRows] > 0 { // not even those fit beside the verdict: resolved rows go too
+		k[cutResolvedRows] = 0
+		if d.fit(&k, cutNewRows) {
 			return d.render(k)
 		}
 	}
 	return d.fallback()
 }
+
+// resolvedFloor is how many resolved rows survive however many new rows would fill the
+// comment: what a PR fixes is as much what it changed as what it breaks.
+const resolvedFloor = 10
 
 // The cut stages, in the order they are applied.
 const (

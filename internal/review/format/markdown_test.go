@@ -448,6 +448,35 @@ func TestMarkdownKeepsWhatThePRChanged(t *testing.T) {
 	}
 }
 
+// TestMarkdownKeepsResolvedBesideManyNew: new rows that alone overflow the comment leave
+// room for the first resolved rows, not an empty Resolved section.
+func TestMarkdownKeepsResolvedBesideManyNew(t *testing.T) {
+	r := fixture()
+	r.Findings = r.Findings[:1]
+	for i := range 3000 {
+		f := r.Findings[0]
+		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("new-%d", i))
+		r.Findings = append(r.Findings, f)
+	}
+	for i := range 12 {
+		f := r.Findings[0]
+		f.Status = rules.StatusResolved
+		f.Object = obj("", "ConfigMap", "apps", fmt.Sprintf("resolved-%d", i))
+		r.Findings = append(r.Findings, f)
+	}
+	got := Markdown(r, MarkdownOptions{})
+	checkStructure(t, got)
+	if len(got) > 65536 {
+		t.Errorf("len = %d, want <= 65,536", len(got))
+	}
+	if n := strings.Count(got, "ConfigMap/apps/resolved-"); n != resolvedFloor {
+		t.Errorf("%d resolved rows, want %d", n, resolvedFloor)
+	}
+	if want := "\n_… and 2 more, cut to fit._\n"; !strings.Contains(got, "#### Resolved\n") || !strings.Contains(got, want) {
+		t.Errorf("comment lacks the Resolved section or %q", want)
+	}
+}
+
 // TestMarkdownCutsExistingBeforeLists: under a tight limit the existing rows go before the
 // lists and graphs; the count stays.
 func TestMarkdownCutsExistingBeforeLists(t *testing.T) {

@@ -36,7 +36,52 @@ func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 			resolvedAdvice: resolvedCycleAdvice(c, other, cycle),
 		})
 	}
+	return append(out, ancestorCycles(c)...)
+}
+
+// ancestorCycles reports a Kustomization that dependsOn an ancestor waiting for it: the
+// ancestor is Ready only once it is (wait: true or a healthCheck naming it; kustomize-
+// controller checkHealth, see waitDeadlock), and it only once the ancestor is
+// (flux-semantics.md §5), so neither ever is.
+func ancestorCycles(c *render.Cluster) []Finding {
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		for _, d := range ks.Spec.DependsOn {
+			if !waitedBy(c, ref, d) {
+				continue
+			}
+			out = append(out, Finding{
+				Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
+				Message:    fmt.Sprintf("%s dependsOn its ancestor %s, which waits for it to become Ready (wait: true or a healthCheck): neither can become Ready.", ref, d),
+				Suggestion: fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of %s (a parent applies before its children anyway), or let %s stop waiting for it.", d.Name, ref, d),
+				File:       ks.File, Line: dependsOnLine(c, ks, d.Name), refs: []render.Ref{d, ref},
+				resolvedAdvice: "Nothing to do: this change breaks the cycle.",
+			})
+		}
+	}
 	return out
+}
+
+// waitedBy reports whether ancestor is reached from ref through parents that each wait for
+// the child below them.
+func waitedBy(c *render.Cluster, ref, ancestor render.Ref) bool {
+	seen := map[render.Ref]bool{}
+	for child := ref; ; {
+		ks := c.Kustomizations[child]
+		if ks == nil || ks.Parent == nil || seen[*ks.Parent] {
+			return false
+		}
+		parent := *ks.Parent
+		seen[parent] = true
+		if !waitsForChild(c.Kustomizations[parent], child) {
+			return false
+		}
+		if parent == ancestor {
+			return true
+		}
+		child = parent
+	}
 }
 
 // component is a strongly connected set of Kustomizations: one elementary cycle through its

@@ -90,6 +90,40 @@ func TestDependsOnCycle(t *testing.T) {
 	}
 }
 
+// TestDependsOnWaitingAncestor: a child that dependsOn a parent waiting for it deadlocks;
+// without the wait, or on a parent that does not wait, it does not.
+func TestDependsOnWaitingAncestor(t *testing.T) {
+	files := func(parentSpec ...string) map[string]string {
+		return map[string]string{
+			tierFile("platform"):          tier("platform", "./platform", true, parentSpec...),
+			"platform/child.yaml":         tier("child", "./child", true, dependsOn("platform")...),
+			"platform/kustomization.yaml": "resources: [child.yaml]\n",
+			"child/cm.yaml":               configMap("default", "x"),
+		}
+	}
+	found := want{
+		Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/child", File: "platform/child.yaml", Line: 14,
+		Msg:  []string{"flux-system/child dependsOn its ancestor flux-system/platform, which waits for it to become Ready (wait: true or a healthCheck): neither can become Ready."},
+		Sugg: []string{"Remove `- name: platform` from spec.dependsOn of flux-system/child"},
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{name: "wait true", files: files("wait: true"), want: []want{found}},
+		{name: "healthCheck naming the child", files: files("healthChecks:", "  - {apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, name: child}"), want: []want{found}},
+		{name: "parent does not wait", files: files()},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			checkFindings(t, stateRule(t, "depends-on-cycle")(c, nil, testEnv()), tc.want)
+		})
+	}
+}
+
 func TestDependsOnCycleNamesTheAddedEdge(t *testing.T) {
 	tiers := func(cycle bool) map[string]string {
 		c := []string{}

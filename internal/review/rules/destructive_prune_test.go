@@ -87,6 +87,17 @@ func TestDestructivePrune(t *testing.T) {
 			head: merge(tiers, map[string]string{tierFile("a"): tier("a", "./a", false)}),
 		},
 		{
+			name: "owner keeps the same unfetched remote resource: what it lacks is gone",
+			base: merge(withNS, map[string]string{"a/kustomization.yaml": remoteKustomization("ns.yaml", "keep.yaml")}),
+			head: merge(tiers, map[string]string{"a/kustomization.yaml": remoteKustomization("keep.yaml")}),
+			want: []want{nsFinding},
+		},
+		{
+			name: "owner adds an unfetched remote resource that may hold it: unknown",
+			base: withNS,
+			head: merge(tiers, map[string]string{"a/kustomization.yaml": remoteKustomization("keep.yaml")}),
+		},
+		{
 			name: "owner fails to build at head",
 			base: withNS,
 			head: merge(tiers, map[string]string{
@@ -152,4 +163,14 @@ func TestDestructivePrune(t *testing.T) {
 			checkFindings(t, changeRule(t, "destructive-prune")(base, head, testEnv()), tc.want)
 		})
 	}
+}
+
+// remoteKustomization is a kustomization.yaml of files and one remote resource, which a
+// review does not fetch.
+func remoteKustomization(files ...string) string {
+	out := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - https://example.com/crds.yaml\n"
+	for _, f := range files {
+		out += "  - " + f + "\n"
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+
 	"github.com/tiergate/tiergate/internal/render"
 )
 
@@ -37,17 +39,36 @@ func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
 }
 
 // KnownGone reports whether what base Kustomization ref emitted and head lacks is really
-// gone: ref rendered completely at head, or ref is absent at head and its parent rendered
-// completely there. A build error or an unrendered part at head hides, not removes.
+// gone: ref rendered completely at head (or lacks only remote content the base lacked
+// too), or ref is absent at head and its parent is known complete there. A build error or
+// an unrendered part at head hides, not removes.
 func KnownGone(ref render.Ref, base, head *render.Cluster) bool {
 	if h := head.Kustomizations[ref]; h != nil {
-		return complete(h)
+		return complete(h) || sameRemotes(base.Kustomizations[ref], h)
 	}
 	b := base.Kustomizations[ref]
 	if b == nil || b.Parent == nil {
 		return false
 	}
 	return KnownGone(*b.Parent, base, head) && head.Kustomizations[*b.Parent] != nil
+}
+
+// sameRemotes reports whether head h is incomplete only by remote resources that base b
+// also left unfetched. Every object b rendered then came from the repository: the remote
+// content holding it too would have failed b's build (kustomize api/resmap reswrangler.go
+// Append: "may not add resource with an already registered id"), so, the same URLs
+// serving the same content at head, an object h lacks is gone.
+func sameRemotes(b, h *render.Kustomization) bool {
+	built := func(ks *render.Kustomization) bool { return ks.Err == nil && ks.Skipped == "" && ks.NeedsRemote == "" }
+	if b == nil || !built(b) || !built(h) {
+		return false
+	}
+	for _, u := range h.Remote {
+		if !slices.Contains(b.Remote, u) {
+			return false
+		}
+	}
+	return true
 }
 
 // critical reports kinds whose deletion takes data or other objects with it.
