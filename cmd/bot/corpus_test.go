@@ -39,9 +39,12 @@ func corpusPairs(t *testing.T, readme string) []corpusPair {
 	return out
 }
 
-// TestCorpus reviews every listed commit pair of the real repositories in shared/corpus:
-// each review must complete (exit 0 or 1) with a JSON report. With TIERGATE_CORPUS_TABLE
-// set, it writes the per-pair counts recorded in docs/corpus.md to that file.
+// TestCorpus reviews every listed commit pair of the real repositories in shared/corpus,
+// with the repository's docs/corpus configuration and without any: each review must
+// complete (exit 0 or 1) with a JSON report. Without configuration, onedr0p is one cluster
+// of every Kustomization its root reaches, and xunholy is its one FluxInstance root, not
+// reviewed (its OCI root source needs a mapping) and without findings. With
+// TIERGATE_CORPUS_TABLE set, it writes the per-pair tables of docs/corpus.md to that file.
 func TestCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("corpus reviews take minutes")
@@ -51,10 +54,16 @@ func TestCorpus(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is needed to clone the corpus bundles")
 	}
+	empty := filepath.Join(t.TempDir(), "empty.tiergate.yaml")
+	if err := os.WriteFile(empty, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	clones := map[string]string{}
 	checked := map[string]bool{}
-	var table strings.Builder
-	table.WriteString("| repository | head | subject | clusters | Kustomizations | objects | moves | findings (new/existing/resolved) | new by rule |\n|---|---|---|---|---|---|---|---|---|\n")
+	const header = "| repository | head | subject | clusters | Kustomizations | objects | not reviewed | moves | findings (new/existing/resolved) | new by rule | exit |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+	var with, without strings.Builder
+	with.WriteString(header)
+	without.WriteString(header)
 	for _, p := range pairs {
 		dir, ok := clones[p.repo]
 		if !ok {
@@ -65,53 +74,120 @@ func TestCorpus(t *testing.T) {
 			clones[p.repo] = dir
 		}
 		t.Run(p.repo+"/"+p.head[:8], func(t *testing.T) {
-			f := reviewFlags{repo: dir, base: p.base, head: p.head, format: "json"}
+			f := reviewFlags{repo: dir, base: p.base, head: p.head, format: "json", config: empty}
 			if cfg := filepath.Join("../../docs/corpus", p.repo+".tiergate.yaml"); fileExists(cfg) {
 				f.config = cfg
 			}
-			var out bytes.Buffer
-			err := runReview(context.Background(), &out, f)
-			var ee *exitError
-			if err != nil && !(errors.As(err, &ee) && ee.code == 1) {
-				t.Fatalf("review %s..%s: %v", p.base, p.head, err)
-			}
+			out, code := corpusReview(t, f)
 			if !checked[p.repo] { // once per repository: a full rebuild takes ten times longer
 				checked[p.repo] = true
 				f.noReuse = true
-				var full bytes.Buffer
-				_ = runReview(context.Background(), &full, f)
-				if d := cmp.Diff(withoutTimings(t, full.Bytes()), withoutTimings(t, out.Bytes())); d != "" {
+				full, _ := corpusReview(t, f)
+				f.noReuse = false
+				if d := cmp.Diff(withoutTimings(t, full), withoutTimings(t, out)); d != "" {
 					t.Errorf("reuse changes the report (-full rebuild +reuse):\n%s", d)
 				}
 			}
-			var rep struct {
-				Clusters []struct{ Kustomizations, Objects int }
-				Moves    []json.RawMessage
-				Findings []struct{ Rule, Status string }
-			}
-			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-				t.Fatal(err)
-			}
-			ks, objs := 0, 0
-			for _, c := range rep.Clusters {
-				ks += c.Kustomizations
-				objs += c.Objects
-			}
-			count := map[string]int{}
-			byRule := map[string]int{}
-			for _, f := range rep.Findings {
-				count[f.Status]++
-				if f.Status == "new" {
-					byRule[f.Rule]++
-				}
-			}
-			fmt.Fprintf(&table, "| %s | %s | %s | %d | %d | %d | %d | %d/%d/%d | %s |\n", p.repo, p.head[:8], strings.ReplaceAll(p.subject, "|", "\\|"),
-				len(rep.Clusters), ks, objs, len(rep.Moves), count["new"], count["existing"], count["resolved"], ruleCounts(byRule))
+			with.WriteString(corpusRow(t, p, out, code))
+			f.config = empty
+			out, code = corpusReview(t, f)
+			without.WriteString(corpusRow(t, p, out, code))
+			checkWithoutConfig(t, p.repo, out)
 		})
 	}
 	if path := os.Getenv("TIERGATE_CORPUS_TABLE"); path != "" {
-		if err := os.WriteFile(path, []byte(table.String()), 0o644); err != nil {
+		table := "With docs/corpus/<repository>.tiergate.yaml:\n\n" + with.String() + "\nWithout configuration:\n\n" + without.String()
+		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// corpusReport is the part of a JSON report that the corpus tables count.
+type corpusReport struct {
+	Clusters []struct {
+		Name                    string
+		Kustomizations, Objects int
+	}
+	Moves      []json.RawMessage
+	Findings   []struct{ Rule, Status string }
+	Unreviewed []struct{ Cluster, Kind, Name string }
+}
+
+// corpusReview runs one review and returns its JSON report and exit code (0 or 1).
+func corpusReview(t *testing.T, f reviewFlags) ([]byte, int) {
+	t.Helper()
+	var out bytes.Buffer
+	err := runReview(context.Background(), &out, f)
+	var ee *exitError
+	switch {
+	case err == nil:
+		return out.Bytes(), 0
+	case errors.As(err, &ee) && ee.code == 1:
+		return out.Bytes(), 1
+	}
+	t.Fatalf("review %s..%s (config %s): %v", f.base, f.head, f.config, err)
+	return nil, 0
+}
+
+func decodeCorpus(t *testing.T, data []byte) corpusReport {
+	t.Helper()
+	var rep corpusReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// corpusRow is one table row of docs/corpus.md.
+func corpusRow(t *testing.T, p corpusPair, data []byte, code int) string {
+	rep := decodeCorpus(t, data)
+	ks, objs := 0, 0
+	for _, c := range rep.Clusters {
+		ks += c.Kustomizations
+		objs += c.Objects
+	}
+	count := map[string]int{}
+	byRule := map[string]int{}
+	for _, f := range rep.Findings {
+		count[f.Status]++
+		if f.Status == "new" {
+			byRule[f.Rule]++
+		}
+	}
+	return fmt.Sprintf("| %s | %s | %s | %d | %d | %d | %d | %d | %d/%d/%d | %s | %d |\n", p.repo, p.head[:8], strings.ReplaceAll(p.subject, "|", "\\|"),
+		len(rep.Clusters), ks, objs, len(rep.Unreviewed), len(rep.Moves), count["new"], count["existing"], count["resolved"], ruleCounts(byRule), code)
+}
+
+// checkWithoutConfig asserts what issue 11 requires of the corpus without configuration:
+// onedr0p's FluxInstance root is its one cluster, every Kustomization reviewed; xunholy's
+// is its one cluster too, whose OCI root source no configuration maps: its one
+// Kustomization is not reviewed and nothing is reported.
+func checkWithoutConfig(t *testing.T, repo string, data []byte) {
+	t.Helper()
+	rep := decodeCorpus(t, data)
+	type shape struct {
+		Clusters   []string
+		Unreviewed int
+		Findings   int
+	}
+	got := shape{Unreviewed: len(rep.Unreviewed), Findings: len(rep.Findings)}
+	for _, c := range rep.Clusters {
+		got.Clusters = append(got.Clusters, c.Name)
+	}
+	switch repo {
+	case "onedr0p-home-ops":
+		got.Findings = 0 // counted in the table; their number differs pair to pair
+		if d := cmp.Diff(shape{Clusters: []string{"cluster"}}, got); d != "" {
+			t.Errorf("onedr0p without configuration (-want +got):\n%s", d)
+		}
+	case "xunholy-k8s-gitops":
+		if d := cmp.Diff(shape{Clusters: []string{"cluster-00"}, Unreviewed: 1}, got); d != "" {
+			t.Errorf("xunholy without configuration (-want +got):\n%s", d)
+		}
+		if len(rep.Clusters) == 1 && (rep.Clusters[0].Kustomizations != 1 || rep.Clusters[0].Objects != 0) {
+			t.Errorf("xunholy without configuration: %d Kustomizations, %d objects; want 1, 0 (only the unmapped root)",
+				rep.Clusters[0].Kustomizations, rep.Clusters[0].Objects)
 		}
 	}
 }

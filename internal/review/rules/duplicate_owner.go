@@ -8,7 +8,11 @@ import (
 
 // duplicateOwner reports objects that two Kustomizations emit: each apply takes ownership
 // from the other (the kustomize.toolkit.fluxcd.io/name label flips), and whichever prunes
-// later deletes the object from under the other (flux-semantics.md §4).
+// later deletes the object from under the other (flux-semantics.md §4). An object that one
+// and the same ResourceSet renders under both is not reported again: flux-operator applies
+// and garbage-collects it once, from that ResourceSet's own inventory
+// (internal/controller/resourceset_controller.go ResourceSetReconciler.apply); the finding
+// on the ResourceSet is the one conflict.
 func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
@@ -18,6 +22,9 @@ func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
 				continue
 			}
 			first := owners[0]
+			if o.ResourceSet != "" && o.ResourceSet == first.ResourceSet {
+				continue
+			}
 			f := objectFinding("duplicate-owner", Error, c.Name, o, ref)
 			f.Message = fmt.Sprintf("%s is emitted by both %s (%s:%d) and %s: the two Kustomizations overwrite each other on every reconcile and either may prune it.",
 				o.ID, first.Owner, first.File, first.Line, ref)

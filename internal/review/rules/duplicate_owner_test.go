@@ -46,6 +46,32 @@ func TestDuplicateOwner(t *testing.T) {
 			want: []want{dup("b"), dup("c")},
 		},
 		{
+			// Both apply one ResourceSet: its ConfigMap is flux-operator's, applied once.
+			name: "one ResourceSet applied by two",
+			files: merge(tiers, map[string]string{
+				"a/rs.yaml": resourceSet("shared"),
+				"b/rs.yaml": resourceSet("shared"),
+			}),
+			want: []want{{
+				Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/b",
+				Object: "ResourceSet.fluxcd.controlplane.io/flux-system/shared", File: "b/rs.yaml", Line: 2,
+				Msg: []string{"ResourceSet.fluxcd.controlplane.io/flux-system/shared is emitted by both flux-system/a (a/rs.yaml:2) and flux-system/b"},
+			}},
+		},
+		{
+			// Two ResourceSets render one ConfigMap: their inventories fight over it.
+			name: "two ResourceSets render one object",
+			files: merge(tiers, map[string]string{
+				"a/rs.yaml": resourceSet("rs-a"),
+				"b/rs.yaml": resourceSet("rs-b"),
+			}),
+			want: []want{{
+				Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/b",
+				Object: "ConfigMap/default/shared", File: "b/rs.yaml", Line: 2,
+				Msg: []string{"ConfigMap/default/shared is emitted by both flux-system/a (a/rs.yaml:2) and flux-system/b"},
+			}},
+		},
+		{
 			name: "same name in another namespace",
 			files: merge(tiers, map[string]string{
 				"a/shared.yaml": configMap("default", "shared"),
@@ -61,4 +87,12 @@ func TestDuplicateOwner(t *testing.T) {
 			checkFindings(t, stateRule(t, "duplicate-owner")(c, nil, testEnv()), tc.want)
 		})
 	}
+}
+
+// resourceSet returns a ResourceSet flux-system/name with one inline resource, ConfigMap
+// default/shared.
+func resourceSet(name string) string {
+	return obj("fluxcd.controlplane.io/v1", "ResourceSet", "flux-system", name,
+		"spec:", "  resources:", "    - apiVersion: v1", "      kind: ConfigMap",
+		"      metadata: {name: shared, namespace: default}", "      data: {key: value}")
 }
