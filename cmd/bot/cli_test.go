@@ -141,6 +141,11 @@ func TestGraphText(t *testing.T) {
 	if d := cmp.Diff(want, out); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
+	// A root at the repository's own root prints as ".", as the JSON report writes it.
+	out, _, _ = run(t, "graph", "--dir", "../../testdata/scenarios/bootstrap-root-path/head")
+	if first, _, _ := strings.Cut(out, "\n"); first != "cluster home (root ., 2 Kustomizations, 4 objects)" {
+		t.Fatalf("repository-root cluster: %q", first)
+	}
 	out, _, _ = run(t, "graph", "--dir", demo+"head", "--format", "mermaid")
 	if !strings.Contains(out, "flowchart LR\n") || !strings.Contains(out, "  k_flux_system_apps --> k_flux_system_infra\n") {
 		t.Fatalf("mermaid:\n%s", out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -109,7 +110,7 @@ func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph, pre p
 		return nil
 	}
 	for _, c := range g.Clusters {
-		fmt.Fprintf(w, "cluster %s (root %s, %s, %s)\n", c.Name, c.RootDir,
+		fmt.Fprintf(w, "cluster %s (root %s, %s, %s)\n", c.Name, cmp.Or(c.RootDir, "."),
 			count(len(c.Kustomizations), "Kustomization"), count(c.ObjectCount(), "object"))
 		for _, ref := range c.Order {
 			ks := c.Kustomizations[ref]
