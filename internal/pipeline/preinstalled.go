@@ -33,10 +33,10 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *
 	if configPath == "" {
 		configPath = config.FileName
 	}
-	from := map[string]string{}
+	source := map[string]string{} // group → where it is known from (the first)
 	add := func(g, f string) {
-		if _, ok := from[g]; !ok {
-			from[g] = f
+		if _, ok := source[g]; !ok {
+			source[g] = f
 		}
 	}
 	var notes []helmfile.Note
@@ -49,10 +49,10 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *
 				notes = append(notes, n)
 				continue
 			}
-			chart, from, why := matchRelease(idx, n.TemplatedRelease, n.TemplatedNamespace)
+			chart, hr, why := matchRelease(idx, n.TemplatedRelease, n.TemplatedNamespace)
 			if chart != "" {
 				rels = append(rels, helmfile.Release{File: n.File, Line: n.Line, Name: n.TemplatedRelease, Namespace: n.TemplatedNamespace, Chart: chart})
-				via = append(via, from)
+				via = append(via, hr)
 				continue
 			}
 			n.Text += "; " + why
@@ -63,9 +63,9 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *
 		}
 		for i, r := range rels {
 			groups := rules.ChartGroups(r.Chart)
-			from, of := "", ""
+			taken, of := "", ""
 			if via[i] != "" {
-				from = fmt.Sprintf(", from HelmRelease %s (release name and namespace match)", via[i])
+				taken = fmt.Sprintf(", from HelmRelease %s (release name and namespace match)", via[i])
 				of = fmt.Sprintf(" (the chart of HelmRelease %s: release name and namespace match)", via[i])
 			}
 			if groups == nil {
@@ -73,7 +73,7 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *
 					Text: fmt.Sprintf("release %s: chart %s%s is not in the chart catalog; list its CRD groups under preinstalledCRDs.groups", r.Name, r.Chart, of)})
 			}
 			for _, g := range groups {
-				add(g, fmt.Sprintf("helmfile %s:%d, chart %s%s", r.File, r.Line, r.Chart, from))
+				add(g, fmt.Sprintf("helmfile %s:%d, chart %s%s", r.File, r.Line, r.Chart, taken))
 			}
 		}
 	}
@@ -85,8 +85,8 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *
 			add(g, configPath+", chart "+ch)
 		}
 	}
-	out := make([]PreinstalledGroup, 0, len(from))
-	for g, f := range from {
+	out := make([]PreinstalledGroup, 0, len(source))
+	for g, f := range source {
 		out = append(out, PreinstalledGroup{Group: g, From: f})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Group < out[j].Group })

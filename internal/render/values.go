@@ -25,8 +25,8 @@ func fluxInstanceDefaults() map[string]any {
 // calls; MergeMaps for each merge). A valuesFrom entry reads key valuesKey (default
 // values.yaml) of the ConfigMap or Secret of that name in the release's namespace among
 // objs; with targetPath the entry's text is set at that dotted path over the inline values
-// merged so far. A reference objs cannot resolve is skipped whether or not it is optional:
-// the object may be made at runtime (an ExternalSecret), and what the rest sets still holds.
+// merged so far. A reference objs cannot resolve is skipped here: when the rest names no
+// sync path, discovery asks missingValues, and the root's path is unknown.
 func helmValues(hr *unstructured.Unstructured, objs []*Object, defaults map[string]any) map[string]any {
 	inline, _, _ := unstructured.NestedMap(hr.Object, "spec", "values")
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")

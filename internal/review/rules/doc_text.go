@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
@@ -61,17 +62,7 @@ func mark(found map[string]bool, literal []string, s string) {
 // documentation reports whether the field at path (map keys, "[]" for list items) of an
 // object id is documentation text (see literalOutsideDocs).
 func documentation(id render.ObjectID, path []string) bool {
-	at := func(p ...string) bool {
-		if len(path) != len(p) {
-			return false
-		}
-		for i := range p {
-			if path[i] != p[i] {
-				return false
-			}
-		}
-		return true
-	}
+	at := func(p ...string) bool { return slices.Equal(path, p) }
 	if id.Group == "apiextensions.k8s.io" && id.Kind == "CustomResourceDefinition" &&
 		(at("spec", "versions", "[]", "schema") || at("spec", "validation")) {
 		return true
