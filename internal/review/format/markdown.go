@@ -43,32 +43,26 @@ func Markdown(r *review.Report, opts MarkdownOptions) string {
 	if s := d.render(k); len(s) <= limit {
 		return s
 	}
-	for stage := range numCuts {
-		floor := 0
-		if stage == cutResolvedRows {
-			floor = min(k[stage], resolvedFloor)
-		}
-		if d.fit(&k, stage) && k[stage] >= floor {
-			return d.render(k)
-		}
-		if floor > 0 {
-			k[stage] = floor // the new rows are cut next, to leave room for these
-		}
-	}
-	if k[cutResolvedRows] > 0 { // not even those fit beside the verdict: resolved rows go too
-		k[cutResolvedRows] = 0
-		if d.fit(&k, cutNewRows) {
+	for _, c := range cutOrder {
+		if d.fit(&k, c.stage, c.floor) {
 			return d.render(k)
 		}
 	}
 	return d.fallback()
 }
 
+// cutOrder is the order of the cuts, each down to its floor: resolved rows are cut to
+// resolvedFloor before any new row is, and past it only when no new row fits beside them.
+var cutOrder = []struct{ stage, floor int }{
+	{cutChangedDiffs, 0}, {cutKsDiffs, 0}, {cutExistingRows, 0}, {cutLists, 0}, {cutGraphs, 0},
+	{cutSuggestions, 0}, {cutResolvedRows, resolvedFloor}, {cutNewRows, 0}, {cutResolvedRows, 0},
+}
+
 // resolvedFloor is how many resolved rows survive however many new rows would fill the
 // comment: what a PR fixes is as much what it changed as what it breaks.
 const resolvedFloor = 10
 
-// The cut stages, in the order they are applied.
+// The cut stages; cutOrder says in which order, and how far, they are applied.
 const (
 	cutChangedDiffs = iota
 	cutKsDiffs
@@ -96,15 +90,16 @@ var cutNames = [numCuts][2]string{
 	{"new finding", "new findings"},
 }
 
-// fit sets k[stage] to the most items that fit, other stages unchanged; false when even
-// none of them fit.
-func (d *doc) fit(k *keep, stage int) bool {
+// fit sets k[stage] to the most items that fit, at least floor (or all there are, when
+// fewer), other stages unchanged; false when even that many do not fit.
+func (d *doc) fit(k *keep, stage, floor int) bool {
 	most := k[stage]
-	k[stage] = 0
+	lo := min(floor, most)
+	k[stage] = lo
 	if len(d.render(*k)) > d.limit {
 		return false
 	}
-	lo, hi := 0, most // lo always fits
+	hi := most // lo always fits
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
 		k[stage] = mid
