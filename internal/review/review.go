@@ -110,7 +110,8 @@ func (r *Report) summarize(b, h *render.Cluster) {
 	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: cmp.Or(c.RootDir, "."), Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
 }
 
-// unreviewed lists the Kustomizations of the head cluster c that were not built in full.
+// unreviewed lists the Kustomizations of the head cluster c that were not built in full,
+// and the ResourceSets whose inputs need a live service (their resources are unknown).
 func unreviewed(c *render.Cluster) []Unreviewed {
 	var out []Unreviewed
 	for _, ref := range c.Order {
@@ -118,6 +119,10 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 		if reason := ks.NotReviewed(); reason != "" {
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: "Kustomization", Name: ref.String(), Kustomization: ref.String(),
 				Reason: reason, URLs: ks.Remote, File: ks.File, Line: ks.Line})
+		}
+		for _, skip := range ks.ResourceSetSkipped {
+			rs := skip.ResourceSet
+			out = append(out, Unreviewed{Cluster: c.Name, Kind: rs.Kind, Name: rs.Namespace + "/" + rs.Name, Kustomization: ref.String(), Reason: skip.Reason})
 		}
 	}
 	return out

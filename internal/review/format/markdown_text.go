@@ -2,6 +2,8 @@ package format
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,20 +36,26 @@ func NewCounts(r *review.Report) string {
 	return strings.Join(parts, ", ")
 }
 
-// NotReviewed says how many of the head's Kustomizations were not built in full,
-// "3 of 79 Kustomizations not reviewed", or "" when every one was. It leads the comment's
-// verdict and the commit status, so that a review with unknowns never reads as a pass.
+// NotReviewed says how many of the head's Kustomizations were not built in full, and how
+// many objects of other kinds (ResourceSets with live inputs) were not rendered: "3 of 79
+// Kustomizations not reviewed, 1 ResourceSet not reviewed", or "" when everything was. It
+// leads the comment's verdict and the commit status, so that a review with unknowns never
+// reads as a pass.
 func NotReviewed(r *review.Report) string {
-	n := 0
+	byKind := map[string]int{}
 	for _, u := range r.Unreviewed {
-		if u.Kind == "Kustomization" {
-			n++
+		byKind[u.Kind]++
+	}
+	var parts []string
+	if n := byKind["Kustomization"]; n > 0 {
+		parts = append(parts, num(n)+" of "+plural(r.KustomizationCount(), "Kustomization", "Kustomizations")+" not reviewed")
+	}
+	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+		if kind != "Kustomization" {
+			parts = append(parts, plural(byKind[kind], kind, kind+"s")+" not reviewed")
 		}
 	}
-	if n == 0 {
-		return ""
-	}
-	return num(n) + " of " + plural(r.KustomizationCount(), "Kustomization", "Kustomizations") + " not reviewed"
+	return strings.Join(parts, ", ")
 }
 
 // verdictLine is the comment's headline: ❌ with a new error, ⚠️ with a new warning or
