@@ -461,8 +461,12 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 		if err != nil {
 			return nil, &rsError{"resources", fmt.Errorf("resources[%d]: failed to convert template to YAML: %w", i, err)}
 		}
+		tp, err := parseTemplate(string(text))
+		if err != nil {
+			return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
+		}
 		for _, in := range sets {
-			data, err := execTemplate(string(text), in, budget)
+			data, err := execTemplate(tp, in, budget)
 			if err != nil {
 				return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
 			}
@@ -479,8 +483,12 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	if res.ResourcesTemplate == "" {
 		return out, nil
 	}
+	tp, err := parseTemplate(res.ResourcesTemplate)
+	if err != nil {
+		return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
+	}
 	for _, in := range sets {
-		data, err := execTemplate(res.ResourcesTemplate, in, budget)
+		data, err := execTemplate(tp, in, budget)
 		if err == nil {
 			var objs []*unstructured.Unstructured
 			if objs, err = readObjects(data); err == nil {
