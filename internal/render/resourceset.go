@@ -113,9 +113,15 @@ var templateLineRE = regexp.MustCompile(`template: resourceset:(\d+)`)
 // templateLine is how many lines below the resourcesTemplate key, at line, the template
 // error err points: the template's own line when it is a block scalar, else 0.
 func (r *renderer) templateLine(file string, line int, err *rsError) int {
+	if err.field != "resourcesTemplate" {
+		return 0
+	}
 	m := templateLineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
 	data, rerr := r.ix.read(file)
-	if err.field != "resourcesTemplate" || m == nil || rerr != nil {
+	if rerr != nil {
 		return 0
 	}
 	lines := strings.Split(string(data), "\n")
@@ -241,21 +247,20 @@ func renderResourceSet(u *unstructured.Unstructured, providers []*unstructured.U
 // fluxcd/pkg/ssa/utils SetCommonMetadata does.
 func setCommonMetadata(o *unstructured.Unstructured, lbls, anns map[string]string) {
 	if len(lbls) > 0 {
-		l := o.GetLabels()
-		if l == nil {
-			l = map[string]string{}
-		}
-		maps.Copy(l, lbls)
-		o.SetLabels(l)
+		o.SetLabels(overlay(o.GetLabels(), lbls))
 	}
 	if len(anns) > 0 {
-		a := o.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
-		}
-		maps.Copy(a, anns)
-		o.SetAnnotations(a)
+		o.SetAnnotations(overlay(o.GetAnnotations(), anns))
 	}
+}
+
+// overlay returns m, made when nil, with over's entries set.
+func overlay(m, over map[string]string) map[string]string {
+	if m == nil {
+		m = make(map[string]string, len(over))
+	}
+	maps.Copy(m, over)
+	return m
 }
 
 // rsInputProviders returns the ResourceSet's inline inputs, then the providers it names,
