@@ -78,12 +78,17 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 		return
 	}
 	var gen []*Object
+	var providers []*unstructured.Unstructured // listed at the first ResourceSet, for all
+	listed := false
 	for _, o := range ks.Objects {
 		if !isResourceSet(o.Body) {
 			continue
 		}
+		if !listed {
+			providers, listed = rsProviders(ks, c), true
+		}
 		ref := Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}
-		objs, skipped, err := renderResourceSet(o.Body, rsProviders(ks, c), r.guards.limits.MaxBuildBytes)
+		objs, skipped, err := renderResourceSet(o.Body, providers, r.guards.limits.MaxBuildBytes)
 		switch {
 		case skipped != "":
 			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
