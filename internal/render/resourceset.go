@@ -456,7 +456,7 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	seen := map[string]bool{}
 	add := func(o *unstructured.Unstructured, dedup bool) {
 		k := idOf(o).String()
-		if (dedup && seen[k]) || (dedup && o.GetAnnotations()[rsReconcileDisabled] == "disabled") {
+		if dedup && (seen[k] || o.GetAnnotations()[rsReconcileDisabled] == "disabled") {
 			return
 		}
 		seen[k] = true
@@ -499,16 +499,16 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	}
 	for _, in := range sets {
 		data, err := execTemplate(tp, in, budget)
+		var objs []*unstructured.Unstructured
 		if err == nil {
-			var objs []*unstructured.Unstructured
-			if objs, err = readObjects(data); err == nil {
-				for _, o := range objs {
-					add(o, true)
-				}
-				continue
-			}
+			objs, err = readObjects(data)
 		}
-		return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
+		if err != nil {
+			return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
+		}
+		for _, o := range objs {
+			add(o, true)
+		}
 	}
 	return out, nil
 }
