@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,8 +168,9 @@ func (s *staged) apply(op copyOp, sources map[string]sourceTree) error {
 		return fmt.Errorf("all files matching pattern '%s' in source '%s' were excluded", pattern, alias)
 	}
 	for _, m := range kept {
-		if err := s.copy(op, src, m, globDestination(pattern, m, dest), base); err != nil {
-			return fmt.Errorf("failed to copy file '%s' to '%s': %w", m, globDestination(pattern, m, dest), err)
+		to := globDestination(pattern, m, dest)
+		if err := s.copy(op, src, m, to, base); err != nil {
+			return fmt.Errorf("failed to copy file '%s' to '%s': %w", m, to, err)
 		}
 	}
 	return nil
@@ -292,7 +294,7 @@ func loadYAMLDocs(data []byte) (map[string]any, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		raw, err := r.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
@@ -359,12 +361,7 @@ func matchesAny(p string, patterns []string) bool {
 func (s *staged) snapshot(root string) (*snapshot, map[string]string, map[string]bool) {
 	out := newSnapshot(root)
 	origin, merged := map[string]string{}, map[string]bool{}
-	dirs := make([]string, 0, len(s.dirs))
-	for d := range s.dirs {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
+	for _, d := range slices.Sorted(maps.Keys(s.dirs)) {
 		out.addPath(d, fs.ModeDir)
 	}
 	for p, f := range s.files {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,13 +88,7 @@ func (g generators) patterned(ns string) *generator {
 	return out
 }
 
-func (g generators) clone() generators {
-	out := make(generators, len(g))
-	for k, v := range g {
-		out[k] = v
-	}
-	return out
-}
+func (g generators) clone() generators { return maps.Clone(g) }
 
 // signature names the generators and their specs, to tell whether a round found others.
 func (g generators) signature() string {
@@ -253,12 +249,7 @@ func (v *artifactView) real(p string, gen *generator) string {
 	if o, ok := v.origin[p]; ok {
 		return o
 	}
-	files := make([]string, 0, len(v.origin))
-	for f := range v.origin {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	for _, f := range files {
+	for _, f := range slices.Sorted(maps.Keys(v.origin)) {
 		o := v.origin[f]
 		if rest, ok := strings.CutPrefix(f, p+"/"); ok && strings.HasSuffix(o, "/"+rest) {
 			return strings.TrimSuffix(o, "/"+rest)

@@ -78,12 +78,17 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 		return
 	}
 	var gen []*Object
+	var providers []*unstructured.Unstructured // listed at the first ResourceSet, for all
+	listed := false
 	for _, o := range ks.Objects {
 		if !isResourceSet(o.Body) {
 			continue
 		}
+		if !listed {
+			providers, listed = rsProviders(ks, c), true
+		}
 		ref := Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}
-		objs, skipped, err := renderResourceSet(o.Body, rsProviders(ks, c), r.guards.limits.MaxBuildBytes)
+		objs, skipped, err := renderResourceSet(o.Body, providers, r.guards.limits.MaxBuildBytes)
 		switch {
 		case skipped != "":
 			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
@@ -113,9 +118,15 @@ var templateLineRE = regexp.MustCompile(`template: resourceset:(\d+)`)
 // templateLine is how many lines below the resourcesTemplate key, at line, the template
 // error err points: the template's own line when it is a block scalar, else 0.
 func (r *renderer) templateLine(file string, line int, err *rsError) int {
+	if err.field != "resourcesTemplate" {
+		return 0
+	}
 	m := templateLineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
 	data, rerr := r.ix.read(file)
-	if err.field != "resourcesTemplate" || m == nil || rerr != nil {
+	if rerr != nil {
 		return 0
 	}
 	lines := strings.Split(string(data), "\n")
@@ -241,21 +252,20 @@ func renderResourceSet(u *unstructured.Unstructured, providers []*unstructured.U
 // fluxcd/pkg/ssa/utils SetCommonMetadata does.
 func setCommonMetadata(o *unstructured.Unstructured, lbls, anns map[string]string) {
 	if len(lbls) > 0 {
-		l := o.GetLabels()
-		if l == nil {
-			l = map[string]string{}
-		}
-		maps.Copy(l, lbls)
-		o.SetLabels(l)
+		o.SetLabels(overlay(o.GetLabels(), lbls))
 	}
 	if len(anns) > 0 {
-		a := o.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
-		}
-		maps.Copy(a, anns)
-		o.SetAnnotations(a)
+		o.SetAnnotations(overlay(o.GetAnnotations(), anns))
 	}
+}
+
+// overlay returns m, made when nil, with over's entries set.
+func overlay(m, over map[string]string) map[string]string {
+	if m == nil {
+		m = make(map[string]string, len(over))
+	}
+	maps.Copy(m, over)
+	return m
 }
 
 // rsInputProviders returns the ResourceSet's inline inputs, then the providers it names,
@@ -446,7 +456,7 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	seen := map[string]bool{}
 	add := func(o *unstructured.Unstructured, dedup bool) {
 		k := idOf(o).String()
-		if (dedup && seen[k]) || (dedup && o.GetAnnotations()[rsReconcileDisabled] == "disabled") {
+		if dedup && (seen[k] || o.GetAnnotations()[rsReconcileDisabled] == "disabled") {
 			return
 		}
 		seen[k] = true
@@ -461,8 +471,12 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 		if err != nil {
 			return nil, &rsError{"resources", fmt.Errorf("resources[%d]: failed to convert template to YAML: %w", i, err)}
 		}
+		tp, err := parseTemplate(string(text))
+		if err != nil {
+			return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
+		}
 		for _, in := range sets {
-			data, err := execTemplate(string(text), in, budget)
+			data, err := execTemplate(tp, in, budget)
 			if err != nil {
 				return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
 			}
@@ -479,18 +493,22 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	if res.ResourcesTemplate == "" {
 		return out, nil
 	}
-	for _, in := range sets {
-		data, err := execTemplate(res.ResourcesTemplate, in, budget)
-		if err == nil {
-			var objs []*unstructured.Unstructured
-			if objs, err = readObjects(data); err == nil {
-				for _, o := range objs {
-					add(o, true)
-				}
-				continue
-			}
-		}
+	tp, err := parseTemplate(res.ResourcesTemplate)
+	if err != nil {
 		return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
+	}
+	for _, in := range sets {
+		data, err := execTemplate(tp, in, budget)
+		var objs []*unstructured.Unstructured
+		if err == nil {
+			objs, err = readObjects(data)
+		}
+		if err != nil {
+			return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
+		}
+		for _, o := range objs {
+			add(o, true)
+		}
 	}
 	return out, nil
 }

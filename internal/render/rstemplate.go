@@ -28,8 +28,9 @@ const rsMaxSeq = 10000
 // rsFuncs is flux-operator's template function map (internal/builder/resourceset.go
 // newTemplate): slim-sprig's HermeticTxtFuncMap (no env, expandenv, getHostByName, clock or
 // random functions), slugify, toYaml and mustToYaml. tiergate also removes ago, which
-// reads the clock, and bounds the functions that allocate by a count.
-func rsFuncs(inputs map[string]any) template.FuncMap {
+// reads the clock, and bounds the functions that allocate by a count. inputs returns nil
+// here: execTemplate binds it to each input set.
+func rsFuncs() template.FuncMap {
 	fm := sprig.HermeticTxtFuncMap()
 	delete(fm, "ago")
 	fm["repeat"] = func(count int, s string) (string, error) {
@@ -65,7 +66,7 @@ func rsFuncs(inputs map[string]any) template.FuncMap {
 		return seq(p...), nil
 	}
 	fm["slugify"] = rsSlugify
-	fm["inputs"] = func() any { return inputs }
+	fm["inputs"] = func() any { return nil }
 	fm["toYaml"] = func(v any) string { b, _ := yaml.Marshal(v); return string(b) }
 	fm["mustToYaml"] = func(v any) (string, error) { b, err := yaml.Marshal(v); return string(b), err }
 	return fm
@@ -96,14 +97,25 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// execTemplate renders text with flux-operator's delimiters << >> and missingkey=error
-// (newTemplate), writing at most *budget bytes, which it decreases by what it wrote, and
-// running at most rsTemplateTimeout.
-func execTemplate(text string, inputs map[string]any, budget *int64) ([]byte, error) {
-	tp, err := template.New("resourceset").Delims("<<", ">>").Funcs(rsFuncs(inputs)).Option("missingkey=error").Parse(text)
+// parseTemplate parses text with flux-operator's delimiters << >> and missingkey=error
+// (newTemplate), once for all the input sets execTemplate runs it with.
+func parseTemplate(text string) (*template.Template, error) {
+	tp, err := template.New("resourceset").Delims("<<", ">>").Funcs(rsFuncs()).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse template: %w", err)
 	}
+	return tp, nil
+}
+
+// execTemplate runs tp with inputs, writing at most *budget bytes, which it decreases by
+// what it wrote, and running at most rsTemplateTimeout. It runs a clone, so that a run
+// left behind by the timeout shares no function map with the next.
+func execTemplate(tp *template.Template, inputs map[string]any, budget *int64) ([]byte, error) {
+	tp, err := tp.Clone()
+	if err != nil {
+		return nil, fmt.Errorf("failed to execute template: %w", err)
+	}
+	tp.Funcs(template.FuncMap{"inputs": func() any { return inputs }})
 	w := &limitWriter{n: *budget}
 	done := make(chan error, 1)
 	go func() {

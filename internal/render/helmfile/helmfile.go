@@ -1,9 +1,13 @@
 package helmfile
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -67,19 +71,14 @@ func Read(files Files) ([]Release, []Note) {
 	for _, rel := range r.releases {
 		out = append(out, rel)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].Line < out[j].Line
-	})
-	sort.SliceStable(r.notes, func(i, j int) bool {
-		if r.notes[i].File != r.notes[j].File {
-			return r.notes[i].File < r.notes[j].File
-		}
-		return r.notes[i].Line < r.notes[j].Line
-	})
+	slices.SortFunc(out, func(a, b Release) int { return byPlace(a.File, a.Line, b.File, b.Line) })
+	slices.SortStableFunc(r.notes, func(a, b Note) int { return byPlace(a.File, a.Line, b.File, b.Line) })
 	return out, r.notes
+}
+
+// byPlace orders by file, then line.
+func byPlace(fa string, la int, fb string, lb int) int {
+	return cmp.Or(strings.Compare(fa, fb), cmp.Compare(la, lb))
 }
 
 const schemaMark = "json.schemastore.org/helmfile"
@@ -156,9 +155,7 @@ func (r *reader) state(f string, depth int) {
 	var inherit []string
 	var rels []release
 	for _, p := range parts {
-		for k, v := range p.Templates {
-			templates[k] = v
-		}
+		maps.Copy(templates, p.Templates)
 		inherit = append(inherit, p.DefaultInherit...)
 		rels = append(rels, p.Releases...)
 		for _, n := range p.Helmfiles {
@@ -193,7 +190,7 @@ func (r *reader) load(f string, depth int, chain ...string) ([]part, bool) {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if err != nil {
-			if err.Error() != "EOF" {
+			if !errors.Is(err, io.EOF) {
 				r.note(f, errLine(err), "not read: %v", err)
 			}
 			break
@@ -205,7 +202,7 @@ func (r *reader) load(f string, depth int, chain ...string) ([]part, bool) {
 		}
 		for _, b := range p.Bases {
 			for _, bf := range r.resolve(f, b.line, b.Path, "bases") {
-				if bf == f || contains(chain, bf) {
+				if bf == f || slices.Contains(chain, bf) {
 					r.note(f, b.line, "bases entry %s includes itself: not read again", b.Path)
 					continue
 				}
@@ -251,15 +248,6 @@ func (r *reader) resolve(f string, line int, p, field string) []string {
 		r.note(f, line, "%s entry %s: no such file in the repository", field, p)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func errLine(err error) int {
