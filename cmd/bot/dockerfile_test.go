@@ -9,13 +9,13 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/mod/modfile"
 
-	"github.com/tiergate/tiergate/internal/dockerfile"
+	"github.com/tiergate/tiergate/tools/dockerfilelint"
 )
 
 const repoRoot = "../.."
 
 // TestDockerfileRules checks the repository's Dockerfile against go.mod and `bot serve`:
-// its Go version, its command, port and environment (internal/dockerfile runs its build).
+// its Go version, its command, port and environment (tools/dockerfilelint runs its build).
 func TestDockerfileRules(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
 	if err != nil {
@@ -29,7 +29,7 @@ func TestDockerfileRules(t *testing.T) {
 	names := map[string]bool{}
 	fl.VisitAll(func(f *pflag.Flag) { names[envName(f.Name)] = true })
 	listen := fl.Lookup("listen").DefValue
-	rules := dockerfile.Rules{
+	rules := dockerfilelint.Rules{
 		GoVersion:  mf.Go.Version,
 		FinalBase:  "gcr.io/distroless/static-debian12:nonroot",
 		Command:    []string{"serve"},
@@ -42,7 +42,7 @@ func TestDockerfileRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	f, err := dockerfile.Parse(r)
+	f, err := dockerfilelint.Parse(r)
 	if err != nil {
 		t.Fatalf("Dockerfile: %v", err)
 	}
