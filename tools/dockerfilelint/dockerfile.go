@@ -1,6 +1,7 @@
-// Package dockerfilelint is CI tooling, not part of the bot: it reads the repository's Dockerfile with BuildKit's own parser, so that
-// tests can check it and run its build stage's `go build` where no Docker engine runs: the
-// command is taken from the Dockerfile, never copied, so the two cannot drift.
+// Package dockerfilelint is CI tooling, not part of the bot: it reads the repository's
+// Dockerfile with BuildKit's own parser, so that tests can check it and run its build
+// stage's `go build` where no Docker engine runs: the command is taken from the
+// Dockerfile, never copied, so the two cannot drift.
 package dockerfilelint
 
 import (
