@@ -26,6 +26,9 @@ func (p *plan) files(shape Shape) tree {
 		policy = "v2"
 	}
 	t["components/common/kustomization.yaml"] = fmt.Sprintf(componentYAML, policy)
+	if p.spec.HelmReleases > 0 {
+		p.chartFiles(t, shape == ChartBump)
+	}
 	for _, c := range p.clusters {
 		t["clusters/"+c+"/flux-system/gotk-sync.yaml"] = fmt.Sprintf(gotkSyncYAML, c)
 		t["clusters/"+c+"/flux-system/kustomization.yaml"] = rootKustomizationYAML
@@ -116,6 +119,9 @@ func (p *plan) objects(tr *tier, shape Shape) []manifest {
 		default:
 			out = append(out, manifest{"configmap-" + name + ".yaml", fmt.Sprintf(configMapYAML, name, app, i)})
 		}
+	}
+	if p.hasRelease(tr) {
+		out = append(out, manifest{"helmrelease.yaml", fmt.Sprintf(helmReleaseYAML, app, tr.image)})
 	}
 	if shape == MoveObject && move.To == app {
 		out = append(out, manifest{"clusterrole-" + move.App + "-reader.yaml", fmt.Sprintf(clusterRoleYAML, move.App)})

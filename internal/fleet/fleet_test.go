@@ -69,6 +69,7 @@ func TestSpecErrors(t *testing.T) {
 		{fleet.Spec{Clusters: 0, Kustomizations: 9, Objects: 5}, "fleet spec: Clusters 0: want at least 1"},
 		{fleet.Spec{Clusters: 1, Kustomizations: 9, Objects: 3}, "fleet spec: Objects 3: want at least 4 (Namespace, ConfigMap, ClusterRole, Deployment)"},
 		{fleet.Spec{Clusters: 1, Kustomizations: 9, Objects: 4, Layers: 2}, "fleet spec: Layers 2: want at least 3"},
+		{fleet.Spec{Clusters: 1, Kustomizations: 9, Objects: 4, HelmReleases: 9}, "fleet spec: HelmReleases 9: want 0 to 8 (one per app tier)"},
 		{fleet.Spec{Clusters: 1, Kustomizations: 6, Objects: 4}, "fleet spec: Kustomizations 6: want at least 7 for 4 layers (two app tiers per layer)"},
 	} {
 		_, err := tc.spec.Write(t.TempDir())

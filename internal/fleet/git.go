@@ -49,7 +49,7 @@ func (s Spec) Write(dir string) (*Repo, error) {
 	if err := setBranch(r, "main", out.Base); err != nil {
 		return nil, err
 	}
-	for _, sh := range Shapes {
+	for _, sh := range p.shapes() {
 		h, err := w.commit(p.files(sh), string(sh), out.Base)
 		if err != nil {
 			return nil, err

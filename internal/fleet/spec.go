@@ -23,6 +23,10 @@ type Spec struct {
 	Layers int
 	// Seed drives every random choice: dependsOn edges, images, regions, shape targets.
 	Seed uint64
+	// HelmReleases is the number of app tiers, H ≤ K-1 (the first H by name), that also
+	// apply a HelmRelease of the in-repo chart charts/app (GitRepository flux-system),
+	// with inline values and a valuesFrom of the app's ConfigMap. H > 0 adds ChartBump.
+	HelmReleases int
 }
 
 // Shape is a kind of pull request that Write commits as a head.
@@ -40,6 +44,9 @@ const (
 	// SharedBase edits the kustomize Component that every overlay app's base includes:
 	// every object of every overlay tier of every cluster changes.
 	SharedBase Shape = "shared-base"
+	// ChartBump bumps charts/app's version and edits one of its templates: every
+	// HelmRelease's objects change. Written only for a Spec with HelmReleases.
+	ChartBump Shape = "chart-bump"
 )
 
 // Shapes lists every Shape in a stable order.
@@ -52,6 +59,7 @@ type tier struct {
 	plain     bool // a directory without kustomization.yaml, built by the Flux generator
 	dependsOn []string
 	image     string // the tag of the app's Deployments
+	release   bool   // it also applies a HelmRelease of charts/app
 }
 
 // Edit says what a head commit changed, for tests and benchmark labels.
@@ -94,6 +102,8 @@ func (s Spec) validate() error {
 		return fmt.Errorf("fleet spec: Objects %d: want at least 4 (Namespace, ConfigMap, ClusterRole, Deployment)", s.Objects)
 	case s.Layers < 3:
 		return fmt.Errorf("fleet spec: Layers %d: want at least 3", s.Layers)
+	case s.HelmReleases < 0 || s.HelmReleases > s.Kustomizations-1:
+		return fmt.Errorf("fleet spec: HelmReleases %d: want 0 to %d (one per app tier)", s.HelmReleases, s.Kustomizations-1)
 	case s.Kustomizations-1 < 2*(s.Layers-1):
 		return fmt.Errorf("fleet spec: Kustomizations %d: want at least %d for %d layers (two app tiers per layer)", s.Kustomizations, 2*(s.Layers-1)+1, s.Layers)
 	}
@@ -121,10 +131,11 @@ func newPlan(s Spec) (*plan, error) {
 	byLayer[0] = p.tiers[:1]
 	for i := range apps {
 		t := &tier{
-			name:  fmt.Sprintf("app-%04d", i),
-			layer: 1 + i*(s.Layers-1)/apps,
-			plain: i%4 == 3,
-			image: fmt.Sprintf("1.%d.%d", rng.IntN(20), rng.IntN(10)),
+			name:    fmt.Sprintf("app-%04d", i),
+			layer:   1 + i*(s.Layers-1)/apps,
+			plain:   i%4 == 3,
+			image:   fmt.Sprintf("1.%d.%d", rng.IntN(20), rng.IntN(10)),
+			release: i < s.HelmReleases,
 		}
 		prev := byLayer[t.layer-1]
 		first := rng.IntN(len(prev))
@@ -174,5 +185,8 @@ func (p *plan) pickEdits(rng *rand.Rand) error {
 	r := renames[rng.IntN(len(renames))]
 	p.edits[RenameTier] = Edit{App: r.name, To: r.name + "-v2", Dependents: dependents[r.name]}
 	p.edits[SharedBase] = Edit{Object: "components/common"}
+	if p.spec.HelmReleases > 0 {
+		p.edits[ChartBump] = Edit{Object: "charts/app"}
+	}
 	return nil
 }
