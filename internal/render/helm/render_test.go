@@ -202,3 +202,18 @@ func TestRenderErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderPanic: a panic inside Helm (here a nil dependency entry, which dependency
+// processing dereferences) is returned as an error.
+func TestRenderPanic(t *testing.T) {
+	c := loadChart(t, capsChart())
+	c.Metadata.Dependencies = append(c.Metadata.Dependencies, nil)
+	_, err := Render(context.Background(), Request{Chart: c, HelmRelease: hrObj(t, "  chart: {}\n")})
+	const want = "render HelmRelease flux-system/web: chart caps panicked: runtime error: invalid memory address or nil pointer dereference"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Render error:\n got %v\nwant %s", err, want)
+	}
+	if _, err := Render(context.Background(), Request{HelmRelease: hrObj(t, "")}); err == nil || err.Error() != "render: a chart and a HelmRelease are required" {
+		t.Errorf("no chart: %v", err)
+	}
+}

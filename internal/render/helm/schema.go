@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -66,7 +67,8 @@ func validateOne(c *chart.Chart, values map[string]any) ([]string, error) {
 		return l.refused, err
 	}
 	if err := sch.Validate(values); err != nil {
-		return l.refused, errors.New(strings.TrimPrefix(err.Error(), "jsonschema validation failed with '"+schemaURL+"#'\n"))
+		msg := strings.TrimPrefix(err.Error(), "jsonschema validation failed with '"+schemaURL+"#'\n")
+		return l.refused, errors.New(sortedCauses(msg))
 	}
 	return l.refused, nil
 }
@@ -89,4 +91,19 @@ func (l *chartLoader) Load(ref string) (any, error) {
 	}
 	l.refused = append(l.refused, "schema $ref "+ref)
 	return true, nil
+}
+
+// sortedCauses orders the "- at ..." blocks of a validation message: the library lists the
+// causes in map order, and a finding's text must not change between runs.
+func sortedCauses(msg string) string {
+	var blocks []string
+	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		if strings.HasPrefix(line, "- ") || len(blocks) == 0 {
+			blocks = append(blocks, line)
+			continue
+		}
+		blocks[len(blocks)-1] += "\n" + line
+	}
+	slices.Sort(blocks)
+	return strings.Join(blocks, "\n")
 }
