@@ -10,8 +10,8 @@ import (
 // application chart (HELM.md §3 BenchmarkRender50).
 func bench50() map[string]string {
 	files := map[string]string{
-		"Chart.yaml":             "apiVersion: v2\nname: big\nversion: 1.0.0\n",
-		"values.yaml":            "replicas: 2\nimage: nginx:1.27\n",
+		"Chart.yaml":  "apiVersion: v2\nname: big\nversion: 1.0.0\n",
+		"values.yaml": "replicas: 2\nimage: nginx:1.27\n",
 		"templates/_helpers.tpl": `{{- define "big.labels" -}}app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}{{- end -}}`,

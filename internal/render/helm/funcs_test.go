@@ -126,10 +126,10 @@ func TestRenderSeeded(t *testing.T) {
 // TestRenderCaps: functions that allocate on demand fail past their limits.
 func TestRenderCaps(t *testing.T) {
 	for body, want := range map[string]string{
-		`  x: {{ repeat 2000000 "a" | quote }}`: "error calling repeat: repeat: 2000000 × 1 bytes is over the 1048576-byte limit",
-		`  x: {{ until 100000 | len | quote }}`:   "error calling until: sequence of 100000 items is over the 65536-item limit",
-		`  x: {{ seq 1 1000000 | quote }}`:        "error calling seq: sequence of 999999 items is over the 65536-item limit",
-		`  x: {{ randAlphaNum 100000 | quote }}`:  "error calling randAlphaNum: randAlphaNum: 100000 characters is over the 65536 limit",
+		`  x: {{ repeat 2000000 "a" | quote }}`:  "error calling repeat: repeat: 2000000 × 1 bytes is over the 1048576-byte limit",
+		`  x: {{ until 100000 | len | quote }}`:  "error calling until: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ seq 1 1000000 | quote }}`:       "error calling seq: sequence of 999999 items is over the 65536-item limit",
+		`  x: {{ randAlphaNum 100000 | quote }}`: "error calling randAlphaNum: randAlphaNum: 100000 characters is over the 65536 limit",
 	} {
 		_, err := Render(context.Background(), Request{Chart: loadChart(t, funcsChart(body)), HelmRelease: hrObj(t, "  chart: {}\n")})
 		if err == nil || !strings.HasSuffix(err.Error(), want) {
