@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
@@ -39,8 +40,16 @@ func TestHelmWorkerCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := helm.Request{Chart: c, Values: map[string]any{"n": int64(1)}}
+	hr := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": "app", "namespace": "apps"},
+		"spec":     map[string]any{"targetNamespace": "team-a"},
+	}}
+	req := helm.Request{Chart: c, HelmRelease: hr, Values: map[string]any{"n": int64(1)}}
 	want, wantErr := helm.Render(context.Background(), req)
+	if wantErr != nil || len(want.Docs) != 1 || want.Docs[0].Object["metadata"].(map[string]any)["name"] != "team-a" {
+		t.Fatalf("helm.Render in-process = %+v, %v; want the Namespace team-a", want, wantErr)
+	}
 	got, gotErr := p.Render(context.Background(), req)
 	if diff := cmp.Diff(errString(wantErr), errString(gotErr)); diff != "" {
 		t.Errorf("error (-in-process +worker):\n%s", diff)

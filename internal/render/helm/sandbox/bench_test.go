@@ -3,16 +3,18 @@ package sandbox
 import (
 	"context"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
 // BenchmarkRender compares one small chart rendered in-process with the same render
 // through a warm pool (the difference is the sandbox's cost per release) and through a
 // new worker each time (the cost a pool saves).
 func BenchmarkRender(b *testing.B) {
-	req := appRequest(b, "app")
+	req := appRequest(b, "helm-app") // helm.Render in the worker too
 	b.Run("in-process", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := engineRender(context.Background(), req); err != nil {
+			if _, err := helm.Render(context.Background(), req); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -106,6 +106,9 @@ func TestPoolMatchesInProcess(t *testing.T) {
 	// helm.Render itself, result or error, crosses the boundary unchanged.
 	hreq := appRequest(t, "helm-app")
 	wantH, wantErr := helm.Render(context.Background(), hreq)
+	if wantErr != nil || len(wantH.Docs) != 3 {
+		t.Fatalf("helm.Render in-process: %v, want 3 docs", wantErr)
+	}
 	gotH, gotErr := p.Render(context.Background(), hreq)
 	if diff := cmp.Diff(errText(wantErr), errText(gotErr)); diff != "" {
 		t.Errorf("helm.Render error (-in-process +pool):\n%s", diff)
@@ -156,9 +159,10 @@ func bombChart(t testing.TB, name string, levels int) *chart.Chart {
 	return loadChart(t, map[string]string{"Chart.yaml": chartYAML(name), "templates/bomb.yaml": b.String()})
 }
 
-func TestPoolBounds(t *testing.T) {
-	hog := loadChart(t, map[string]string{
-		"Chart.yaml": chartYAML("hog"),
+// hogTemplate doubles a string 40 times (16 TiB): memory, fast.
+func hogTemplate(t testing.TB, name string) *chart.Chart {
+	return loadChart(t, map[string]string{
+		"Chart.yaml": chartYAML(name),
 		"templates/hog.yaml": `{{- $s := "0123456789abcdef" }}{{ range until 40 }}{{ $s = print $s $s }}{{ end -}}
 apiVersion: v1
 kind: ConfigMap
@@ -168,6 +172,10 @@ data:
   n: {{ len $s | quote }}
 `,
 	})
+}
+
+func TestPoolBounds(t *testing.T) {
+	hog := hogTemplate(t, "hog")
 	flood := loadChart(t, map[string]string{
 		"Chart.yaml": chartYAML("flood"),
 		"templates/flood.yaml": `{{- range until 5000 }}
@@ -181,6 +189,8 @@ data:
 {{- end }}
 `,
 	})
+	// helm-* charts render with helm.Render itself, its template function caps included.
+	helmHog := hogTemplate(t, "helm-hog")
 	cases := []struct {
 		name  string
 		opts  Options
@@ -189,14 +199,18 @@ data:
 		want  string
 	}{
 		{"time", Options{Timeout: 2 * time.Second}, bombChart(t, "bomb", 30), LimitTime, "chart bomb: render exceeded 2s, stopped"},
+		{"time helm.Render", Options{Timeout: 2 * time.Second}, bombChart(t, "helm-bomb", 30), LimitTime, "chart helm-bomb: render exceeded 2s, stopped"},
 		{"memory", Options{MemoryBytes: 128 << 20}, hog, LimitMemory, "chart hog: render exceeded memory limit 128 MiB"},
+		{"memory helm.Render", Options{MemoryBytes: 128 << 20}, helmHog, LimitMemory, "chart helm-hog: render exceeded memory limit 128 MiB"},
 		{"output", Options{MaxOutputBytes: 1 << 20}, flood, LimitOutput, "chart flood: render output exceeded 1048576 bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Size = 1
 			p := newTestPool(t, tc.opts)
-			_, err := p.Render(context.Background(), helm.Request{Chart: tc.chart})
+			req := appRequest(t, "unused")
+			req.Chart = tc.chart
+			_, err := p.Render(context.Background(), req)
 			if err == nil || err.Error() != tc.want {
 				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
