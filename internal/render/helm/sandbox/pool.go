@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
@@ -183,7 +185,11 @@ func (p *Pool) call(ctx context.Context, w *worker, name string, frame []byte) (
 			w.kill()
 			return nil, &LimitError{Chart: name, Limit: LimitOutput, Bytes: p.opts.MaxOutputBytes}
 		}
-		return nil, p.exited(w, name)
+		if errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF) || errors.Is(r.err, syscall.EPIPE) {
+			return nil, p.exited(w, name)
+		}
+		w.kill()
+		return nil, fmt.Errorf("chart %s: broken response from the helm worker: %w", name, r.err)
 	case <-timer.C:
 		w.kill()
 		<-replies

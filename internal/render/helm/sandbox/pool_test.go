@@ -239,7 +239,7 @@ func TestPoolWorkerFailures(t *testing.T) {
 		_, err := p.Render(context.Background(), helm.Request{Chart: loadChart(t, map[string]string{"Chart.yaml": chartYAML(name)})})
 		return err
 	}
-	if err := one("panic"); errText(err) != "render panicked: boom" {
+	if err := one("panic"); errText(err) != "chart panic: render panicked: boom" {
 		t.Errorf("panic: error = %v", err)
 	}
 	if n := p.Started(); n != 1 {

@@ -74,7 +74,7 @@ func serveOne(render RenderFunc, req *wireRequest) (resp *wireResponse) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			resp = &wireResponse{Failed: true, Err: fmt.Sprintf("render panicked: %v", p)}
+			resp = &wireResponse{Failed: true, Err: fmt.Sprintf("chart %s: render panicked: %v", wireChartName(req.Chart), p)}
 		}
 	}()
 	res, err := render(ctx, req.decode())
@@ -98,4 +98,11 @@ func watchMemory(limit int64) {
 			os.Exit(ExitMemory)
 		}
 	}
+}
+
+func wireChartName(c *wireChart) string {
+	if c == nil || c.Metadata == nil {
+		return "(none)"
+	}
+	return c.Metadata.Name
 }
