@@ -42,25 +42,17 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 	repo.TagListMaxPages = maxTagPages
 
 	var mdgst digest.Digest
-	var version string
+	var tag string
 	if ref.Digest != "" {
 		if mdgst, err = parseDigest(ref.Digest); err != nil {
 			return nil, err
 		}
-	} else {
-		tag, err := f.resolveTag(ctx, repo, ref.Version)
-		if err != nil {
-			return nil, err
-		}
-		version = semverTag(tag)
-		ref.Version = tag
-	}
-	manifest, mdgst, err := f.manifest(ctx, repo, mdgst, ref.Version)
-	if err != nil {
+	} else if tag, err = f.resolveTag(ctx, repo, ref.Version); err != nil {
 		return nil, err
 	}
-	if v := manifest.Annotations[ocispec.AnnotationVersion]; v != "" && version == "" {
-		version = v
+	manifest, mdgst, err := f.manifest(ctx, repo, mdgst, tag)
+	if err != nil {
+		return nil, err
 	}
 	layer, err := chartLayer(manifest)
 	if err != nil {
@@ -83,7 +75,16 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 			return nil, err
 		}
 	}
-	return &Chart{Archive: data, Digest: mdgst.String(), Version: version}, nil
+	return &Chart{Archive: data, Digest: mdgst.String(), Version: chartVersionOf(tag, manifest)}, nil
+}
+
+// chartVersionOf is a semver tag in semver form, else the version Helm annotates the
+// manifest with (a digest or a plain tag such as "latest" names no version).
+func chartVersionOf(tag string, m *ocispec.Manifest) string {
+	if _, err := parseVersion(semverTag(tag)); err == nil {
+		return semverTag(tag)
+	}
+	return m.Annotations[ocispec.AnnotationVersion]
 }
 
 // resolveTag returns the tag ver names, as source-controller resolves a HelmChart of an
