@@ -52,8 +52,9 @@ func (g *flights[T]) run(ctx context.Context, key string, fl *flight[T], timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	fl.v, fl.err = fn(ctx)
-	if fl.err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		fl.err = fmt.Errorf("over the %s fetch deadline: %w", timeout, fl.err)
+	var de *deadlineError
+	if fl.err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.As(fl.err, &de) {
+		fl.err = &deadlineError{timeout, fl.err}
 	}
 	if fl.err != nil {
 		g.mu.Lock()
@@ -62,3 +63,14 @@ func (g *flights[T]) run(ctx context.Context, key string, fl *flight[T], timeout
 	}
 	close(fl.done)
 }
+
+// deadlineError is a call that ran out of its time; nested flights report it once.
+type deadlineError struct {
+	timeout time.Duration
+	err     error
+}
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("over the %s fetch deadline: %v", e.timeout, e.err)
+}
+func (e *deadlineError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"log"
@@ -17,8 +18,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/registry/remote"
 )
@@ -49,8 +50,8 @@ func buildChart(t testing.TB, name, version string) []byte {
 
 // counted serves h and counts the requests it serves.
 type counted struct {
-	n  atomic.Int64
-	h  http.Handler
+	n atomic.Int64
+	h http.Handler
 }
 
 func (c *counted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -130,4 +131,24 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+func sha(data []byte) []byte {
+	s := sha256.Sum256(data)
+	return s[:]
+}
+
+// manifestSize is the size of manifest d in the registry at host, read with oras directly.
+func manifestSize(t testing.TB, host, d string) int64 {
+	t.Helper()
+	repo, err := remote.NewRepository(host + "/charts/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	desc, err := repo.Resolve(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return desc.Size
 }

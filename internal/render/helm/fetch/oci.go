@@ -130,6 +130,9 @@ func (f *Fetcher) manifest(ctx context.Context, repo *remote.Repository, want di
 		if want != "" && desc.Digest != want {
 			return nil, "", fmt.Errorf("registry served manifest %s for %s", desc.Digest, want)
 		}
+		if desc.Size > f.limits.manifest {
+			return nil, "", fmt.Errorf("manifest %s is %d bytes, over the limit of %d", desc.Digest, desc.Size, f.limits.manifest)
+		}
 		if desc.MediaType != ocispec.MediaTypeImageManifest {
 			return nil, "", fmt.Errorf("%s is a %s, not an OCI image manifest", reference, desc.MediaType)
 		}
