@@ -74,3 +74,18 @@ func (e *deadlineError) Error() string {
 	return fmt.Sprintf("over the %s fetch deadline: %v", e.timeout, e.err)
 }
 func (e *deadlineError) Unwrap() error { return e.err }
+
+// waiting counts the callers waiting on unfinished calls (tests wait for it).
+func (g *flights[T]) waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, fl := range g.m {
+		select {
+		case <-fl.done:
+		default:
+			n += fl.waiters
+		}
+	}
+	return n
+}
