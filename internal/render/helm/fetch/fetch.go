@@ -46,6 +46,9 @@ type Ref struct {
 // https://host/repo chart:version.
 func (r Ref) String() string {
 	s := r.URL
+	if u, err := url.Parse(r.URL); err == nil && u.User != nil {
+		s = u.Redacted()
+	}
 	if r.Kind == KindHTTP {
 		s += " " + r.Chart
 	}
@@ -125,7 +128,10 @@ func (f *Fetcher) Fetch(ctx context.Context, ref Ref) (*Chart, error) {
 func (f *Fetcher) check(ref Ref) (*url.URL, error) {
 	u, err := url.Parse(ref.URL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("chart URL: %w", err)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("a chart URL carries no credentials (%s)", u.Redacted())
 	}
 	switch ref.Kind {
 	case KindOCI:

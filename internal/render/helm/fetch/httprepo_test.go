@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	gocmp "cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -40,7 +41,8 @@ func newHelmRepo(t testing.TB, versions ...string) *helmRepo {
 		if r.block != nil {
 			<-r.block
 		}
-		data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "entries": map[string]any{"app": r.entries}})
+		entries := append([]any{nil}, anys(r.entries)...) // an empty entry is skipped, as Helm's loadIndex does
+		data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "entries": map[string]any{"app": entries, "empty": []any{nil}}})
 		if err != nil {
 			t.Error(err)
 		}
@@ -72,9 +74,9 @@ func TestFetchHTTP(t *testing.T) {
 	repo.entries[6]["urls"] = []string{"http://localhost/charts/app-4.0.0.tgz"}
 	repoURL := repo.srv.URL + "/repo" // no trailing slash: chart URLs resolve inside /repo/
 	cases := []struct {
-		name, version string
-		want          got
-		err           string
+		name, chart, version string
+		want                 got
+		err                  string
 	}{
 		{name: "constraint", version: "1.x", want: repo.want("1.3.0")},
 		{name: "exact", version: "1.2.0", want: repo.want("1.2.0")},
@@ -85,13 +87,16 @@ func TestFetchHTTP(t *testing.T) {
 				repoURL, repoURL, digest.FromBytes(repo.archives["3.0.0"]), digest.FromString("other"))},
 		{name: "chart URL on a host not allowed", version: "4.0.0",
 			err: fmt.Sprintf("fetch chart %s app:4.0.0 from 127.0.0.1: chart \"app\" version 4.0.0 at http://localhost/charts/app-4.0.0.tgz: chart host localhost is not allowed (allow localhost to render it)", repoURL)},
+		{name: "no such chart", chart: "empty", version: "1.x",
+			err: fmt.Sprintf("fetch chart %s empty:1.x from 127.0.0.1: index.yaml has no chart \"empty\"", repoURL)},
 		{name: "no version", version: "~5",
 			err: fmt.Sprintf("fetch chart %s app:~5 from 127.0.0.1: no \"app\" chart with version matching \"~5\" found", repoURL)},
 	}
 	f := New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := f.Fetch(context.Background(), Ref{Kind: KindHTTP, URL: repoURL, Chart: "app", Version: tc.version})
+			chart := gocmp.Or(tc.chart, "app")
+			c, err := f.Fetch(context.Background(), Ref{Kind: KindHTTP, URL: repoURL, Chart: chart, Version: tc.version})
 			if diff := cmp.Diff(tc.err, errText(err)); diff != "" {
 				t.Fatalf("error (-want +got):\n%s", diff)
 			}
@@ -116,4 +121,12 @@ func TestFetchHTTPLatestStable(t *testing.T) {
 	if diff := cmp.Diff(repo.want("2.0.0"), summary(c)); diff != "" {
 		t.Errorf("chart (-want +got):\n%s", diff)
 	}
+}
+
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }

@@ -127,6 +127,9 @@ func (f *Fetcher) manifest(ctx context.Context, repo *remote.Repository, want di
 			return nil, "", err
 		}
 		defer rc.Close()
+		if desc.Digest.Algorithm() != digest.SHA256 {
+			return nil, "", fmt.Errorf("registry served manifest %s, not a sha256 digest", desc.Digest)
+		}
 		if want != "" && desc.Digest != want {
 			return nil, "", fmt.Errorf("registry served manifest %s for %s", desc.Digest, want)
 		}

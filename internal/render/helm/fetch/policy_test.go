@@ -31,6 +31,8 @@ func TestNotAllowed(t *testing.T) {
 			err: "fetch chart http://charts.example.com/repo app: only https is fetched, not http (http://charts.example.com/repo)"},
 		{name: "OCI URL without a path", allow: []string{"ghcr.io"}, ref: Ref{Kind: KindOCI, URL: "oci://ghcr.io"},
 			err: "fetch chart oci://ghcr.io: an OCI chart URL is oci://host/path/chart, not oci://ghcr.io"},
+		{name: "credentials in the URL", allow: []string{"charts.example.com"}, ref: Ref{Kind: KindHTTP, URL: "https://bot:secret@charts.example.com/repo", Chart: "app"},
+			err: "fetch chart https://bot:xxxxx@charts.example.com/repo app: a chart URL carries no credentials (https://bot:xxxxx@charts.example.com/repo)"},
 		{name: "unknown kind", ref: Ref{Kind: "git", URL: "https://github.com/org/repo"},
 			err: `fetch chart https://github.com/org/repo: chart source kind "git" is neither "oci" nor "http"`},
 	}
