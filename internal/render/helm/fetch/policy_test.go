@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,6 +172,40 @@ func TestFetchDeadline(t *testing.T) {
 	f := New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true, Timeout: 50 * time.Millisecond})
 	_, err := f.Fetch(context.Background(), Ref{Kind: KindHTTP, URL: srv.URL + "/repo", Chart: "app"})
 	want := fmt.Sprintf(`fetch chart %s/repo app from 127.0.0.1: over the 50ms fetch deadline: Get "%s/repo/index.yaml": context deadline exceeded`, srv.URL, srv.URL)
+	if diff := cmp.Diff(want, errText(err)); diff != "" {
+		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}
+
+// A registry that serves its blobs from another host (ghcr.io sends them to
+// pkg-containers.githubusercontent.com) works when that host is allowed too.
+func TestBlobRedirectToAllowedHost(t *testing.T) {
+	host, reg := newRegistry(t)
+	archive := buildChart(t, "app", "1.0.0")
+	manifest := pushChart(t, host, "charts/app", "1.0.0", "1.0.0", archive)
+	_, port, _ := strings.Cut(host, ":")
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/blobs/") {
+			http.Redirect(w, r, "http://localhost:"+port+r.URL.Path, http.StatusTemporaryRedirect)
+			return
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	defer redirecting.Close()
+	ref := Ref{Kind: KindOCI, URL: "oci://" + hostOf(t, redirecting.URL) + "/charts/app", Version: "1.0.0"}
+
+	c, err := New(Policy{Allow: []string{"127.0.0.1", "localhost"}, Loopback: true}).Fetch(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got{Version: "1.0.0", Digest: manifest, Archive: summary(&Chart{Archive: archive}).Archive}, summary(c)); diff != "" {
+		t.Errorf("chart (-want +got):\n%s", diff)
+	}
+
+	_, err = New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true}).Fetch(context.Background(), ref)
+	layer := summary(&Chart{Archive: archive}).Archive
+	want := fmt.Sprintf(`fetch chart %s from 127.0.0.1: Get "http://localhost:%s/v2/charts/app/blobs/%s": redirect from %s to localhost:%s refused: chart host localhost is not allowed (allow localhost to render it)`,
+		ref, port, layer, hostOf(t, redirecting.URL), port)
 	if diff := cmp.Diff(want, errText(err)); diff != "" {
 		t.Errorf("error (-want +got):\n%s", diff)
 	}
