@@ -81,6 +81,12 @@ func hostOf(t testing.TB, raw string) string {
 // the version annotation) and tags it; it returns the manifest digest.
 func pushChart(t testing.TB, host, path, tag, version string, archive []byte) string {
 	t.Helper()
+	return pushChartAs(t, host, path, tag, version, chartLayerMediaType, archive)
+}
+
+// pushChartAs is pushChart with the layer media type given.
+func pushChartAs(t testing.TB, host, path, tag, version, layerType string, archive []byte) string {
+	t.Helper()
 	ctx := context.Background()
 	repo, err := remote.NewRepository(host + "/" + path)
 	if err != nil {
@@ -98,7 +104,7 @@ func pushChart(t testing.TB, host, path, tag, version string, archive []byte) st
 	if err != nil {
 		t.Fatal(err)
 	}
-	layer := push(chartLayerMediaType, archive)
+	layer := push(layerType, archive)
 	cfg := push(chartConfigMediaType, config)
 	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "", oras.PackManifestOptions{
 		Layers:              []ocispec.Descriptor{layer},

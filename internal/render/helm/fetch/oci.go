@@ -16,8 +16,9 @@ import (
 
 // Helm's OCI media types (helm.sh/helm/v4/pkg/registry constants.go).
 const (
-	chartLayerMediaType  = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
-	chartConfigMediaType = "application/vnd.cncf.helm.config.v1+json"
+	chartLayerMediaType       = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+	chartConfigMediaType      = "application/vnd.cncf.helm.config.v1+json"
+	legacyChartLayerMediaType = "application/tar+gzip"
 )
 
 // maxTagPages bounds the tag list a registry can make us page through.
@@ -154,24 +155,25 @@ func (f *Fetcher) manifest(ctx context.Context, repo *remote.Repository, want di
 	return &m, want, nil
 }
 
-// chartLayer is the manifest's one Helm chart layer, as Helm's registry Client.Pull
-// requires it.
+// chartLayer is the manifest's chart layer, as Helm's registry Client.Pull reads it: of
+// Helm's chart media type, else of the legacy application/tar+gzip that Pull still accepts.
 func chartLayer(m *ocispec.Manifest) (ocispec.Descriptor, error) {
-	var found []ocispec.Descriptor
 	var types []string
-	for _, l := range m.Layers {
-		if l.MediaType == chartLayerMediaType {
-			found = append(found, l)
+	for _, mt := range []string{chartLayerMediaType, legacyChartLayerMediaType} {
+		for _, l := range m.Layers {
+			if l.MediaType != mt {
+				continue
+			}
+			if l.Digest.Validate() != nil || l.Digest.Algorithm() != digest.SHA256 {
+				return ocispec.Descriptor{}, fmt.Errorf("chart layer digest %q is not sha256:<hex>", l.Digest)
+			}
+			return l, nil
 		}
+	}
+	for _, l := range m.Layers {
 		types = append(types, l.MediaType)
 	}
-	if len(found) != 1 {
-		return ocispec.Descriptor{}, fmt.Errorf("has %d layers of type %s, want 1 (layers: %s)", len(found), chartLayerMediaType, strings.Join(types, ", "))
-	}
-	if err := found[0].Digest.Validate(); err != nil || found[0].Digest.Algorithm() != digest.SHA256 {
-		return ocispec.Descriptor{}, fmt.Errorf("chart layer digest %q is not sha256:<hex>", found[0].Digest)
-	}
-	return found[0], nil
+	return ocispec.Descriptor{}, fmt.Errorf("has no layer of type %s (layers: %s)", chartLayerMediaType, strings.Join(types, ", "))
 }
 
 // parseDigest accepts "sha256:<64 hex>", the digests Flux and Helm write.
