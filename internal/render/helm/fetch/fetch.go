@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"oras.land/oras-go/v2/registry/remote/auth"
 )
 
 // Policy says which charts a Fetcher may pull, and where it keeps them.
@@ -90,6 +92,7 @@ type Fetcher struct {
 	limits  limits
 	http    *httpClient
 	blobs   *store
+	tokens  auth.Cache // anonymous registry tokens, shared by the charts of one registry
 	charts  flights[*Chart]
 	indexes flights[*index]
 }
@@ -99,7 +102,7 @@ func New(p Policy) *Fetcher {
 	if p.Timeout <= 0 {
 		p.Timeout = defaultTimeout
 	}
-	f := &Fetcher{policy: p, limits: defaultLimits, blobs: &store{dir: p.CacheDir}}
+	f := &Fetcher{policy: p, limits: defaultLimits, blobs: &store{dir: p.CacheDir}, tokens: auth.NewCache()}
 	f.http = newHTTPClient(p, &f.limits)
 	return f
 }

@@ -37,7 +37,7 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 		Client:     f.http.client,
 		Header:     map[string][]string{"User-Agent": {userAgent}},
 		Credential: auth.StaticCredential(u.Host, auth.EmptyCredential),
-		Cache:      auth.NewCache(),
+		Cache:      f.tokens,
 	}
 	repo.MaxMetadataBytes = f.limits.manifest
 	repo.TagListMaxPages = maxTagPages

@@ -210,3 +210,55 @@ func TestBlobRedirectToAllowedHost(t *testing.T) {
 		t.Errorf("error (-want +got):\n%s", diff)
 	}
 }
+
+// A registry that wants a token gets an anonymous one, asked once per Fetcher, and only
+// from an allowed host.
+func TestAnonymousRegistryToken(t *testing.T) {
+	host, reg := newRegistry(t)
+	archive := buildChart(t, "app", "1.0.0")
+	pushChart(t, host, "charts/app", "1.0.0", "1.0.0", archive)
+	pushChart(t, host, "charts/other", "1.0.0", "1.0.0", archive)
+	var tokens, credentials int
+	realmHost := "" // set below, once the server's address is known
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			tokens++
+			if r.Header.Get("Authorization") != "" {
+				credentials++
+			}
+			fmt.Fprint(w, `{"token":"anonymous"}`)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer anonymous" {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="http://%s/token",service="test"`, realmHost))
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	realmHost = hostOf(t, srv.URL)
+	_, port, _ := strings.Cut(realmHost, ":")
+	url := "oci://" + hostOf(t, srv.URL) + "/charts/"
+
+	f := New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true})
+	for _, chart := range []string{"app", "other"} {
+		if _, err := f.Fetch(context.Background(), Ref{Kind: KindOCI, URL: url + chart, Version: "1.0.0"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// oras asks a token per repository scope: one per chart, none with credentials.
+	if tokens != 2 || credentials != 0 {
+		t.Errorf("%d token requests, %d with credentials; want 2 and 0", tokens, credentials)
+	}
+
+	// oras refuses a realm on a loopback or private address itself; a public one that is
+	// not allowed is refused before it is dialled.
+	realmHost = "192.0.2.1:" + port
+	_, err := New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true}).Fetch(context.Background(), Ref{Kind: KindOCI, URL: url + "app", Version: "1.0.0"})
+	var nae *NotAllowedError
+	t.Log(errText(err))
+	if !errors.As(err, &nae) || nae.Host != "192.0.2.1" {
+		t.Errorf("token realm on a host not allowed: %v, want a NotAllowedError for 192.0.2.1", err)
+	}
+}
