@@ -77,6 +77,13 @@ func templateFuncs(u *usage) template.FuncMap {
 		"dateInZone":     dateInZone(u),
 		"date_in_zone":   dateInZone(u),
 		"htmlDateInZone": func(date any, zone string) string { return dateInZone(u)("2006-01-02", date, zone) },
+		"durationRound": func(d any) string {
+			if t, ok := d.(time.Time); ok {
+				marked("durationRound")
+				d = int64(Clock.Sub(t))
+			}
+			return sp["durationRound"].(func(any) string)(d)
+		},
 		"toDate": func(layout, s string) time.Time {
 			t, _ := time.ParseInLocation(layout, s, time.UTC)
 			return t
@@ -287,7 +294,7 @@ func bytesOf(b byte, n int) []byte { return []byte(strings.Repeat(string([]byte{
 func genPrivateKey(rng *rand.Rand, typ string) string {
 	switch typ {
 	case "", "rsa":
-		return fixedRSAKey
+		return fixedRSA4096Key
 	case "dsa":
 		return fixedDSAKey
 	}

@@ -39,13 +39,15 @@ func TestRenderLookupAndClock(t *testing.T) {
   epoch: {{ date "2006-01-02" 0 | quote }}
   ago: {{ ago (toDate "2006-01-02" "2025-12-31") | quote }}
   host: {{ getHostByName "example.com" | quote }}
+  round: {{ durationRound (toDate "2006-01-02" "2025-11-01") | quote }}
+  roundString: {{ durationRound "2h10m" | quote }}
 `)
 	want := map[string]any{"lookup": "{}", "missing": "none", "now": "2026-01-01T00:00:00Z", "epoch": "1970-01-01",
-		"ago": "24h0m0s", "host": ""}
+		"ago": "24h0m0s", "host": "", "round": "2mo", "roundString": "2h"}
 	if diff := cmp.Diff(want, data); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"ago", "lookup", "now"}, approx); diff != "" {
+	if diff := cmp.Diff([]string{"ago", "durationRound", "lookup", "now"}, approx); diff != "" {
 		t.Errorf("Approximate (-want +got):\n%s", diff)
 	}
 }
@@ -98,7 +100,7 @@ func TestRenderSeeded(t *testing.T) {
 	if s := []rune(str("shuffle")); len(s) != 6 || string(slices.Sorted(slices.Values(s))) != "abcdef" {
 		t.Errorf("shuffle %q is not a permutation of abcdef", string(s))
 	}
-	if !strings.HasPrefix(str("ec"), "-----BEGIN EC PRIVATE KEY-----") || str("rsa") != fixedRSAKey {
+	if !strings.HasPrefix(str("ec"), "-----BEGIN EC PRIVATE KEY-----") || str("rsa") != fixedRSA4096Key {
 		t.Errorf("keys: %.40q %.40q", str("ec"), str("rsa"))
 	}
 	// The signed certificate chains to the CA and carries the SANs, valid from Clock.
