@@ -128,6 +128,9 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec.Install.CreateNamespace && spec.TargetNamespace != "" {
+		docs = append(docs, namespaceDoc(rel.Namespace))
+	}
 	docs = append(docs, manifest...)
 	// Hooks are rendered but never run under disableHooks (Install.performInstall skips
 	// execHook), so they are not objects of the cluster.
@@ -158,6 +161,14 @@ func offlineConfig(used *usage) *action.Configuration {
 	cfg.KubeClient = &kubefake.PrintingKubeClient{Out: io.Discard}
 	cfg.CustomTemplateFuncs = templateFuncs(used)
 	return cfg
+}
+
+// namespaceDoc is the Namespace install.createNamespace creates (counted only with a
+// targetNamespace, newInstall), as Install.RunWithContext creates it after the dry-run
+// return: outside the release, with a "name" label and no post-rendering.
+func namespaceDoc(name string) Doc {
+	return Doc{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": name, "labels": map[string]any{"name": name}}}}
 }
 
 // crdDocs are the CustomResourceDefinitions of crds with the origin labels; other kinds

@@ -67,6 +67,8 @@ metadata:
 		{"disabled subchart brings neither objects nor CRDs", "  targetNamespace: apps\n",
 			map[string]any{"replicas": 2, "sub": map[string]any{"enabled": false}},
 			[]Doc{widgets, svc, deploy, hook}},
+		{"createNamespace with targetNamespace", "  targetNamespace: apps\n  install:\n    createNamespace: true\n    crds: Skip\n", map[string]any{"replicas": 2},
+			[]Doc{{Object: obj(t, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n  labels:\n    name: apps\n")}, subCM, svc, deploy, hook}},
 		{"disableHooks", "  targetNamespace: apps\n  install:\n    disableHooks: true\n", map[string]any{"replicas": 2},
 			[]Doc{widgets, gadgets, subCM, svc, deploy}},
 	} {
@@ -215,5 +217,21 @@ func TestRenderPanic(t *testing.T) {
 	}
 	if _, err := Render(context.Background(), Request{HelmRelease: hrObj(t, "")}); err == nil || err.Error() != "render: a chart and a HelmRelease are required" {
 		t.Errorf("no chart: %v", err)
+	}
+}
+
+// TestRenderCreateNamespaceNeedsTarget: newInstall honours install.createNamespace only
+// with a targetNamespace.
+func TestRenderCreateNamespaceNeedsTarget(t *testing.T) {
+	res, err := Render(context.Background(), Request{Chart: loadChart(t, capsChart()), HelmRelease: hrObj(t, "  install:\n    createNamespace: true\n")})
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	var kinds []any
+	for _, d := range res.Docs {
+		kinds = append(kinds, d.Object["kind"])
+	}
+	if diff := cmp.Diff([]any{"HTTPRoute"}, kinds); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 }

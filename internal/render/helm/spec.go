@@ -16,7 +16,9 @@ type hrSpec struct {
 		DisableHooks            bool   `json:"disableHooks"`
 		DisableSchemaValidation bool   `json:"disableSchemaValidation"`
 		DisableTakeOwnership    bool   `json:"disableTakeOwnership"`
+		CreateNamespace         bool   `json:"createNamespace"`
 	} `json:"install"`
+	TargetNamespace string `json:"targetNamespace"`
 	PostRenderers []struct {
 		Kustomize *struct {
 			Patches []kustomize.Patch `json:"patches"`
