@@ -19,7 +19,7 @@ type hrSpec struct {
 		CreateNamespace         bool   `json:"createNamespace"`
 	} `json:"install"`
 	TargetNamespace string `json:"targetNamespace"`
-	PostRenderers []struct {
+	PostRenderers   []struct {
 		Kustomize *struct {
 			Patches []kustomize.Patch `json:"patches"`
 			Images  []kustomize.Image `json:"images"`
