@@ -61,7 +61,7 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	hr := req.HelmRelease
 	spec, err := specOf(hr)
 	if err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
+		return nil, err
 	}
 	kv := req.KubeVersion
 	if kv == "" {

@@ -192,7 +192,9 @@ func TestRenderErrors(t *testing.T) {
 		{"fail", withFile("templates/fail.yaml", `{{ fail "set .Values.host" }}`), "",
 			hrErr + "execution error at (app/templates/fail.yaml:1:3): set .Values.host"},
 		{"crds policy", appChart(), "  install:\n    crds: Always\n",
-			hrErr + "spec: invalid CRD upgrade policy 'Always', valid values are 'Skip', 'Create' or 'CreateReplace'"},
+			hrErr + "spec.install.crds: invalid CRD upgrade policy 'Always', valid values are 'Skip', 'Create' or 'CreateReplace'"},
+		{"mistyped spec field", appChart(), "  postRenderers: patch\n", hrErr + "spec.postRenderers cannot be a string"},
+		{"mistyped nested field", appChart(), "  install:\n    disableHooks: \"yes\"\n", hrErr + "spec.install.disableHooks cannot be a string"},
 		{"JSON6902 patch on a missing path", appChart(), "  postRenderers:\n  - kustomize:\n      patches:\n      - target: {kind: Service}\n        patch: '[{\"op\": \"replace\", \"path\": \"/spec/missing/x\", \"value\": 1}]'\n",
 			hrErr + "error while running post render on files: replace operation does not apply: doc is missing path: /spec/missing/x: missing value"},
 	} {

@@ -2,6 +2,7 @@ package helm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/fluxcd/pkg/apis/kustomize"
@@ -49,10 +50,14 @@ func specOf(hr *unstructured.Unstructured) (hrSpec, error) {
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return s, err
+		return s, fmt.Errorf("spec: %w", err)
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return s, err
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return s, fmt.Errorf("spec.%s cannot be a %s", te.Field, te.Value)
+		}
+		return s, fmt.Errorf("spec: %w", err)
 	}
 	switch s.Install.CRDs {
 	case "":
@@ -60,7 +65,7 @@ func specOf(hr *unstructured.Unstructured) (hrSpec, error) {
 		s.Install.CRDs = crdsCreate
 	case crdsSkip, crdsCreate, crdsCreateReplace:
 	default:
-		return s, fmt.Errorf("invalid CRD upgrade policy '%s', valid values are '%s', '%s' or '%s'",
+		return s, fmt.Errorf("spec.install.crds: invalid CRD upgrade policy '%s', valid values are '%s', '%s' or '%s'",
 			s.Install.CRDs, crdsSkip, crdsCreate, crdsCreateReplace)
 	}
 	switch s.PostRenderStrategy {
@@ -69,7 +74,7 @@ func specOf(hr *unstructured.Unstructured) (hrSpec, error) {
 		s.PostRenderStrategy = "combined"
 	case "combined", "separate", "nohooks":
 	default:
-		return s, fmt.Errorf("unknown post-render strategy: '%s'", s.PostRenderStrategy)
+		return s, fmt.Errorf("spec.postRenderStrategy: unknown post-render strategy: '%s'", s.PostRenderStrategy)
 	}
 	return s, nil
 }
