@@ -44,20 +44,18 @@ const (
 // HelmRelease's other fields do not matter here.
 func specOf(hr *unstructured.Unstructured) (hrSpec, error) {
 	var s hrSpec
-	raw, ok := hr.Object["spec"]
-	if !ok || raw == nil {
-		return s, nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return s, fmt.Errorf("spec: %w", err)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return s, fmt.Errorf("spec.%s cannot be a %s", te.Field, te.Value)
+	if raw, ok := hr.Object["spec"]; ok && raw != nil {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return s, fmt.Errorf("spec: %w", err)
 		}
-		return s, fmt.Errorf("spec: %w", err)
+		if err := json.Unmarshal(b, &s); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return s, fmt.Errorf("spec.%s cannot be a %s", te.Field, te.Value)
+			}
+			return s, fmt.Errorf("spec: %w", err)
+		}
 	}
 	switch s.Install.CRDs {
 	case "":
