@@ -187,6 +187,9 @@ func TestRenderErrors(t *testing.T) {
 		// The always-on origin-label ResMap rejects what plain Helm accepts.
 		{"duplicate ids", withFile("templates/svc2.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web-app\n  namespace: {{ .Release.Namespace }}\n"), "",
 			hrErr + "error while running post render on files: may not add resource with an already registered id: Service.v1.[noGrp]/web-app.flux-system"},
+		// A hook and a release object with one id: the merged stream of combined rejects it.
+		{"hook and manifest duplicate under combined", withFile("templates/sa.yaml", saTwice), "",
+			hrErr + "error while running post render on files: may not add resource with an already registered id: ServiceAccount.v1.[noGrp]/setup.[noNs]"},
 		{"chart kubeVersion", withFile("Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.2.3\nkubeVersion: '>=1.34.0-0'\n"), "",
 			hrErr + "chart requires kubeVersion: >=1.34.0-0 which is incompatible with Kubernetes v1.33.0"},
 		{"fail", withFile("templates/fail.yaml", `{{ fail "set .Values.host" }}`), "",
@@ -235,5 +238,41 @@ func TestRenderCreateNamespaceNeedsTarget(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{"HTTPRoute"}, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+}
+
+const saTwice = `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: setup
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: setup
+  annotations:
+    helm.sh/hook: pre-install
+`
+
+// TestRenderSeparate: postRenderStrategy separate post-renders hooks and manifests as two
+// streams, so a hook may repeat a release object's id, and both get the origin labels.
+func TestRenderSeparate(t *testing.T) {
+	files := appChart()
+	files["templates/sa.yaml"] = saTwice
+	res, err := Render(context.Background(), Request{Chart: loadChart(t, files), HelmRelease: hrObj(t, "  postRenderStrategy: separate\n  install:\n    crds: Skip\n"),
+		Values: map[string]any{"sub": map[string]any{"enabled": false}}})
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	const labels = "labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system]"
+	want := []string{
+		"ServiceAccount/setup hook=\"\" " + labels + " annotations=<nil>",
+		"Service/web-app hook=\"\" " + labels + " annotations=<nil>",
+		"Deployment/web-app hook=\"\" labels=map[app.kubernetes.io/name:app helm.sh/chart:app-1.2.3 helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=<nil> image=nginx:1.0 replicas=1",
+		"ServiceAccount/setup hook=\"pre-install\" " + labels + " annotations=map[helm.sh/hook:pre-install]",
+		"Job/web-app-migrate hook=\"pre-install,pre-upgrade\" " + labels + " annotations=map[helm.sh/hook:pre-install,pre-upgrade] image=nginx:1.0",
+	}
+	if diff := cmp.Diff(want, brief(res)); diff != "" {
+		t.Errorf("Render (-want +got):\n%s", diff)
 	}
 }
