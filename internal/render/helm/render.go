@@ -36,8 +36,8 @@ import (
 // checked here with in-chart $refs only; template functions depending on time, chance or
 // the cluster are deterministic and reported in Result.Approximate; there is no DNS.
 //
-// Render processes req.Chart's dependencies in place, as Helm does, so a chart must not be
-// rendered concurrently. The error is the chart's failure, the data of a render-error
+// req.Chart is not changed (Helm's dependency processing runs on a copy), so one loaded
+// chart serves many renders. The error is the chart's failure, the data of a render-error
 // finding; a panic in Helm or kustomize is returned as an error.
 func Render(ctx context.Context, req Request) (res *Result, err error) {
 	if req.Chart == nil || req.Chart.Metadata == nil || req.HelmRelease == nil {
@@ -49,6 +49,7 @@ func Render(ctx context.Context, req Request) (res *Result, err error) {
 			res, err = nil, fmt.Errorf("render HelmRelease %s/%s: chart %s panicked: %v", hr.GetNamespace(), hr.GetName(), req.Chart.Name(), r)
 		}
 	}()
+	req.Chart = cloneChart(req.Chart)
 	res, err = render(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("render HelmRelease %s/%s (chart %s %s): %w", hr.GetNamespace(), hr.GetName(),

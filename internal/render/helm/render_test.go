@@ -276,3 +276,21 @@ func TestRenderSeparate(t *testing.T) {
 		t.Errorf("Render (-want +got):\n%s", diff)
 	}
 }
+
+// TestRenderChartReused: one loaded chart rendered with the subchart disabled, then enabled,
+// has it the second time (Helm's dependency processing drops disabled subcharts from the
+// chart it is given).
+func TestRenderChartReused(t *testing.T) {
+	c := loadChart(t, appChart())
+	count := func(values map[string]any) int {
+		res, err := Render(context.Background(), Request{Chart: c, HelmRelease: hrObj(t, "  chart: {}\n"), Values: values})
+		if err != nil {
+			t.Fatalf("Render: %v", err)
+		}
+		return len(res.Docs)
+	}
+	got := []int{count(map[string]any{"sub": map[string]any{"enabled": false}}), count(nil)}
+	if diff := cmp.Diff([]int{4, 6}, got); diff != "" {
+		t.Errorf("docs per render (-want +got):\n%s", diff)
+	}
+}
