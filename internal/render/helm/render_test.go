@@ -190,6 +190,7 @@ func TestRenderErrors(t *testing.T) {
 		// A hook and a release object with one id: the merged stream of combined rejects it.
 		{"hook and manifest duplicate under combined", withFile("templates/sa.yaml", saTwice), "",
 			hrErr + "error while running post render on files: may not add resource with an already registered id: ServiceAccount.v1.[noGrp]/setup.[noNs]"},
+		{"release name", appChart(), "  releaseName: Web_App\n", hrErr + "release name check failed: release name \"Web_App\": invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"},
 		{"chart kubeVersion", withFile("Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.2.3\nkubeVersion: '>=1.34.0-0'\n"), "",
 			hrErr + "chart requires kubeVersion: >=1.34.0-0 which is incompatible with Kubernetes v1.33.0"},
 		{"fail", withFile("templates/fail.yaml", `{{ fail "set .Values.host" }}`), "",
