@@ -92,6 +92,16 @@ func render(ctx context.Context, req Request) (*Result, error) {
 		}
 	}
 
+	// Helm validates values after processing dependencies and before rendering
+	// (Install.RunWithContext, ToRenderValuesWithSchemaValidation): here on a copy, since
+	// its own validation is off.
+	var approx []string
+	if !spec.Install.DisableSchemaValidation {
+		if approx, err = checkSchema(cloneChart(req.Chart), vals); err != nil {
+			return nil, err
+		}
+	}
+
 	install := action.NewInstall(cfg)
 	install.DryRunStrategy = action.DryRunClient
 	install.ReleaseName = rel.Name
@@ -113,17 +123,6 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	r, ok := out.(*release.Release)
 	if !ok {
 		return nil, errors.New("only the Chart API v2 is supported")
-	}
-	var approx []string
-	if !spec.Install.DisableSchemaValidation {
-		// Helm validates after processing dependencies, which the install has done.
-		merged, err := commonutil.CoalesceValues(req.Chart, vals)
-		if err != nil {
-			return nil, err
-		}
-		if approx, err = validateSchema(req.Chart, merged); err != nil {
-			return nil, fmt.Errorf("values don't meet the specifications of the schema(s) in the following chart(s):\n%w", err)
-		}
 	}
 	manifest, err := manifestDocs(r.Manifest)
 	if err != nil {
@@ -151,6 +150,22 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	approx = append(approx, used.names()...)
 	slices.Sort(approx)
 	return &Result{Docs: docs, Approximate: slices.Compact(approx)}, nil
+}
+
+// checkSchema processes c's dependencies and validates vals coalesced with its defaults.
+func checkSchema(c *chart.Chart, vals map[string]any) ([]string, error) {
+	if err := chartutil.ProcessDependencies(c, vals); err != nil {
+		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
+	}
+	merged, err := commonutil.CoalesceValues(c, vals)
+	if err != nil {
+		return nil, err
+	}
+	approx, err := validateSchema(c, merged)
+	if err != nil {
+		return nil, fmt.Errorf("values don't meet the specifications of the schema(s) in the following chart(s):\n%w", err)
+	}
+	return approx, nil
 }
 
 // offlineConfig is an action.Configuration that reaches nothing: release records in
