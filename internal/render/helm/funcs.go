@@ -138,7 +138,11 @@ func templateFuncs(u *usage) template.FuncMap {
 			return strings.Repeat(s, max(count, 0)), nil
 		},
 		"until": func(count int) ([]int, error) {
-			if err := seqCap(0, count, 1); err != nil {
+			step := 1
+			if count < 0 {
+				step = -1
+			}
+			if err := seqCap(0, count, step); err != nil {
 				return nil, err
 			}
 			return sp["until"].(func(int) []int)(count), nil
@@ -150,6 +154,7 @@ func templateFuncs(u *usage) template.FuncMap {
 			return sp["untilStep"].(func(int, int, int) []int)(start, stop, step), nil
 		},
 		"seq": func(params ...int) (string, error) {
+			// The untilStep call sprig's seq makes for these parameters.
 			start, stop, step := 1, 1, 1
 			switch len(params) {
 			case 1:
@@ -159,13 +164,14 @@ func templateFuncs(u *usage) template.FuncMap {
 			case 3:
 				start, step, stop = params[0], params[1], params[2]
 			}
-			if step == 0 {
-				step = 1
+			dir := 1
+			if stop < start {
+				dir = -1
 			}
-			if stop < start && step > 0 {
-				step = -step
+			if len(params) != 3 {
+				step = dir
 			}
-			if err := seqCap(start, stop, step); err != nil {
+			if err := seqCap(start, stop+dir, step); err != nil {
 				return "", err
 			}
 			return sp["seq"].(func(...int) string)(params...), nil
@@ -174,12 +180,14 @@ func templateFuncs(u *usage) template.FuncMap {
 	return f
 }
 
-// seqCap fails a sequence from start to stop by step with more than maxSeqItems items.
+// seqCap fails sprig's untilStep(start, stop, step) when it would make more than
+// maxSeqItems items (it makes none when step points away from stop).
 func seqCap(start, stop, step int) error {
-	if step == 0 {
+	d := int64(stop) - int64(start)
+	if step == 0 || d == 0 || (d > 0) != (step > 0) {
 		return nil
 	}
-	n := (int64(stop) - int64(start)) / int64(step)
+	n := d / int64(step)
 	if n > maxSeqItems {
 		return fmt.Errorf("sequence of %d items is over the %d-item limit", n, maxSeqItems)
 	}
