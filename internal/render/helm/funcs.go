@@ -31,9 +31,11 @@ import (
 // render is a function of its inputs.
 var Clock = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// Caps on what one call of repeat, until, untilStep and seq may produce: larger calls fail
-// the render instead of allocating without bound (Helm's engine has no limit).
+// Caps on what one call of repeat, until, untilStep, seq, the random strings and indent
+// may produce: larger calls fail the render instead of allocating without bound (Helm's
+// engine has no limit).
 const (
+	maxIndent      = 1 << 10
 	maxRepeatBytes = 1 << 20
 	maxSeqItems    = 1 << 16
 	maxRandBytes   = 1 << 16
@@ -136,6 +138,18 @@ func templateFuncs(u *usage) template.FuncMap {
 				return "", fmt.Errorf("repeat: %d × %d bytes is over the %d-byte limit", count, len(s), maxRepeatBytes)
 			}
 			return strings.Repeat(s, max(count, 0)), nil
+		},
+		"indent": func(spaces int, v string) (string, error) {
+			if spaces > maxIndent {
+				return "", fmt.Errorf("indent of %d spaces is over the %d limit", spaces, maxIndent)
+			}
+			return sp["indent"].(func(int, string) string)(spaces, v), nil
+		},
+		"nindent": func(spaces int, v string) (string, error) {
+			if spaces > maxIndent {
+				return "", fmt.Errorf("nindent of %d spaces is over the %d limit", spaces, maxIndent)
+			}
+			return sp["nindent"].(func(int, string) string)(spaces, v), nil
 		},
 		"until": func(count int) ([]int, error) {
 			step := 1

@@ -128,13 +128,15 @@ func TestRenderSeeded(t *testing.T) {
 // TestRenderCaps: functions that allocate on demand fail past their limits.
 func TestRenderCaps(t *testing.T) {
 	for body, want := range map[string]string{
-		`  x: {{ repeat 2000000 "a" | quote }}`:   "error calling repeat: repeat: 2000000 × 1 bytes is over the 1048576-byte limit",
-		`  x: {{ until 100000 | len | quote }}`:   "error calling until: sequence of 100000 items is over the 65536-item limit",
-		`  x: {{ seq 1 1000000 | quote }}`:        "error calling seq: sequence of 1000000 items is over the 65536-item limit",
-		`  x: {{ until -100000 | len | quote }}`:  "error calling until: sequence of 100000 items is over the 65536-item limit",
-		`  x: {{ seq 100000 1 | quote }}`:         "error calling seq: sequence of 100000 items is over the 65536-item limit",
-		`  x: {{ untilStep 0 1000000 10 | len }}`: "error calling untilStep: sequence of 100000 items is over the 65536-item limit",
-		`  x: {{ randAlphaNum 100000 | quote }}`:  "error calling randAlphaNum: randAlphaNum: 100000 characters is over the 65536 limit",
+		`  x: {{ repeat 2000000 "a" | quote }}`:     "error calling repeat: repeat: 2000000 × 1 bytes is over the 1048576-byte limit",
+		`  x: {{ until 100000 | len | quote }}`:     "error calling until: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ seq 1 1000000 | quote }}`:          "error calling seq: sequence of 1000000 items is over the 65536-item limit",
+		`  x: {{ "a" | indent 100000000 | quote }}`: "error calling indent: indent of 100000000 spaces is over the 1024 limit",
+		`  x: {{ "a" | nindent 5000 | quote }}`:     "error calling nindent: nindent of 5000 spaces is over the 1024 limit",
+		`  x: {{ until -100000 | len | quote }}`:    "error calling until: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ seq 100000 1 | quote }}`:           "error calling seq: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ untilStep 0 1000000 10 | len }}`:   "error calling untilStep: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ randAlphaNum 100000 | quote }}`:    "error calling randAlphaNum: randAlphaNum: 100000 characters is over the 65536 limit",
 	} {
 		_, err := Render(context.Background(), Request{Chart: loadChart(t, funcsChart(body)), HelmRelease: hrObj(t, "  chart: {}\n")})
 		if err == nil || !strings.HasSuffix(err.Error(), want) {
@@ -148,8 +150,9 @@ func TestRenderCaps(t *testing.T) {
   stepped: {{ seq 0 5 20 | quote }}
   away: {{ untilStep 0 -1000000 1 | toJson | quote }}
   neg: {{ until -2 | toJson | quote }}
+  indented: {{ "a\nb" | nindent 2 | quote }}
 `)
-	want := map[string]any{"x": "[0,1,2]", "y": "1 2 3", "z": "ababab", "down": "3 2 1", "stepped": "0 5 10 15 20", "away": "[]", "neg": "[0,-1]"}
+	want := map[string]any{"x": "[0,1,2]", "y": "1 2 3", "z": "ababab", "down": "3 2 1", "stepped": "0 5 10 15 20", "away": "[]", "neg": "[0,-1]", "indented": "\n  a\n  b"}
 	if diff := cmp.Diff(want, data); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
