@@ -42,3 +42,24 @@ func TestRenderList(t *testing.T) {
 		t.Errorf("Render (-want +got):\n%s", diff)
 	}
 }
+
+// TestRenderHostile: a chart from a PR reads no host file and no environment.
+func TestRenderHostile(t *testing.T) {
+	t.Setenv("TIERGATE_HOSTILE_PROBE", "leaked")
+	files := funcsChart(`  files: {{ .Files.Get "../../../../etc/hostname" | quote }}
+  abs: {{ .Files.Get "/etc/hostname" | quote }}
+  glob: {{ .Files.Glob "../**" | len | quote }}
+`)
+	res, err := Render(context.Background(), Request{Chart: loadChart(t, files), HelmRelease: hrObj(t, "  chart: {}\n")})
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if diff := cmp.Diff(map[string]any{"files": "", "abs": "", "glob": "0"}, res.Docs[0].Object["data"]); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+	_, err = Render(context.Background(), Request{Chart: loadChart(t, funcsChart(`  env: {{ env "TIERGATE_HOSTILE_PROBE" }}`)), HelmRelease: hrObj(t, "  chart: {}\n")})
+	const want = `render HelmRelease flux-system/web (chart funcs 0.1.0): parse error at (funcs/templates/data.yaml:6): function "env" not defined`
+	if err == nil || err.Error() != want {
+		t.Errorf("env: got %v, want %s", err, want)
+	}
+}
