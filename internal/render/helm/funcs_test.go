@@ -157,3 +157,45 @@ func TestRenderCaps(t *testing.T) {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
 }
+
+// TestRenderKeysAndZones: the remaining key types, certificate forms and time zones.
+func TestRenderKeysAndZones(t *testing.T) {
+	const body = `  zone: {{ dateInZone "2006-01-02 15:04 MST" (toDate "2006-01-02" "2026-06-01") "Europe/Paris" | quote }}
+  badZone: {{ dateInZone "15:04 MST" 0 "Nowhere/City" | quote }}
+  htmlDate: {{ htmlDateInZone now "UTC" | quote }}
+  htpasswd: {{ htpasswd "admin" "pw" | quote }}
+  badUser: {{ htpasswd "a:b" "pw" | quote }}
+  dsa: {{ genPrivateKey "dsa" | quote }}
+  unknown: {{ genPrivateKey "rsa3" | quote }}
+{{- $ed := genPrivateKey "ed25519" }}
+  ed: {{ $ed | quote }}
+{{- $ca := genCAWithKey "ca" 1 $ed }}
+  caKey: {{ eq $ca.Key $ed | quote }}
+{{- $self := genSelfSignedCertWithKey "self" nil (list "a.example") 1 (genPrivateKey "ecdsa") }}
+  self: {{ $self.Cert | quote }}
+{{- $signed := genSignedCertWithKey "leaf" nil nil 1 $ca (genPrivateKey "ecdsa") }}
+  signed: {{ $signed.Cert | quote }}
+`
+	data, approx := renderData(t, body)
+	// ECDSA and Ed25519 signatures made without a rand source are deterministic too.
+	if again, _ := renderData(t, body); !cmp.Equal(data, again) {
+		t.Errorf("second render differs: %s", cmp.Diff(data, again))
+	}
+	str := func(k string) string { s, _ := data[k].(string); return s }
+	want := map[string]string{"zone": "2026-06-01 02:00 CEST", "badZone": "00:00 UTC", "htmlDate": "2026-01-01",
+		"htpasswd": "admin:" + fakeBcrypt("pw"), "badUser": "invalid username: a:b", "dsa": fixedDSAKey, "unknown": "Unknown type rsa3", "caKey": "true"}
+	for k, v := range want {
+		if str(k) != v {
+			t.Errorf("%s = %q, want %q", k, str(k), v)
+		}
+	}
+	for k, prefix := range map[string]string{"ed": "-----BEGIN PRIVATE KEY-----", "self": "-----BEGIN CERTIFICATE-----", "signed": "-----BEGIN CERTIFICATE-----"} {
+		if !strings.HasPrefix(str(k), prefix) {
+			t.Errorf("%s = %.40q, want a %s", k, str(k), prefix)
+		}
+	}
+	wantApprox := []string{"genCAWithKey", "genPrivateKey", "genSelfSignedCertWithKey", "genSignedCertWithKey", "htpasswd", "now"}
+	if diff := cmp.Diff(wantApprox, approx); diff != "" {
+		t.Errorf("Approximate (-want +got):\n%s", diff)
+	}
+}
