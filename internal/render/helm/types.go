@@ -35,9 +35,10 @@ type Doc struct {
 }
 
 // Result is a successful render: Docs holds the CRDs (per install.crds policy) first, then
-// the created Namespace if any, the release manifest in Helm's install order, then the hooks. Approximate names, sorted,
-// the template functions used whose offline output may differ from the cluster's
-// ("lookup", "now", "randAlphaNum", ...), and schema $refs not checked.
+// the created Namespace if any, the release manifest in Helm's install order, then the
+// hooks (none under install.disableHooks: they never run). Approximate names, sorted, the
+// template functions used whose offline output may differ from the cluster's ("lookup",
+// "now", "randAlphaNum", ...) and the schema $refs not checked ("schema $ref <url>").
 type Result struct {
 	Docs        []Doc
 	Approximate []string
