@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
@@ -31,9 +32,11 @@ import (
 // render is a function of its inputs.
 var Clock = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// Caps on what one call of repeat, until, untilStep and seq may produce: larger calls fail
-// the render instead of allocating without bound (Helm's engine has no limit).
+// Caps on what one call of repeat, until, untilStep, seq, the random strings and indent
+// may produce: larger calls fail the render instead of allocating without bound (Helm's
+// engine has no limit).
 const (
+	maxIndent      = 1 << 10
 	maxRepeatBytes = 1 << 20
 	maxSeqItems    = 1 << 16
 	maxRandBytes   = 1 << 16
@@ -60,16 +63,15 @@ func (u *usage) names() []string { return slices.Sorted(maps.Keys(u.used)) }
 func templateFuncs(u *usage) template.FuncMap {
 	rng := rand.New(rand.NewChaCha8([32]byte{'t', 'i', 'e', 'r', 'g', 'a', 't', 'e'}))
 	sp := sprig.TxtFuncMap()
-	marked := func(name string) { u.mark(name) }
 	f := template.FuncMap{
 		// engine funcMap's client-less lookup.
 		"lookup": func(string, string, string, string) (map[string]any, error) {
-			marked("lookup")
+			u.mark("lookup")
 			return map[string]any{}, nil
 		},
-		"now": func() time.Time { marked("now"); return Clock },
+		"now": func() time.Time { u.mark("now"); return Clock },
 		"ago": func(date any) string {
-			marked("ago")
+			u.mark("ago")
 			return Clock.Sub(toTime(date, u)).Round(time.Second).String()
 		},
 		"date":           func(layout string, date any) string { return toTime(date, u).UTC().Format(layout) },
@@ -77,6 +79,13 @@ func templateFuncs(u *usage) template.FuncMap {
 		"dateInZone":     dateInZone(u),
 		"date_in_zone":   dateInZone(u),
 		"htmlDateInZone": func(date any, zone string) string { return dateInZone(u)("2006-01-02", date, zone) },
+		"durationRound": func(d any) string {
+			if t, ok := d.(time.Time); ok {
+				u.mark("durationRound")
+				d = int64(Clock.Sub(t))
+			}
+			return sp["durationRound"].(func(any) string)(d)
+		},
 		"toDate": func(layout, s string) time.Time {
 			t, _ := time.ParseInLocation(layout, s, time.UTC)
 			return t
@@ -88,35 +97,35 @@ func templateFuncs(u *usage) template.FuncMap {
 		"randNumeric":  randString(u, rng, "randNumeric", "0123456789"),
 		"randAscii":    randString(u, rng, "randAscii", asciiPrintable()),
 		"randBytes": func(n int) (string, error) {
-			marked("randBytes")
+			u.mark("randBytes")
 			b, err := randBuf(rng, n)
 			return base64.StdEncoding.EncodeToString(b), err
 		},
 		"randInt": func(lo, hi int) (int, error) {
-			marked("randInt")
+			u.mark("randInt")
 			if hi <= lo {
 				return 0, fmt.Errorf("randInt: max %d is not above min %d", hi, lo)
 			}
 			return rng.IntN(hi-lo) + lo, nil
 		},
 		"uuidv4": func() string {
-			marked("uuidv4")
+			u.mark("uuidv4")
 			b, _ := randBuf(rng, 16)
 			b[6] = b[6]&0x0f | 0x40
 			b[8] = b[8]&0x3f | 0x80
 			return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 		},
 		"shuffle": func(s string) string {
-			marked("shuffle")
+			u.mark("shuffle")
 			r := []rune(s)
 			rng.Shuffle(len(r), func(i, j int) { r[i], r[j] = r[j], r[i] })
 			return string(r)
 		},
-		"bcrypt":     func(s string) string { marked("bcrypt"); return fakeBcrypt(s) },
+		"bcrypt":     func(s string) string { u.mark("bcrypt"); return fakeBcrypt(s) },
 		"htpasswd":   htpasswd(u),
 		"encryptAES": encryptAES(u, rng),
 
-		"genPrivateKey":            func(typ string) string { marked("genPrivateKey"); return genPrivateKey(rng, typ) },
+		"genPrivateKey":            func(typ string) string { u.mark("genPrivateKey"); return genPrivateKey(rng, typ) },
 		"genCA":                    certFunc(u, rng, "genCA"),
 		"genCAWithKey":             certFunc(u, rng, "genCAWithKey"),
 		"genSelfSignedCert":        certFunc(u, rng, "genSelfSignedCert"),
@@ -130,8 +139,24 @@ func templateFuncs(u *usage) template.FuncMap {
 			}
 			return strings.Repeat(s, max(count, 0)), nil
 		},
+		"indent": func(spaces int, v string) (string, error) {
+			if spaces > maxIndent {
+				return "", fmt.Errorf("indent of %d spaces is over the %d limit", spaces, maxIndent)
+			}
+			return sp["indent"].(func(int, string) string)(spaces, v), nil
+		},
+		"nindent": func(spaces int, v string) (string, error) {
+			if spaces > maxIndent {
+				return "", fmt.Errorf("nindent of %d spaces is over the %d limit", spaces, maxIndent)
+			}
+			return sp["nindent"].(func(int, string) string)(spaces, v), nil
+		},
 		"until": func(count int) ([]int, error) {
-			if err := seqCap(0, count, 1); err != nil {
+			step := 1
+			if count < 0 {
+				step = -1
+			}
+			if err := seqCap(0, count, step); err != nil {
 				return nil, err
 			}
 			return sp["until"].(func(int) []int)(count), nil
@@ -143,6 +168,7 @@ func templateFuncs(u *usage) template.FuncMap {
 			return sp["untilStep"].(func(int, int, int) []int)(start, stop, step), nil
 		},
 		"seq": func(params ...int) (string, error) {
+			// The untilStep call sprig's seq makes for these parameters.
 			start, stop, step := 1, 1, 1
 			switch len(params) {
 			case 1:
@@ -152,13 +178,14 @@ func templateFuncs(u *usage) template.FuncMap {
 			case 3:
 				start, step, stop = params[0], params[1], params[2]
 			}
-			if step == 0 {
-				step = 1
+			dir := 1
+			if stop < start {
+				dir = -1
 			}
-			if stop < start && step > 0 {
-				step = -step
+			if len(params) != 3 {
+				step = dir
 			}
-			if err := seqCap(start, stop, step); err != nil {
+			if err := seqCap(start, stop+dir, step); err != nil {
 				return "", err
 			}
 			return sp["seq"].(func(...int) string)(params...), nil
@@ -167,12 +194,14 @@ func templateFuncs(u *usage) template.FuncMap {
 	return f
 }
 
-// seqCap fails a sequence from start to stop by step with more than maxSeqItems items.
+// seqCap fails sprig's untilStep(start, stop, step) when it would make more than
+// maxSeqItems items (it makes none when step points away from stop).
 func seqCap(start, stop, step int) error {
-	if step == 0 {
+	d := int64(stop) - int64(start)
+	if step == 0 || d == 0 || (d > 0) != (step > 0) {
 		return nil
 	}
-	n := (int64(stop) - int64(start)) / int64(step)
+	n := d / int64(step)
 	if n > maxSeqItems {
 		return fmt.Errorf("sequence of %d items is over the %d-item limit", n, maxSeqItems)
 	}
@@ -271,7 +300,7 @@ func encryptAES(u *usage, rng *rand.Rand) func(password, text string) (string, e
 			return "", err
 		}
 		pad := aes.BlockSize - len(text)%aes.BlockSize
-		plain := append([]byte(text), bytesOf(byte(pad), pad)...)
+		plain := append([]byte(text), bytes.Repeat([]byte{byte(pad)}, pad)...)
 		out := make([]byte, aes.BlockSize+len(plain))
 		iv, _ := randBuf(rng, aes.BlockSize)
 		copy(out, iv)
@@ -280,14 +309,12 @@ func encryptAES(u *usage, rng *rand.Rand) func(password, text string) (string, e
 	}
 }
 
-func bytesOf(b byte, n int) []byte { return []byte(strings.Repeat(string([]byte{b}), n)) }
-
 // genPrivateKey is sprig's: rsa and dsa get the fixed keys, ecdsa (P-256) and ed25519 keys
 // derived from the seeded stream, in sprig's PEM blocks.
 func genPrivateKey(rng *rand.Rand, typ string) string {
 	switch typ {
 	case "", "rsa":
-		return fixedRSAKey
+		return fixedRSA4096Key
 	case "dsa":
 		return fixedDSAKey
 	}
