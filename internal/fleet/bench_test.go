@@ -99,7 +99,11 @@ func fleetFor(b *testing.B, name string, spec fleet.Spec) *benchFleet {
 	if f.base, err = g.Resolve("main"); err != nil {
 		b.Fatal(err)
 	}
-	for _, sh := range fleet.Shapes {
+	shapes := fleet.Shapes
+	if spec.HelmReleases > 0 {
+		shapes = append(append([]fleet.Shape{}, shapes...), fleet.ChartBump)
+	}
+	for _, sh := range shapes {
 		if f.heads[sh], err = g.Resolve(string(sh)); err != nil {
 			b.Fatal(err)
 		}
