@@ -27,8 +27,8 @@ type actionYAML struct {
 		Using string
 		Steps []struct {
 			ID, Name, Uses, Shell, Run, If string
-			WorkingDirectory           string `json:"working-directory"`
-			With, Env                  map[string]string
+			WorkingDirectory               string `json:"working-directory"`
+			With, Env                      map[string]string
 		}
 	}
 }
