@@ -17,8 +17,8 @@ import (
 
 type buildFlags struct {
 	repo, rev, dir, config, format, kustomization string
-	clusters, allowRemote                          []string
-	limits                                         render.Limits
+	clusters, allowRemote                         []string
+	limits                                        render.Limits
 }
 
 func buildCmd() *cobra.Command {
