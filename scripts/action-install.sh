@@ -36,9 +36,10 @@ url="$base/$TG_REPO/releases/download/$TG_REF"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# fetch URL FILE prints the HTTP status; curl fails only on a transport error.
+# fetch URL FILE prints the HTTP status; curl fails only on a transport error. Redirects
+# (GitHub sends assets to its object store) are followed over https only.
 fetch() {
-	curl --silent --show-error --location --retry 3 --proto '=https,http' -o "$2" -w '%{http_code}' "$1"
+	curl --silent --show-error --location --retry 3 --proto '=https,http' --proto-redir '=https' -o "$2" -w '%{http_code}' "$1"
 }
 
 code="$(fetch "$url/checksums.txt" "$tmp/checksums.txt")"
