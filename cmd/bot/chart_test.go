@@ -10,8 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
@@ -137,5 +139,70 @@ func TestChartRefuses(t *testing.T) {
 		if !strings.HasSuffix(got, tc.want) {
 			t.Errorf("%s: error %q, want it to end in %q", tc.values, err, tc.want)
 		}
+	}
+}
+
+// TestChartMatchesBase checks that the chart's pod is deploy/base's: the same security
+// contexts, probes, ports, resources, grace period, strategy and /tmp volume, so that a
+// change to one shows up here until made to the other.
+func TestChartMatchesBase(t *testing.T) {
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(deployFS(t), "/deploy/base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base, chart appsv1.Deployment
+	for _, r := range m.Resources() {
+		if r.GetKind() == "Deployment" {
+			data, err := r.AsYAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sigsyaml.Unmarshal(data, &base); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	res, err := renderChart(t, "existingSecret: tiergate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Docs {
+		if d.Object["kind"] == "Deployment" {
+			data, _ := sigsyaml.Marshal(d.Object)
+			if err := sigsyaml.Unmarshal(data, &chart); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	type pod struct {
+		Strategy       appsv1.DeploymentStrategy
+		Replicas       *int32
+		Grace          *int64
+		AutomountToken *bool
+		PodSecurity    *corev1.PodSecurityContext
+		Security       *corev1.SecurityContext
+		Args           []string
+		EnvFrom        []corev1.EnvFromSource
+		Env            []corev1.EnvVar
+		Ports          []corev1.ContainerPort
+		Liveness       *corev1.Probe
+		Readiness      *corev1.Probe
+		Resources      corev1.ResourceRequirements
+		Tmp            *corev1.EmptyDirVolumeSource
+	}
+	of := func(d appsv1.Deployment) pod {
+		s := d.Spec.Template.Spec
+		c := s.Containers[0]
+		var tmp *corev1.EmptyDirVolumeSource
+		for _, v := range s.Volumes {
+			if v.Name == "tmp" {
+				tmp = v.EmptyDir
+			}
+		}
+		return pod{d.Spec.Strategy, d.Spec.Replicas, s.TerminationGracePeriodSeconds, s.AutomountServiceAccountToken,
+			s.SecurityContext, c.SecurityContext, c.Args, c.EnvFrom, c.Env, c.Ports, c.LivenessProbe, c.ReadinessProbe, c.Resources, tmp}
+	}
+	if diff := cmp.Diff(of(base), of(chart)); diff != "" {
+		t.Errorf("deploy/base vs deploy/chart (-base +chart):\n%s", diff)
 	}
 }
