@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,8 +30,12 @@ type workTree struct {
 	Links map[string]string // slash path → target, symlinks
 }
 
-// openWorkTree finds the work tree holding dir and lists it. Files are hashed, not kept.
-func openWorkTree(dir string) (*workTree, error) {
+// openWorkTree finds the work tree holding dir and lists it, at most maxFiles entries (0:
+// render.DefaultLimits.MaxFiles). Files are hashed as they are read, not kept.
+func openWorkTree(dir string, maxFiles int) (*workTree, error) {
+	if maxFiles <= 0 {
+		maxFiles = render.DefaultLimits.MaxFiles
+	}
 	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("open git repository %s: %w", dir, err)
@@ -58,9 +63,13 @@ func openWorkTree(dir string) (*workTree, error) {
 	}
 	ignored := gitignore.NewMatcher(patterns)
 	w := &workTree{Root: root, Files: map[string]string{}, Links: map[string]string{}}
+	entries := 0
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == root {
 			return err
+		}
+		if entries++; entries > maxFiles {
+			return fmt.Errorf("more than %d files and folders (--max-files)", maxFiles)
 		}
 		rel := filepath.ToSlash(p[len(root)+1:])
 		parts := strings.Split(rel, "/")
@@ -83,11 +92,11 @@ func openWorkTree(dir string) (*workTree, error) {
 			}
 			w.Links[rel] = target
 		case d.Type().IsRegular():
-			data, err := os.ReadFile(p)
+			h, err := blobHash(p)
 			if err != nil {
 				return err
 			}
-			w.Files[rel] = plumbing.ComputeHash(plumbing.BlobObject, data).String()
+			w.Files[rel] = h
 		}
 		return nil
 	})
@@ -95,6 +104,24 @@ func openWorkTree(dir string) (*workTree, error) {
 		return nil, fmt.Errorf("read work tree %s: %w", root, err)
 	}
 	return w, nil
+}
+
+// blobHash is the git blob hash of the file p, read in a stream.
+func blobHash(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return h.Sum().String(), nil
 }
 
 // tree reads the listed files into a review side within l. Rev names it in the report.
@@ -200,7 +227,7 @@ func worktreeTrees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 			return nil, nil, shallowHint(err)
 		}
 	}
-	w, err := openWorkTree(f.repo)
+	w, err := openWorkTree(f.repo, f.limits.MaxFiles)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,7 +267,7 @@ func warnUncommitted(f reviewFlags, repo *gitrepo.Repo, head plumbing.Hash) {
 	if h, err := repo.Resolve("HEAD"); err != nil || h != head {
 		return
 	}
-	w, err := openWorkTree(f.repo)
+	w, err := openWorkTree(f.repo, f.limits.MaxFiles)
 	if errors.Is(err, git.ErrIsBareRepository) {
 		return
 	}

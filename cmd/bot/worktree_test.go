@@ -141,6 +141,7 @@ func TestWorkTreeFlags(t *testing.T) {
 		{[]string{"review", "--repo", repo, "--worktree"}, "--base is required with --worktree"},
 		{[]string{"review", "--head-dir", repo, "--base", "HEAD", "--head", "HEAD~1"}, "--head does not apply to --head-dir"},
 		{[]string{"review", "--worktree", "--repo", notRepo, "--base", "main"}, "open git repository " + notRepo + ": repository does not exist"},
+		{[]string{"review", "--worktree", "--repo", repo, "--base", "HEAD", "--max-files", "3"}, "read work tree " + repo + ": more than 3 files and folders (--max-files)"},
 	} {
 		_, _, code, err := runErr(t, tc.args...)
 		if code != 2 || err == nil || err.Error() != tc.want {
