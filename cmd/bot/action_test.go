@@ -26,9 +26,9 @@ type actionYAML struct {
 	Runs                      struct {
 		Using string
 		Steps []struct {
-			ID, Name, Uses, Shell, Run string
-			WorkingDirectory           string `json:"working-directory"`
-			With, Env                  map[string]string
+			ID, Name, Uses, Shell, Run, If string
+			WorkingDirectory               string `json:"working-directory"`
+			With, Env                      map[string]string
 		}
 	}
 }
@@ -50,7 +50,7 @@ var actionOutputs = []string{"description", "new-findings", "published", "result
 
 func TestActionYAMLStructure(t *testing.T) {
 	a := readAction(t)
-	if a.Name != "tiergate" || a.Description == "" || a.Runs.Using != "composite" || len(a.Runs.Steps) != 3 {
+	if a.Name != "tiergate" || a.Description == "" || a.Runs.Using != "composite" || len(a.Runs.Steps) != 4 {
 		t.Fatalf("name %q, runs.using %q, %d steps", a.Name, a.Runs.Using, len(a.Runs.Steps))
 	}
 	var inputs, outputs []string
@@ -75,14 +75,22 @@ func TestActionYAMLStructure(t *testing.T) {
 	if diff := cmp.Diff(actionOutputs, outputs); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
 	}
-	setup, build, review := a.Runs.Steps[0], a.Runs.Steps[1], a.Runs.Steps[2]
-	wantSetup := map[string]string{"go-version-file": "${{ github.action_path }}/go.mod", "cache-dependency-path": "${{ github.action_path }}/go.sum"}
-	if setup.Uses != "actions/setup-go@v5" || !cmp.Equal(wantSetup, setup.With) {
-		t.Errorf("setup step uses %s with %v", setup.Uses, setup.With)
+	install, setup, build, review := a.Runs.Steps[0], a.Runs.Steps[1], a.Runs.Steps[2], a.Runs.Steps[3]
+	wantInstallEnv := map[string]string{"TG_REPO": "${{ github.action_repository }}", "TG_REF": "${{ github.action_ref }}",
+		"TG_DEST": "${{ runner.temp }}/tiergate-bot"}
+	if install.ID != "install" || install.Shell != "bash" || install.Run != `bash "$GITHUB_ACTION_PATH/scripts/action-install.sh"` ||
+		!cmp.Equal(wantInstallEnv, install.Env) {
+		t.Errorf("install step: id %q, run %q, env %v", install.ID, install.Run, install.Env)
 	}
-	if build.WorkingDirectory != "${{ github.action_path }}" || build.Shell != "bash" ||
-		build.Run != `go build -trimpath -o "$RUNNER_TEMP/tiergate-bot" ./cmd/bot` {
-		t.Errorf("build step: working-directory %q, run %q", build.WorkingDirectory, build.Run)
+	// Go is set up and the bot built only for a ref without a release.
+	const noRelease = "steps.install.outputs.build == 'true'"
+	wantSetup := map[string]string{"go-version-file": "${{ github.action_path }}/go.mod", "cache-dependency-path": "${{ github.action_path }}/go.sum"}
+	if setup.Uses != "actions/setup-go@v5" || !cmp.Equal(wantSetup, setup.With) || setup.If != noRelease {
+		t.Errorf("setup step uses %s with %v if %q", setup.Uses, setup.With, setup.If)
+	}
+	if build.WorkingDirectory != "${{ github.action_path }}" || build.Shell != "bash" || build.If != noRelease ||
+		build.Run != `CGO_ENABLED=0 go build -trimpath -o "$RUNNER_TEMP/tiergate-bot" ./cmd/bot` {
+		t.Errorf("build step: working-directory %q, run %q, if %q", build.WorkingDirectory, build.Run, build.If)
 	}
 	if review.ID != "review" || review.Shell != "bash" {
 		t.Errorf("review step id %q shell %q", review.ID, review.Shell)
@@ -120,7 +128,7 @@ func TestActionScriptArgs(t *testing.T) {
 		t.Skip("bash is not installed")
 	}
 	a := readAction(t)
-	review := a.Runs.Steps[2]
+	review := a.Runs.Steps[3]
 	tmp := t.TempDir()
 	argsFile := filepath.Join(tmp, "args")
 	stub := "#!" + bash + "\nprintf '%s\\n' \"$@\" > " + argsFile + "\n"

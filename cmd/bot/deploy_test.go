@@ -250,7 +250,11 @@ func TestDeployReview(t *testing.T) {
 	const componentsDiff = "--- base\n+++ head\n@@ -4,6 +4,8 @@\n   name: tiergate\n   namespace: flux-system\n spec:\n" +
 		"+  components:\n+  - ../components/servicemonitor\n   images:\n   - name: tiergate\n     newName: ghcr.io/tiergate/tiergate\n"
 	cluster := func(objects int) []any {
-		return []any{map[string]any{"name": "tiergate", "root": "deploy/flux", "kustomizations": 2.0, "objects": float64(objects), "partial": []any{}}}
+		return []any{
+			map[string]any{"name": "tiergate", "root": "deploy/flux", "kustomizations": 2.0, "objects": float64(objects), "partial": []any{}},
+			// The GitRepository and the HelmRelease of deploy/chart.
+			map[string]any{"name": "tiergate-helm", "root": "deploy/flux-helm", "kustomizations": 1.0, "objects": 2.0, "partial": []any{}},
+		}
 	}
 	cases := []struct {
 		name string

@@ -20,7 +20,8 @@ import (
 
 func graphCmd() *cobra.Command {
 	var repoDir, rev, dir, formatName, configPath string
-	var clusters []string
+	var clusters, allowRemote []string
+	var limits render.Limits
 	cmd := &cobra.Command{
 		Use:   "graph",
 		Short: "Print the Flux Kustomization graph of one commit (text, json or mermaid)",
@@ -32,7 +33,10 @@ func graphCmd() *cobra.Command {
 			if formatName != "text" && formatName != "json" && formatName != "mermaid" {
 				return usageErr("--format: want text, json or mermaid, got %q", formatName)
 			}
-			t, err := graphTree(repoDir, rev, dir)
+			if err := checkAllowRemote(allowRemote); err != nil {
+				return err
+			}
+			t, err := graphTree(repoDir, rev, dir, limits)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -40,7 +44,8 @@ func graphCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			g, err := render.RenderSource(cmd.Context(), t.Source, render.Options{Config: cfg, Clusters: clusters, SourceIgnore: true})
+			g, err := render.RenderSource(cmd.Context(), t.Source, render.Options{Config: cfg, Clusters: clusters, SourceIgnore: true,
+				Remote: pipeline.RemotePolicy(allowRemote, cfg), Limits: limits})
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -58,12 +63,14 @@ func graphCmd() *cobra.Command {
 	fl.StringVar(&formatName, "format", "text", "output: text, json or mermaid")
 	fl.StringVar(&configPath, "config", "", "configuration file (default: .tiergate.yaml of the tree)")
 	fl.StringSliceVar(&clusters, "cluster", nil, "only this cluster (repeatable)")
+	fl.StringSliceVar(&allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https, as for review")
+	limitFlags(fl, &limits)
 	return cmd
 }
 
-func graphTree(repoDir, rev, dir string) (*pipeline.Tree, error) {
+func graphTree(repoDir, rev, dir string, l render.Limits) (*pipeline.Tree, error) {
 	if dir != "" {
-		return pipeline.ReadDir(dir, render.Limits{})
+		return pipeline.ReadDir(dir, l)
 	}
 	repo, err := gitrepo.Open(repoDir)
 	if err != nil {
@@ -74,7 +81,7 @@ func graphTree(repoDir, rev, dir string) (*pipeline.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.Load(repo, h, render.Limits{})
+	return pipeline.Load(repo, h, l)
 }
 
 // preinstalled is what exists before Flux runs, printed with the graph of every cluster.

@@ -22,6 +22,8 @@ type reviewFlags struct {
 	noMergeBase, noReuse   bool
 	failOnUnreviewed       bool
 	limits                 render.Limits
+	worktree               bool      // the head is the work tree of repo
+	stderr                 io.Writer // warnings; nil: none
 }
 
 func reviewCmd() *cobra.Command {
@@ -33,13 +35,10 @@ func reviewCmd() *cobra.Command {
   bot review --base-dir old/ --head-dir new/ --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.baseDir != "" || f.headDir != "" {
-				for _, name := range []string{"repo", "base", "head", "no-merge-base"} {
-					if cmd.Flags().Changed(name) {
-						return usageErr("--%s does not apply to --base-dir/--head-dir", name)
-					}
-				}
+			if err := checkHeadFlags(cmd.Flags(), &f); err != nil {
+				return err
 			}
+			f.stderr = cmd.ErrOrStderr()
 			return runReview(cmd.Context(), cmd.OutOrStdout(), f)
 		},
 	}
@@ -48,7 +47,8 @@ func reviewCmd() *cobra.Command {
 	fl.StringVar(&f.base, "base", "", "base revision (branch, tag, sha, HEAD~1...)")
 	fl.StringVar(&f.head, "head", "HEAD", "head revision")
 	fl.StringVar(&f.baseDir, "base-dir", "", "compare plain directories: the base tree")
-	fl.StringVar(&f.headDir, "head-dir", "", "compare plain directories: the head tree")
+	fl.StringVar(&f.headDir, "head-dir", "", "compare plain directories: the head tree (with --base: the head; its repository's work tree is read as git would commit it)")
+	fl.BoolVar(&f.worktree, "worktree", false, "the head is the work tree of --repo as git would commit it (tracked and untracked files, ignored ones left out)")
 	fl.StringVar(&f.format, "format", "markdown", "output: markdown, json or sarif")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 on a new finding at or above: error, warning, notice or never (default error)")
 	fl.BoolVar(&f.failOnUnreviewed, "fail-on-unreviewed", false, "exit 1 when a head Kustomization was not built in full (default: failOnUnreviewed of .tiergate.yaml)")

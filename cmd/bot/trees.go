@@ -10,6 +10,9 @@ import (
 
 // trees reads both sides into memory; the base is the merge-base unless told not.
 func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
+	if f.worktree || f.headDir != "" && f.baseDir == "" && f.base != "" {
+		return worktreeTrees(f)
+	}
 	if f.baseDir != "" || f.headDir != "" {
 		if f.baseDir == "" || f.headDir == "" {
 			return nil, nil, fmt.Errorf("--base-dir and --head-dir go together")
@@ -46,6 +49,7 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 			return nil, nil, shallowHint(err)
 		}
 	}
+	warnUncommitted(f, repo, hh)
 	b, err := pipeline.Load(repo, bh, f.limits)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// demoWith copies the demo scenario's head to a new folder and adds files to it.
+func demoWith(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(demo+"head")); err != nil {
+		t.Fatal(err)
+	}
+	for rel, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const secretYAML = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: web\ntype: Opaque\n" +
+	"data:\n  password: aHVudGVyMg==\nstringData:\n  user: admin\n"
+
+func TestBuildYAML(t *testing.T) {
+	dir := demoWith(t, map[string]string{"infra/secret.yaml": secretYAML})
+	out, errOut, code, err := runErr(t, "build", "--dir", dir, "--kustomization", "flux-system/infra")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, errOut)
+	}
+	const want = `---
+# cluster demo, Kustomization flux-system/infra, infra/namespaces.yaml:2
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: web
+---
+# cluster demo, Kustomization flux-system/infra, infra/namespaces.yaml:7
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: fast
+provisioner: driver.longhorn.io
+---
+# cluster demo, Kustomization flux-system/infra, infra/secret.yaml:2
+apiVersion: v1
+data:
+  password: <redacted>
+kind: Secret
+metadata:
+  name: db
+  namespace: web
+stringData:
+  user: <redacted>
+type: Opaque
+`
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+}
+
+func TestBuildJSON(t *testing.T) {
+	repo := commitScenario(t, demo)
+	out, _, code, err := runErr(t, "build", "--repo", repo, "--rev", "HEAD", "--cluster", "demo", "--kustomization", "flux-system/databases", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	var got []builtObject
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := []builtObject{{Cluster: "demo", Kustomization: "flux-system/databases", File: "databases/web-data.yaml", Line: 2,
+		Object: map[string]any{
+			"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+			"metadata": map[string]any{"name": "web-data", "namespace": "web"},
+			"spec": map[string]any{"storageClassName": "fast", "accessModes": []any{"ReadWriteOnce"},
+				"resources": map[string]any{"requests": map[string]any{"storage": "10Gi"}}},
+		}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("objects (-want +got):\n%s", diff)
+	}
+	// The base commit has no Kustomization databases.
+	_, _, code, err = runErr(t, "build", "--repo", repo, "--rev", "HEAD~1", "--kustomization", "flux-system/databases")
+	if code != 2 || err == nil || err.Error() != "no Kustomization flux-system/databases in the rendered clusters" {
+		t.Errorf("HEAD~1: exit %d, error %v", code, err)
+	}
+}
+
+// TestBuildErrors: a Kustomization that fails to build prints nothing and exits 2 with
+// its error, as do bad flags.
+func TestBuildErrors(t *testing.T) {
+	bad := demoWith(t, map[string]string{"infra/bad.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n"})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"build", "--dir", bad}, "Kustomization flux-system/infra (cluster demo): infra/bad.yaml:3: failed to decode Kubernetes YAML from " +
+			"infra/bad.yaml: MalformedYAMLError: yaml: line 3: did not find expected ',' or ']'"},
+		{[]string{"build", "--dir", bad, "--kustomization", "infra"}, `--kustomization: want NAMESPACE/NAME, got "infra"`},
+		{[]string{"build", "--dir", bad, "--format", "table"}, `--format: want yaml or json, got "table"`},
+		{[]string{"build", "--dir", bad, "--rev", "main"}, "--rev and --repo do not apply to --dir"},
+		{[]string{"build", "--dir", bad, "--cluster", "prod"}, `cluster "prod" not found (clusters: demo)`},
+	} {
+		out, _, code, err := runErr(t, tc.args...)
+		if code != 2 || out != "" || err == nil || err.Error() != tc.want {
+			t.Errorf("%q: exit %d, stdout %q, error %v; want exit 2, %q", tc.args, code, out, err, tc.want)
+		}
+	}
+	// The other Kustomizations still build on their own.
+	if _, _, code, err := runErr(t, "build", "--dir", bad, "--kustomization", "flux-system/apps"); code != 0 {
+		t.Errorf("apps: exit %d, %v", code, err)
+	}
+}

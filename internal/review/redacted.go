@@ -1,0 +1,21 @@
+package review
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// Redacted is o's body as a review shows it, on its own: a Secret's data and stringData
+// values, SOPS metadata and ciphertext, and the values of postBuild variables read from a
+// Secret replaced by "<redacted>" (the keys stay). o.Body is not changed; the result may
+// be o.Body itself when there is nothing to redact.
+func Redacted(o *render.Object) *unstructured.Unstructured {
+	none := &unstructured.Unstructured{Object: map[string]any{}}
+	u := o.Body
+	if o.ID.Group == "" && o.ID.Kind == "Secret" {
+		u = redact(u, none, false)
+	}
+	u = redactSOPS(u, none, false)
+	return redactSubstituted(u, o.SecretValues, nil, false)
+}
