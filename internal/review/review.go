@@ -58,6 +58,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 		rulesTime += mid.Sub(start)
 		r.diffObjects(b, h)
 		r.diffKustomizations(b, h)
+		r.diffReleases(b, h)
 		if h != nil {
 			r.Graphs = append(r.Graphs, graphOf(h))
 			r.Unreviewed = append(r.Unreviewed, unreviewed(h)...)
@@ -111,7 +112,8 @@ func (r *Report) summarize(b, h *render.Cluster) {
 }
 
 // unreviewed lists the Kustomizations of the head cluster c that were not built in full,
-// and the ResourceSets whose inputs need a live service (their resources are unknown).
+// the ResourceSets whose inputs need a live service and the HelmReleases whose charts were
+// not rendered (their resources are unknown).
 func unreviewed(c *render.Cluster) []Unreviewed {
 	var out []Unreviewed
 	for _, ref := range c.Order {
@@ -123,6 +125,11 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 		for _, skip := range ks.ResourceSetSkipped {
 			rs := skip.ResourceSet
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: rs.Kind, Name: rs.Namespace + "/" + rs.Name, Kustomization: ref.String(), Reason: skip.Reason})
+		}
+		for _, skip := range ks.HelmReleaseSkipped {
+			hr := skip.HelmRelease
+			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
+				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, File: skip.File, Line: skip.Line})
 		}
 	}
 	return out
