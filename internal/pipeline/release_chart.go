@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"path"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
 // helmRelease is a HelmRelease of the graph as helm-controller identifies the Helm release
@@ -48,8 +48,9 @@ func releaseIndex(g *render.Graph) map[string][]helmRelease {
 			if o.Body == nil {
 				continue
 			}
-			hr := helmRelease{Ref: o.ID.Namespace + "/" + o.ID.Name, Release: releaseName(o.Body),
-				Storage: storageNamespace(o.Body), Chart: chartOf(o.Body, sources)}
+			rel := helm.ReleaseOf(o.Body)
+			hr := helmRelease{Ref: o.ID.Namespace + "/" + o.ID.Name, Release: rel.Name,
+				Storage: rel.StorageNamespace, Chart: chartOf(o.Body, sources)}
 			if seen[hr] {
 				continue
 			}
@@ -67,41 +68,6 @@ func releaseIndex(g *render.Graph) map[string][]helmRelease {
 		})
 	}
 	return out
-}
-
-// releaseName is the Helm release name helm-controller uses for hr: spec.releaseName,
-// else [spec.targetNamespace-]metadata.name (api/v2/helmrelease_types.go GetReleaseName),
-// shortened past 53 characters (internal/release/name.go ShortenName, applied in
-// internal/action/install.go and upgrade.go).
-func releaseName(hr *unstructured.Unstructured) string {
-	name, _, _ := unstructured.NestedString(hr.Object, "spec", "releaseName")
-	if name == "" {
-		name = hr.GetName()
-		if tns, _, _ := unstructured.NestedString(hr.Object, "spec", "targetNamespace"); tns != "" {
-			name = tns + "-" + name
-		}
-	}
-	return shortenName(name)
-}
-
-// shortenName is helm-controller's ShortenName: a name longer than 53 characters becomes
-// its first 40 characters, "-" and the first 12 hex digits of its SHA-256.
-func shortenName(name string) string {
-	const max, hash = 53, 12
-	if len(name) <= max {
-		return name
-	}
-	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
-	return name[:max-hash-1] + "-" + sum[:hash]
-}
-
-// storageNamespace is spec.storageNamespace, else the HelmRelease's namespace
-// (api/v2/helmrelease_types.go GetStorageNamespace).
-func storageNamespace(hr *unstructured.Unstructured) string {
-	if ns, _, _ := unstructured.NestedString(hr.Object, "spec", "storageNamespace"); ns != "" {
-		return ns
-	}
-	return hr.GetNamespace()
 }
 
 // chartOf is the name of the chart hr installs: spec.chart.spec.chart, or for spec.chartRef

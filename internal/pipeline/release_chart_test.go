@@ -106,19 +106,6 @@ func TestMatchRelease(t *testing.T) {
 	}
 }
 
-// TestShortenName: helm-controller's ShortenName keeps 53 characters and hashes longer.
-func TestShortenName(t *testing.T) {
-	n53 := "abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefghi"
-	if got := shortenName(n53); got != n53 {
-		t.Errorf("53 characters: %q", got)
-	}
-	long := "a-namespace-name-that-is-long-an-app-with-a-name-long-enough"
-	want := "a-namespace-name-that-is-long-an-app-wit-a95f3865db8a"
-	if got := shortenName(long); got != want || len(got) != 53 {
-		t.Errorf("shortenName(%q) = %q (%d), want %q", long, got, len(got), want)
-	}
-}
-
 // TestPreinstalledFromHelmRelease: a templated chart takes the matching HelmRelease's chart
 // and says so; a chart the helmfile names is kept even when that HelmRelease differs.
 func TestPreinstalledFromHelmRelease(t *testing.T) {

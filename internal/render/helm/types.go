@@ -1,0 +1,43 @@
+package helm
+
+import (
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// DefaultKubeVersion is the Kubernetes version charts see when Request.KubeVersion is "".
+// Helm's own default differs in test binaries (v1.20.0, chart/common capabilities.go), so
+// Render always sets one.
+const DefaultKubeVersion = "v1.33.0"
+
+// Request is one render. Chart is the loaded chart (loader.LoadFiles or LoadArchive);
+// HelmRelease is the object as applied, its spec fields read by Render; Values are the
+// merged values (see Values). KubeVersion is "vMAJOR.MINOR.PATCH" ("" = DefaultKubeVersion);
+// APIVersions are added to Helm's default set, as "group/version" or "group/version/Kind".
+type Request struct {
+	Chart       *chart.Chart
+	HelmRelease *unstructured.Unstructured
+	Values      map[string]any
+	KubeVersion string
+	APIVersions []string
+}
+
+// Doc is one rendered object, after post-rendering. Template is its chart-relative source
+// file as Helm's "# Source:" names it ("app/templates/deploy.yaml", or "app/crds/x.yaml");
+// Hook is the helm.sh/hook annotation ("" for a release object); CRD marks a definition from
+// a crds/ folder, applied outside the release per the install.crds policy.
+type Doc struct {
+	Object   map[string]any
+	Template string
+	Hook     string
+	CRD      bool
+}
+
+// Result is a successful render: Docs holds the CRDs (per install.crds policy) first, then
+// the release manifest in Helm's install order, then the hooks. Approximate names, sorted,
+// the template functions used whose offline output may differ from the cluster's
+// ("lookup", "now", "randAlphaNum", ...), and schema $refs not checked.
+type Result struct {
+	Docs        []Doc
+	Approximate []string
+}
