@@ -82,7 +82,13 @@ type Config struct {
 	Rules map[string]Rule `json:"rules,omitempty" yaml:"rules,omitempty"`
 	// Ignore lists the findings to take out of the verdict.
 	Ignore []Ignore `json:"ignore,omitempty" yaml:"ignore,omitempty"`
-	// Remote allows fetching remote kustomize resources from some hosts; nil: none.
+	// KubeVersion is the Kubernetes version HelmRelease charts are rendered for
+	// (.Capabilities.KubeVersion, "v1.33.0"); "": helm.DefaultKubeVersion.
+	KubeVersion string `json:"kubeVersion,omitempty" yaml:"kubeVersion,omitempty"`
+	// APIVersions are API versions the clusters serve that no CRD in the graph declares
+	// ("group/version" or "group/version/Kind"), added to .Capabilities.APIVersions.
+	APIVersions []string `json:"apiVersions,omitempty" yaml:"apiVersions,omitempty"`
+	// Remote allows fetching remote kustomize resources and charts from some hosts; nil: none.
 	Remote *Remote `json:"remote,omitempty" yaml:"remote,omitempty"`
 
 	// name is the file name errors give; lines maps key paths to their lines (keyLines).

@@ -175,6 +175,9 @@ type ReleaseSkip struct {
 	// Chart is the chart reference when it is known, Host the host to allow to render it
 	// ("" when allowing a host would not help).
 	Chart, Host string
+	// Suspended says that the HelmRelease is suspended: helm-controller does not reconcile
+	// it, so nothing is unknown (a note, not "not reviewed").
+	Suspended bool
 	// Reason names the HelmRelease and why ("chart oci://… is remote (allow ghcr.io to render it)").
 	Reason string
 	File   string

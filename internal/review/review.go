@@ -127,6 +127,9 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: rs.Kind, Name: rs.Namespace + "/" + rs.Name, Kustomization: ref.String(), Reason: skip.Reason})
 		}
 		for _, skip := range ks.HelmReleaseSkipped {
+			if skip.Suspended {
+				continue // not reconciled: nothing unknown
+			}
 			hr := skip.HelmRelease
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
 				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, File: skip.File, Line: skip.Line})

@@ -1,0 +1,425 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/helm"
+)
+
+// HelmRenderer renders one chart: helm.Render in process, or a sandbox Pool that runs it
+// in a child process under a time and memory bound.
+type HelmRenderer interface {
+	Render(ctx context.Context, req helm.Request) (*helm.Result, error)
+}
+
+// inProcess is helm.Render as a HelmRenderer.
+type inProcess struct{}
+
+func (inProcess) Render(ctx context.Context, req helm.Request) (*helm.Result, error) {
+	return helm.Render(ctx, req)
+}
+
+// ChartFetcher pulls a remote chart: Archive is the .tgz, Digest its content's digest
+// (sha256:… of the OCI manifest or of the .tgz), Version the resolved version. An error
+// means the chart is unreachable (or not allowed): the HelmRelease is not rendered.
+type ChartFetcher interface {
+	Fetch(ctx context.Context, ref ChartRef) (archive []byte, digest, version string, err error)
+}
+
+// NotAllowed is what a ChartFetcher returns for a host its policy refuses.
+type NotAllowed interface{ NotAllowedHost() string }
+
+// maxReleaseDocuments and maxReleaseBytes cap one HelmRelease's rendered output, as
+// MaxBuildDocuments and MaxBuildBytes cap one Kustomization's build.
+const (
+	maxReleaseDocuments = 10000
+	maxReleaseBytes     = 64 << 20
+)
+
+// helmReleases renders the HelmReleases every Kustomization of c applies, after the
+// substituteFrom fixpoint: the HelmRelease objects are then final (substituted, patched),
+// and valuesFrom reads the ConfigMaps and Secrets of the whole graph, cl. Chart output does
+// not feed substituteFrom (docs/decisions.md).
+func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Client, rootSrc SourceRef) {
+	sc := newScopes(c)
+	apis := r.apiVersions(c)
+	objects := c.ObjectCount()
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		var hrs []*Object
+		for _, o := range ks.Objects {
+			if o.ID.Group == helmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
+				hrs = append(hrs, o)
+			}
+		}
+		for _, o := range hrs {
+			if ctx.Err() != nil {
+				return
+			}
+			out := r.helmRelease(ctx, c, ks, o, cl, rootSrc, sc, apis)
+			if objects += len(out); objects > r.guards.limits.MaxObjects {
+				ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
+					Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}})
+				ks.Releases = ks.Releases[:len(ks.Releases)-1]
+				continue
+			}
+			// ks.Objects may be a build's slice shared with other renders: never append in place.
+			ks.Objects = append(slices.Clip(ks.Objects), out...)
+			for _, obj := range out {
+				c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
+			}
+		}
+	}
+}
+
+// helmRelease renders one HelmRelease o of ks, or records on ks why it is not rendered.
+func (r *renderer) helmRelease(ctx context.Context, c *Cluster, ks *Kustomization, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string) []*Object {
+	hr := o.Body
+	name := o.ID.Namespace + "/" + o.ID.Name
+	skip := func(chart, host, reason string) []*Object {
+		ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, ReleaseSkip{HelmRelease: o.ID, Chart: chart, Host: host,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line})
+		return nil
+	}
+	fail := func(err error) []*Object {
+		ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, ReleaseError{HelmRelease: o.ID, Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line}})
+		return nil
+	}
+	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
+	if s, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); s {
+		ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, ReleaseSkip{HelmRelease: o.ID, Suspended: true, File: o.File, Line: o.Line,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) is suspended: helm-controller does not reconcile it, so its chart is not rendered", name, o.File, o.Line)})
+		return nil
+	}
+	cs := resolveChart(hr, c, func(s SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
+	if cs.unresolved != "" {
+		return skip("", "", cs.unresolved)
+	}
+	var ch *loadedChart
+	if cs.inRepo {
+		rc, err := loadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
+		var rd *remoteDependency
+		switch {
+		case errors.As(err, &rd):
+			return skip(cs.dir, "", rd.msg)
+		case err != nil:
+			return fail(err)
+		}
+		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest}
+	} else {
+		var reason string
+		ch, reason = r.remoteChart(ctx, cs)
+		if ch == nil {
+			return skip(cs.remote.String(), cs.remote.Host(), reason)
+		}
+	}
+	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
+		return skip(ch.ref, "", "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
+	}
+	vals, err := helm.Values(ctx, hr, cl)
+	if err != nil {
+		return fail(err)
+	}
+	req := helm.Request{Chart: ch.chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	res, err := r.renderChart(ctx, req, ch.digest)
+	if err != nil {
+		return fail(fmt.Errorf("HelmRelease %s: chart %s: %w", name, ch.ref, err))
+	}
+	objs, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, secretValues(ctx, hr, cl))
+	if err != nil {
+		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
+	}
+	ks.Releases = append(ks.Releases, Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals, Approximate: res.Approximate})
+	return objs
+}
+
+// loadedChart is a chart ready to render, with the reference it is shown by and the
+// digest its render is cached under.
+type loadedChart struct {
+	chart  *chart.Chart
+	ref    string
+	digest string
+}
+
+// remoteChart pulls the chart of cs through Options.Charts when the remote policy allows
+// its host; nil and the reason when it does not, or the pull fails.
+func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, string) {
+	ref, host := cs.remote, cs.remote.Host()
+	switch {
+	case r.remote.Fork:
+		return nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref)
+	case r.charts == nil || !r.remote.allows(host):
+		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, host)
+	}
+	archive, dig, version, err := r.charts.Fetch(ctx, ref)
+	var na NotAllowed
+	switch {
+	case errors.As(err, &na):
+		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.NotAllowedHost())
+	case err != nil:
+		return nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err)
+	}
+	ch, err := loader.LoadArchive(bytes.NewReader(archive))
+	if err != nil {
+		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, dig, err)
+	}
+	if len(cs.valuesFiles) > 0 {
+		return nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref)
+	}
+	show := ref
+	if version != "" && ref.Digest == "" {
+		show.Version = version
+	}
+	return &loadedChart{chart: ch, ref: show.String(), digest: dig}, ""
+}
+
+// missingValuesFrom names the first non-optional valuesFrom source of hr that cl does not
+// hold ("ConfigMap apps/values"), "" when all are there: helm-controller fails the release
+// on it, and here it is unknown whether it exists at runtime.
+func missingValuesFrom(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) string {
+	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
+	for _, v := range refs {
+		ref, _ := v.(map[string]any)
+		if opt, _ := ref["optional"].(bool); opt {
+			continue
+		}
+		kind, name := strOf(ref, "kind"), strOf(ref, "name")
+		var obj client.Object = &corev1.ConfigMap{}
+		if kind == "Secret" {
+			obj = &corev1.Secret{}
+		}
+		if err := cl.Get(ctx, client.ObjectKey{Namespace: hr.GetNamespace(), Name: name}, obj); apierrors.IsNotFound(err) {
+			return kind + " " + hr.GetNamespace() + "/" + name
+		}
+	}
+	return ""
+}
+
+// secretValues lists the values of the valuesFrom Secrets of hr, longest first: review
+// redacts them in the rendered objects as it redacts substituted Secret values.
+func secretValues(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) []string {
+	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range refs {
+		ref, _ := v.(map[string]any)
+		if strOf(ref, "kind") != "Secret" {
+			continue
+		}
+		sec := &corev1.Secret{}
+		if err := cl.Get(ctx, client.ObjectKey{Namespace: hr.GetNamespace(), Name: strOf(ref, "name")}, sec); err != nil {
+			continue
+		}
+		for _, d := range sec.Data {
+			leaves(string(d), func(s string) {
+				if len(s) >= 4 && !seen[s] {
+					seen[s] = true
+					out = append(out, s)
+				}
+			})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
+	return out
+}
+
+// leaves calls fn with the text of a Secret value and, when it is a YAML document, every
+// string leaf in it: a values.yaml key's value is what reaches a template.
+func leaves(text string, fn func(string)) {
+	fn(strings.TrimSpace(text))
+	var v any
+	if err := sigsyaml.Unmarshal([]byte(text), &v); err != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for _, e := range t {
+				walk(e)
+			}
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		case string:
+			fn(t)
+		}
+	}
+	walk(v)
+}
+
+// renderChart renders req, reusing the Cache's output for the same chart digest, final
+// values, HelmRelease (its render fields) and kube/API versions.
+func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDigest string) (*helm.Result, error) {
+	key := ""
+	if r.shared != nil {
+		k, err := json.Marshal([]any{chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions})
+		if err == nil {
+			key = "helm\x00" + digest(k)
+			if v, ok := r.shared.find(key, nil); ok {
+				return v.release.res, v.release.err
+			}
+		}
+	}
+	res, err := r.helm.Render(ctx, req)
+	if err == nil {
+		err = checkOutput(res)
+	}
+	if key != "" && ctx.Err() == nil {
+		n := int64(len(key))
+		if res != nil {
+			for _, d := range res.Docs {
+				b, _ := json.Marshal(d.Object)
+				n += int64(len(b)) * memPerInputByte
+			}
+		}
+		r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: n})
+	}
+	return res, err
+}
+
+// releaseOut is a kept render of a chart.
+type releaseOut struct {
+	res *helm.Result
+	err error
+}
+
+// checkOutput fails a render past the per-release caps.
+func checkOutput(res *helm.Result) error {
+	if len(res.Docs) > maxReleaseDocuments {
+		return fmt.Errorf("the chart renders %d documents, over tiergate's limit of %d per HelmRelease", len(res.Docs), maxReleaseDocuments)
+	}
+	n := 0
+	for _, d := range res.Docs {
+		b, _ := json.Marshal(d.Object)
+		if n += len(b); n > maxReleaseBytes {
+			return fmt.Errorf("the chart renders over tiergate's limit of %d bytes per HelmRelease", maxReleaseBytes)
+		}
+	}
+	return nil
+}
+
+// releaseObjects turns the rendered documents into objects of hr's Kustomization.
+// Helm sets no namespace: a namespaced object without one lands in the release namespace
+// (Helm's kube client applies it there); a kind of unknown scope is taken as namespaced.
+func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, secrets []string) ([]*Object, error) {
+	name := hr.ID.Namespace + "/" + hr.ID.Name
+	var out []*Object
+	for _, d := range res.Docs {
+		u := (&unstructured.Unstructured{Object: d.Object}).DeepCopy() // the Result may be the Cache's
+		gvk := u.GroupVersionKind()
+		if gvk.Kind == "" || u.GetName() == "" {
+			return nil, fmt.Errorf("template %s renders an object without kind or name", d.Template)
+		}
+		if u.GetNamespace() == "" && sc.namespaced(gvk.Group, gvk.Kind) {
+			u.SetNamespace(namespace)
+		}
+		out = append(out, &Object{ID: ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()},
+			Owner: hr.Owner, File: hr.File, Line: hr.Line, Body: u, SecretValues: secrets, HelmRelease: name, Template: d.Template})
+	}
+	return out, nil
+}
+
+// scopes answers whether a kind is namespaced: built-in kinds, then the graph's CRDs.
+type scopes map[schema.GroupKind]bool
+
+// clusterScoped are the cluster-scoped built-in kinds charts commonly render.
+var clusterScoped = map[schema.GroupKind]bool{}
+
+func init() {
+	for _, gk := range []string{"Namespace", "Node", "PersistentVolume", "CustomResourceDefinition.apiextensions.k8s.io",
+		"ClusterRole.rbac.authorization.k8s.io", "ClusterRoleBinding.rbac.authorization.k8s.io", "StorageClass.storage.k8s.io",
+		"CSIDriver.storage.k8s.io", "VolumeAttachment.storage.k8s.io", "PriorityClass.scheduling.k8s.io", "IngressClass.networking.k8s.io",
+		"RuntimeClass.node.k8s.io", "ValidatingWebhookConfiguration.admissionregistration.k8s.io",
+		"MutatingWebhookConfiguration.admissionregistration.k8s.io", "ValidatingAdmissionPolicy.admissionregistration.k8s.io",
+		"ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io", "APIService.apiregistration.k8s.io",
+		"FlowSchema.flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io",
+		"CertificateSigningRequest.certificates.k8s.io"} {
+		clusterScoped[schema.ParseGroupKind(gk)] = true
+	}
+}
+
+// newScopes reads the scope of every CRD in c.
+func newScopes(c *Cluster) scopes {
+	sc := scopes{}
+	for id, objs := range c.Owners {
+		if id.Group != "apiextensions.k8s.io" || id.Kind != "CustomResourceDefinition" || objs[0].Body == nil {
+			continue
+		}
+		b := objs[0].Body.Object
+		g, _, _ := unstructured.NestedString(b, "spec", "group")
+		k, _, _ := unstructured.NestedString(b, "spec", "names", "kind")
+		s, _, _ := unstructured.NestedString(b, "spec", "scope")
+		sc[schema.GroupKind{Group: g, Kind: k}] = s != "Cluster"
+	}
+	return sc
+}
+
+func (sc scopes) namespaced(group, kind string) bool {
+	gk := schema.GroupKind{Group: group, Kind: kind}
+	if ns, ok := sc[gk]; ok {
+		return ns
+	}
+	return !clusterScoped[gk]
+}
+
+// apiVersions are the API versions the cluster serves beyond the built-in ones: every
+// served version of the graph's CRDs, as "group/version" and "group/version/Kind", and
+// .tiergate.yaml apiVersions. Sorted.
+func (r *renderer) apiVersions(c *Cluster) []string {
+	set := map[string]bool{}
+	for id, objs := range c.Owners {
+		if id.Group != "apiextensions.k8s.io" || id.Kind != "CustomResourceDefinition" || objs[0].Body == nil {
+			continue
+		}
+		b := objs[0].Body.Object
+		g, _, _ := unstructured.NestedString(b, "spec", "group")
+		k, _, _ := unstructured.NestedString(b, "spec", "names", "kind")
+		vs, _, _ := unstructured.NestedSlice(b, "spec", "versions")
+		for _, v := range vs {
+			m, _ := v.(map[string]any)
+			if served, ok := m["served"].(bool); ok && !served {
+				continue
+			}
+			if n := strOf(m, "name"); n != "" {
+				set[g+"/"+n], set[g+"/"+n+"/"+k] = true, true
+			}
+		}
+	}
+	if r.cfg != nil {
+		for _, v := range r.cfg.APIVersions {
+			set[v] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// kubeVersion is .tiergate.yaml kubeVersion, else helm.DefaultKubeVersion.
+func (r *renderer) kubeVersion() string {
+	if r.cfg != nil && r.cfg.KubeVersion != "" {
+		return r.cfg.KubeVersion
+	}
+	return helm.DefaultKubeVersion
+}
