@@ -1,0 +1,152 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Policy says which charts a Fetcher may pull, and where it keeps them.
+type Policy struct {
+	// Allow lists the host names charts may come from, compared case-insensitively;
+	// "*.example.com" allows every name below example.com, as config.Remote.Allows reads
+	// it. A port is not part of the name. An empty list pulls nothing.
+	Allow []string
+	// CacheDir holds chart archives and OCI manifests by digest (CacheDir/sha256/<hex>);
+	// "" keeps them in memory for the Fetcher's life.
+	CacheDir string
+	// Timeout caps one fetch (resolution, manifest and archive, redirects included);
+	// 0 means 30 seconds.
+	Timeout time.Duration
+	// Loopback lets tests reach httptest and registry servers on 127.0.0.1 over plain
+	// http; never set from config or flags.
+	Loopback bool
+}
+
+// Ref is a remote chart as the HelmRelease's source names it.
+type Ref struct {
+	// Kind is "oci" (an OCIRepository, or a HelmRepository of type oci) or "http" (a
+	// HelmRepository serving index.yaml).
+	Kind string
+	// URL is oci://host/path/chart or https://host/repo.
+	URL string
+	// Chart is the chart's name in index.yaml (http only).
+	Chart string
+	// Version is an exact version, a semver constraint, or "" for the latest stable
+	// version. For OCI it may also be a plain tag ("latest"): an OCIRepository without a
+	// reference passes "latest", as its default tag, not "".
+	Version string
+	// Digest (OCI only) pins the manifest, "sha256:<hex>"; it wins over Version, as in
+	// OCIRepository's getArtifactRef.
+	Digest string
+}
+
+// String prints the reference as errors name it: oci://host/path/chart:version[@digest] or
+// https://host/repo chart:version.
+func (r Ref) String() string {
+	s := r.URL
+	if r.Kind == KindHTTP {
+		s += " " + r.Chart
+	}
+	if r.Version != "" {
+		s += ":" + r.Version
+	}
+	if r.Digest != "" {
+		s += "@" + r.Digest
+	}
+	return s
+}
+
+// Ref kinds.
+const (
+	KindOCI  = "oci"
+	KindHTTP = "http"
+)
+
+// Chart is a pulled chart. Callers share it and must not change Archive.
+type Chart struct {
+	Archive []byte // the chart's .tgz
+	Digest  string // "sha256:<hex>" of the OCI manifest, or of the .tgz for http
+	Version string // the resolved version (an OCI tag in semver form, "_" read as "+")
+}
+
+// NotAllowedError says that a chart's host is not on the Policy's allow list.
+type NotAllowedError struct{ Host string }
+
+func (e *NotAllowedError) Error() string {
+	return fmt.Sprintf("chart host %s is not allowed (allow %s to render it)", e.Host, e.Host)
+}
+
+const defaultTimeout = 30 * time.Second
+
+// Fetcher pulls charts under one Policy. It is safe for concurrent use; concurrent
+// fetches of one reference share one pull.
+type Fetcher struct {
+	policy  Policy
+	limits  limits
+	http    *httpClient
+	blobs   *store
+	charts  flights[*Chart]
+	indexes flights[*index]
+}
+
+// New returns a Fetcher for one review.
+func New(p Policy) *Fetcher {
+	if p.Timeout <= 0 {
+		p.Timeout = defaultTimeout
+	}
+	f := &Fetcher{policy: p, limits: defaultLimits, blobs: &store{dir: p.CacheDir}}
+	f.http = newHTTPClient(p, &f.limits)
+	return f
+}
+
+// Fetch resolves ref and returns its chart. Errors name the reference and its host; a host
+// that the Policy does not allow is a *NotAllowedError.
+func (f *Fetcher) Fetch(ctx context.Context, ref Ref) (*Chart, error) {
+	u, err := f.check(ref)
+	if err != nil {
+		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)
+	}
+	c, err := f.charts.do(ctx, fmt.Sprintf("%q", []string{ref.Kind, ref.URL, ref.Chart, ref.Version, ref.Digest}), f.policy.Timeout,
+		func(ctx context.Context) (*Chart, error) {
+			if ref.Kind == KindOCI {
+				return f.fetchOCI(ctx, ref, u)
+			}
+			return f.fetchHTTP(ctx, ref)
+		})
+	if err != nil {
+		return nil, fmt.Errorf("fetch chart %s from %s: %w", ref, u.Hostname(), err)
+	}
+	return c, nil
+}
+
+// check validates ref's shape and that the Policy lets its host be reached.
+func (f *Fetcher) check(ref Ref) (*url.URL, error) {
+	u, err := url.Parse(ref.URL)
+	if err != nil {
+		return nil, err
+	}
+	switch ref.Kind {
+	case KindOCI:
+		if u.Scheme != "oci" || u.Host == "" || u.Path == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("an OCI chart URL is oci://host/path/chart, not %s", ref.URL)
+		}
+		if ref.Chart != "" {
+			return nil, fmt.Errorf("an OCI chart is named by its URL; chart %q is not used", ref.Chart)
+		}
+	case KindHTTP:
+		if ref.Chart == "" {
+			return nil, fmt.Errorf("no chart name for Helm repository %s", ref.URL)
+		}
+		if ref.Digest != "" {
+			return nil, fmt.Errorf("a Helm repository chart is not pinned by digest (%s)", ref.Digest)
+		}
+		if err := f.http.checkURL(u); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("chart source kind %q is neither %q nor %q", ref.Kind, KindOCI, KindHTTP)
+	}
+	return u, f.http.checkHost(u.Hostname())
+}

@@ -1,0 +1,177 @@
+package fetch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+)
+
+// Helm's OCI media types (helm.sh/helm/v4/pkg/registry constants.go).
+const (
+	chartLayerMediaType  = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+	chartConfigMediaType = "application/vnd.cncf.helm.config.v1+json"
+)
+
+// maxTagPages bounds the tag list a registry can make us page through.
+const maxTagPages = 50
+
+// fetchOCI pulls the chart at u (oci://host/path/chart): the manifest ref.Digest pins, else
+// the tag ref.Version names or selects, then its one chart layer. Both are verified
+// against their digests; content already stored by digest is not fetched again.
+func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, error) {
+	repo, err := remote.NewRepository(u.Host + u.Path)
+	if err != nil {
+		return nil, err
+	}
+	repo.PlainHTTP = f.policy.Loopback
+	repo.Client = &auth.Client{
+		Client:     f.http.client,
+		Header:     map[string][]string{"User-Agent": {userAgent}},
+		Credential: auth.StaticCredential(u.Host, auth.EmptyCredential),
+		Cache:      auth.NewCache(),
+	}
+	repo.MaxMetadataBytes = f.limits.manifest
+	repo.TagListMaxPages = maxTagPages
+
+	var mdgst digest.Digest
+	var version string
+	if ref.Digest != "" {
+		if mdgst, err = parseDigest(ref.Digest); err != nil {
+			return nil, err
+		}
+	} else {
+		tag, err := f.resolveTag(ctx, repo, ref.Version)
+		if err != nil {
+			return nil, err
+		}
+		version = semverTag(tag)
+		ref.Version = tag
+	}
+	manifest, mdgst, err := f.manifest(ctx, repo, mdgst, ref.Version)
+	if err != nil {
+		return nil, err
+	}
+	if v := manifest.Annotations[ocispec.AnnotationVersion]; v != "" && version == "" {
+		version = v
+	}
+	layer, err := chartLayer(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", mdgst, err)
+	}
+	if layer.Size > f.limits.blob {
+		return nil, fmt.Errorf("chart layer %s is %d bytes, over the limit of %d", layer.Digest, layer.Size, f.limits.blob)
+	}
+	data, ok := f.blobs.get(layer.Digest, f.limits.blob)
+	if !ok {
+		rc, err := repo.Fetch(ctx, layer)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		if data, err = content.ReadAll(rc, layer); err != nil {
+			return nil, fmt.Errorf("chart layer %s: %w", layer.Digest, err)
+		}
+		if err := f.blobs.put(layer.Digest, data); err != nil {
+			return nil, err
+		}
+	}
+	return &Chart{Archive: data, Digest: mdgst.String(), Version: version}, nil
+}
+
+// resolveTag returns the tag ver names, as source-controller resolves a HelmChart of an
+// OCI HelmRepository (OCIChartRepository.getChartVersion) and an OCIRepository
+// (getArtifactRef, getTagBySemver): an exact version is its tag without listing tags, so
+// is a name that is not a semver constraint ("latest"); anything else is chosen from the
+// tag list (pickTag).
+func (f *Fetcher) resolveTag(ctx context.Context, repo *remote.Repository, ver string) (string, error) {
+	if _, err := parseVersion(ver); err == nil {
+		return ociTag(ver), nil
+	}
+	if _, err := constraint(ver); err != nil {
+		return ver, nil
+	}
+	var tags []string
+	err := repo.Tags(ctx, "", func(page []string) error {
+		tags = append(tags, page...)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("list tags: %w", err)
+	}
+	return pickTag(tags, ver)
+}
+
+// manifest returns the chart's image manifest: the one stored as want when want is set and
+// stored, else the one the registry serves for want or tag, verified against its digest.
+func (f *Fetcher) manifest(ctx context.Context, repo *remote.Repository, want digest.Digest, tag string) (*ocispec.Manifest, digest.Digest, error) {
+	data, ok := []byte(nil), false
+	if want != "" {
+		data, ok = f.blobs.get(want, f.limits.manifest)
+	}
+	if !ok {
+		reference := tag
+		if want != "" {
+			reference = want.String()
+		}
+		desc, rc, err := repo.FetchReference(ctx, reference)
+		if err != nil {
+			return nil, "", err
+		}
+		defer rc.Close()
+		if want != "" && desc.Digest != want {
+			return nil, "", fmt.Errorf("registry served manifest %s for %s", desc.Digest, want)
+		}
+		if desc.MediaType != ocispec.MediaTypeImageManifest {
+			return nil, "", fmt.Errorf("%s is a %s, not an OCI image manifest", reference, desc.MediaType)
+		}
+		if data, err = content.ReadAll(rc, desc); err != nil {
+			return nil, "", fmt.Errorf("manifest %s: %w", desc.Digest, err)
+		}
+		want = desc.Digest
+		if err := f.blobs.put(want, data); err != nil {
+			return nil, "", err
+		}
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, "", fmt.Errorf("manifest %s: %w", want, err)
+	}
+	return &m, want, nil
+}
+
+// chartLayer is the manifest's one Helm chart layer, as Helm's registry Client.Pull
+// requires it.
+func chartLayer(m *ocispec.Manifest) (ocispec.Descriptor, error) {
+	var found []ocispec.Descriptor
+	var types []string
+	for _, l := range m.Layers {
+		if l.MediaType == chartLayerMediaType {
+			found = append(found, l)
+		}
+		types = append(types, l.MediaType)
+	}
+	if len(found) != 1 {
+		return ocispec.Descriptor{}, fmt.Errorf("has %d layers of type %s, want 1 (layers: %s)", len(found), chartLayerMediaType, strings.Join(types, ", "))
+	}
+	if err := found[0].Digest.Validate(); err != nil || found[0].Digest.Algorithm() != digest.SHA256 {
+		return ocispec.Descriptor{}, fmt.Errorf("chart layer digest %q is not sha256:<hex>", found[0].Digest)
+	}
+	return found[0], nil
+}
+
+// parseDigest accepts "sha256:<64 hex>", the digests Flux and Helm write.
+func parseDigest(s string) (digest.Digest, error) {
+	d, err := digest.Parse(s)
+	if err != nil || d.Algorithm() != digest.SHA256 {
+		return "", fmt.Errorf("digest %q is not sha256:<64 hex digits>", s)
+	}
+	return d, nil
+}
