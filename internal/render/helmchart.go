@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
 
 const (
@@ -15,35 +17,9 @@ const (
 	sourceGroup = "source.toolkit.fluxcd.io"
 )
 
-// ChartRef is a remote chart as a fetcher pulls it (fetch.Ref's shape): Kind "oci"
-// (an OCIRepository, or a HelmRepository of type oci) or "http" (a HelmRepository's
-// index.yaml).
-type ChartRef struct {
-	Kind    string
-	URL     string // oci://host/path/chart | https://host/repo
-	Chart   string // http only: the chart's name in index.yaml
-	Version string // exact, semver constraint, or "" (latest stable); OCI: the tag or semver
-	Digest  string // OCI: sha256:… pins the manifest
-}
-
-// String is the reference as a user writes it: "oci://host/path/chart:5.1.0",
-// "oci://host/path/chart@sha256:…", "https://host/repo chart 1.x".
-func (r ChartRef) String() string {
-	if r.Kind == "http" {
-		return strings.TrimSpace(r.URL + " " + r.Chart + " " + r.Version)
-	}
-	switch {
-	case r.Digest != "":
-		return r.URL + "@" + r.Digest
-	case r.Version != "":
-		return r.URL + ":" + r.Version
-	}
-	return r.URL
-}
-
-// Host is the host a policy must allow to pull r.
-func (r ChartRef) Host() string {
-	u, err := url.Parse(r.URL)
+// chartHost is the host a policy must allow to pull ref.
+func chartHost(ref fetch.Ref) string {
+	u, err := url.Parse(ref.URL)
 	if err != nil {
 		return ""
 	}
@@ -55,7 +31,7 @@ func (r ChartRef) Host() string {
 type chartSource struct {
 	inRepo        bool
 	dir, root     string
-	remote        ChartRef
+	remote        fetch.Ref
 	valuesFiles   []string
 	ignoreMissing bool
 	// unresolved says why the chart is unknown ("" when it is known).
@@ -118,10 +94,10 @@ func templateChart(spec map[string]any, ns string, c *Cluster, src func(SourceRe
 			return chartSource{unresolved: fmt.Sprintf("%s has no spec.url", sref)}
 		}
 		if typ == "oci" {
-			return chartSource{remote: ChartRef{Kind: "oci", URL: strings.TrimSuffix(u, "/") + "/" + chart, Version: version},
+			return chartSource{remote: fetch.Ref{Kind: "oci", URL: strings.TrimSuffix(u, "/") + "/" + chart, Version: version},
 				valuesFiles: files, ignoreMissing: ignore}
 		}
-		return chartSource{remote: ChartRef{Kind: "http", URL: u, Chart: chart, Version: version}, valuesFiles: files, ignoreMissing: ignore}
+		return chartSource{remote: fetch.Ref{Kind: "http", URL: u, Chart: chart, Version: version}, valuesFiles: files, ignoreMissing: ignore}
 	case "GitRepository", "Bucket":
 		root, ok := src(sref)
 		if !ok {
@@ -146,7 +122,7 @@ func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) ch
 	}
 	u, _, _ := unstructured.NestedString(body.Object, "spec", "url")
 	ref, _, _ := unstructured.NestedStringMap(body.Object, "spec", "ref")
-	r := ChartRef{Kind: "oci", URL: u}
+	r := fetch.Ref{Kind: "oci", URL: u}
 	switch {
 	case ref["digest"] != "":
 		r.Digest = ref["digest"]

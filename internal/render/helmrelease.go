@@ -20,6 +20,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
+	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
 
 // HelmRenderer renders one chart: helm.Render in process, or a sandbox Pool that runs it
@@ -35,15 +36,12 @@ func (inProcess) Render(ctx context.Context, req helm.Request) (*helm.Result, er
 	return helm.Render(ctx, req)
 }
 
-// ChartFetcher pulls a remote chart: Archive is the .tgz, Digest its content's digest
-// (sha256:… of the OCI manifest or of the .tgz), Version the resolved version. An error
-// means the chart is unreachable (or not allowed): the HelmRelease is not rendered.
+// ChartFetcher pulls a remote chart (a *fetch.Fetcher, one per review so that base and
+// head share resolutions). An error means the chart is unreachable or not allowed
+// (*fetch.NotAllowedError): the HelmRelease is not rendered.
 type ChartFetcher interface {
-	Fetch(ctx context.Context, ref ChartRef) (archive []byte, digest, version string, err error)
+	Fetch(ctx context.Context, ref fetch.Ref) (*fetch.Chart, error)
 }
-
-// NotAllowed is what a ChartFetcher returns for a host its policy refuses.
-type NotAllowed interface{ NotAllowedHost() string }
 
 // maxReleaseDocuments and maxReleaseBytes cap one HelmRelease's rendered output, as
 // MaxBuildDocuments and MaxBuildBytes cap one Kustomization's build.
@@ -126,7 +124,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, ks *Kustomizatio
 		var reason string
 		ch, reason = r.remoteChart(ctx, cs)
 		if ch == nil {
-			return skip(cs.remote.String(), cs.remote.Host(), reason)
+			return skip(cs.remote.String(), chartHost(cs.remote), reason)
 		}
 	}
 	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
@@ -160,33 +158,29 @@ type loadedChart struct {
 // remoteChart pulls the chart of cs through Options.Charts when the remote policy allows
 // its host; nil and the reason when it does not, or the pull fails.
 func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, string) {
-	ref, host := cs.remote, cs.remote.Host()
+	ref, host := cs.remote, chartHost(cs.remote)
 	switch {
 	case r.remote.Fork:
 		return nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref)
 	case r.charts == nil || !r.remote.allows(host):
 		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, host)
 	}
-	archive, dig, version, err := r.charts.Fetch(ctx, ref)
-	var na NotAllowed
+	pulled, err := r.charts.Fetch(ctx, ref)
+	var na *fetch.NotAllowedError
 	switch {
 	case errors.As(err, &na):
-		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.NotAllowedHost())
+		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host)
 	case err != nil:
 		return nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err)
 	}
-	ch, err := loader.LoadArchive(bytes.NewReader(archive))
+	ch, err := loader.LoadArchive(bytes.NewReader(pulled.Archive))
 	if err != nil {
-		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, dig, err)
+		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err)
 	}
 	if len(cs.valuesFiles) > 0 {
 		return nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref)
 	}
-	show := ref
-	if version != "" && ref.Digest == "" {
-		show.Version = version
-	}
-	return &loadedChart{chart: ch, ref: show.String(), digest: dig}, ""
+	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, ""
 }
 
 // missingValuesFrom names the first non-optional valuesFrom source of hr that cl does not
