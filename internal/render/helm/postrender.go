@@ -1,0 +1,142 @@
+package helm
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"sync"
+
+	"github.com/fluxcd/pkg/apis/kustomize"
+	"helm.sh/helm/v4/pkg/postrenderer"
+
+	"sigs.k8s.io/kustomize/api/builtins"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/provider"
+	"sigs.k8s.io/kustomize/api/resmap"
+	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// Origin labels helm-controller puts on every object of a release, CRDs included
+// (internal/postrender/common_renderer.go originLabels, internal/action/crds.go
+// setOriginVisitor).
+const (
+	labelName      = "helm.toolkit.fluxcd.io/name"
+	labelNamespace = "helm.toolkit.fluxcd.io/namespace"
+)
+
+// postRenderers is internal/postrender/build.go BuildPostRenderers: one kustomize pass per
+// spec.postRenderers entry, then commonMetadata, then the origin labels, so that an origin
+// label wins over a common label of the same key. It is never empty, and every pass is a
+// kustomize ResMap round trip, which rejects duplicate object ids as the controller does.
+func postRenderers(s hrSpec, namespace, name string) postrenderer.PostRenderer {
+	var chain chained
+	for _, r := range s.PostRenderers {
+		if r.Kustomize != nil {
+			chain = append(chain, kustomizePass{patches: r.Kustomize.Patches, images: r.Kustomize.Images}.run)
+		}
+	}
+	if cm := s.CommonMetadata; cm != nil && (cm.Labels != nil || cm.Annotations != nil) {
+		var ts []resmap.Transformer
+		if cm.Labels != nil {
+			ts = append(ts, labelTransformer(cm.Labels))
+		}
+		if cm.Annotations != nil {
+			ts = append(ts, &builtins.AnnotationsTransformerPlugin{Annotations: cm.Annotations,
+				FieldSpecs: []kustypes.FieldSpec{{Path: "metadata/annotations", CreateIfNotPresent: true}}})
+		}
+		chain = append(chain, func(b *bytes.Buffer) (*bytes.Buffer, error) { return transform(b, ts...) })
+	}
+	origin := labelTransformer(map[string]string{labelName: name, labelNamespace: namespace})
+	chain = append(chain, func(b *bytes.Buffer) (*bytes.Buffer, error) { return transform(b, origin) })
+	return chain
+}
+
+// chained runs its passes in order (internal/postrender/combined.go Combined).
+type chained []func(*bytes.Buffer) (*bytes.Buffer, error)
+
+func (c chained) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
+	var err error
+	for _, pass := range c {
+		if in, err = pass(in); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// transform is internal/postrender/transformer.go transform: the stream through a ResMap.
+func transform(in *bytes.Buffer, ts ...resmap.Transformer) (*bytes.Buffer, error) {
+	f := resmap.NewFactory(provider.NewDefaultDepProvider().GetResourceFactory())
+	m, err := f.NewResMapFromBytes(in.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		if err := t.Transform(m); err != nil {
+			return nil, err
+		}
+	}
+	out, err := m.AsYaml()
+	if err != nil {
+		return nil, err
+	}
+	return bytes.NewBuffer(out), nil
+}
+
+func labelTransformer(labels map[string]string) resmap.Transformer {
+	return &builtins.LabelTransformerPlugin{Labels: maps.Clone(labels),
+		FieldSpecs: []kustypes.FieldSpec{{Path: "metadata/labels", CreateIfNotPresent: true}}}
+}
+
+// kustomizePass is internal/postrender/kustomize.go Kustomize: the stream as the one
+// resource of an in-memory kustomization with the entry's patches and images.
+type kustomizePass struct {
+	patches []kustomize.Patch
+	images  []kustomize.Image
+}
+
+// kustomizeMu serialises krusty runs, as the controller does (kustomizeRenderMutex; a
+// concurrent map access in kustomize, kubernetes-sigs/kustomize#3659).
+var kustomizeMu sync.Mutex
+
+func (k kustomizePass) run(in *bytes.Buffer) (*bytes.Buffer, error) {
+	fs := filesys.MakeFsInMemory()
+	cfg := kustypes.Kustomization{TypeMeta: kustypes.TypeMeta{APIVersion: kustypes.KustomizationVersion, Kind: kustypes.KustomizationKind}}
+	const input = "helm-output.yaml"
+	cfg.Resources = []string{input}
+	for _, im := range k.images {
+		cfg.Images = append(cfg.Images, kustypes.Image{Name: im.Name, NewName: im.NewName, NewTag: im.NewTag, Digest: im.Digest})
+	}
+	for _, p := range k.patches {
+		kp := kustypes.Patch{Patch: p.Patch}
+		if t := p.Target; t != nil {
+			kp.Target = &kustypes.Selector{LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
+			kp.Target.Group, kp.Target.Version, kp.Target.Kind = t.Group, t.Version, t.Kind
+			kp.Target.Name, kp.Target.Namespace = t.Name, t.Namespace
+		}
+		cfg.Patches = append(cfg.Patches, kp)
+	}
+	kfile, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.WriteFile(input, in.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := fs.WriteFile("kustomization.yaml", kfile); err != nil {
+		return nil, err
+	}
+	kustomizeMu.Lock()
+	defer kustomizeMu.Unlock()
+	m, err := krusty.MakeKustomizer(&krusty.Options{LoadRestrictions: kustypes.LoadRestrictionsNone,
+		PluginConfig: kustypes.DisabledPluginConfig()}).Run(fs, ".")
+	if err != nil {
+		return nil, err
+	}
+	out, err := m.AsYaml()
+	if err != nil {
+		return nil, err
+	}
+	return bytes.NewBuffer(out), nil
+}
