@@ -109,6 +109,19 @@ type GraphNode struct {
 	Parent        string   `json:"parent,omitempty"`
 	DependsOn     []string `json:"dependsOn,omitempty"`
 	Failed        bool     `json:"failed,omitempty"`
+	// HelmReleases are the HelmReleases the Kustomization applies, with what their charts render.
+	HelmReleases []GraphRelease `json:"helmReleases,omitempty"`
+}
+
+// GraphRelease is one HelmRelease of a GraphNode: its chart and rendered objects, or why
+// it was not rendered (NotRendered) or failed (Error).
+type GraphRelease struct {
+	HelmRelease string            `json:"helmRelease"` // namespace/name
+	Chart       string            `json:"chart,omitempty"`
+	Version     string            `json:"version,omitempty"`
+	Objects     []render.ObjectID `json:"objects,omitempty"`
+	NotRendered string            `json:"notRendered,omitempty"`
+	Error       string            `json:"error,omitempty"`
 }
 
 // Counts tallies the findings of a given status by severity, a cause that several clusters

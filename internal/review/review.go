@@ -222,7 +222,44 @@ func graphOf(c *render.Cluster) ClusterGraph {
 		for _, d := range ks.Spec.DependsOn {
 			n.DependsOn = append(n.DependsOn, d.String())
 		}
+		n.HelmReleases = graphReleases(ks)
 		g.Nodes = append(g.Nodes, n)
 	}
 	return g
+}
+
+// graphReleases lists the HelmReleases of ks in manifest order: rendered ones with their
+// objects, the others with why.
+func graphReleases(ks *render.Kustomization) []GraphRelease {
+	var out []GraphRelease
+	at := map[string]int{}
+	name := func(id render.ObjectID) string { return id.Namespace + "/" + id.Name }
+	for _, o := range ks.Objects {
+		if o.HelmRelease != "" || o.ID.Group != "helm.toolkit.fluxcd.io" || o.ID.Kind != "HelmRelease" {
+			continue
+		}
+		at[name(o.ID)] = len(out)
+		out = append(out, GraphRelease{HelmRelease: name(o.ID)})
+	}
+	for _, rel := range ks.Releases {
+		if i, ok := at[name(rel.HelmRelease)]; ok {
+			out[i].Chart, out[i].Version = rel.Chart, rel.Version
+		}
+	}
+	for _, o := range ks.Objects {
+		if i, ok := at[o.HelmRelease]; ok {
+			out[i].Objects = append(out[i].Objects, o.ID)
+		}
+	}
+	for _, s := range ks.HelmReleaseSkipped {
+		if i, ok := at[name(s.HelmRelease)]; ok {
+			out[i].NotRendered = s.Reason
+		}
+	}
+	for _, e := range ks.HelmReleaseErrors {
+		if i, ok := at[name(e.HelmRelease)]; ok {
+			out[i].Error = e.Err.Error()
+		}
+	}
+	return out
 }
