@@ -137,7 +137,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, ks *Kustomizatio
 	req := helm.Request{Chart: ch.chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
 	res, err := r.renderChart(ctx, req, ch.digest)
 	if err != nil {
-		return fail(fmt.Errorf("HelmRelease %s: chart %s: %w", name, ch.ref, err))
+		return fail(err) // it names the HelmRelease and the chart
 	}
 	objs, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, secretValues(ctx, hr, cl))
 	if err != nil {
