@@ -38,7 +38,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(reviewCmd(), graphCmd(), serveCmd(), actionCmd(), &cobra.Command{
+	root.AddCommand(reviewCmd(), graphCmd(), serveCmd(), actionCmd(), helmWorkerCmd(), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "tiergate", version) },

@@ -129,7 +129,13 @@ func render(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	docs = append(docs, manifest...)
-	for _, h := range r.Hooks {
+	// Hooks are rendered but never run under disableHooks (Install.performInstall skips
+	// execHook), so they are not objects of the cluster.
+	hooks := r.Hooks
+	if spec.Install.DisableHooks {
+		hooks = nil
+	}
+	for _, h := range hooks {
 		objs, err := decodeDocs(h.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("hook %s: %w", h.Path, err)

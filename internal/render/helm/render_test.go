@@ -1,0 +1,219 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const origin = "    helm.toolkit.fluxcd.io/name: web\n    helm.toolkit.fluxcd.io/namespace: flux-system\n"
+
+// TestRender renders appChart as the HelmRelease flux-system/web with targetNamespace apps:
+// release apps-web in apps, CRDs of enabled charts first with the origin labels (the stray
+// ConfigMap of crds/ dropped), the manifest in Helm's install order, then the hook, every
+// object post-rendered (combined).
+func TestRender(t *testing.T) {
+	crd := func(name, kind, file string) Doc {
+		return Doc{Template: file, CRD: true, Object: obj(t, "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: "+name+
+			"\n  labels:\n"+origin+"spec:\n  group: example.com\n  names:\n    kind: "+kind+"\n    plural: "+strings.ToLower(kind)+"s\n  scope: Namespaced\n")}
+	}
+	widgets := crd("widgets.example.com", "Widget", "app/crds/widgets.yaml")
+	gadgets := crd("gadgets.example.com", "Gadget", "app/charts/sub/crds/gadgets.yaml")
+	subCM := Doc{Template: "app/charts/sub/templates/cm.yaml", Object: obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: apps-web-sub\n  labels:\n"+origin+"data:\n  greeting: hello\n")}
+	svc := Doc{Template: "app/templates/svc.yaml", Object: obj(t, "apiVersion: v1\nkind: Service\nmetadata:\n  name: apps-web-app\n  namespace: apps\n  labels:\n"+origin+"spec:\n  ports:\n  - port: 80\n")}
+	deploy := Doc{Template: "app/templates/deploy.yaml", Object: obj(t, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: apps-web-app
+  labels:
+    app.kubernetes.io/name: app
+    helm.sh/chart: app-1.2.3
+`+origin+`spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.0
+`)}
+	hook := Doc{Template: "app/templates/hook.yaml", Hook: "pre-install,pre-upgrade", Object: obj(t, `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: apps-web-app-migrate
+  annotations:
+    helm.sh/hook: pre-install,pre-upgrade
+  labels:
+`+origin+`spec:
+  template:
+    spec:
+      containers:
+      - name: migrate
+        image: nginx:1.0
+`)}
+	for _, tc := range []struct {
+		name, spec string
+		values     map[string]any
+		want       []Doc
+	}{
+		{"crds default to Create", "  targetNamespace: apps\n", map[string]any{"replicas": 2},
+			[]Doc{widgets, gadgets, subCM, svc, deploy, hook}},
+		{"CreateReplace", "  targetNamespace: apps\n  install:\n    crds: CreateReplace\n", map[string]any{"replicas": 2},
+			[]Doc{widgets, gadgets, subCM, svc, deploy, hook}},
+		{"Skip", "  targetNamespace: apps\n  install:\n    crds: Skip\n", map[string]any{"replicas": 2},
+			[]Doc{subCM, svc, deploy, hook}},
+		{"disabled subchart brings neither objects nor CRDs", "  targetNamespace: apps\n",
+			map[string]any{"replicas": 2, "sub": map[string]any{"enabled": false}},
+			[]Doc{widgets, svc, deploy, hook}},
+		{"disableHooks", "  targetNamespace: apps\n  install:\n    disableHooks: true\n", map[string]any{"replicas": 2},
+			[]Doc{widgets, gadgets, subCM, svc, deploy}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Render(context.Background(), Request{Chart: loadChart(t, appChart()), HelmRelease: hrObj(t, tc.spec), Values: tc.values})
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			if diff := cmp.Diff(&Result{Docs: tc.want}, res); diff != "" {
+				t.Errorf("Render (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// brief is what the post-render tests compare: a doc's kind/name, hook, labels,
+// annotations and the first container's image.
+func brief(res *Result) []string {
+	var out []string
+	for _, d := range res.Docs {
+		meta, _ := d.Object["metadata"].(map[string]any)
+		s := fmt.Sprintf("%s/%s hook=%q labels=%v annotations=%v", d.Object["kind"], meta["name"], d.Hook, meta["labels"], meta["annotations"])
+		if spec, ok := d.Object["spec"].(map[string]any); ok {
+			if tpl, ok := spec["template"].(map[string]any); ok {
+				cs := tpl["spec"].(map[string]any)["containers"].([]any)
+				s += fmt.Sprintf(" image=%v", cs[0].(map[string]any)["image"])
+			}
+			if r, ok := spec["replicas"]; ok {
+				s += fmt.Sprintf(" replicas=%v", r)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestRenderPostRenderers(t *testing.T) {
+	const patches = `  postRenderers:
+  - kustomize:
+      patches:
+      - target:
+          kind: Deployment
+        patch: |
+          apiVersion: apps/v1
+          kind: Deployment
+          metadata:
+            name: ignored
+          spec:
+            replicas: 5
+      - target:
+          kind: Service
+          name: web-app
+        patch: |
+          - op: add
+            path: /metadata/annotations
+            value: {patched: json6902}
+      images:
+      - name: nginx
+        newName: registry.example/nginx
+        newTag: "1.1"
+`
+	const common = "  commonMetadata:\n    labels:\n      team: web\n      helm.toolkit.fluxcd.io/name: spoofed\n    annotations:\n      owner: team-web\n"
+	noSub := map[string]any{"sub": map[string]any{"enabled": false}}
+	for _, tc := range []struct {
+		name, spec string
+		want       []string
+	}{
+		{"strategic merge and JSON6902 patches, images", patches, []string{
+			"CustomResourceDefinition/widgets.example.com hook=\"\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=<nil>",
+			"Service/web-app hook=\"\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=map[patched:json6902]",
+			"Deployment/web-app hook=\"\" labels=map[app.kubernetes.io/name:app helm.sh/chart:app-1.2.3 helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=<nil> image=registry.example/nginx:1.1 replicas=5",
+			"Job/web-app-migrate hook=\"pre-install,pre-upgrade\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=map[helm.sh/hook:pre-install,pre-upgrade] image=registry.example/nginx:1.1",
+		}},
+		// commonMetadata reaches hooks under combined; the origin label wins over a common
+		// label of the same key (BuildPostRenderers runs it last); CRDs get origin labels only.
+		{"commonMetadata, combined", common, []string{
+			"CustomResourceDefinition/widgets.example.com hook=\"\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=<nil>",
+			"Service/web-app hook=\"\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system team:web] annotations=map[owner:team-web]",
+			"Deployment/web-app hook=\"\" labels=map[app.kubernetes.io/name:app helm.sh/chart:app-1.2.3 helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system team:web] annotations=map[owner:team-web] image=nginx:1.0 replicas=1",
+			"Job/web-app-migrate hook=\"pre-install,pre-upgrade\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system team:web] annotations=map[helm.sh/hook:pre-install,pre-upgrade owner:team-web] image=nginx:1.0",
+		}},
+		// nohooks: hooks skip the post-renderers, origin labels included.
+		{"commonMetadata, nohooks", common + "  postRenderStrategy: nohooks\n", []string{
+			"CustomResourceDefinition/widgets.example.com hook=\"\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=<nil>",
+			"Service/web-app hook=\"\" labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system team:web] annotations=map[owner:team-web]",
+			"Deployment/web-app hook=\"\" labels=map[app.kubernetes.io/name:app helm.sh/chart:app-1.2.3 helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system team:web] annotations=map[owner:team-web] image=nginx:1.0 replicas=1",
+			"Job/web-app-migrate hook=\"pre-install,pre-upgrade\" labels=<nil> annotations=map[helm.sh/hook:pre-install,pre-upgrade] image=nginx:1.0",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Render(context.Background(), Request{Chart: loadChart(t, appChart()), HelmRelease: hrObj(t, tc.spec), Values: noSub})
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, brief(res)); diff != "" {
+				t.Errorf("Render (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRenderErrors: what fails in the cluster fails here, with the controller's message.
+func TestRenderErrors(t *testing.T) {
+	withFile := func(name, body string) map[string]string {
+		files := appChart()
+		files[name] = body
+		return files
+	}
+	const hrErr = "render HelmRelease flux-system/web (chart app 1.2.3): "
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		spec  string
+		want  string
+	}{
+		// The always-on origin-label ResMap rejects what plain Helm accepts.
+		{"duplicate ids", withFile("templates/svc2.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web-app\n  namespace: {{ .Release.Namespace }}\n"), "",
+			hrErr + "error while running post render on files: may not add resource with an already registered id: Service.v1.[noGrp]/web-app.flux-system"},
+		{"chart kubeVersion", withFile("Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.2.3\nkubeVersion: '>=1.34.0-0'\n"), "",
+			hrErr + "chart requires kubeVersion: >=1.34.0-0 which is incompatible with Kubernetes v1.33.0"},
+		{"fail", withFile("templates/fail.yaml", `{{ fail "set .Values.host" }}`), "",
+			hrErr + "execution error at (app/templates/fail.yaml:1:3): set .Values.host"},
+		{"crds policy", appChart(), "  install:\n    crds: Always\n",
+			hrErr + "spec: invalid CRD upgrade policy 'Always', valid values are 'Skip', 'Create' or 'CreateReplace'"},
+		{"JSON6902 patch on a missing path", appChart(), "  postRenderers:\n  - kustomize:\n      patches:\n      - target: {kind: Service}\n        patch: '[{\"op\": \"replace\", \"path\": \"/spec/missing/x\", \"value\": 1}]'\n",
+			hrErr + "error while running post render on files: replace operation does not apply: doc is missing path: /spec/missing/x: missing value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Render(context.Background(), Request{Chart: loadChart(t, tc.files), HelmRelease: hrObj(t, tc.spec)})
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("Render error:\n got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestRenderPanic: a panic inside Helm (here a nil dependency entry, which dependency
+// processing dereferences) is returned as an error.
+func TestRenderPanic(t *testing.T) {
+	c := loadChart(t, capsChart())
+	c.Metadata.Dependencies = append(c.Metadata.Dependencies, nil)
+	_, err := Render(context.Background(), Request{Chart: c, HelmRelease: hrObj(t, "  chart: {}\n")})
+	const want = "render HelmRelease flux-system/web: chart caps panicked: runtime error: invalid memory address or nil pointer dereference"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Render error:\n got %v\nwant %s", err, want)
+	}
+	if _, err := Render(context.Background(), Request{HelmRelease: hrObj(t, "")}); err == nil || err.Error() != "render: a chart and a HelmRelease are required" {
+		t.Errorf("no chart: %v", err)
+	}
+}
