@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/helm"
+	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
 
 // hr is a HelmRelease of namespace apps with the given spec lines.
@@ -196,4 +198,28 @@ func TestHelmRenderCache(t *testing.T) {
 
 func unstructuredField(obj map[string]any, fields ...string) (any, bool, error) {
 	return unstructured.NestedFieldCopy(obj, fields...)
+}
+
+// refusingFetcher fails the test when called.
+type refusingFetcher struct{ t *testing.T }
+
+func (f refusingFetcher) Fetch(context.Context, fetch.Ref) (*fetch.Chart, error) {
+	f.t.Error("a chart was fetched")
+	return nil, errors.New("not reached")
+}
+
+// TestHelmReleaseRemoteFork: a fork's pull request fetches no chart, whatever is allowed.
+func TestHelmReleaseRemoteFork(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/oci.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: app-template\n  namespace: apps\nspec:\n  url: oci://ghcr.io/bjw-s-labs/helm/app-template\n  ref: {semver: '>=5.0.0'}\n" +
+			"---\n" + hr("echo", "chartRef: {kind: OCIRepository, name: app-template}")})
+	g, err := Render(context.Background(), tree(t, files), Options{Remote: RemotePolicy{Allow: []string{"ghcr.io"}, Fork: true}, Charts: refusingFetcher{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := viewReleases(g.Clusters[0], Ref{"flux-system", "apps"})
+	want := releaseView{Skipped: []string{"HelmRelease apps/echo (apps/oci.yaml:11) not rendered: chart oci://ghcr.io/bjw-s-labs/helm/app-template:>=5.0.0 is remote, and nothing remote is fetched for a pull request from a fork"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
 }
