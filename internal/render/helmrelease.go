@@ -43,12 +43,6 @@ type ChartFetcher interface {
 	Fetch(ctx context.Context, ref fetch.Ref) (*fetch.Chart, error)
 }
 
-// maxReleaseDocuments and maxReleaseBytes cap one HelmRelease's rendered output, as
-// MaxBuildDocuments and MaxBuildBytes cap one Kustomization's build.
-const (
-	maxReleaseDocuments = 10000
-	maxReleaseBytes     = 64 << 20
-)
 
 // helmReleases renders the HelmReleases every Kustomization of c applies, after the
 // substituteFrom fixpoint: the HelmRelease objects are then final (substituted, patched),
@@ -96,7 +90,9 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, ks *Kustomizatio
 		return nil
 	}
 	fail := func(err error) []*Object {
-		ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, ReleaseError{HelmRelease: o.ID, Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line}})
+		var le *limitError
+		ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, ReleaseError{HelmRelease: o.ID,
+			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: errors.As(err, &le)}})
 		return nil
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
@@ -264,7 +260,8 @@ func leaves(text string, fn func(string)) {
 func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDigest string) (*helm.Result, error) {
 	key := ""
 	if r.shared != nil {
-		k, err := json.Marshal([]any{chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions})
+		l := r.guards.limits
+		k, err := json.Marshal([]any{chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
 		if err == nil {
 			key = "helm\x00" + digest(k)
 			if v, ok := r.shared.find(key, nil); ok {
@@ -274,7 +271,7 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 	}
 	res, err := r.helm.Render(ctx, req)
 	if err == nil {
-		err = checkOutput(res)
+		err = checkOutput(res, r.guards.limits)
 	}
 	if key != "" && ctx.Err() == nil {
 		n := int64(len(key))
@@ -289,22 +286,28 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 	return res, err
 }
 
+// limitError is a render that tiergate's Limits refuse, not the chart's failure.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+
 // releaseOut is a kept render of a chart.
 type releaseOut struct {
 	res *helm.Result
 	err error
 }
 
-// checkOutput fails a render past the per-release caps.
-func checkOutput(res *helm.Result) error {
-	if len(res.Docs) > maxReleaseDocuments {
-		return fmt.Errorf("the chart renders %d documents, over tiergate's limit of %d per HelmRelease", len(res.Docs), maxReleaseDocuments)
+// checkOutput fails a render past the caps one build has (MaxBuildDocuments documents,
+// MaxBuildBytes bytes as JSON): a release is capped as a Kustomization's build is.
+func checkOutput(res *helm.Result, l Limits) error {
+	if len(res.Docs) > l.MaxBuildDocuments {
+		return &limitError{fmt.Sprintf("not rendered: the chart renders %d documents, more than tiergate's limit of %d (MaxBuildDocuments)", len(res.Docs), l.MaxBuildDocuments)}
 	}
-	n := 0
+	n := int64(0)
 	for _, d := range res.Docs {
 		b, _ := json.Marshal(d.Object)
-		if n += len(b); n > maxReleaseBytes {
-			return fmt.Errorf("the chart renders over tiergate's limit of %d bytes per HelmRelease", maxReleaseBytes)
+		if n += int64(len(b)); n > l.MaxBuildBytes {
+			return &limitError{fmt.Sprintf("not rendered: the chart renders more than tiergate's limit of %d bytes (MaxBuildBytes)", l.MaxBuildBytes)}
 		}
 	}
 	return nil

@@ -223,3 +223,24 @@ func TestHelmReleaseRemoteFork(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestHelmReleaseOutputCap: a chart's output is capped as a build's is (MaxBuildDocuments).
+func TestHelmReleaseOutputCap(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/many.yaml":                hr("many", strings.Replace(gitChart, "./charts/web", "./charts/many", 1)),
+		"charts/many/Chart.yaml":        "apiVersion: v2\nname: many\nversion: 0.1.0\n",
+		"charts/many/templates/cm.yaml": "{{- range until 20 }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ . }}\n{{- end }}\n"})
+	g, err := Render(context.Background(), tree(t, files), Options{Limits: Limits{MaxBuildDocuments: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}]
+	if apps == nil || apps.Err != nil {
+		t.Fatalf("Kustomization apps not built: %+v", apps)
+	}
+	want := []ReleaseError{{HelmRelease: ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Err: BuildError{
+		Message: "not rendered: the chart renders 20 documents, more than tiergate's limit of 10 (MaxBuildDocuments)", File: "apps/many.yaml", Line: 2, Limit: true}}}
+	if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

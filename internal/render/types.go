@@ -185,7 +185,8 @@ type ReleaseSkip struct {
 }
 
 // ReleaseError is a HelmRelease whose chart fails to render (helm-controller's install
-// fails the same way): data, at the HelmRelease's line.
+// fails the same way): data, at the HelmRelease's line. Err.Limit says that tiergate's
+// Limits refused the output instead: the HelmRelease is then not reviewed.
 type ReleaseError struct {
 	HelmRelease ObjectID
 	Err         BuildError

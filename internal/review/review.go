@@ -134,6 +134,13 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
 				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, File: skip.File, Line: skip.Line})
 		}
+		for _, e := range ks.HelmReleaseErrors {
+			if e.Err.Limit {
+				hr := e.HelmRelease
+				out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
+					Reason: e.Err.Message, File: e.Err.File, Line: e.Err.Line})
+			}
+		}
 	}
 	return out
 }
