@@ -1,9 +1,62 @@
 package helm
 
-// Fixed keys stand in for genPrivateKey "rsa"/"dsa" and the keys of genCA, genSelfSignedCert
-// and genSignedCert: generating them costs 0.3-2 s per call, and a fresh one would make
-// every render differ. They protect nothing; they were generated once for this purpose.
+// Fixed keys stand in for genPrivateKey "rsa" (4096 bits, as sprig's) and "dsa", and for the
+// 2048-bit keys of genCA, genSelfSignedCert and genSignedCert: generating them costs 0.3-2 s
+// per call, and a fresh one would make every render differ. They protect nothing; they were
+// generated once for this purpose.
 const (
+	fixedRSA4096Key = `-----BEGIN RSA PRIVATE KEY-----
+MIIJKAIBAAKCAgEAvk8ueIn2fXF/5K/lWG4i8dTyU1Gmlsfh3Czlo6xMv096ZZNR
+PEKJqI7JHN+a6XSE1G0RzCjeJnjBhEqFJTZx1+MEhXFBQGMtcn+gRU6Seat1LZz0
+ukdHywnoYNvc2JJbz07M+3HgzxYejA56R1txX0S6NOOdIfWp8Cakw+pxREdjGM2N
+2Ip2VdohAJtO/JbXFijznNf64bffN9fdllOKnHAiOGvBHGrRGu0fkos3pmc2u/iW
+gVYYpRillA6EvC0mN+ESEZHZTM1tWfAzJuLciKlAcaMR/qIlq8pWCPTbGZalzDHv
+KZvuBe23K/nw0aryMVP6CmWcAaRW1EQqd6po5DSqvMdzYdoBht9fN8AfxefM44ZZ
+u/klrkoUdUojJKcc5qOOfhVtr/ztZaVRXnx5AN6rB2EsM9mBFO89xnkq8/S/ghtB
+UIHPqz76DisCZUd9whPRe1OuoNTXibmpNqKOcsSFlW3QetinBz7EGTqRNwuKjkPz
+YWJvl90zjL1ACDRy/Y1rXzYu//tvlxyv9k3l6riKMR5kYgUzOZKJSceEbZXn+bS6
+8b9VpCgVwE8lRjOnAhcEdEcCpOi0C2TMHVfzeT+cikNLwgoGjQT7xgfHby0DkvRI
+oYmmHtjB9LdgVjPaHfiBawX2aaPTgC+gpOIQfTmYQN/NJusPBJfp8fIrZGkCAwEA
+AQKCAgAAk1HDhif4kaiY6TdAwlUx75OEtSd0wwFGW9y+md7dtvg+0rvTixUunITK
+eG4atQ1RbQmdhbuBXka4OVdgVmMdC5LHqm7gVw3ThM8a0xGQlMu2WT/vrSJ1qLdQ
+pnKXuvjfZ1jQjPal2PcwPyUMNX7W4GNIdBgYERB0I8yOtH7eJIKCuXjrjOG4/AqR
+gaPwHPynmibhvLUb2iUukJGrv3tbjvYHWwn4zKKVwiwQRMURLewciQ1hBYZo23st
+vUK3lCu4SMEqA+pHsRZKFdrmnK4MeU7lA4Ito4vhyg9zf07rWBtGU8Cs88urKGYq
+hxgWBgwie0SzP7Iw+/MEIt4yh06xXSNlh4s9crdiKaamzcQOt4e4I8kDcnWJiXL9
++LXvD+2C07jyXfLVQvxPvRvv8TLcwWiB2bZPp3ba+2wSbnGiSC9nSBhtJbPmDMWq
+eE22wOBMy66stOYYiac1jcz1JQC9xWR//wvw6KhRp0NB+4fsXLbeFYhOI8nEU8cE
+aLLklP8HRiHqzjwoZmAJvHqfvoKKXb43OWOsQlwzRB1921RPp6gGg99btkan3wfw
+9F41kF20pV1JPDwyg6ueifVOp5FsuN6DGFeqQKTL7I82dosiGU2IcnoiQkOfcWfA
+DuDna4twxiOpGIk3Ai9Sda9dYdEPiTFPnofqMK0PguojyhV8CQKCAQEA/qDcZAFL
+XlEcsyLq1ku4IhcKXlkxlXml4w1lJsdiXABwmhMgW04C+6d8Od8x3HfFSm7ECmd3
+H7IoYohjJv9bM4tabIF3I/pMF+xJcFrB27sceBbzKhp8X4o2KzYiMlsoLuOD++sX
+IYUBtLLU+MSwocADo8p0dldmVNjB4ylvg2smsmge5Yxjcby6C0LZKVBsvw5OOV6v
+60ahTIi7UtBoVHfhweMdpd9UqeuJ2WwBZOTbMnPl+9kKhAxuhlOELYp1qlUo9rs/
+i86/RcUmA/RgvjQ+rRIaJxapH3ud6LwwhZ63HQTSsHVfOmHPIpz3VBGRJkz/Ak+I
+ETxAA0iUUIep0wKCAQEAv1Wfe4BO0Rvm+6sIMJtgpJI3esKD4auWr5VY3NM8A2DL
+KZBBnH20imrxlPoyHz8Sym6lWCHkG1OSGjsGboFgtgpFT6VrOo8JI9OMt0WrTuDz
+XQ8QLvHhKOha5sENMBhX5CN5tgyJsi1NaMOcUNxG6NIMEyHSoPQ2DYaygZNQKERC
+w+gXV7P9II3DWcAso9K0FpysQDLbZWDHC2XqEUyHYC4L8uTyOh/Z1rLTGQIlgsGE
+xDBpuxok9GB2Uu5tWXyFgZltVnqCxKRBRIpzSReIwi9bdEsIf+tGVyEtVN5JC+1B
+/oi0KaGH36Muy4cvkSF1ILDECQCtQI/qBLymsaE3UwKCAQBwzf8VZuVm8XRPgEad
+jYoTwDVduxIWcIAnaMXJOke/DorUF2kcSiFUL8z/Lnw+eekzooLDQTcrGZh+noGe
+wz46RaBXtbt8euS/LHUUi4CawfhI05ICsx0qjmaVGjRoLq5Mp4rPTkU/Gle5IAjt
+9OVzo0d5hrW1v96b9DNhWfgHNq88FpiphVqBBuU9G+5tOS4ULlhFXkd9ahsHdwPW
+GnI+CaZAaUe3Nouhg7HcWtb7RdA+N85Jlsvr2D4W0GUcb9zVC0lMlYP/giaG2GKR
+GfDKEwc5UW24p3dhdTht5QFyEPB6sKpOdpEroi1L3lJMMkQlvbKz6VwUlqadTcg3
+LQL1AoIBAC+CQjx3SprPs9YPzNPM8P1MNSxtOjQB2EO28L68UK2CDlA+upvx9q9c
+CKp2SZXKoo7TVIkCuVIzuRZ8S4eK5omtGTLCn1KGC73ynIExcmz+nE8iG2Gcu8zd
+jRy5GN41XTWPvXv/tv0gFJWL5LeLSqwq48aoYlWG7hkDtjVIb+HfuThN2+XyEktQ
+CA60EiGHgyIOOxMhzappkmL5JlqvRvoR1PO195OJLx0JgDM4fjnudVoFr2s+/agU
+f6zt+Qb8TWY1w5lyiB/trSsouaGPj2ywN6QzsWOZ9vhRi6EEJN0qR3W9WgbwTf2w
+1kDBS4Vc6ml4muSlX1+lnHUapsV6g3MCggEBANUrxP5KQE57oI2XO1PiW5EdfVnj
+VX868a6HQ6/RET80+GC+l1astyenITWp5DJ+QLMMG6Ysxq4VnZfLYlEkZ3bWIk8+
+puotj0ECM1VFklP9Q06SiBNdQB1CfgYEyNVfygW+2toYuB+3KqrQ59QHfLZhUlbg
+E+xEyEohhNVDw+K87vSGo3ho50U5c9xrP0ClVuS6klZcKEf6EJJIT/gaSd9MBId6
+pL2GfHYnVm39cDHuWjyRDAaTqKR+YQjMlBdDa0kW5Shlala1XwC6WOrPiWHMjv07
+EKxl6gduZ10HN3sPSIZb86r7vY/8rm2eu/amLQ4xQRqHb3GaOfeqbm/ckX4=
+-----END RSA PRIVATE KEY-----
+`
 	fixedRSAKey = `-----BEGIN RSA PRIVATE KEY-----
 MIIEowIBAAKCAQEAuPPES/MA1x8wNT4zyJIAn8mzfrpz89nHmDDMFbZDtuaC4MPc
 07Va7j+b87UUUAaDu6n1iHq01nJXxFVXGgxi0jTLIO77lj040JdavRuY9itlBTOL

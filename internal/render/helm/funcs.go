@@ -31,9 +31,11 @@ import (
 // render is a function of its inputs.
 var Clock = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// Caps on what one call of repeat, until, untilStep and seq may produce: larger calls fail
-// the render instead of allocating without bound (Helm's engine has no limit).
+// Caps on what one call of repeat, until, untilStep, seq, the random strings and indent
+// may produce: larger calls fail the render instead of allocating without bound (Helm's
+// engine has no limit).
 const (
+	maxIndent      = 1 << 10
 	maxRepeatBytes = 1 << 20
 	maxSeqItems    = 1 << 16
 	maxRandBytes   = 1 << 16
@@ -77,6 +79,13 @@ func templateFuncs(u *usage) template.FuncMap {
 		"dateInZone":     dateInZone(u),
 		"date_in_zone":   dateInZone(u),
 		"htmlDateInZone": func(date any, zone string) string { return dateInZone(u)("2006-01-02", date, zone) },
+		"durationRound": func(d any) string {
+			if t, ok := d.(time.Time); ok {
+				marked("durationRound")
+				d = int64(Clock.Sub(t))
+			}
+			return sp["durationRound"].(func(any) string)(d)
+		},
 		"toDate": func(layout, s string) time.Time {
 			t, _ := time.ParseInLocation(layout, s, time.UTC)
 			return t
@@ -130,8 +139,24 @@ func templateFuncs(u *usage) template.FuncMap {
 			}
 			return strings.Repeat(s, max(count, 0)), nil
 		},
+		"indent": func(spaces int, v string) (string, error) {
+			if spaces > maxIndent {
+				return "", fmt.Errorf("indent of %d spaces is over the %d limit", spaces, maxIndent)
+			}
+			return sp["indent"].(func(int, string) string)(spaces, v), nil
+		},
+		"nindent": func(spaces int, v string) (string, error) {
+			if spaces > maxIndent {
+				return "", fmt.Errorf("nindent of %d spaces is over the %d limit", spaces, maxIndent)
+			}
+			return sp["nindent"].(func(int, string) string)(spaces, v), nil
+		},
 		"until": func(count int) ([]int, error) {
-			if err := seqCap(0, count, 1); err != nil {
+			step := 1
+			if count < 0 {
+				step = -1
+			}
+			if err := seqCap(0, count, step); err != nil {
 				return nil, err
 			}
 			return sp["until"].(func(int) []int)(count), nil
@@ -143,6 +168,7 @@ func templateFuncs(u *usage) template.FuncMap {
 			return sp["untilStep"].(func(int, int, int) []int)(start, stop, step), nil
 		},
 		"seq": func(params ...int) (string, error) {
+			// The untilStep call sprig's seq makes for these parameters.
 			start, stop, step := 1, 1, 1
 			switch len(params) {
 			case 1:
@@ -152,13 +178,14 @@ func templateFuncs(u *usage) template.FuncMap {
 			case 3:
 				start, step, stop = params[0], params[1], params[2]
 			}
-			if step == 0 {
-				step = 1
+			dir := 1
+			if stop < start {
+				dir = -1
 			}
-			if stop < start && step > 0 {
-				step = -step
+			if len(params) != 3 {
+				step = dir
 			}
-			if err := seqCap(start, stop, step); err != nil {
+			if err := seqCap(start, stop+dir, step); err != nil {
 				return "", err
 			}
 			return sp["seq"].(func(...int) string)(params...), nil
@@ -167,12 +194,14 @@ func templateFuncs(u *usage) template.FuncMap {
 	return f
 }
 
-// seqCap fails a sequence from start to stop by step with more than maxSeqItems items.
+// seqCap fails sprig's untilStep(start, stop, step) when it would make more than
+// maxSeqItems items (it makes none when step points away from stop).
 func seqCap(start, stop, step int) error {
-	if step == 0 {
+	d := int64(stop) - int64(start)
+	if step == 0 || d == 0 || (d > 0) != (step > 0) {
 		return nil
 	}
-	n := (int64(stop) - int64(start)) / int64(step)
+	n := d / int64(step)
 	if n > maxSeqItems {
 		return fmt.Errorf("sequence of %d items is over the %d-item limit", n, maxSeqItems)
 	}
@@ -287,7 +316,7 @@ func bytesOf(b byte, n int) []byte { return []byte(strings.Repeat(string([]byte{
 func genPrivateKey(rng *rand.Rand, typ string) string {
 	switch typ {
 	case "", "rsa":
-		return fixedRSAKey
+		return fixedRSA4096Key
 	case "dsa":
 		return fixedDSAKey
 	}

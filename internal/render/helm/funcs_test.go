@@ -39,13 +39,15 @@ func TestRenderLookupAndClock(t *testing.T) {
   epoch: {{ date "2006-01-02" 0 | quote }}
   ago: {{ ago (toDate "2006-01-02" "2025-12-31") | quote }}
   host: {{ getHostByName "example.com" | quote }}
+  round: {{ durationRound (toDate "2006-01-02" "2025-11-01") | quote }}
+  roundString: {{ durationRound "2h10m" | quote }}
 `)
 	want := map[string]any{"lookup": "{}", "missing": "none", "now": "2026-01-01T00:00:00Z", "epoch": "1970-01-01",
-		"ago": "24h0m0s", "host": ""}
+		"ago": "24h0m0s", "host": "", "round": "2mo", "roundString": "2h"}
 	if diff := cmp.Diff(want, data); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"ago", "lookup", "now"}, approx); diff != "" {
+	if diff := cmp.Diff([]string{"ago", "durationRound", "lookup", "now"}, approx); diff != "" {
 		t.Errorf("Approximate (-want +got):\n%s", diff)
 	}
 }
@@ -98,7 +100,7 @@ func TestRenderSeeded(t *testing.T) {
 	if s := []rune(str("shuffle")); len(s) != 6 || string(slices.Sorted(slices.Values(s))) != "abcdef" {
 		t.Errorf("shuffle %q is not a permutation of abcdef", string(s))
 	}
-	if !strings.HasPrefix(str("ec"), "-----BEGIN EC PRIVATE KEY-----") || str("rsa") != fixedRSAKey {
+	if !strings.HasPrefix(str("ec"), "-----BEGIN EC PRIVATE KEY-----") || str("rsa") != fixedRSA4096Key {
 		t.Errorf("keys: %.40q %.40q", str("ec"), str("rsa"))
 	}
 	// The signed certificate chains to the CA and carries the SANs, valid from Clock.
@@ -126,10 +128,15 @@ func TestRenderSeeded(t *testing.T) {
 // TestRenderCaps: functions that allocate on demand fail past their limits.
 func TestRenderCaps(t *testing.T) {
 	for body, want := range map[string]string{
-		`  x: {{ repeat 2000000 "a" | quote }}`:  "error calling repeat: repeat: 2000000 × 1 bytes is over the 1048576-byte limit",
-		`  x: {{ until 100000 | len | quote }}`:  "error calling until: sequence of 100000 items is over the 65536-item limit",
-		`  x: {{ seq 1 1000000 | quote }}`:       "error calling seq: sequence of 999999 items is over the 65536-item limit",
-		`  x: {{ randAlphaNum 100000 | quote }}`: "error calling randAlphaNum: randAlphaNum: 100000 characters is over the 65536 limit",
+		`  x: {{ repeat 2000000 "a" | quote }}`:     "error calling repeat: repeat: 2000000 × 1 bytes is over the 1048576-byte limit",
+		`  x: {{ until 100000 | len | quote }}`:     "error calling until: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ seq 1 1000000 | quote }}`:          "error calling seq: sequence of 1000000 items is over the 65536-item limit",
+		`  x: {{ "a" | indent 100000000 | quote }}`: "error calling indent: indent of 100000000 spaces is over the 1024 limit",
+		`  x: {{ "a" | nindent 5000 | quote }}`:     "error calling nindent: nindent of 5000 spaces is over the 1024 limit",
+		`  x: {{ until -100000 | len | quote }}`:    "error calling until: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ seq 100000 1 | quote }}`:           "error calling seq: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ untilStep 0 1000000 10 | len }}`:   "error calling untilStep: sequence of 100000 items is over the 65536-item limit",
+		`  x: {{ randAlphaNum 100000 | quote }}`:    "error calling randAlphaNum: randAlphaNum: 100000 characters is over the 65536 limit",
 	} {
 		_, err := Render(context.Background(), Request{Chart: loadChart(t, funcsChart(body)), HelmRelease: hrObj(t, "  chart: {}\n")})
 		if err == nil || !strings.HasSuffix(err.Error(), want) {
@@ -139,8 +146,56 @@ func TestRenderCaps(t *testing.T) {
 	data, _ := renderData(t, `  x: {{ until 3 | toJson | quote }}
   y: {{ seq 3 | quote }}
   z: {{ repeat 3 "ab" | quote }}
+  down: {{ seq 3 1 | quote }}
+  stepped: {{ seq 0 5 20 | quote }}
+  away: {{ untilStep 0 -1000000 1 | toJson | quote }}
+  neg: {{ until -2 | toJson | quote }}
+  indented: {{ "a\nb" | nindent 2 | quote }}
 `)
-	if diff := cmp.Diff(map[string]any{"x": "[0,1,2]", "y": "1 2 3", "z": "ababab"}, data); diff != "" {
+	want := map[string]any{"x": "[0,1,2]", "y": "1 2 3", "z": "ababab", "down": "3 2 1", "stepped": "0 5 10 15 20", "away": "[]", "neg": "[0,-1]", "indented": "\n  a\n  b"}
+	if diff := cmp.Diff(want, data); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderKeysAndZones: the remaining key types, certificate forms and time zones.
+func TestRenderKeysAndZones(t *testing.T) {
+	const body = `  zone: {{ dateInZone "2006-01-02 15:04 MST" (toDate "2006-01-02" "2026-06-01") "Europe/Paris" | quote }}
+  badZone: {{ dateInZone "15:04 MST" 0 "Nowhere/City" | quote }}
+  htmlDate: {{ htmlDateInZone now "UTC" | quote }}
+  htpasswd: {{ htpasswd "admin" "pw" | quote }}
+  badUser: {{ htpasswd "a:b" "pw" | quote }}
+  dsa: {{ genPrivateKey "dsa" | quote }}
+  unknown: {{ genPrivateKey "rsa3" | quote }}
+{{- $ed := genPrivateKey "ed25519" }}
+  ed: {{ $ed | quote }}
+{{- $ca := genCAWithKey "ca" 1 $ed }}
+  caKey: {{ eq $ca.Key $ed | quote }}
+{{- $self := genSelfSignedCertWithKey "self" nil (list "a.example") 1 (genPrivateKey "ecdsa") }}
+  self: {{ $self.Cert | quote }}
+{{- $signed := genSignedCertWithKey "leaf" nil nil 1 $ca (genPrivateKey "ecdsa") }}
+  signed: {{ $signed.Cert | quote }}
+`
+	data, approx := renderData(t, body)
+	// ECDSA and Ed25519 signatures made without a rand source are deterministic too.
+	if again, _ := renderData(t, body); !cmp.Equal(data, again) {
+		t.Errorf("second render differs: %s", cmp.Diff(data, again))
+	}
+	str := func(k string) string { s, _ := data[k].(string); return s }
+	want := map[string]string{"zone": "2026-06-01 02:00 CEST", "badZone": "00:00 UTC", "htmlDate": "2026-01-01",
+		"htpasswd": "admin:" + fakeBcrypt("pw"), "badUser": "invalid username: a:b", "dsa": fixedDSAKey, "unknown": "Unknown type rsa3", "caKey": "true"}
+	for k, v := range want {
+		if str(k) != v {
+			t.Errorf("%s = %q, want %q", k, str(k), v)
+		}
+	}
+	for k, prefix := range map[string]string{"ed": "-----BEGIN PRIVATE KEY-----", "self": "-----BEGIN CERTIFICATE-----", "signed": "-----BEGIN CERTIFICATE-----"} {
+		if !strings.HasPrefix(str(k), prefix) {
+			t.Errorf("%s = %.40q, want a %s", k, str(k), prefix)
+		}
+	}
+	wantApprox := []string{"genCAWithKey", "genPrivateKey", "genSelfSignedCertWithKey", "genSignedCertWithKey", "htpasswd", "now"}
+	if diff := cmp.Diff(wantApprox, approx); diff != "" {
+		t.Errorf("Approximate (-want +got):\n%s", diff)
 	}
 }

@@ -36,8 +36,8 @@ import (
 // checked here with in-chart $refs only; template functions depending on time, chance or
 // the cluster are deterministic and reported in Result.Approximate; there is no DNS.
 //
-// Render processes req.Chart's dependencies in place, as Helm does, so a chart must not be
-// rendered concurrently. The error is the chart's failure, the data of a render-error
+// req.Chart is not changed (Helm's dependency processing runs on a copy), so one loaded
+// chart serves many renders. The error is the chart's failure, the data of a render-error
 // finding; a panic in Helm or kustomize is returned as an error.
 func Render(ctx context.Context, req Request) (res *Result, err error) {
 	if req.Chart == nil || req.Chart.Metadata == nil || req.HelmRelease == nil {
@@ -49,6 +49,7 @@ func Render(ctx context.Context, req Request) (res *Result, err error) {
 			res, err = nil, fmt.Errorf("render HelmRelease %s/%s: chart %s panicked: %v", hr.GetNamespace(), hr.GetName(), req.Chart.Name(), r)
 		}
 	}()
+	req.Chart = cloneChart(req.Chart)
 	res, err = render(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("render HelmRelease %s/%s (chart %s %s): %w", hr.GetNamespace(), hr.GetName(),
@@ -61,7 +62,7 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	hr := req.HelmRelease
 	spec, err := specOf(hr)
 	if err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
+		return nil, err
 	}
 	kv := req.KubeVersion
 	if kv == "" {
@@ -91,6 +92,16 @@ func render(ctx context.Context, req Request) (*Result, error) {
 		}
 	}
 
+	// Helm validates values after processing dependencies and before rendering
+	// (Install.RunWithContext, ToRenderValuesWithSchemaValidation): here on a copy, since
+	// its own validation is off.
+	var approx []string
+	if !spec.Install.DisableSchemaValidation {
+		if approx, err = checkSchema(cloneChart(req.Chart), vals); err != nil {
+			return nil, err
+		}
+	}
+
 	install := action.NewInstall(cfg)
 	install.DryRunStrategy = action.DryRunClient
 	install.ReleaseName = rel.Name
@@ -113,20 +124,12 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	if !ok {
 		return nil, errors.New("only the Chart API v2 is supported")
 	}
-	var approx []string
-	if !spec.Install.DisableSchemaValidation {
-		// Helm validates after processing dependencies, which the install has done.
-		merged, err := commonutil.CoalesceValues(req.Chart, vals)
-		if err != nil {
-			return nil, err
-		}
-		if approx, err = validateSchema(req.Chart, merged); err != nil {
-			return nil, fmt.Errorf("values don't meet the specifications of the schema(s) in the following chart(s):\n%w", err)
-		}
-	}
 	manifest, err := manifestDocs(r.Manifest)
 	if err != nil {
 		return nil, err
+	}
+	if spec.Install.CreateNamespace && spec.TargetNamespace != "" {
+		docs = append(docs, namespaceDoc(rel.Namespace))
 	}
 	docs = append(docs, manifest...)
 	// Hooks are rendered but never run under disableHooks (Install.performInstall skips
@@ -149,6 +152,22 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	return &Result{Docs: docs, Approximate: slices.Compact(approx)}, nil
 }
 
+// checkSchema processes c's dependencies and validates vals coalesced with its defaults.
+func checkSchema(c *chart.Chart, vals map[string]any) ([]string, error) {
+	if err := chartutil.ProcessDependencies(c, vals); err != nil {
+		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
+	}
+	merged, err := commonutil.CoalesceValues(c, vals)
+	if err != nil {
+		return nil, err
+	}
+	approx, err := validateSchema(c, merged)
+	if err != nil {
+		return nil, fmt.Errorf("values don't meet the specifications of the schema(s) in the following chart(s):\n%w", err)
+	}
+	return approx, nil
+}
+
 // offlineConfig is an action.Configuration that reaches nothing: release records in
 // memory, a kube client that only prints (to nowhere), no REST config, and the
 // deterministic template functions.
@@ -158,6 +177,14 @@ func offlineConfig(used *usage) *action.Configuration {
 	cfg.KubeClient = &kubefake.PrintingKubeClient{Out: io.Discard}
 	cfg.CustomTemplateFuncs = templateFuncs(used)
 	return cfg
+}
+
+// namespaceDoc is the Namespace install.createNamespace creates (counted only with a
+// targetNamespace, newInstall), as Install.RunWithContext creates it after the dry-run
+// return: outside the release, with a "name" label and no post-rendering.
+func namespaceDoc(name string) Doc {
+	return Doc{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": name, "labels": map[string]any{"name": name}}}}
 }
 
 // crdDocs are the CustomResourceDefinitions of crds with the origin labels; other kinds

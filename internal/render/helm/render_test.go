@@ -67,6 +67,8 @@ metadata:
 		{"disabled subchart brings neither objects nor CRDs", "  targetNamespace: apps\n",
 			map[string]any{"replicas": 2, "sub": map[string]any{"enabled": false}},
 			[]Doc{widgets, svc, deploy, hook}},
+		{"createNamespace with targetNamespace", "  targetNamespace: apps\n  install:\n    createNamespace: true\n    crds: Skip\n", map[string]any{"replicas": 2},
+			[]Doc{{Object: obj(t, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n  labels:\n    name: apps\n")}, subCM, svc, deploy, hook}},
 		{"disableHooks", "  targetNamespace: apps\n  install:\n    disableHooks: true\n", map[string]any{"replicas": 2},
 			[]Doc{widgets, gadgets, subCM, svc, deploy}},
 	} {
@@ -185,12 +187,18 @@ func TestRenderErrors(t *testing.T) {
 		// The always-on origin-label ResMap rejects what plain Helm accepts.
 		{"duplicate ids", withFile("templates/svc2.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web-app\n  namespace: {{ .Release.Namespace }}\n"), "",
 			hrErr + "error while running post render on files: may not add resource with an already registered id: Service.v1.[noGrp]/web-app.flux-system"},
+		// A hook and a release object with one id: the merged stream of combined rejects it.
+		{"hook and manifest duplicate under combined", withFile("templates/sa.yaml", saTwice), "",
+			hrErr + "error while running post render on files: may not add resource with an already registered id: ServiceAccount.v1.[noGrp]/setup.[noNs]"},
+		{"release name", appChart(), "  releaseName: Web_App\n", hrErr + "release name check failed: release name \"Web_App\": invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"},
 		{"chart kubeVersion", withFile("Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.2.3\nkubeVersion: '>=1.34.0-0'\n"), "",
 			hrErr + "chart requires kubeVersion: >=1.34.0-0 which is incompatible with Kubernetes v1.33.0"},
 		{"fail", withFile("templates/fail.yaml", `{{ fail "set .Values.host" }}`), "",
 			hrErr + "execution error at (app/templates/fail.yaml:1:3): set .Values.host"},
 		{"crds policy", appChart(), "  install:\n    crds: Always\n",
-			hrErr + "spec: invalid CRD upgrade policy 'Always', valid values are 'Skip', 'Create' or 'CreateReplace'"},
+			hrErr + "spec.install.crds: invalid CRD upgrade policy 'Always', valid values are 'Skip', 'Create' or 'CreateReplace'"},
+		{"mistyped spec field", appChart(), "  postRenderers: patch\n", hrErr + "spec.postRenderers cannot be a string"},
+		{"mistyped nested field", appChart(), "  install:\n    disableHooks: \"yes\"\n", hrErr + "spec.install.disableHooks cannot be a string"},
 		{"JSON6902 patch on a missing path", appChart(), "  postRenderers:\n  - kustomize:\n      patches:\n      - target: {kind: Service}\n        patch: '[{\"op\": \"replace\", \"path\": \"/spec/missing/x\", \"value\": 1}]'\n",
 			hrErr + "error while running post render on files: replace operation does not apply: doc is missing path: /spec/missing/x: missing value"},
 	} {
@@ -215,5 +223,75 @@ func TestRenderPanic(t *testing.T) {
 	}
 	if _, err := Render(context.Background(), Request{HelmRelease: hrObj(t, "")}); err == nil || err.Error() != "render: a chart and a HelmRelease are required" {
 		t.Errorf("no chart: %v", err)
+	}
+}
+
+// TestRenderCreateNamespaceNeedsTarget: newInstall honours install.createNamespace only
+// with a targetNamespace.
+func TestRenderCreateNamespaceNeedsTarget(t *testing.T) {
+	res, err := Render(context.Background(), Request{Chart: loadChart(t, capsChart()), HelmRelease: hrObj(t, "  install:\n    createNamespace: true\n")})
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	var kinds []any
+	for _, d := range res.Docs {
+		kinds = append(kinds, d.Object["kind"])
+	}
+	if diff := cmp.Diff([]any{"HTTPRoute"}, kinds); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+}
+
+const saTwice = `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: setup
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: setup
+  annotations:
+    helm.sh/hook: pre-install
+`
+
+// TestRenderSeparate: postRenderStrategy separate post-renders hooks and manifests as two
+// streams, so a hook may repeat a release object's id, and both get the origin labels.
+func TestRenderSeparate(t *testing.T) {
+	files := appChart()
+	files["templates/sa.yaml"] = saTwice
+	res, err := Render(context.Background(), Request{Chart: loadChart(t, files), HelmRelease: hrObj(t, "  postRenderStrategy: separate\n  install:\n    crds: Skip\n"),
+		Values: map[string]any{"sub": map[string]any{"enabled": false}}})
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	const labels = "labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system]"
+	want := []string{
+		"ServiceAccount/setup hook=\"\" " + labels + " annotations=<nil>",
+		"Service/web-app hook=\"\" " + labels + " annotations=<nil>",
+		"Deployment/web-app hook=\"\" labels=map[app.kubernetes.io/name:app helm.sh/chart:app-1.2.3 helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system] annotations=<nil> image=nginx:1.0 replicas=1",
+		"ServiceAccount/setup hook=\"pre-install\" " + labels + " annotations=map[helm.sh/hook:pre-install]",
+		"Job/web-app-migrate hook=\"pre-install,pre-upgrade\" " + labels + " annotations=map[helm.sh/hook:pre-install,pre-upgrade] image=nginx:1.0",
+	}
+	if diff := cmp.Diff(want, brief(res)); diff != "" {
+		t.Errorf("Render (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderChartReused: one loaded chart rendered with the subchart disabled, then enabled,
+// has it the second time (Helm's dependency processing drops disabled subcharts from the
+// chart it is given).
+func TestRenderChartReused(t *testing.T) {
+	c := loadChart(t, appChart())
+	count := func(values map[string]any) int {
+		res, err := Render(context.Background(), Request{Chart: c, HelmRelease: hrObj(t, "  chart: {}\n"), Values: values})
+		if err != nil {
+			t.Fatalf("Render: %v", err)
+		}
+		return len(res.Docs)
+	}
+	got := []int{count(map[string]any{"sub": map[string]any{"enabled": false}}), count(nil)}
+	if diff := cmp.Diff([]int{4, 6}, got); diff != "" {
+		t.Errorf("docs per render (-want +got):\n%s", diff)
 	}
 }

@@ -56,6 +56,12 @@ func TestRenderSchemaLocalRefs(t *testing.T) {
 			}
 		})
 	}
+	// The schema is checked before the templates run, as in Helm.
+	broken := schemaChart(schema, map[string]string{"defs/image.json": `{"type": "string"}`, "templates/fail.yaml": `{{ fail "templates ran" }}`})
+	if _, err := Render(context.Background(), Request{Chart: loadChart(t, broken), HelmRelease: hrObj(t, "  chart: {}\n"), Values: map[string]any{"replicas": 0}}); err == nil ||
+		!strings.HasSuffix(err.Error(), "schema:\n- at '/replicas': minimum: got 0, want 1\n") {
+		t.Errorf("schema before templates: %v", err)
+	}
 	// disableSchemaValidation turns the check off, as in the controller.
 	if _, err := Render(context.Background(), Request{Chart: loadChart(t, files), HelmRelease: hrObj(t, "  install:\n    disableSchemaValidation: true\n"),
 		Values: map[string]any{"replicas": 0}}); err != nil {

@@ -2,6 +2,7 @@ package helm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/fluxcd/pkg/apis/kustomize"
@@ -16,8 +17,10 @@ type hrSpec struct {
 		DisableHooks            bool   `json:"disableHooks"`
 		DisableSchemaValidation bool   `json:"disableSchemaValidation"`
 		DisableTakeOwnership    bool   `json:"disableTakeOwnership"`
+		CreateNamespace         bool   `json:"createNamespace"`
 	} `json:"install"`
-	PostRenderers []struct {
+	TargetNamespace string `json:"targetNamespace"`
+	PostRenderers   []struct {
 		Kustomize *struct {
 			Patches []kustomize.Patch `json:"patches"`
 			Images  []kustomize.Image `json:"images"`
@@ -41,16 +44,18 @@ const (
 // HelmRelease's other fields do not matter here.
 func specOf(hr *unstructured.Unstructured) (hrSpec, error) {
 	var s hrSpec
-	raw, ok := hr.Object["spec"]
-	if !ok || raw == nil {
-		return s, nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return s, err
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, err
+	if raw, ok := hr.Object["spec"]; ok && raw != nil {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return s, fmt.Errorf("spec: %w", err)
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return s, fmt.Errorf("spec.%s cannot be a %s", te.Field, te.Value)
+			}
+			return s, fmt.Errorf("spec: %w", err)
+		}
 	}
 	switch s.Install.CRDs {
 	case "":
@@ -58,7 +63,7 @@ func specOf(hr *unstructured.Unstructured) (hrSpec, error) {
 		s.Install.CRDs = crdsCreate
 	case crdsSkip, crdsCreate, crdsCreateReplace:
 	default:
-		return s, fmt.Errorf("invalid CRD upgrade policy '%s', valid values are '%s', '%s' or '%s'",
+		return s, fmt.Errorf("spec.install.crds: invalid CRD upgrade policy '%s', valid values are '%s', '%s' or '%s'",
 			s.Install.CRDs, crdsSkip, crdsCreate, crdsCreateReplace)
 	}
 	switch s.PostRenderStrategy {
@@ -67,7 +72,7 @@ func specOf(hr *unstructured.Unstructured) (hrSpec, error) {
 		s.PostRenderStrategy = "combined"
 	case "combined", "separate", "nohooks":
 	default:
-		return s, fmt.Errorf("unknown post-render strategy: '%s'", s.PostRenderStrategy)
+		return s, fmt.Errorf("spec.postRenderStrategy: unknown post-render strategy: '%s'", s.PostRenderStrategy)
 	}
 	return s, nil
 }

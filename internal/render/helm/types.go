@@ -23,9 +23,10 @@ type Request struct {
 }
 
 // Doc is one rendered object, after post-rendering. Template is its chart-relative source
-// file as Helm's "# Source:" names it ("app/templates/deploy.yaml", or "app/crds/x.yaml");
-// Hook is the helm.sh/hook annotation ("" for a release object); CRD marks a definition from
-// a crds/ folder, applied outside the release per the install.crds policy.
+// file as Helm's "# Source:" names it ("app/templates/deploy.yaml", or "app/crds/x.yaml"),
+// or "" for the release Namespace that install.createNamespace creates; Hook is the
+// helm.sh/hook annotation ("" for a release object); CRD marks a definition from a crds/
+// folder, applied outside the release per the install.crds policy.
 type Doc struct {
 	Object   map[string]any
 	Template string
@@ -34,9 +35,10 @@ type Doc struct {
 }
 
 // Result is a successful render: Docs holds the CRDs (per install.crds policy) first, then
-// the release manifest in Helm's install order, then the hooks. Approximate names, sorted,
-// the template functions used whose offline output may differ from the cluster's
-// ("lookup", "now", "randAlphaNum", ...), and schema $refs not checked.
+// the created Namespace if any, the release manifest in Helm's install order, then the
+// hooks (none under install.disableHooks: they never run). Approximate names, sorted, the
+// template functions used whose offline output may differ from the cluster's ("lookup",
+// "now", "randAlphaNum", ...) and the schema $refs not checked ("schema $ref <url>").
 type Result struct {
 	Docs        []Doc
 	Approximate []string

@@ -17,11 +17,17 @@ import (
 // through r in hr's namespace, in list order, then spec.values, merged by
 // fluxcd/pkg/chartutil ChartValuesFromReferences, called as
 // internal/controller/helmrelease_controller.go reconcileRelease calls it. The chart's own
-// defaults are merged later by Helm. An error (a missing non-optional ConfigMap or Secret, a
-// missing key, a bad targetPath, unreadable YAML) is chartutil's ErrValuesReference, wrapped
-// with hr's name.
-func Values(ctx context.Context, hr *unstructured.Unstructured, r client.Reader) (map[string]any, error) {
+// defaults are merged later by Helm. r must serve objects as the API server stores them: a
+// Secret's stringData merged into data. An error (a missing non-optional ConfigMap or
+// Secret, a missing key, a bad targetPath, unreadable YAML) is chartutil's
+// ErrValuesReference, wrapped with hr's name.
+func Values(ctx context.Context, hr *unstructured.Unstructured, r client.Reader) (vals map[string]any, err error) {
 	ref := hr.GetNamespace() + "/" + hr.GetName()
+	defer func() {
+		if p := recover(); p != nil {
+			vals, err = nil, fmt.Errorf("HelmRelease %s values: %v", ref, p)
+		}
+	}()
 	inline, err := inlineValues(hr)
 	if err != nil {
 		return nil, fmt.Errorf("HelmRelease %s spec.values: %w", ref, err)
@@ -30,12 +36,12 @@ func Values(ctx context.Context, hr *unstructured.Unstructured, r client.Reader)
 	if err := specField(hr, "valuesFrom", &refs); err != nil {
 		return nil, fmt.Errorf("HelmRelease %s spec.valuesFrom: %w", ref, err)
 	}
-	vals, err := chartutil.ChartValuesFromReferences(ctx, logr.Discard(), readerClient{Reader: r},
+	merged, err := chartutil.ChartValuesFromReferences(ctx, logr.Discard(), readerClient{Reader: r},
 		hr.GetNamespace(), inline, refs...)
 	if err != nil {
 		return nil, fmt.Errorf("HelmRelease %s values: %w", ref, err)
 	}
-	return vals.AsMap(), nil
+	return merged.AsMap(), nil
 }
 
 // inlineValues decodes spec.values as api/v2 GetValues does (YAML of the raw JSON), so
