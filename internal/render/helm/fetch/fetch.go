@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"oras.land/oras-go/v2/registry/remote/auth"
 )
 
 // Policy says which charts a Fetcher may pull, and where it keeps them.
@@ -46,6 +48,9 @@ type Ref struct {
 // https://host/repo chart:version.
 func (r Ref) String() string {
 	s := r.URL
+	if u, err := url.Parse(r.URL); err == nil && u.User != nil {
+		s = u.Redacted()
+	}
 	if r.Kind == KindHTTP {
 		s += " " + r.Chart
 	}
@@ -87,6 +92,7 @@ type Fetcher struct {
 	limits  limits
 	http    *httpClient
 	blobs   *store
+	tokens  auth.Cache // anonymous registry tokens, shared by the charts of one registry
 	charts  flights[*Chart]
 	indexes flights[*index]
 }
@@ -96,7 +102,7 @@ func New(p Policy) *Fetcher {
 	if p.Timeout <= 0 {
 		p.Timeout = defaultTimeout
 	}
-	f := &Fetcher{policy: p, limits: defaultLimits, blobs: &store{dir: p.CacheDir}}
+	f := &Fetcher{policy: p, limits: defaultLimits, blobs: &store{dir: p.CacheDir}, tokens: auth.NewCache()}
 	f.http = newHTTPClient(p, &f.limits)
 	return f
 }
@@ -125,7 +131,10 @@ func (f *Fetcher) Fetch(ctx context.Context, ref Ref) (*Chart, error) {
 func (f *Fetcher) check(ref Ref) (*url.URL, error) {
 	u, err := url.Parse(ref.URL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("chart URL: %w", err)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("a chart URL carries no credentials (%s)", u.Redacted())
 	}
 	switch ref.Kind {
 	case KindOCI:

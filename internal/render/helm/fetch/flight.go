@@ -52,8 +52,9 @@ func (g *flights[T]) run(ctx context.Context, key string, fl *flight[T], timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	fl.v, fl.err = fn(ctx)
-	if fl.err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		fl.err = fmt.Errorf("over the %s fetch deadline: %w", timeout, fl.err)
+	var de *deadlineError
+	if fl.err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.As(fl.err, &de) {
+		fl.err = &deadlineError{timeout, fl.err}
 	}
 	if fl.err != nil {
 		g.mu.Lock()
@@ -61,4 +62,30 @@ func (g *flights[T]) run(ctx context.Context, key string, fl *flight[T], timeout
 		g.mu.Unlock()
 	}
 	close(fl.done)
+}
+
+// deadlineError is a call that ran out of its time; nested flights report it once.
+type deadlineError struct {
+	timeout time.Duration
+	err     error
+}
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("over the %s fetch deadline: %v", e.timeout, e.err)
+}
+func (e *deadlineError) Unwrap() error { return e.err }
+
+// waiting counts the callers waiting on unfinished calls (tests wait for it).
+func (g *flights[T]) waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, fl := range g.m {
+		select {
+		case <-fl.done:
+		default:
+			n += fl.waiters
+		}
+	}
+	return n
 }

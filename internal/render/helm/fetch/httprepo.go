@@ -31,7 +31,9 @@ type chartVersion struct {
 // URL as source-controller's ChartRepository.DownloadChart does. An index digest is
 // checked (source-controller does not); an archive stored under it is not fetched again.
 func (f *Fetcher) fetchHTTP(ctx context.Context, ref Ref) (*Chart, error) {
-	idx, err := f.indexes.do(ctx, ref.URL, f.policy.Timeout, func(ctx context.Context) (*index, error) {
+	// The index flight runs under its own deadline; waiting for it without ctx's makes its
+	// error, not a race between the two deadlines, the one reported.
+	idx, err := f.indexes.do(context.WithoutCancel(ctx), ref.URL, f.policy.Timeout, func(ctx context.Context) (*index, error) {
 		return f.index(ctx, ref.URL)
 	})
 	if err != nil {

@@ -16,8 +16,9 @@ import (
 
 // Helm's OCI media types (helm.sh/helm/v4/pkg/registry constants.go).
 const (
-	chartLayerMediaType  = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
-	chartConfigMediaType = "application/vnd.cncf.helm.config.v1+json"
+	chartLayerMediaType       = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+	chartConfigMediaType      = "application/vnd.cncf.helm.config.v1+json"
+	legacyChartLayerMediaType = "application/tar+gzip"
 )
 
 // maxTagPages bounds the tag list a registry can make us page through.
@@ -36,31 +37,23 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 		Client:     f.http.client,
 		Header:     map[string][]string{"User-Agent": {userAgent}},
 		Credential: auth.StaticCredential(u.Host, auth.EmptyCredential),
-		Cache:      auth.NewCache(),
+		Cache:      f.tokens,
 	}
 	repo.MaxMetadataBytes = f.limits.manifest
 	repo.TagListMaxPages = maxTagPages
 
 	var mdgst digest.Digest
-	var version string
+	var tag string
 	if ref.Digest != "" {
 		if mdgst, err = parseDigest(ref.Digest); err != nil {
 			return nil, err
 		}
-	} else {
-		tag, err := f.resolveTag(ctx, repo, ref.Version)
-		if err != nil {
-			return nil, err
-		}
-		version = semverTag(tag)
-		ref.Version = tag
-	}
-	manifest, mdgst, err := f.manifest(ctx, repo, mdgst, ref.Version)
-	if err != nil {
+	} else if tag, err = f.resolveTag(ctx, repo, ref.Version); err != nil {
 		return nil, err
 	}
-	if v := manifest.Annotations[ocispec.AnnotationVersion]; v != "" && version == "" {
-		version = v
+	manifest, mdgst, err := f.manifest(ctx, repo, mdgst, tag)
+	if err != nil {
+		return nil, err
 	}
 	layer, err := chartLayer(manifest)
 	if err != nil {
@@ -83,7 +76,16 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 			return nil, err
 		}
 	}
-	return &Chart{Archive: data, Digest: mdgst.String(), Version: version}, nil
+	return &Chart{Archive: data, Digest: mdgst.String(), Version: chartVersionOf(tag, manifest)}, nil
+}
+
+// chartVersionOf is a semver tag in semver form, else the version Helm annotates the
+// manifest with (a digest or a plain tag such as "latest" names no version).
+func chartVersionOf(tag string, m *ocispec.Manifest) string {
+	if _, err := parseVersion(semverTag(tag)); err == nil {
+		return semverTag(tag)
+	}
+	return m.Annotations[ocispec.AnnotationVersion]
 }
 
 // resolveTag returns the tag ver names, as source-controller resolves a HelmChart of an
@@ -126,8 +128,14 @@ func (f *Fetcher) manifest(ctx context.Context, repo *remote.Repository, want di
 			return nil, "", err
 		}
 		defer rc.Close()
+		if desc.Digest.Algorithm() != digest.SHA256 {
+			return nil, "", fmt.Errorf("registry served manifest %s, not a sha256 digest", desc.Digest)
+		}
 		if want != "" && desc.Digest != want {
 			return nil, "", fmt.Errorf("registry served manifest %s for %s", desc.Digest, want)
+		}
+		if desc.Size > f.limits.manifest {
+			return nil, "", fmt.Errorf("manifest %s is %d bytes, over the limit of %d", desc.Digest, desc.Size, f.limits.manifest)
 		}
 		if desc.MediaType != ocispec.MediaTypeImageManifest {
 			return nil, "", fmt.Errorf("%s is a %s, not an OCI image manifest", reference, desc.MediaType)
@@ -147,24 +155,25 @@ func (f *Fetcher) manifest(ctx context.Context, repo *remote.Repository, want di
 	return &m, want, nil
 }
 
-// chartLayer is the manifest's one Helm chart layer, as Helm's registry Client.Pull
-// requires it.
+// chartLayer is the manifest's chart layer, as Helm's registry Client.Pull reads it: of
+// Helm's chart media type, else of the legacy application/tar+gzip that Pull still accepts.
 func chartLayer(m *ocispec.Manifest) (ocispec.Descriptor, error) {
-	var found []ocispec.Descriptor
 	var types []string
-	for _, l := range m.Layers {
-		if l.MediaType == chartLayerMediaType {
-			found = append(found, l)
+	for _, mt := range []string{chartLayerMediaType, legacyChartLayerMediaType} {
+		for _, l := range m.Layers {
+			if l.MediaType != mt {
+				continue
+			}
+			if l.Digest.Validate() != nil || l.Digest.Algorithm() != digest.SHA256 {
+				return ocispec.Descriptor{}, fmt.Errorf("chart layer digest %q is not sha256:<hex>", l.Digest)
+			}
+			return l, nil
 		}
+	}
+	for _, l := range m.Layers {
 		types = append(types, l.MediaType)
 	}
-	if len(found) != 1 {
-		return ocispec.Descriptor{}, fmt.Errorf("has %d layers of type %s, want 1 (layers: %s)", len(found), chartLayerMediaType, strings.Join(types, ", "))
-	}
-	if err := found[0].Digest.Validate(); err != nil || found[0].Digest.Algorithm() != digest.SHA256 {
-		return ocispec.Descriptor{}, fmt.Errorf("chart layer digest %q is not sha256:<hex>", found[0].Digest)
-	}
-	return found[0], nil
+	return ocispec.Descriptor{}, fmt.Errorf("has no layer of type %s (layers: %s)", chartLayerMediaType, strings.Join(types, ", "))
 }
 
 // parseDigest accepts "sha256:<64 hex>", the digests Flux and Helm write.

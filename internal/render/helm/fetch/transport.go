@@ -41,14 +41,13 @@ func newHTTPClient(p Policy, l *limits) *httpClient {
 	d := &net.Dialer{Timeout: p.Timeout, Control: c.control}
 	c.client = &http.Client{
 		Transport: checked{c, &http.Transport{
-			Proxy:                 nil, // a proxy from the environment would dial for us, past the address check
-			DialContext:           d.DialContext,
-			TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
-			TLSHandshakeTimeout:   p.Timeout,
-			ResponseHeaderTimeout: p.Timeout,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConnsPerHost:   4,
-			IdleConnTimeout:       30 * time.Second,
+			Proxy:               nil, // a proxy from the environment would dial for us, past the address check
+			DialContext:         d.DialContext,
+			TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12},
+			TLSHandshakeTimeout: p.Timeout,
+			ForceAttemptHTTP2:   true,
+			MaxIdleConnsPerHost: 4,
+			IdleConnTimeout:     30 * time.Second,
 		}},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {

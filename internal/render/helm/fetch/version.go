@@ -70,7 +70,7 @@ func pickTag(tags []string, ver string) (string, error) {
 // exact version first, else the highest version satisfying the constraint ver ("" = the
 // latest stable), equal versions (build metadata aside) ordered by their created time.
 func pickVersion(idx *index, name, ver string) (*chartVersion, error) {
-	cvs := idx.Entries[name]
+	cvs := slices.DeleteFunc(slices.Clone(idx.Entries[name]), func(cv *chartVersion) bool { return cv == nil })
 	if len(cvs) == 0 {
 		return nil, fmt.Errorf("index.yaml has no chart %q", name)
 	}
