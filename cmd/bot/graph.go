@@ -147,7 +147,7 @@ func printReleases(w io.Writer, graphs []review.ClusterGraph, cluster, ks string
 			for _, hr := range n.HelmReleases {
 				switch {
 				case hr.NotRendered != "":
-					fmt.Fprintf(w, "    HelmRelease %s  %s\n", hr.HelmRelease, hr.NotRendered)
+					fmt.Fprintf(w, "    %s\n", hr.NotRendered) // it names the HelmRelease
 				case hr.Error != "":
 					fmt.Fprintf(w, "    HelmRelease %s  render error: %s\n", hr.HelmRelease, hr.Error)
 				default:

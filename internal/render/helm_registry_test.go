@@ -50,7 +50,7 @@ func testChart(t *testing.T, name, version string, templates map[string]string) 
 
 // pushTestChart pushes archive to host/path:tag as Helm pushes a chart (config, one chart
 // layer, the version annotation).
-func pushTestChart(t *testing.T, host, path, version string, archive []byte) {
+func pushTestChart(t *testing.T, host, path, version string, archive []byte) string {
 	t.Helper()
 	ctx := context.Background()
 	repo, err := remote.NewRepository(host + "/" + path)
@@ -78,6 +78,7 @@ func pushTestChart(t *testing.T, host, path, version string, archive []byte) {
 	if err := repo.Tag(ctx, desc, version); err != nil {
 		t.Fatal(err)
 	}
+	return desc.Digest.String()
 }
 
 // mirror serves the charts under oci://ghcr.io/<path> from a loopback registry through a
@@ -203,5 +204,41 @@ func TestCorpusChartsFromRegistry(t *testing.T) {
 	ksm := c.Owners[ObjectID{Kind: "ConfigMap", Namespace: "o11y", Name: "kube-prometheus-stack-ksm"}]
 	if len(ksm) != 1 || ksm[0].Body.Object["data"].(map[string]any)["first"] != "source.toolkit.fluxcd.io" {
 		t.Errorf("kube-prometheus-stack's valuesFrom did not reach the chart: %v", ksm)
+	}
+}
+
+// TestOCIRepositoryChartRevision: a chart pulled for an OCIRepository gets the manifest
+// digest in its version, and a semver tag that differs from Chart.yaml's version fails the
+// release (helm-controller mutateChartWithSourceRevision).
+func TestOCIRepositoryChartRevision(t *testing.T) {
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	cm := map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  chart: {{ .Chart.Version | quote }}\n"}
+	good := pushTestChart(t, u.Host, "charts/app", "1.0.0", testChart(t, "app", "1.0.0", cm))
+	pushTestChart(t, u.Host, "charts/app", "1.0.1", testChart(t, "app", "0.9.0", cm))
+	oci := func(name, tag string) string {
+		return "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: " + name + "\n  namespace: apps\nspec:\n  url: oci://" + u.Host + "/charts/app\n  ref: {tag: " + tag + "}\n---\n" +
+			hr(name, "chartRef: {kind: OCIRepository, name: "+name+"}")
+	}
+	files := merge(bootstrap("dev"), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/good.yaml": oci("good", "1.0.0"), "apps/bad.yaml": oci("bad", "1.0.1")})
+	f := fetch.New(fetch.Policy{Allow: []string{"127.0.0.1"}, Loopback: true})
+	g, err := Render(context.Background(), tree(t, files), Options{Remote: RemotePolicy{Allow: []string{"127.0.0.1"}}, Charts: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Clusters[0]
+	version := "1.0.0+" + strings.TrimPrefix(good, "sha256:")[:12]
+	ref := "oci://" + u.Host + "/charts/app:"
+	want := releaseView{
+		Objects: []string{"ConfigMap/apps/good app/templates/cm.yaml apps/good apps/good.yaml:11"},
+		Charts:  []string{"good " + ref + "1.0.0 " + version},
+		Errors:  []string{"apps/bad.yaml:11: artifact revision 1.0.1 does not match chart version 0.9.0"},
+	}
+	if d := cmp.Diff(want, viewReleases(c, Ref{"flux-system", "apps"})); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if got := c.Owners[ObjectID{Kind: "ConfigMap", Namespace: "apps", Name: "good"}][0].Body.Object["data"]; !cmp.Equal(got, map[string]any{"chart": version}) {
+		t.Errorf("the chart sees version %v, want %s", got, version)
 	}
 }

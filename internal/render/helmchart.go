@@ -34,6 +34,9 @@ type chartSource struct {
 	remote        fetch.Ref
 	valuesFiles   []string
 	ignoreMissing bool
+	// ociSource says the chart comes from an OCIRepository, whose artifact revision
+	// helm-controller appends to the chart version.
+	ociSource bool
 	// unresolved says why the chart is unknown ("" when it is known).
 	unresolved string
 }
@@ -131,7 +134,7 @@ func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) ch
 	default:
 		r.Version = cmp.Or(ref["tag"], "latest")
 	}
-	return chartSource{remote: r}
+	return chartSource{remote: r, ociSource: true}
 }
 
 // sourceBody is the first rendered object of the Flux source s in c, nil when none.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/Masterminds/semver/v3"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	corev1 "k8s.io/api/core/v1"
@@ -42,7 +43,6 @@ func (inProcess) Render(ctx context.Context, req helm.Request) (*helm.Result, er
 type ChartFetcher interface {
 	Fetch(ctx context.Context, ref fetch.Ref) (*fetch.Chart, error)
 }
-
 
 // helmReleases renders the HelmReleases every Kustomization of c applies, after the
 // substituteFrom fixpoint: the HelmRelease objects are then final (substituted, patched),
@@ -118,8 +118,12 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, ks *Kustomizatio
 		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest}
 	} else {
 		var reason string
-		ch, reason = r.remoteChart(ctx, cs)
-		if ch == nil {
+		var err error
+		ch, reason, err = r.remoteChart(ctx, cs)
+		switch {
+		case err != nil:
+			return fail(err)
+		case ch == nil:
 			return skip(cs.remote.String(), chartHost(cs.remote), reason)
 		}
 	}
@@ -152,31 +156,63 @@ type loadedChart struct {
 }
 
 // remoteChart pulls the chart of cs through Options.Charts when the remote policy allows
-// its host; nil and the reason when it does not, or the pull fails.
-func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, string) {
+// its host; nil and the reason when it does not, or the pull fails; an error when the chart
+// does not match its OCIRepository's revision (helm-controller fails the release).
+func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, string, error) {
 	ref, host := cs.remote, chartHost(cs.remote)
 	switch {
 	case r.remote.Fork:
-		return nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref)
+		return nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
 	case r.charts == nil || !r.remote.allows(host):
-		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, host)
+		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, host), nil
 	}
 	pulled, err := r.charts.Fetch(ctx, ref)
 	var na *fetch.NotAllowedError
 	switch {
 	case errors.As(err, &na):
-		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host)
+		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host), nil
 	case err != nil:
-		return nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err)
+		return nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err), nil
 	}
 	ch, err := loader.LoadArchive(bytes.NewReader(pulled.Archive))
 	if err != nil {
-		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err)
+		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
 	}
 	if len(cs.valuesFiles) > 0 {
-		return nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref)
+		return nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
 	}
-	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, ""
+	if cs.ociSource {
+		if err := withRevision(ch, ref, pulled); err != nil {
+			return nil, "", err
+		}
+	}
+	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, "", nil
+}
+
+// withRevision appends the OCIRepository artifact's digest to the chart version, as
+// helm-controller's mutateChartWithSourceRevision does (internal/controller/
+// helmrelease_controller.go): "<version>+<digest hex[0:12]>"; a semver tag must equal the
+// chart's version. Templates see it (app-template's helm.sh/chart label).
+func withRevision(ch *chart.Chart, ref fetch.Ref, pulled *fetch.Chart) error {
+	ver, err := semver.NewVersion(ch.Metadata.Version)
+	if err != nil {
+		return fmt.Errorf("invalid chart version %s", ch.Metadata.Version)
+	}
+	_, hex, ok := strings.Cut(pulled.Digest, ":")
+	if !ok || len(hex) < 12 {
+		return fmt.Errorf("invalid artifact revision %s", pulled.Digest)
+	}
+	if ref.Digest == "" {
+		if tagVer, err := semver.NewVersion(pulled.Version); err == nil && !tagVer.Equal(ver) {
+			return fmt.Errorf("artifact revision %s does not match chart version %s", pulled.Version, ch.Metadata.Version)
+		}
+	}
+	v, err := ver.SetMetadata(hex[:12])
+	if err != nil {
+		return err
+	}
+	ch.Metadata.Version = v.String()
+	return nil
 }
 
 // missingValuesFrom names the first non-optional valuesFrom source of hr that cl does not
