@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/sourcegraph/conc/iter"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	corev1 "k8s.io/api/core/v1"
@@ -51,55 +52,80 @@ type ChartFetcher interface {
 func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Client, rootSrc SourceRef) {
 	sc := newScopes(c)
 	apis := r.apiVersions(c)
-	objects := c.ObjectCount()
+	type job struct {
+		ks *Kustomization
+		hr *Object
+	}
+	var jobs []job
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
-		var hrs []*Object
 		for _, o := range ks.Objects {
 			if o.ID.Group == helmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
-				hrs = append(hrs, o)
+				jobs = append(jobs, job{ks, o})
 			}
 		}
-		for _, o := range hrs {
-			if ctx.Err() != nil {
-				return
-			}
-			out := r.helmRelease(ctx, c, ks, o, cl, rootSrc, sc, apis)
-			if objects += len(out); objects > r.guards.limits.MaxObjects {
-				ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
-					Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}})
-				ks.Releases = ks.Releases[:len(ks.Releases)-1]
-				continue
-			}
+	}
+	// Charts render in parallel (a sandbox Pool has several workers); c is only read
+	// meanwhile, and the outcomes are recorded in order afterwards.
+	m := iter.Mapper[job, releaseOutcome]{MaxGoroutines: r.workers}
+	outs := m.Map(jobs, func(j *job) releaseOutcome {
+		if ctx.Err() != nil {
+			return releaseOutcome{}
+		}
+		return r.helmRelease(ctx, c, j.hr, cl, rootSrc, sc, apis)
+	})
+	if ctx.Err() != nil {
+		return
+	}
+	objects := c.ObjectCount()
+	for i, out := range outs {
+		ks, o := jobs[i].ks, jobs[i].hr
+		if objects += len(out.objs); objects > r.guards.limits.MaxObjects {
+			out = releaseOutcome{err: &ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
+				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}}}
+		}
+		switch {
+		case out.skip != nil:
+			ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, *out.skip)
+		case out.err != nil:
+			ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, *out.err)
+		case out.release != nil:
+			ks.Releases = append(ks.Releases, *out.release)
 			// ks.Objects may be a build's slice shared with other renders: never append in place.
-			ks.Objects = append(slices.Clip(ks.Objects), out...)
-			for _, obj := range out {
+			ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
+			for _, obj := range out.objs {
 				c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
 			}
 		}
 	}
 }
 
-// helmRelease renders one HelmRelease o of ks, or records on ks why it is not rendered.
-func (r *renderer) helmRelease(ctx context.Context, c *Cluster, ks *Kustomization, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string) []*Object {
+// releaseOutcome is what one HelmRelease gives its Kustomization: objects and the
+// release, or why not.
+type releaseOutcome struct {
+	objs    []*Object
+	release *Release
+	skip    *ReleaseSkip
+	err     *ReleaseError
+}
+
+// helmRelease renders one HelmRelease o, or says why it is not rendered.
+func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
-	skip := func(chart, host, reason string) []*Object {
-		ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, ReleaseSkip{HelmRelease: o.ID, Chart: chart, Host: host,
-			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line})
-		return nil
+	skip := func(chart, host, reason string) releaseOutcome {
+		return releaseOutcome{skip: &ReleaseSkip{HelmRelease: o.ID, Chart: chart, Host: host,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}}
 	}
-	fail := func(err error) []*Object {
+	fail := func(err error) releaseOutcome {
 		var le *limitError
-		ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, ReleaseError{HelmRelease: o.ID,
-			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: errors.As(err, &le)}})
-		return nil
+		return releaseOutcome{err: &ReleaseError{HelmRelease: o.ID,
+			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: errors.As(err, &le)}}}
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
 	if s, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); s {
-		ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, ReleaseSkip{HelmRelease: o.ID, Suspended: true, File: o.File, Line: o.Line,
-			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) is suspended: helm-controller does not reconcile it, so its chart is not rendered", name, o.File, o.Line)})
-		return nil
+		return releaseOutcome{skip: &ReleaseSkip{HelmRelease: o.ID, Suspended: true, File: o.File, Line: o.Line,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) is suspended: helm-controller does not reconcile it, so its chart is not rendered", name, o.File, o.Line)}}
 	}
 	cs := resolveChart(hr, c, func(s SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
 	if cs.unresolved != "" {
@@ -143,8 +169,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, ks *Kustomizatio
 	if err != nil {
 		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
 	}
-	ks.Releases = append(ks.Releases, Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals, Approximate: res.Approximate})
-	return objs
+	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals, Approximate: res.Approximate}}
 }
 
 // loadedChart is a chart ready to render, with the reference it is shown by and the
