@@ -59,6 +59,9 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 	var jobs []job
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
+		if ks.Err != nil {
+			continue // kustomize-controller applies nothing of a failed build (flux-semantics.md §3)
+		}
 		for _, o := range ks.Objects {
 			if o.ID.Group == helmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
 				jobs = append(jobs, job{ks, o})
