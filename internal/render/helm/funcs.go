@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
@@ -62,16 +63,15 @@ func (u *usage) names() []string { return slices.Sorted(maps.Keys(u.used)) }
 func templateFuncs(u *usage) template.FuncMap {
 	rng := rand.New(rand.NewChaCha8([32]byte{'t', 'i', 'e', 'r', 'g', 'a', 't', 'e'}))
 	sp := sprig.TxtFuncMap()
-	marked := func(name string) { u.mark(name) }
 	f := template.FuncMap{
 		// engine funcMap's client-less lookup.
 		"lookup": func(string, string, string, string) (map[string]any, error) {
-			marked("lookup")
+			u.mark("lookup")
 			return map[string]any{}, nil
 		},
-		"now": func() time.Time { marked("now"); return Clock },
+		"now": func() time.Time { u.mark("now"); return Clock },
 		"ago": func(date any) string {
-			marked("ago")
+			u.mark("ago")
 			return Clock.Sub(toTime(date, u)).Round(time.Second).String()
 		},
 		"date":           func(layout string, date any) string { return toTime(date, u).UTC().Format(layout) },
@@ -81,7 +81,7 @@ func templateFuncs(u *usage) template.FuncMap {
 		"htmlDateInZone": func(date any, zone string) string { return dateInZone(u)("2006-01-02", date, zone) },
 		"durationRound": func(d any) string {
 			if t, ok := d.(time.Time); ok {
-				marked("durationRound")
+				u.mark("durationRound")
 				d = int64(Clock.Sub(t))
 			}
 			return sp["durationRound"].(func(any) string)(d)
@@ -97,35 +97,35 @@ func templateFuncs(u *usage) template.FuncMap {
 		"randNumeric":  randString(u, rng, "randNumeric", "0123456789"),
 		"randAscii":    randString(u, rng, "randAscii", asciiPrintable()),
 		"randBytes": func(n int) (string, error) {
-			marked("randBytes")
+			u.mark("randBytes")
 			b, err := randBuf(rng, n)
 			return base64.StdEncoding.EncodeToString(b), err
 		},
 		"randInt": func(lo, hi int) (int, error) {
-			marked("randInt")
+			u.mark("randInt")
 			if hi <= lo {
 				return 0, fmt.Errorf("randInt: max %d is not above min %d", hi, lo)
 			}
 			return rng.IntN(hi-lo) + lo, nil
 		},
 		"uuidv4": func() string {
-			marked("uuidv4")
+			u.mark("uuidv4")
 			b, _ := randBuf(rng, 16)
 			b[6] = b[6]&0x0f | 0x40
 			b[8] = b[8]&0x3f | 0x80
 			return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 		},
 		"shuffle": func(s string) string {
-			marked("shuffle")
+			u.mark("shuffle")
 			r := []rune(s)
 			rng.Shuffle(len(r), func(i, j int) { r[i], r[j] = r[j], r[i] })
 			return string(r)
 		},
-		"bcrypt":     func(s string) string { marked("bcrypt"); return fakeBcrypt(s) },
+		"bcrypt":     func(s string) string { u.mark("bcrypt"); return fakeBcrypt(s) },
 		"htpasswd":   htpasswd(u),
 		"encryptAES": encryptAES(u, rng),
 
-		"genPrivateKey":            func(typ string) string { marked("genPrivateKey"); return genPrivateKey(rng, typ) },
+		"genPrivateKey":            func(typ string) string { u.mark("genPrivateKey"); return genPrivateKey(rng, typ) },
 		"genCA":                    certFunc(u, rng, "genCA"),
 		"genCAWithKey":             certFunc(u, rng, "genCAWithKey"),
 		"genSelfSignedCert":        certFunc(u, rng, "genSelfSignedCert"),
@@ -300,7 +300,7 @@ func encryptAES(u *usage, rng *rand.Rand) func(password, text string) (string, e
 			return "", err
 		}
 		pad := aes.BlockSize - len(text)%aes.BlockSize
-		plain := append([]byte(text), bytesOf(byte(pad), pad)...)
+		plain := append([]byte(text), bytes.Repeat([]byte{byte(pad)}, pad)...)
 		out := make([]byte, aes.BlockSize+len(plain))
 		iv, _ := randBuf(rng, aes.BlockSize)
 		copy(out, iv)
@@ -308,8 +308,6 @@ func encryptAES(u *usage, rng *rand.Rand) func(password, text string) (string, e
 		return base64.StdEncoding.EncodeToString(out), nil
 	}
 }
-
-func bytesOf(b byte, n int) []byte { return []byte(strings.Repeat(string([]byte{b}), n)) }
 
 // genPrivateKey is sprig's: rsa and dsa get the fixed keys, ecdsa (P-256) and ed25519 keys
 // derived from the seeded stream, in sprig's PEM blocks.
