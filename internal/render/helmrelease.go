@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/sourcegraph/conc/iter"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
@@ -217,29 +216,19 @@ func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChar
 	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, "", nil
 }
 
-// withRevision appends the OCIRepository artifact's digest to the chart version, as
-// helm-controller's mutateChartWithSourceRevision does (internal/controller/
-// helmrelease_controller.go): "<version>+<digest hex[0:12]>"; a semver tag must equal the
-// chart's version. Templates see it (app-template's helm.sh/chart label).
+// withRevision sets the chart version helm-controller renders an OCIRepository's chart
+// with (helm.OCIChartVersion): the artifact revision is "<tag>@<digest>", or the digest
+// alone for a digest reference.
 func withRevision(ch *chart.Chart, ref fetch.Ref, pulled *fetch.Chart) error {
-	ver, err := semver.NewVersion(ch.Metadata.Version)
-	if err != nil {
-		return fmt.Errorf("invalid chart version %s", ch.Metadata.Version)
-	}
-	_, hex, ok := strings.Cut(pulled.Digest, ":")
-	if !ok || len(hex) < 12 {
-		return fmt.Errorf("invalid artifact revision %s", pulled.Digest)
-	}
+	revision := pulled.Digest
 	if ref.Digest == "" {
-		if tagVer, err := semver.NewVersion(pulled.Version); err == nil && !tagVer.Equal(ver) {
-			return fmt.Errorf("artifact revision %s does not match chart version %s", pulled.Version, ch.Metadata.Version)
-		}
+		revision = strings.ReplaceAll(pulled.Version, "+", "_") + "@" + pulled.Digest
 	}
-	v, err := ver.SetMetadata(hex[:12])
+	v, err := helm.OCIChartVersion(ch.Metadata.Version, revision)
 	if err != nil {
 		return err
 	}
-	ch.Metadata.Version = v.String()
+	ch.Metadata.Version = v
 	return nil
 }
 
