@@ -160,7 +160,8 @@ func corpusRow(t *testing.T, p corpusPair, data []byte, code int) string {
 }
 
 // checkWithoutConfig asserts what issue 11 requires of the corpus without configuration:
-// onedr0p's FluxInstance root is its one cluster, every Kustomization reviewed; xunholy's
+// onedr0p's FluxInstance root is its one cluster, every Kustomization reviewed and its 67
+// HelmReleases not (their charts are remote); xunholy's
 // is its one cluster too, whose OCI root source no configuration maps: its one
 // Kustomization is not reviewed and nothing is reported.
 func checkWithoutConfig(t *testing.T, repo string, data []byte) {
@@ -168,17 +169,27 @@ func checkWithoutConfig(t *testing.T, repo string, data []byte) {
 	rep := decodeCorpus(t, data)
 	type shape struct {
 		Clusters   []string
-		Unreviewed int
-		Findings   int
+		Unreviewed int // Kustomizations not reviewed
+		// HelmReleases not reviewed: offline, every corpus chart is remote.
+		HelmReleases int
+		Findings     int
 	}
-	got := shape{Unreviewed: len(rep.Unreviewed), Findings: len(rep.Findings)}
+	got := shape{Findings: len(rep.Findings)}
+	for _, u := range rep.Unreviewed {
+		switch u.Kind {
+		case "Kustomization":
+			got.Unreviewed++
+		case "HelmRelease":
+			got.HelmReleases++
+		}
+	}
 	for _, c := range rep.Clusters {
 		got.Clusters = append(got.Clusters, c.Name)
 	}
 	switch repo {
 	case "onedr0p-home-ops":
 		got.Findings = 0 // counted in the table; their number differs pair to pair
-		if d := cmp.Diff(shape{Clusters: []string{"cluster"}}, got); d != "" {
+		if d := cmp.Diff(shape{Clusters: []string{"cluster"}, HelmReleases: 67}, got); d != "" {
 			t.Errorf("onedr0p without configuration (-want +got):\n%s", d)
 		}
 	case "xunholy-k8s-gitops":

@@ -7,18 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/sourcegraph/conc/iter"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
@@ -232,82 +227,6 @@ func withRevision(ch *chart.Chart, ref fetch.Ref, pulled *fetch.Chart) error {
 	return nil
 }
 
-// missingValuesFrom names the first non-optional valuesFrom source of hr that cl does not
-// hold ("ConfigMap apps/values"), "" when all are there: helm-controller fails the release
-// on it, and here it is unknown whether it exists at runtime.
-func missingValuesFrom(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) string {
-	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
-	for _, v := range refs {
-		ref, _ := v.(map[string]any)
-		if opt, _ := ref["optional"].(bool); opt {
-			continue
-		}
-		kind, name := strOf(ref, "kind"), strOf(ref, "name")
-		var obj client.Object = &corev1.ConfigMap{}
-		if kind == "Secret" {
-			obj = &corev1.Secret{}
-		}
-		if err := cl.Get(ctx, client.ObjectKey{Namespace: hr.GetNamespace(), Name: name}, obj); apierrors.IsNotFound(err) {
-			return kind + " " + hr.GetNamespace() + "/" + name
-		}
-	}
-	return ""
-}
-
-// secretValues lists the values of the valuesFrom Secrets of hr, longest first: review
-// redacts them in the rendered objects as it redacts substituted Secret values.
-func secretValues(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) []string {
-	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range refs {
-		ref, _ := v.(map[string]any)
-		if strOf(ref, "kind") != "Secret" {
-			continue
-		}
-		sec := &corev1.Secret{}
-		if err := cl.Get(ctx, client.ObjectKey{Namespace: hr.GetNamespace(), Name: strOf(ref, "name")}, sec); err != nil {
-			continue
-		}
-		for _, d := range sec.Data {
-			leaves(string(d), func(s string) {
-				if len(s) >= 4 && !seen[s] {
-					seen[s] = true
-					out = append(out, s)
-				}
-			})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
-	return out
-}
-
-// leaves calls fn with the text of a Secret value and, when it is a YAML document, every
-// string leaf in it: a values.yaml key's value is what reaches a template.
-func leaves(text string, fn func(string)) {
-	fn(strings.TrimSpace(text))
-	var v any
-	if err := sigsyaml.Unmarshal([]byte(text), &v); err != nil {
-		return
-	}
-	var walk func(any)
-	walk = func(x any) {
-		switch t := x.(type) {
-		case map[string]any:
-			for _, e := range t {
-				walk(e)
-			}
-		case []any:
-			for _, e := range t {
-				walk(e)
-			}
-		case string:
-			fn(t)
-		}
-	}
-	walk(v)
-}
-
 // renderChart renders req, reusing the Cache's output for the same chart digest, final
 // values, HelmRelease (its render fields) and kube/API versions.
 func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDigest string) (*helm.Result, error) {
@@ -385,91 +304,4 @@ func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, s
 			Owner: hr.Owner, File: hr.File, Line: hr.Line, Body: u, SecretValues: secrets, HelmRelease: name, Template: d.Template})
 	}
 	return out, nil
-}
-
-// scopes answers whether a kind is namespaced: built-in kinds, then the graph's CRDs.
-type scopes map[schema.GroupKind]bool
-
-// clusterScoped are the cluster-scoped built-in kinds charts commonly render.
-var clusterScoped = map[schema.GroupKind]bool{}
-
-func init() {
-	for _, gk := range []string{"Namespace", "Node", "PersistentVolume", "CustomResourceDefinition.apiextensions.k8s.io",
-		"ClusterRole.rbac.authorization.k8s.io", "ClusterRoleBinding.rbac.authorization.k8s.io", "StorageClass.storage.k8s.io",
-		"CSIDriver.storage.k8s.io", "VolumeAttachment.storage.k8s.io", "PriorityClass.scheduling.k8s.io", "IngressClass.networking.k8s.io",
-		"RuntimeClass.node.k8s.io", "ValidatingWebhookConfiguration.admissionregistration.k8s.io",
-		"MutatingWebhookConfiguration.admissionregistration.k8s.io", "ValidatingAdmissionPolicy.admissionregistration.k8s.io",
-		"ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io", "APIService.apiregistration.k8s.io",
-		"FlowSchema.flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io",
-		"CertificateSigningRequest.certificates.k8s.io"} {
-		clusterScoped[schema.ParseGroupKind(gk)] = true
-	}
-}
-
-// newScopes reads the scope of every CRD in c.
-func newScopes(c *Cluster) scopes {
-	sc := scopes{}
-	for id, objs := range c.Owners {
-		if id.Group != "apiextensions.k8s.io" || id.Kind != "CustomResourceDefinition" || objs[0].Body == nil {
-			continue
-		}
-		b := objs[0].Body.Object
-		g, _, _ := unstructured.NestedString(b, "spec", "group")
-		k, _, _ := unstructured.NestedString(b, "spec", "names", "kind")
-		s, _, _ := unstructured.NestedString(b, "spec", "scope")
-		sc[schema.GroupKind{Group: g, Kind: k}] = s != "Cluster"
-	}
-	return sc
-}
-
-func (sc scopes) namespaced(group, kind string) bool {
-	gk := schema.GroupKind{Group: group, Kind: kind}
-	if ns, ok := sc[gk]; ok {
-		return ns
-	}
-	return !clusterScoped[gk]
-}
-
-// apiVersions are the API versions the cluster serves beyond the built-in ones: every
-// served version of the graph's CRDs, as "group/version" and "group/version/Kind", and
-// .tiergate.yaml apiVersions. Sorted.
-func (r *renderer) apiVersions(c *Cluster) []string {
-	set := map[string]bool{}
-	for id, objs := range c.Owners {
-		if id.Group != "apiextensions.k8s.io" || id.Kind != "CustomResourceDefinition" || objs[0].Body == nil {
-			continue
-		}
-		b := objs[0].Body.Object
-		g, _, _ := unstructured.NestedString(b, "spec", "group")
-		k, _, _ := unstructured.NestedString(b, "spec", "names", "kind")
-		vs, _, _ := unstructured.NestedSlice(b, "spec", "versions")
-		for _, v := range vs {
-			m, _ := v.(map[string]any)
-			if served, ok := m["served"].(bool); ok && !served {
-				continue
-			}
-			if n := strOf(m, "name"); n != "" {
-				set[g+"/"+n], set[g+"/"+n+"/"+k] = true, true
-			}
-		}
-	}
-	if r.cfg != nil {
-		for _, v := range r.cfg.APIVersions {
-			set[v] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for v := range set {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// kubeVersion is .tiergate.yaml kubeVersion, else helm.DefaultKubeVersion.
-func (r *renderer) kubeVersion() string {
-	if r.cfg != nil && r.cfg.KubeVersion != "" {
-		return r.cfg.KubeVersion
-	}
-	return helm.DefaultKubeVersion
 }
