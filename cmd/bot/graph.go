@@ -155,6 +155,9 @@ func printReleases(w io.Writer, graphs []review.ClusterGraph, cluster, ks string
 					for _, id := range hr.Objects {
 						fmt.Fprintf(w, "      %s\n", id)
 					}
+					for _, n := range hr.Notes {
+						fmt.Fprintf(w, "      note: %s\n", n)
+					}
 				}
 			}
 		}

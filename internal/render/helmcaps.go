@@ -2,9 +2,11 @@ package render
 
 import (
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
@@ -44,12 +46,16 @@ func newScopes(c *Cluster) scopes {
 	return sc
 }
 
-func (sc scopes) namespaced(group, kind string) bool {
+// namespaced reports whether objects of group/kind live in a namespace, and whether that is
+// known: a kind of a built-in API group (client-go's scheme) or of Flux, or one with a CRD
+// in the graph. An unknown kind is taken as namespaced, as most custom kinds are.
+func (sc scopes) namespaced(group, kind string) (namespaced, known bool) {
 	gk := schema.GroupKind{Group: group, Kind: kind}
 	if ns, ok := sc[gk]; ok {
-		return ns
+		return ns, true
 	}
-	return !clusterScoped[gk]
+	known = clientscheme.Scheme.IsGroupRegistered(group) || strings.HasSuffix(group, ".toolkit.fluxcd.io")
+	return !clusterScoped[gk], known
 }
 
 // apiVersions are the API versions the cluster serves beyond the built-in ones: every

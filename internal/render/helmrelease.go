@@ -162,11 +162,12 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	if err != nil {
 		return fail(err) // it names the HelmRelease and the chart
 	}
-	objs, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, secretValues(ctx, hr, cl))
+	objs, notes, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, secretValues(ctx, hr, cl))
 	if err != nil {
 		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
 	}
-	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals, Approximate: res.Approximate}}
+	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
+		Approximate: res.Approximate, Notes: notes}}
 }
 
 // loadedChart is a chart ready to render, with the reference it is shown by and the
@@ -287,21 +288,29 @@ func checkOutput(res *helm.Result, l Limits) error {
 
 // releaseObjects turns the rendered documents into objects of hr's Kustomization.
 // Helm sets no namespace: a namespaced object without one lands in the release namespace
-// (Helm's kube client applies it there); a kind of unknown scope is taken as namespaced.
-func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, secrets []string) ([]*Object, error) {
+// (Helm's kube client applies it there); a kind of unknown scope is taken as namespaced,
+// and named in the notes it returns ("scope of Widget.example.com unknown: …").
+func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, secrets []string) ([]*Object, []string, error) {
 	name := hr.ID.Namespace + "/" + hr.ID.Name
 	var out []*Object
+	var notes []string
 	for _, d := range res.Docs {
 		u := (&unstructured.Unstructured{Object: d.Object}).DeepCopy() // the Result may be the Cache's
 		gvk := u.GroupVersionKind()
 		if gvk.Kind == "" || u.GetName() == "" {
-			return nil, fmt.Errorf("template %s renders an object without kind or name", d.Template)
+			return nil, nil, fmt.Errorf("template %s renders an object without kind or name", d.Template)
 		}
-		if u.GetNamespace() == "" && sc.namespaced(gvk.Group, gvk.Kind) {
-			u.SetNamespace(namespace)
+		if u.GetNamespace() == "" {
+			ns, known := sc.namespaced(gvk.Group, gvk.Kind)
+			if ns {
+				u.SetNamespace(namespace)
+			}
+			if note := "scope of " + gvk.GroupKind().String() + " unknown: taken as namespaced"; !known && !slices.Contains(notes, note) {
+				notes = append(notes, note)
+			}
 		}
 		out = append(out, &Object{ID: ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()},
 			Owner: hr.Owner, File: hr.File, Line: hr.Line, Body: u, SecretValues: secrets, HelmRelease: name, Template: d.Template})
 	}
-	return out, nil
+	return out, notes, nil
 }

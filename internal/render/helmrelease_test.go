@@ -244,3 +244,29 @@ func TestHelmReleaseOutputCap(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestReleaseObjectsScope: namespaced kinds without a namespace land in the release
+// namespace; cluster-scoped ones stay without; an unknown kind is taken as namespaced and noted.
+func TestReleaseObjectsScope(t *testing.T) {
+	doc := func(apiVersion, kind, name string) helm.Doc {
+		return helm.Doc{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name}}, Template: "t.yaml"}
+	}
+	res := &helm.Result{Docs: []helm.Doc{doc("v1", "ConfigMap", "a"), doc("v1", "Namespace", "b"), doc("example.org/v1", "Gizmo", "c"),
+		doc("example.com/v1", "Gadget", "d"), doc("source.toolkit.fluxcd.io/v1", "OCIRepository", "e")}}
+	hrObj := &Object{ID: ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"}, Owner: Ref{"flux-system", "apps"}, File: "apps/web.yaml", Line: 2}
+	sc := scopes{{Group: "example.com", Kind: "Gadget"}: false}
+	objs, notes, err := releaseObjects(res, hrObj, "web", sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, o := range objs {
+		ids = append(ids, o.ID.String())
+	}
+	if d := cmp.Diff([]string{"ConfigMap/web/a", "Namespace/b", "Gizmo.example.org/web/c", "Gadget.example.com/d", "OCIRepository.source.toolkit.fluxcd.io/web/e"}, ids); d != "" {
+		t.Errorf("ids (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"scope of Gizmo.example.org unknown: taken as namespaced"}, notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+}

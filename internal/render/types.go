@@ -167,6 +167,9 @@ type Release struct {
 	Values map[string]any
 	// Approximate lists why offline output may differ from the cluster's ("lookup", …).
 	Approximate []string
+	// Notes say what tiergate assumed of the output ("scope of Widget.example.com unknown:
+	// taken as namespaced").
+	Notes []string
 }
 
 // ReleaseSkip is a HelmRelease whose chart was not rendered: what it installs is unknown.

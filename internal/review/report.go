@@ -120,8 +120,10 @@ type GraphRelease struct {
 	Chart       string            `json:"chart,omitempty"`
 	Version     string            `json:"version,omitempty"`
 	Objects     []render.ObjectID `json:"objects,omitempty"`
-	NotRendered string            `json:"notRendered,omitempty"`
-	Error       string            `json:"error,omitempty"`
+	// Notes say what tiergate assumed of the output (render.Release.Notes).
+	Notes       []string `json:"notes,omitempty"`
+	NotRendered string   `json:"notRendered,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // Counts tallies the findings of a given status by severity, a cause that several clusters

@@ -250,7 +250,7 @@ func graphReleases(ks *render.Kustomization) []GraphRelease {
 	}
 	for _, rel := range ks.Releases {
 		if i, ok := at[name(rel.HelmRelease)]; ok {
-			out[i].Chart, out[i].Version = rel.Chart, rel.Version
+			out[i].Chart, out[i].Version, out[i].Notes = rel.Chart, rel.Version, rel.Notes
 		}
 	}
 	for _, o := range ks.Objects {
