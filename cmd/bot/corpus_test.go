@@ -191,7 +191,7 @@ func checkWithoutConfig(t *testing.T, repo string, data []byte) {
 	}
 	switch repo {
 	case "onedr0p-home-ops":
-		got.Findings = 0 // counted in the table; their number differs pair to pair
+		got.Findings = 0     // counted in the table; their number differs pair to pair
 		got.HelmReleases = 0 // 67 at the corpus head (TestCorpusHelmOffline), none at the 2025 pairs
 		if d := cmp.Diff(shape{Clusters: []string{"cluster"}}, got); d != "" {
 			t.Errorf("onedr0p without configuration (-want +got):\n%s", d)

@@ -189,7 +189,7 @@ func TestKubeAndAPIVersions(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	for doc, want := range map[string]string{
-		"kubeVersion: latest\n":      `x.yaml:1: kubeVersion: want a Kubernetes version such as v1.33.0, got "latest"`,
+		"kubeVersion: latest\n":       `x.yaml:1: kubeVersion: want a Kubernetes version such as v1.33.0, got "latest"`,
 		"apiVersions:\n  - a/b/c/d\n": `x.yaml:2: apiVersions[0]: want group/version or group/version/Kind, got "a/b/c/d"`,
 	} {
 		if _, err := Parse("x.yaml", []byte(doc)); err == nil || err.Error() != want {
