@@ -111,7 +111,7 @@ type corpusReport struct {
 	}
 	Moves      []json.RawMessage
 	Findings   []struct{ Rule, Status string }
-	Unreviewed []struct{ Cluster, Kind, Name string }
+	Unreviewed []struct{ Cluster, Kind, Name, Chart, Host string }
 }
 
 // corpusReview runs one review and returns its JSON report and exit code (0 or 1).
@@ -160,7 +160,8 @@ func corpusRow(t *testing.T, p corpusPair, data []byte, code int) string {
 }
 
 // checkWithoutConfig asserts what issue 11 requires of the corpus without configuration:
-// onedr0p's FluxInstance root is its one cluster, every Kustomization reviewed; xunholy's
+// onedr0p's FluxInstance root is its one cluster, every Kustomization reviewed and its
+// HelmReleases not (their charts are remote, each listed with chart and host); xunholy's
 // is its one cluster too, whose OCI root source no configuration maps: its one
 // Kustomization is not reviewed and nothing is reported.
 func checkWithoutConfig(t *testing.T, repo string, data []byte) {
@@ -168,16 +169,30 @@ func checkWithoutConfig(t *testing.T, repo string, data []byte) {
 	rep := decodeCorpus(t, data)
 	type shape struct {
 		Clusters   []string
-		Unreviewed int
-		Findings   int
+		Unreviewed int // Kustomizations not reviewed
+		// HelmReleases not reviewed: offline, every corpus chart is remote.
+		HelmReleases int
+		Findings     int
 	}
-	got := shape{Unreviewed: len(rep.Unreviewed), Findings: len(rep.Findings)}
+	got := shape{Findings: len(rep.Findings)}
+	for _, u := range rep.Unreviewed {
+		switch u.Kind {
+		case "Kustomization":
+			got.Unreviewed++
+		case "HelmRelease":
+			got.HelmReleases++
+			if u.Chart == "" || u.Host == "" {
+				t.Errorf("%s: HelmRelease %s not reviewed without its chart or host", repo, u.Name)
+			}
+		}
+	}
 	for _, c := range rep.Clusters {
 		got.Clusters = append(got.Clusters, c.Name)
 	}
 	switch repo {
 	case "onedr0p-home-ops":
-		got.Findings = 0 // counted in the table; their number differs pair to pair
+		got.Findings = 0     // counted in the table; their number differs pair to pair
+		got.HelmReleases = 0 // 67 at the corpus head (TestCorpusHelmOffline), none at the 2025 pairs
 		if d := cmp.Diff(shape{Clusters: []string{"cluster"}}, got); d != "" {
 			t.Errorf("onedr0p without configuration (-want +got):\n%s", d)
 		}

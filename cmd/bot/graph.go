@@ -133,10 +133,42 @@ func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph, pre p
 				state = "not built: " + ks.Skipped
 			}
 			fmt.Fprintf(w, "  %s  path=%s prune=%v dependsOn=[%s]  %s\n", ref, ks.Spec.Path, ks.Spec.Prune, strings.Join(deps, ", "), state)
+			printReleases(w, graphs, c.Name, ref.String())
 		}
 	}
 	printPreinstalled(w, pre)
 	return nil
+}
+
+// printReleases writes the HelmReleases of Kustomization ks, each with its chart and the
+// objects it renders, or why it renders none.
+func printReleases(w io.Writer, graphs []review.ClusterGraph, cluster, ks string) {
+	for _, g := range graphs {
+		if g.Cluster != cluster {
+			continue
+		}
+		for _, n := range g.Nodes {
+			if n.Kustomization != ks {
+				continue
+			}
+			for _, hr := range n.HelmReleases {
+				switch {
+				case hr.NotRendered != "":
+					fmt.Fprintf(w, "    %s\n", hr.NotRendered) // it names the HelmRelease
+				case hr.Error != "":
+					fmt.Fprintf(w, "    HelmRelease %s  render error: %s\n", hr.HelmRelease, hr.Error)
+				default:
+					fmt.Fprintf(w, "    HelmRelease %s  chart %s %s, %s\n", hr.HelmRelease, hr.Chart, hr.Version, count(len(hr.Objects), "object"))
+					for _, id := range hr.Objects {
+						fmt.Fprintf(w, "      %s\n", id)
+					}
+					for _, n := range hr.Notes {
+						fmt.Fprintf(w, "      note: %s\n", n)
+					}
+				}
+			}
+		}
+	}
 }
 
 // printPreinstalled is the text form: "preinstalled: cert-manager.io (helmfile

@@ -27,8 +27,8 @@ func TestGraphPreinstalled(t *testing.T) {
 	if code != 0 {
 		t.Fatal(err)
 	}
-	lines := strings.Split(out, "\n")
-	got := strings.Join(lines[4:], "\n")
+	// From the preinstalled line on (the Kustomizations and HelmReleases come before it).
+	got := out[max(strings.Index(out, "\npreinstalled: ")+1, 0):]
 	want := "preinstalled: acme.cert-manager.io (helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:7, chart cert-manager), " +
 		"cert-manager.io (helmfile bootstrap/helmfile.d/01-apps.yaml.gotmpl:7, chart cert-manager), " +
 		"gateway.networking.k8s.io (" + cfg + "), " +
@@ -76,8 +76,7 @@ func TestGraphPreinstalledFromHelmRelease(t *testing.T) {
 	if code != 0 {
 		t.Fatal(err)
 	}
-	lines := strings.Split(out, "\n")
-	got := strings.Join(lines[9:], "\n")
+	got := out[max(strings.Index(out, "\npreinstalled: ")+1, 0):]
 	match := " (release name and namespace match))"
 	want := "preinstalled: acme.cert-manager.io (helmfile bootstrap/helmfile/apps.yaml:9, chart cert-manager, from HelmRelease cert-manager/cert-manager" + match + ", " +
 		"cert-manager.io (helmfile bootstrap/helmfile/apps.yaml:9, chart cert-manager, from HelmRelease cert-manager/cert-manager" + match + ", " +
@@ -89,5 +88,35 @@ func TestGraphPreinstalledFromHelmRelease(t *testing.T) {
 		"(if its chart is snapshot-controller, list it under preinstalledCRDs.charts)\n"
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("text (-want +got):\n%s", d)
+	}
+}
+
+// TestGraphHelmRelease: `bot graph` lists the objects a HelmRelease's chart renders under
+// it, in text and Mermaid.
+func TestGraphHelmRelease(t *testing.T) {
+	dir := "../../testdata/scenarios/helm-in-repo/head"
+	out, code, err := run(t, "graph", "--dir", dir)
+	if code != 0 {
+		t.Fatal(err)
+	}
+	want := `cluster dev (root clusters/dev, 3 Kustomizations, 10 objects)
+  flux-system/flux-system  path=./clusters/dev prune=true dependsOn=[]  4 objects
+  flux-system/apps  path=./apps prune=true dependsOn=[flux-system/infra]  5 objects
+    HelmRelease default/podinfo  chart charts/podinfo 1.1.0, 4 objects
+      CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com
+      ConfigMap/default/podinfo-common
+      Service/default/podinfo
+      Deployment.apps/default/podinfo
+  flux-system/infra  path=./infra prune=true dependsOn=[]  1 object
+`
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("text (-want +got):\n%s", d)
+	}
+	out, code, err = run(t, "graph", "--dir", dir, "--format", "mermaid")
+	if code != 0 {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out, "  h_flux_system_apps_default_podinfo[\"HelmRelease default/podinfo #40;4 objects#41;\"]\n  k_flux_system_apps --- h_flux_system_apps_default_podinfo\n") {
+		t.Errorf("mermaid does not end with the HelmRelease node:\n%s", out)
 	}
 }

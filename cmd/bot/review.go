@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
 	"github.com/tiergate/tiergate/internal/review/rules"
@@ -24,6 +25,9 @@ type reviewFlags struct {
 	limits                 render.Limits
 	worktree               bool      // the head is the work tree of repo
 	stderr                 io.Writer // warnings; nil: none
+	// helmSandbox renders charts in bot helm-worker child processes (the flag's default);
+	// false (tests) renders them in process.
+	helmSandbox bool
 }
 
 func reviewCmd() *cobra.Command {
@@ -57,6 +61,7 @@ func reviewCmd() *cobra.Command {
 	fl.BoolVar(&f.noMergeBase, "no-merge-base", false, "compare --base itself, not the merge-base of --base and --head")
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https (*.example.com for subdomains); .tiergate.yaml remote.allow can only narrow it")
 	limitFlags(fl, &f.limits)
+	fl.BoolVar(&f.helmSandbox, "helm-sandbox", true, "render HelmRelease charts in child processes killed at their time and memory bound (false: in process)")
 	fl.BoolVar(&f.noReuse, "no-reuse", false, "build every Kustomization of both sides with fluxcd/pkg/kustomize.Build, reusing nothing (slow; for checking tiergate)")
 	return cmd
 }
@@ -79,7 +84,13 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 		return &exitError{code: 2, err: err}
 	}
 	checkout := time.Since(start).Seconds()
-	res, err := pipeline.Trees(ctx, base, head, pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, FailOnUnreviewed: f.failOnUnreviewed, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits})
+	opts := pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, FailOnUnreviewed: f.failOnUnreviewed, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits}
+	if f.helmSandbox {
+		pool := sandbox.NewPool(sandbox.Options{})
+		defer pool.Close()
+		opts.Helm = pool
+	}
+	res, err := pipeline.Trees(ctx, base, head, opts)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

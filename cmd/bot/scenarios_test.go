@@ -35,6 +35,11 @@ type expectation struct {
 	Unreviewed []map[string]any `json:"unreviewed"`
 	Headline   string           `json:"headline"`
 	FailUnrev  bool             `json:"fail_on_unreviewed"`
+	// Added, Changed, Removed and Releases, when set, are the report's lists exactly.
+	Added    []map[string]any `json:"added"`
+	Changed  []map[string]any `json:"changed"`
+	Removed  []map[string]any `json:"removed"`
+	Releases []map[string]any `json:"releases"`
 }
 
 func TestScenarios(t *testing.T) {
@@ -80,6 +85,10 @@ func runScenario(t *testing.T, dir string) {
 		Clusters   []map[string]any `json:"clusters"`
 		Unreviewed []map[string]any `json:"unreviewed"`
 		Discovery  string           `json:"discovery"`
+		Added      []map[string]any `json:"added"`
+		Changed    []map[string]any `json:"changed"`
+		Removed    []map[string]any `json:"removed"`
+		Releases   []map[string]any `json:"releases"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("report is not JSON (exit %d, %v): %s", code, err, out.String())
@@ -115,6 +124,32 @@ func runScenario(t *testing.T, dir string) {
 	if exp.Unreviewed != nil {
 		if diff := cmp.Diff(exp.Unreviewed, rep.Unreviewed); diff != "" {
 			t.Errorf("unreviewed (-want +got):\n%s", diff)
+		}
+	}
+	for _, l := range []struct {
+		name      string
+		want, got []map[string]any
+	}{{"added", exp.Added, rep.Added}, {"changed", exp.Changed, rep.Changed}, {"removed", exp.Removed, rep.Removed}, {"releases", exp.Releases, rep.Releases}} {
+		if l.want == nil {
+			continue
+		}
+		if l.got == nil {
+			l.got = []map[string]any{}
+		}
+		if diff := cmp.Diff(l.want, l.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", l.name, diff)
+		}
+	}
+	// comment.md, when present, is the whole Markdown comment.
+	if want, err := os.ReadFile(filepath.Join(dir, "comment.md")); err == nil {
+		var md bytes.Buffer
+		f := flags
+		f.format = "markdown"
+		if err := runReview(context.Background(), &md, f); err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), md.String()); diff != "" {
+			t.Errorf("comment.md (-want +got):\n%s", diff)
 		}
 	}
 	if exp.Headline != "" {

@@ -21,6 +21,7 @@ import (
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 	"github.com/tiergate/tiergate/internal/review/rules"
 	"github.com/tiergate/tiergate/internal/server"
 )
@@ -164,6 +165,8 @@ func runServe(ctx context.Context, f serveFlags) error {
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	gin.SetMode(gin.ReleaseMode)
+	pool := sandbox.NewPool(sandbox.Options{}) // one for every review: workers are reused
+	defer pool.Close()
 	srv, err := server.New(server.Options{
 		DataDir:         f.dataDir,
 		Forges:          fs,
@@ -175,6 +178,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		BuildCacheBytes: f.buildCacheMiB << 20,
 		AllowRemote:     f.allowRemote,
 		Limits:          f.limits,
+		Helm:            pool,
 		GitHost:         fs.GitHosts,
 		Metrics:         metrics,
 		Logger:          log,

@@ -14,11 +14,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
+
+// kubeVersion is what .Capabilities.KubeVersion accepts: vMAJOR.MINOR[.PATCH].
+var kubeVersion = regexp.MustCompile(`^v?[0-9]+\.[0-9]+(\.[0-9]+)?$`)
 
 // FileName is the configuration file read from the repository root.
 const FileName = ".tiergate.yaml"
@@ -82,7 +86,13 @@ type Config struct {
 	Rules map[string]Rule `json:"rules,omitempty" yaml:"rules,omitempty"`
 	// Ignore lists the findings to take out of the verdict.
 	Ignore []Ignore `json:"ignore,omitempty" yaml:"ignore,omitempty"`
-	// Remote allows fetching remote kustomize resources from some hosts; nil: none.
+	// KubeVersion is the Kubernetes version HelmRelease charts are rendered for
+	// (.Capabilities.KubeVersion, "v1.33.0"); "": helm.DefaultKubeVersion.
+	KubeVersion string `json:"kubeVersion,omitempty" yaml:"kubeVersion,omitempty"`
+	// APIVersions are API versions the clusters serve that no CRD in the graph declares
+	// ("group/version" or "group/version/Kind"), added to .Capabilities.APIVersions.
+	APIVersions []string `json:"apiVersions,omitempty" yaml:"apiVersions,omitempty"`
+	// Remote allows fetching remote kustomize resources and charts from some hosts; nil: none.
 	Remote *Remote `json:"remote,omitempty" yaml:"remote,omitempty"`
 
 	// name is the file name errors give; lines maps key paths to their lines (keyLines).
@@ -187,6 +197,14 @@ func Parse(name string, data []byte) (*Config, error) {
 	case "", "error", "warning", "notice", "never":
 	default:
 		return nil, c.errorf("failOn", "want error, warning, notice or never, got %q", c.FailOn)
+	}
+	if c.KubeVersion != "" && !kubeVersion.MatchString(c.KubeVersion) {
+		return nil, c.errorf("kubeVersion", "want a Kubernetes version such as v1.33.0, got %q", c.KubeVersion)
+	}
+	for i, v := range c.APIVersions {
+		if n := strings.Count(v, "/"); v == "" || n > 2 || strings.Contains(v, " ") {
+			return nil, c.errorf(fmt.Sprintf("apiVersions[%d]", i), "want group/version or group/version/Kind, got %q", v)
+		}
 	}
 	if err := c.checkReview(); err != nil {
 		return nil, err

@@ -179,3 +179,21 @@ func TestLoadOptional(t *testing.T) {
 		t.Fatalf("%v %+v", err, c)
 	}
 }
+
+func TestKubeAndAPIVersions(t *testing.T) {
+	c, err := Parse("x.yaml", []byte("kubeVersion: v1.32.0\napiVersions: [gateway.networking.k8s.io/v1/HTTPRoute, monitoring.coreos.com/v1]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"v1.32.0", "gateway.networking.k8s.io/v1/HTTPRoute", "monitoring.coreos.com/v1"}, append([]string{c.KubeVersion}, c.APIVersions...)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for doc, want := range map[string]string{
+		"kubeVersion: latest\n":       `x.yaml:1: kubeVersion: want a Kubernetes version such as v1.33.0, got "latest"`,
+		"apiVersions:\n  - a/b/c/d\n": `x.yaml:2: apiVersions[0]: want group/version or group/version/Kind, got "a/b/c/d"`,
+	} {
+		if _, err := Parse("x.yaml", []byte(doc)); err == nil || err.Error() != want {
+			t.Errorf("%q: error %v, want %s", doc, err, want)
+		}
+	}
+}

@@ -42,6 +42,10 @@ type Options struct {
 	Fork bool
 	// Limits bounds what each render reads and builds (zero fields: render.DefaultLimits).
 	Limits render.Limits
+	// Helm renders HelmRelease charts (a sandbox Pool the caller owns); nil: in process.
+	Helm render.HelmRenderer
+	// ChartCacheDir keeps pulled charts by digest across reviews; "": in memory only.
+	ChartCacheDir string
 	// NoReuse builds every Kustomization of both sides with fluxcd/pkg/kustomize.Build and
 	// no cache: the full rebuild that reuse is tested against.
 	NoReuse bool
@@ -176,7 +180,8 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		return nil, fmt.Errorf("fail-on: %w", err)
 	}
 	ro := render.Options{Config: cfg, SourceIgnore: true, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
-		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork), Limits: opts.Limits}
+		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork), Limits: opts.Limits, Helm: opts.Helm}
+	ro.Charts = chartFetcher(ro.Remote, opts.ChartCacheDir)
 	if opts.NoReuse {
 		ro.Cache = nil
 	} else if ro.Cache == nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
 
 // remotePolicy is what a review may fetch: the hosts both the operator (operator, the
@@ -46,4 +47,14 @@ func narrower(a, b string) string {
 		return b
 	}
 	return ""
+}
+
+// chartFetcher pulls remote charts from the hosts p allows, one per review so that base and
+// head share tag and index resolutions; nil when nothing remote may be fetched (no allow
+// list, or a fork).
+func chartFetcher(p render.RemotePolicy, cacheDir string) render.ChartFetcher {
+	if p.Fork || len(p.Allow) == 0 {
+		return nil
+	}
+	return fetch.New(fetch.Policy{Allow: p.Allow, CacheDir: cacheDir, Timeout: p.Timeout})
 }

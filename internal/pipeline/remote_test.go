@@ -40,3 +40,20 @@ func TestRemotePolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestChartFetcher: charts are pulled only under an allow list, and never for a fork.
+func TestChartFetcher(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    render.RemotePolicy
+		want bool
+	}{
+		{"nothing allowed", render.RemotePolicy{}, false},
+		{"fork", render.RemotePolicy{Allow: []string{"ghcr.io"}, Fork: true}, false},
+		{"allowed", render.RemotePolicy{Allow: []string{"ghcr.io"}}, true},
+	} {
+		if got := chartFetcher(tc.p, "") != nil; got != tc.want {
+			t.Errorf("%s: fetcher %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -57,6 +57,8 @@ type cacheVariant struct {
 	docs []doc
 	// ignore, instead of the fields above, are source-ignore verdicts.
 	ignore *verdicts
+	// release, instead of the fields above, is a chart's render (renderChart).
+	release *releaseOut
 	// graph, instead of the fields above, is the graph of a source.
 	graph *Graph
 	bytes int64

@@ -43,6 +43,12 @@ type Options struct {
 	// emitted at Prior stay in the cluster with their Prior spec and reconcile this
 	// commit's files: they are rendered so (Kustomization.PriorSpec).
 	Prior *Graph
+	// Helm renders HelmRelease charts (a sandbox Pool, one per review); nil: helm.Render
+	// in process.
+	Helm HelmRenderer
+	// Charts pulls remote charts from the hosts Remote allows; nil: no remote chart is
+	// rendered.
+	Charts ChartFetcher
 }
 
 // maxRounds bounds the substituteFrom fixpoint: a round re-renders the cluster with the
@@ -186,7 +192,10 @@ func newRenderer(snap *snapshot, opts Options) *renderer {
 		abs: snap.root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
 		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
-		policy: buildPolicy(opts), prior: opts.Prior,
+		policy: buildPolicy(opts), prior: opts.Prior, helm: opts.Helm, charts: opts.Charts, remote: opts.Remote,
+	}
+	if r.helm == nil {
+		r.helm = inProcess{}
 	}
 	if r.workers <= 0 {
 		r.workers = goruntime.GOMAXPROCS(0)
@@ -282,6 +291,9 @@ type renderer struct {
 	prior   *Graph   // Options.Prior
 	scratch scratch  // the generator's folder on disk
 	views   sync.Map // ArtifactGenerator artifact → *artifactView, for this render
+	helm    HelmRenderer
+	charts  ChartFetcher
+	remote  RemotePolicy
 	// artifact is the ExternalArtifact whose tree this renderer reads (an artifact view);
 	// zero for the repository's own tree.
 	artifact SourceRef
@@ -291,8 +303,8 @@ type renderer struct {
 func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	seed, gens := store{}, generators{}
 	var c *Cluster
+	var st store
 	for round := 0; round < maxRounds; round++ {
-		var st store
 		var found generators
 		c, st, found = r.round(ctx, rt, seed, gens)
 		if c.Contested != nil && rt.orig == (Ref{}) {
@@ -304,6 +316,11 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 		}
 		seed, gens = st, found
 	}
+	rootSrc := rt.ks.Spec.SourceRef
+	if rt.unresolved != "" {
+		rootSrc = SourceRef{Kind: "none"}
+	}
+	r.helmReleases(ctx, c, st.client(), rootSrc)
 	if rt.orig != (Ref{}) {
 		c.Contested = c.Kustomizations[rt.orig]
 		if rt.by != DiscoveryRoots {

@@ -249,3 +249,8 @@ func (p RemotePolicy) key() string {
 	sort.Strings(allow)
 	return fmt.Sprintf("%q %s %d %t", allow, p.Timeout, p.MaxBytes, p.Fork)
 }
+
+// allows reports whether p admits the host (config.Remote.Allows), nothing for a fork.
+func (p RemotePolicy) allows(host string) bool {
+	return !p.Fork && host != "" && (&config.Remote{Allow: p.Allow}).Allows(host)
+}

@@ -15,7 +15,7 @@ import (
 )
 
 // tree writes files (path → content) into a new temporary directory.
-func tree(t *testing.T, files map[string]string) string {
+func tree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, content := range files {

@@ -69,6 +69,12 @@ type Object struct {
 	// ResourceSet is the flux-operator ResourceSet ("namespace/name") that rendered the
 	// object, applied by Owner; "" for an object of Owner's own build.
 	ResourceSet string
+	// HelmRelease is the HelmRelease ("namespace/name") whose chart rendered the object,
+	// applied by helm-controller for Owner; "" for an object of Owner's own build. File and
+	// Line are then the HelmRelease's manifest, and Template the chart's template
+	// ("app/templates/deploy.yaml", Helm's "# Source:").
+	HelmRelease string
+	Template    string
 }
 
 // SourceRef is a Flux cross-object reference to a source.
@@ -150,6 +156,45 @@ type ResourceSetSkip struct {
 	Reason string
 }
 
+// Release is a HelmRelease of a Kustomization that was rendered: what the comment's
+// summary of a chart change reads.
+type Release struct {
+	HelmRelease ObjectID
+	// Chart is the chart's reference (ChartRef.String, or the repo folder of an in-repo
+	// chart) and Version its Chart.yaml version.
+	Chart, Version string
+	// Values are the final values the chart was rendered with (defaults not included).
+	Values map[string]any
+	// Approximate lists why offline output may differ from the cluster's ("lookup", …).
+	Approximate []string
+	// Notes say what tiergate assumed of the output ("scope of Widget.example.com unknown:
+	// taken as namespaced").
+	Notes []string
+}
+
+// ReleaseSkip is a HelmRelease whose chart was not rendered: what it installs is unknown.
+type ReleaseSkip struct {
+	HelmRelease ObjectID
+	// Chart is the chart reference when it is known, Host the host to allow to render it
+	// ("" when allowing a host would not help).
+	Chart, Host string
+	// Suspended says that the HelmRelease is suspended: helm-controller does not reconcile
+	// it, so nothing is unknown (a note, not "not reviewed").
+	Suspended bool
+	// Reason names the HelmRelease and why ("chart oci://… is remote (allow ghcr.io to render it)").
+	Reason string
+	File   string
+	Line   int
+}
+
+// ReleaseError is a HelmRelease whose chart fails to render (helm-controller's install
+// fails the same way): data, at the HelmRelease's line. Err.Limit says that tiergate's
+// Limits refused the output instead: the HelmRelease is then not reviewed.
+type ReleaseError struct {
+	HelmRelease ObjectID
+	Err         BuildError
+}
+
 // Kustomization is one node of a cluster's graph.
 type Kustomization struct {
 	Ref  Ref
@@ -187,6 +232,13 @@ type Kustomization struct {
 	// ResourceSetErrors lists the ResourceSets it applies that flux-operator fails to
 	// render, at the ResourceSet's line: the Kustomization itself applies.
 	ResourceSetErrors []ResourceSetError
+	// Releases lists the HelmReleases it applies whose charts rendered; their objects are
+	// in Objects with Object.HelmRelease set.
+	Releases []Release
+	// HelmReleaseSkipped lists the HelmReleases it applies whose charts were not rendered.
+	HelmReleaseSkipped []ReleaseSkip
+	// HelmReleaseErrors lists the HelmReleases it applies whose charts fail to render.
+	HelmReleaseErrors []ReleaseError
 	// substituted is what postBuild substitution wrote for its objects, in bytes.
 	substituted int64
 	// body is Body as JSON, made once: a cache key of the generator and of substitution.
@@ -309,6 +361,9 @@ func (c *Cluster) Partials() []Partial {
 				" not in the repository (created at runtime or out of band): its variables are not checked"})
 		}
 		for _, skip := range ks.ResourceSetSkipped {
+			out = append(out, Partial{Kustomization: ref.String(), Reason: skip.Reason})
+		}
+		for _, skip := range ks.HelmReleaseSkipped {
 			out = append(out, Partial{Kustomization: ref.String(), Reason: skip.Reason})
 		}
 	}

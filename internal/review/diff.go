@@ -99,7 +99,8 @@ func (r *Report) diffKustomizations(b, h *render.Cluster) {
 }
 
 func change(cluster string, o *render.Object, diff string) ObjectChange {
-	return ObjectChange{Cluster: cluster, Object: o.ID, Kustomization: o.Owner.String(), File: o.File, Line: o.Line, Diff: diff}
+	return ObjectChange{Cluster: cluster, Object: o.ID, Kustomization: o.Owner.String(), HelmRelease: o.HelmRelease, Template: o.Template,
+		File: o.File, Line: o.Line, Diff: diff}
 }
 
 // sameBody reports, without rendering them, that two objects show no difference: equal

@@ -24,6 +24,8 @@ type Report struct {
 	// Unreviewed lists what was not built in full at head, so that its findings are unknown;
 	// a verdict with any is never a plain pass.
 	Unreviewed []Unreviewed `json:"unreviewed"`
+	// Releases lists the HelmReleases whose chart or values change (both sides rendered).
+	Releases []ReleaseChange `json:"releases,omitempty"`
 	// KustomizationChanges lists Flux Kustomizations added, removed or changed.
 	KustomizationChanges []KustomizationChange `json:"kustomizationChanges"`
 	// Timings are the wall times of the review's phases in seconds: "checkout",
@@ -44,8 +46,9 @@ type ClusterSummary struct {
 }
 
 // Unreviewed is one Flux object tiergate did not build in full at head (render.Kustomization
-// NotReviewed says when). Kind is "Kustomization" today; a HelmRelease will be one too, with
-// Kustomization the one that applies it. File and Line locate the object's manifest.
+// NotReviewed says when), a ResourceSet or a HelmRelease (render.ReleaseSkip), with
+// Kustomization the one that applies it. File and Line locate the object's manifest; a
+// HelmRelease has its chart reference and the host to allow to render it.
 type Unreviewed struct {
 	Cluster       string   `json:"cluster"`
 	Kind          string   `json:"kind"`
@@ -53,6 +56,8 @@ type Unreviewed struct {
 	Kustomization string   `json:"kustomization"`
 	Reason        string   `json:"reason"`
 	URLs          []string `json:"urls,omitempty"`
+	Chart         string   `json:"chart,omitempty"`
+	Host          string   `json:"host,omitempty"`
 	File          string   `json:"file,omitempty"`
 	Line          int      `json:"line,omitempty"`
 }
@@ -63,9 +68,13 @@ type ObjectChange struct {
 	Cluster       string          `json:"cluster"`
 	Object        render.ObjectID `json:"object"`
 	Kustomization string          `json:"kustomization"`
-	File          string          `json:"file,omitempty"`
-	Line          int             `json:"line,omitempty"`
-	Diff          string          `json:"diff,omitempty"`
+	// HelmRelease is the HelmRelease ("namespace/name") whose chart renders the object.
+	HelmRelease string `json:"helmRelease,omitempty"`
+	// Template is the chart template that renders it.
+	Template string `json:"template,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Diff     string `json:"diff,omitempty"`
 }
 
 // KustomizationChange is a Flux Kustomization added, removed or changed (with the unified
@@ -100,6 +109,21 @@ type GraphNode struct {
 	Parent        string   `json:"parent,omitempty"`
 	DependsOn     []string `json:"dependsOn,omitempty"`
 	Failed        bool     `json:"failed,omitempty"`
+	// HelmReleases are the HelmReleases the Kustomization applies, with what their charts render.
+	HelmReleases []GraphRelease `json:"helmReleases,omitempty"`
+}
+
+// GraphRelease is one HelmRelease of a GraphNode: its chart and rendered objects, or why
+// it was not rendered (NotRendered) or failed (Error).
+type GraphRelease struct {
+	HelmRelease string            `json:"helmRelease"` // namespace/name
+	Chart       string            `json:"chart,omitempty"`
+	Version     string            `json:"version,omitempty"`
+	Objects     []render.ObjectID `json:"objects,omitempty"`
+	// Notes say what tiergate assumed of the output (render.Release.Notes).
+	Notes       []string `json:"notes,omitempty"`
+	NotRendered string   `json:"notRendered,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // Counts tallies the findings of a given status by severity, a cause that several clusters

@@ -58,6 +58,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 		rulesTime += mid.Sub(start)
 		r.diffObjects(b, h)
 		r.diffKustomizations(b, h)
+		r.diffReleases(b, h)
 		if h != nil {
 			r.Graphs = append(r.Graphs, graphOf(h))
 			r.Unreviewed = append(r.Unreviewed, unreviewed(h)...)
@@ -111,7 +112,8 @@ func (r *Report) summarize(b, h *render.Cluster) {
 }
 
 // unreviewed lists the Kustomizations of the head cluster c that were not built in full,
-// and the ResourceSets whose inputs need a live service (their resources are unknown).
+// the ResourceSets whose inputs need a live service and the HelmReleases whose charts were
+// not rendered (their resources are unknown).
 func unreviewed(c *render.Cluster) []Unreviewed {
 	var out []Unreviewed
 	for _, ref := range c.Order {
@@ -123,6 +125,21 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 		for _, skip := range ks.ResourceSetSkipped {
 			rs := skip.ResourceSet
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: rs.Kind, Name: rs.Namespace + "/" + rs.Name, Kustomization: ref.String(), Reason: skip.Reason})
+		}
+		for _, skip := range ks.HelmReleaseSkipped {
+			if skip.Suspended {
+				continue // not reconciled: nothing unknown
+			}
+			hr := skip.HelmRelease
+			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
+				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, File: skip.File, Line: skip.Line})
+		}
+		for _, e := range ks.HelmReleaseErrors {
+			if e.Err.Limit {
+				hr := e.HelmRelease
+				out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
+					Reason: e.Err.Message, File: e.Err.File, Line: e.Err.Line})
+			}
 		}
 	}
 	return out
@@ -212,7 +229,44 @@ func graphOf(c *render.Cluster) ClusterGraph {
 		for _, d := range ks.Spec.DependsOn {
 			n.DependsOn = append(n.DependsOn, d.String())
 		}
+		n.HelmReleases = graphReleases(ks)
 		g.Nodes = append(g.Nodes, n)
 	}
 	return g
+}
+
+// graphReleases lists the HelmReleases of ks in manifest order: rendered ones with their
+// objects, the others with why.
+func graphReleases(ks *render.Kustomization) []GraphRelease {
+	var out []GraphRelease
+	at := map[string]int{}
+	name := func(id render.ObjectID) string { return id.Namespace + "/" + id.Name }
+	for _, o := range ks.Objects {
+		if o.HelmRelease != "" || o.ID.Group != "helm.toolkit.fluxcd.io" || o.ID.Kind != "HelmRelease" {
+			continue
+		}
+		at[name(o.ID)] = len(out)
+		out = append(out, GraphRelease{HelmRelease: name(o.ID)})
+	}
+	for _, rel := range ks.Releases {
+		if i, ok := at[name(rel.HelmRelease)]; ok {
+			out[i].Chart, out[i].Version, out[i].Notes = rel.Chart, rel.Version, rel.Notes
+		}
+	}
+	for _, o := range ks.Objects {
+		if i, ok := at[o.HelmRelease]; ok {
+			out[i].Objects = append(out[i].Objects, o.ID)
+		}
+	}
+	for _, s := range ks.HelmReleaseSkipped {
+		if i, ok := at[name(s.HelmRelease)]; ok {
+			out[i].NotRendered = s.Reason
+		}
+	}
+	for _, e := range ks.HelmReleaseErrors {
+		if i, ok := at[name(e.HelmRelease)]; ok {
+			out[i].Error = e.Err.Error()
+		}
+	}
+	return out
 }

@@ -78,6 +78,9 @@ type Options struct {
 	AllowRemote []string
 	// Limits bounds what one review reads and renders (zero fields: render.DefaultLimits).
 	Limits render.Limits
+	// Helm renders HelmRelease charts for every review (a sandbox Pool the caller owns);
+	// nil: in process.
+	Helm render.HelmRenderer
 	// Metrics receives the server's metrics (nil: new ones).
 	Metrics *Metrics
 	// Logger receives JSON-able structured logs (nil: discarded).

@@ -394,7 +394,7 @@ func newDoc(r *review.Report) *doc {
 
 func (d *doc) addLists(r *review.Report) {
 	for _, m := range r.Moves {
-		d.moves = append(d.moves, row(esc(m.Cluster), esc(m.Object.String()), esc(m.From), esc(m.To)))
+		d.moves = append(d.moves, row(esc(m.Cluster), esc(m.Object.String()), esc(rules.Owner(m.From, m.FromHelmRelease)), esc(rules.Owner(m.To, m.ToHelmRelease))))
 	}
 	for _, c := range r.Added {
 		d.added = append(d.added, "- "+changeSummary(c)+"\n")
@@ -405,9 +405,7 @@ func (d *doc) addLists(r *review.Report) {
 	for _, c := range r.KustomizationChanges {
 		d.ksChanges = append(d.ksChanges, ksEntry(c))
 	}
-	for _, c := range r.Changed {
-		d.changed = append(d.changed, newEntry(changeSummary(c), c.Diff))
-	}
+	d.changed = changedEntries(r)
 }
 
 func (d *doc) count() {
@@ -452,7 +450,58 @@ func ksEntry(c review.KustomizationChange) entry {
 }
 
 func changeSummary(c review.ObjectChange) string {
+	if c.HelmRelease != "" {
+		return esc(c.Cluster) + " · " + esc(c.Object.String()) + " · " + esc(c.Template)
+	}
 	return esc(c.Cluster) + " · " + esc(c.Object.String()) + " · " + esc(c.Kustomization) + location(c.File, c.Line, " · ")
+}
+
+// changedEntries lists the changed objects of Kustomizations' own builds, then those of
+// each HelmRelease under a line that names it and sums up its chart and values change.
+func changedEntries(r *review.Report) []entry {
+	var out []entry
+	type group struct{ cluster, ks, hr string }
+	var order []group
+	byGroup := map[group][]review.ObjectChange{}
+	for _, c := range r.Changed {
+		if c.HelmRelease == "" {
+			out = append(out, newEntry(changeSummary(c), c.Diff))
+			continue
+		}
+		g := group{c.Cluster, c.Kustomization, c.HelmRelease}
+		if _, ok := byGroup[g]; !ok {
+			order = append(order, g)
+		}
+		byGroup[g] = append(byGroup[g], c)
+	}
+	for _, g := range order {
+		head := esc(g.cluster) + " · **" + esc(rules.Owner(g.ks, g.hr)) + "**"
+		for _, rc := range r.Releases {
+			if rc.Cluster == g.cluster && rc.HelmRelease == g.hr {
+				head += " · " + esc(releaseSummary(rc))
+			}
+		}
+		out = append(out, newEntry(head, ""))
+		for _, c := range byGroup[g] {
+			out = append(out, newEntry(changeSummary(c), c.Diff))
+		}
+	}
+	return out
+}
+
+// releaseSummary is "chart 5.0.1 → 5.1.0, values: 2 keys" (the parts that change).
+func releaseSummary(rc review.ReleaseChange) string {
+	var parts []string
+	switch {
+	case rc.FromChart != rc.ToChart:
+		parts = append(parts, fmt.Sprintf("chart %s %s → %s %s", rc.FromChart, rc.FromVersion, rc.ToChart, rc.ToVersion))
+	case rc.FromVersion != rc.ToVersion:
+		parts = append(parts, fmt.Sprintf("chart %s → %s", rc.FromVersion, rc.ToVersion))
+	}
+	if rc.Values > 0 {
+		parts = append(parts, "values: "+plural(rc.Values, "key", "keys"))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func location(file string, line int, sep string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -116,9 +117,14 @@ func statsLine(r *review.Report) string {
 func partialNote(r *review.Report) string {
 	var reasons []string
 	who := map[string][]string{}
-	total := 0
+	distinct := map[[2]string]bool{} // the Kustomizations, counted once however many notes they have
+	remote, hosts := remoteCharts(r)
 	for _, c := range r.Clusters {
 		for _, p := range c.Partial {
+			distinct[[2]string{c.Name, p.Kustomization}] = true
+			if remote[[3]string{c.Name, p.Kustomization, p.Reason}] {
+				continue // in the remote charts line
+			}
 			reason := esc(p.Reason)
 			if len(p.URLs) > 0 {
 				reason += " (" + esc(strings.Join(p.URLs, ", ")) + ")"
@@ -127,9 +133,9 @@ func partialNote(r *review.Report) string {
 				reasons = append(reasons, reason)
 			}
 			who[reason] = append(who[reason], esc(c.Name)+" · "+esc(p.Kustomization))
-			total++
 		}
 	}
+	total := len(distinct)
 	if total == 0 {
 		return ""
 	}
@@ -149,7 +155,49 @@ func partialNote(r *review.Report) string {
 		}
 		fmt.Fprintf(&b, "> - %s Kustomizations: %s — %s\n", num(len(names)), reason, list)
 	}
+	b.WriteString(hosts)
 	return b.String()
+}
+
+// remoteCharts finds the HelmReleases not rendered because their chart's host is not
+// allowed, and writes them as one line grouped by host: "67 HelmReleases not rendered,
+// their charts are remote: allow ghcr.io (58: default/atuin, …), quay.io (2: …) to render
+// them". It returns the partial entries the line stands for (cluster, Kustomization, reason).
+func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
+	covered := map[[3]string]bool{}
+	var order []string
+	byHost := map[string][]string{}
+	seen := map[string]bool{}
+	n := 0
+	for _, u := range r.Unreviewed {
+		if u.Kind != "HelmRelease" || u.Host == "" || !strings.HasSuffix(u.Reason, " is remote (allow "+u.Host+" to render it)") {
+			continue
+		}
+		covered[[3]string{u.Cluster, u.Kustomization, u.Reason}] = true
+		if key := u.Cluster + " " + u.Name; !seen[key] {
+			seen[key] = true
+			if _, ok := byHost[u.Host]; !ok {
+				order = append(order, u.Host)
+			}
+			byHost[u.Host] = append(byHost[u.Host], esc(u.Name))
+			n++
+		}
+	}
+	if n == 0 {
+		return covered, ""
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(byHost[order[i]]) > len(byHost[order[j]]) })
+	var parts []string
+	for _, h := range order {
+		names := byHost[h]
+		list := strings.Join(names[:min(len(names), maxPartialNames)], ", ")
+		if len(names) > maxPartialNames {
+			list += ", …"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d: %s)", esc(h), len(names), list))
+	}
+	return covered, fmt.Sprintf("> - %s not rendered, their charts are remote: allow %s to render them (`--allow-remote`)\n",
+		plural(n, "HelmRelease", "HelmReleases"), strings.Join(parts, ", "))
 }
 
 // maxPartialNames is how many Kustomizations a grouped partial line names.

@@ -252,4 +252,25 @@ func isWord(r rune) bool {
 // Mermaid returns the Mermaid flowchart of one cluster's Kustomizations (dependsOn and
 // parent edges; Kustomizations that are named but absent drawn dashed), as `bot graph`
 // prints it.
-func Mermaid(g review.ClusterGraph) string { return flowchart(&review.Report{}, g) }
+// Each HelmRelease is drawn under its Kustomization, with the count of objects its chart
+// renders.
+func Mermaid(g review.ClusterGraph) string {
+	out := flowchart(&review.Report{}, g)
+	var extra strings.Builder
+	for _, n := range g.Nodes {
+		for _, hr := range n.HelmReleases {
+			id := "h_" + nodeID(n.Kustomization + "/" + hr.HelmRelease)[2:]
+			label := "HelmRelease " + hr.HelmRelease
+			switch {
+			case hr.NotRendered != "":
+				label += " (not rendered)"
+			case hr.Error != "":
+				label += " (fails)"
+			default:
+				label += fmt.Sprintf(" (%d objects)", len(hr.Objects))
+			}
+			fmt.Fprintf(&extra, "  %s[\"%s\"]\n  %s --- %s\n", id, mlabel(label), nodeID(n.Kustomization), id)
+		}
+	}
+	return out + extra.String() // after the edges: linkStyle counts them from the first
+}

@@ -16,11 +16,17 @@ type RuntimeKind struct {
 	ScopeKnown  bool
 	Trigger     string
 	Chart       string
+	// HelmRelease ("namespace/name"), when set, is the one HelmRelease whose rendered chart
+	// ships the CRD: only it triggers the kind.
+	HelmRelease string
 }
 
 // TriggerName describes the trigger for messages: "cdi.kubevirt.io/CDI" or
 // "HelmRelease of chart cert-manager".
 func (k RuntimeKind) TriggerName() string {
+	if k.HelmRelease != "" {
+		return "HelmRelease " + k.HelmRelease + " (chart " + k.Chart + ")"
+	}
 	if k.Chart != "" {
 		return "HelmRelease of chart " + k.Chart
 	}

@@ -20,12 +20,16 @@ type view struct {
 	// secretWriters maps a Secret to the Kustomizations whose objects write it at runtime;
 	// built on first use.
 	secretWriters map[render.ObjectID][]render.Ref
+	// chartCRDs maps "group/Kind" to the HelmRelease whose rendered chart ships its CRD:
+	// helm-controller applies it when it installs the release, at runtime, so rules read it
+	// as the catalog's chart entries (and prefer it to them).
+	chartCRDs map[string]RuntimeKind
 	// triggerRefs memoizes triggerOwners by trigger and chart.
 	triggerRefs map[string][]render.Ref
 }
 
 func newView(c *render.Cluster) *view {
-	v := &view{c: c, crdOwners: map[string][]render.Ref{}, crdScope: map[string]string{},
+	v := &view{c: c, crdOwners: map[string][]render.Ref{}, crdScope: map[string]string{}, chartCRDs: map[string]RuntimeKind{},
 		reach: map[render.Ref]map[render.Ref]bool{}, after: map[render.Ref]map[render.Ref]bool{}}
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
@@ -36,11 +40,38 @@ func newView(c *render.Cluster) *view {
 			kind, _, _ := unstructured.NestedString(o.Body.Object, "spec", "names", "kind")
 			scope, _, _ := unstructured.NestedString(o.Body.Object, "spec", "scope")
 			gk := group + "/" + kind
-			v.crdOwners[gk] = append(v.crdOwners[gk], ref)
 			v.crdScope[gk] = scope
+			if o.HelmRelease != "" {
+				if _, ok := v.chartCRDs[gk]; !ok {
+					v.chartCRDs[gk] = RuntimeKind{Group: group, Kind: kind, Namespaced: scope == "Namespaced", ScopeKnown: true,
+						Trigger: "helm.toolkit.fluxcd.io/HelmRelease", Chart: v.releaseChart(ref, o.HelmRelease), HelmRelease: o.HelmRelease}
+				}
+				continue
+			}
+			v.crdOwners[gk] = append(v.crdOwners[gk], ref)
 		}
 	}
 	return v
+}
+
+// releaseChart names the chart of HelmRelease hr ("namespace/name") of Kustomization ref.
+func (v *view) releaseChart(ref render.Ref, hr string) string {
+	ns, name, _ := strings.Cut(hr, "/")
+	for _, o := range v.c.Owners[render.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: ns, Name: name}] {
+		if o.Owner == ref {
+			return v.chartOf(o)
+		}
+	}
+	return ""
+}
+
+// runtimeKind returns what creates the CRD of "group/Kind" at runtime when no build ships
+// it: a rendered HelmRelease's chart first, then the catalog (for charts not rendered).
+func (v *view) runtimeKind(env *Env, gk string) (RuntimeKind, bool) {
+	if rk, ok := v.chartCRDs[gk]; ok && !env.Catalog.Preinstalled(rk.Group) {
+		return rk, true
+	}
+	return env.Catalog.Lookup(gk)
 }
 
 // owners returns the Kustomizations that emit id, in build order.

@@ -10,8 +10,12 @@ type Move struct {
 	Object  render.ObjectID `json:"object"`
 	From    string          `json:"from"`
 	To      string          `json:"to"`
-	base    *render.Object
-	head    *render.Object
+	// FromHelmRelease and ToHelmRelease name the HelmRelease ("namespace/name") inside From
+	// and To whose chart renders the object, "" for the Kustomization's own build.
+	FromHelmRelease string `json:"fromHelmRelease,omitempty"`
+	ToHelmRelease   string `json:"toHelmRelease,omitempty"`
+	base            *render.Object
+	head            *render.Object
 }
 
 // Moves lists the objects of a cluster whose first owner changes, in head build order.
@@ -35,7 +39,17 @@ func Moves(base, head *render.Cluster) []Move {
 				return
 			}
 		}
-		out = append(out, Move{Cluster: head.Name, Object: o.ID, From: prev[0].Owner.String(), To: ks.Ref.String(), base: prev[0], head: o})
+		out = append(out, Move{Cluster: head.Name, Object: o.ID, From: prev[0].Owner.String(), To: ks.Ref.String(),
+			FromHelmRelease: prev[0].HelmRelease, ToHelmRelease: o.HelmRelease, base: prev[0], head: o})
 	})
 	return out
+}
+
+// Owner shows an owner: the Kustomization ks ("namespace/name"), and the HelmRelease hr
+// inside it when a chart renders the object: "flux-system/apps › HelmRelease default/podinfo".
+func Owner(ks, hr string) string {
+	if hr == "" {
+		return ks
+	}
+	return ks + " › HelmRelease " + hr
 }

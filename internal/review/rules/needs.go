@@ -43,7 +43,7 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 	if !builtin(id.Group, id.Kind) && !env.Catalog.Preinstalled(id.Group) {
 		if p := v.crdOwners[gk]; len(p) > 0 {
 			out = append(out, need{what: "the CRD of " + kindName(id), providers: p, severity: Error, firstStage: true})
-		} else if rk, ok := env.Catalog.Lookup(gk); ok {
+		} else if rk, ok := v.runtimeKind(env, gk); ok {
 			if p := v.triggerOwners(rk); len(p) > 0 {
 				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s)", kindName(id), rk.TriggerName()), providers: p, severity: Error, runtime: &rk, firstStage: true})
 			}
@@ -170,7 +170,7 @@ func sourceID(kind, ns, name string) render.ObjectID {
 
 // triggerOwners returns the Kustomizations that emit an object making rk's CRD appear.
 func (v *view) triggerOwners(rk RuntimeKind) []render.Ref {
-	key := rk.Trigger + "\x00" + rk.Chart
+	key := rk.Trigger + "\x00" + rk.Chart + "\x00" + rk.HelmRelease
 	if out, ok := v.triggerRefs[key]; ok {
 		return out
 	}

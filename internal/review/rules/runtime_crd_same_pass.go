@@ -25,6 +25,9 @@ func runtimeCRDSamePass(c, _ *render.Cluster, env *Env) []Finding {
 			continue
 		}
 		for _, o := range ks.Objects {
+			if o.HelmRelease != "" {
+				continue // helm-controller applies it, after the chart's crds/, not ks's dry-run
+			}
 			rk, ok := runtimeKind(v, env, o)
 			if !ok {
 				continue
@@ -49,7 +52,7 @@ func runtimeKind(v *view, env *Env, o *render.Object) (RuntimeKind, bool) {
 	if _, shipped := v.crdOwners[gk]; shipped {
 		return RuntimeKind{}, false
 	}
-	return env.Catalog.Lookup(gk)
+	return v.runtimeKind(env, gk)
 }
 
 // findTrigger returns ks's first object that makes rk's CRD appear.
@@ -65,6 +68,9 @@ func (v *view) findTrigger(ks *render.Kustomization, rk RuntimeKind) *render.Obj
 // triggers reports whether o is of rk's trigger kind (and, for a HelmRelease, of its chart).
 func (v *view) triggers(o *render.Object, rk RuntimeKind) bool {
 	group, kind := triggerID(rk.Trigger)
+	if rk.HelmRelease != "" {
+		return o.HelmRelease == "" && o.ID.Group == group && o.ID.Kind == kind && o.ID.Namespace+"/"+o.ID.Name == rk.HelmRelease
+	}
 	return o.ID.Group == group && o.ID.Kind == kind && (rk.Chart == "" || v.chartOf(o) == rk.Chart)
 }
 

@@ -12,7 +12,7 @@ func tierMove(base, head *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, m := range Moves(base, head) {
 		f := objectFinding("tier-move", Notice, head.Name, m.head, m.head.Owner)
-		f.Message = fmt.Sprintf("%s moves from Kustomization %s to %s.", m.Object, m.From, m.To)
+		f.Message = fmt.Sprintf("%s moves from Kustomization %s to %s.", m.Object, Owner(m.From, m.FromHelmRelease), Owner(m.To, m.ToHelmRelease))
 		f.Suggestion = "No action needed if the move is intended; see prune-transient findings for the order of apply and prune."
 		out = append(out, f)
 	}

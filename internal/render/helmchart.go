@@ -1,0 +1,147 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render/helm/fetch"
+)
+
+const (
+	helmGroup   = "helm.toolkit.fluxcd.io"
+	sourceGroup = "source.toolkit.fluxcd.io"
+)
+
+// chartHost is the host a policy must allow to pull ref.
+func chartHost(ref fetch.Ref) string {
+	u, err := url.Parse(ref.URL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// chartSource is where a HelmRelease's chart comes from: a folder of the repository
+// (Dir, relative to it, with Root the source's root for valuesFiles), or a remote ref.
+type chartSource struct {
+	inRepo        bool
+	dir, root     string
+	remote        fetch.Ref
+	valuesFiles   []string
+	ignoreMissing bool
+	// ociSource says the chart comes from an OCIRepository, whose artifact revision
+	// helm-controller appends to the chart version.
+	ociSource bool
+	// unresolved says why the chart is unknown ("" when it is known).
+	unresolved string
+}
+
+// resolveChart finds the chart hr installs, as helm-controller's getSource
+// (internal/controller/helmrelease_controller.go) for spec.chartRef and
+// buildHelmChartFromTemplate (internal/reconcile/helmchart_template.go) for spec.chart,
+// then source-controller's reconcilers for the source it names. Sources are the
+// cluster's rendered objects; src maps a Flux source to the repository folder its
+// artifact is built from (sourceRoot), ok false when it is not the repository.
+func resolveChart(hr *unstructured.Unstructured, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+	ns := hr.GetNamespace()
+	if ref, ok, _ := unstructured.NestedMap(hr.Object, "spec", "chartRef"); ok {
+		kind, name := strOf(ref, "kind"), strOf(ref, "name")
+		sref := SourceRef{Kind: kind, Name: name, Namespace: cmp.Or(strOf(ref, "namespace"), ns)}
+		switch kind {
+		case "OCIRepository":
+			return ociChart(sref, c, src)
+		case "HelmChart":
+			body := sourceBody(c, sref)
+			if body == nil {
+				return chartSource{unresolved: fmt.Sprintf("chartRef %s is not in the cluster's graph", sref)}
+			}
+			spec, _, _ := unstructured.NestedMap(body.Object, "spec")
+			return templateChart(spec, sref.Namespace, c, src)
+		}
+		return chartSource{unresolved: fmt.Sprintf("chartRef kind %q is not rendered offline (OCIRepository and HelmChart are)", kind)}
+	}
+	spec, ok, _ := unstructured.NestedMap(hr.Object, "spec", "chart", "spec")
+	if !ok {
+		return chartSource{unresolved: "neither spec.chart nor spec.chartRef is set"}
+	}
+	// buildHelmChartFromTemplate: the HelmChart lives in the sourceRef's namespace, the
+	// HelmRelease's when it sets none.
+	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
+	return templateChart(spec, cmp.Or(strOf(sr, "namespace"), ns), c, src)
+}
+
+// templateChart resolves a HelmChart spec (chart, version, sourceRef, valuesFiles) in
+// namespace ns: source-controller's HelmChartReconciler buildFromHelmRepository (http
+// index or OCI registry) and buildFromTarballArtifact (a chart path in a GitRepository or
+// Bucket artifact).
+func templateChart(spec map[string]any, ns string, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
+	sref := SourceRef{Kind: strOf(sr, "kind"), Name: strOf(sr, "name"), Namespace: cmp.Or(strOf(sr, "namespace"), ns)}
+	chart, version := strOf(spec, "chart"), strOf(spec, "version")
+	files, _, _ := unstructured.NestedStringSlice(spec, "valuesFiles")
+	ignore, _, _ := unstructured.NestedBool(spec, "ignoreMissingValuesFiles")
+	body := sourceBody(c, sref)
+	switch sref.Kind {
+	case "HelmRepository":
+		if body == nil {
+			return chartSource{unresolved: fmt.Sprintf("sourceRef %s is not in the cluster's graph", sref)}
+		}
+		u, _, _ := unstructured.NestedString(body.Object, "spec", "url")
+		typ, _, _ := unstructured.NestedString(body.Object, "spec", "type")
+		if u == "" {
+			return chartSource{unresolved: fmt.Sprintf("%s has no spec.url", sref)}
+		}
+		if typ == "oci" {
+			return chartSource{remote: fetch.Ref{Kind: "oci", URL: strings.TrimSuffix(u, "/") + "/" + chart, Version: version},
+				valuesFiles: files, ignoreMissing: ignore}
+		}
+		return chartSource{remote: fetch.Ref{Kind: "http", URL: u, Chart: chart, Version: version}, valuesFiles: files, ignoreMissing: ignore}
+	case "GitRepository", "Bucket":
+		root, ok := src(sref)
+		if !ok {
+			return chartSource{unresolved: fmt.Sprintf("chart %s is in %s, which is not this repository (map it in .tiergate.yaml sources)", chart, sref)}
+		}
+		return chartSource{inRepo: true, root: root, dir: cleanPath(path.Join(root, chart)), valuesFiles: files, ignoreMissing: ignore}
+	}
+	return chartSource{unresolved: fmt.Sprintf("sourceRef kind %q is not a chart source", sref.Kind)}
+}
+
+// ociChart resolves an OCIRepository chartRef: its spec.url and spec.ref, where digest
+// wins over semver over tag, and "latest" is the default (source-controller
+// OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
+// (.tiergate.yaml sources) holds the chart at its folder.
+func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+	if root, ok := src(sref); ok {
+		return chartSource{inRepo: true, root: root, dir: root}
+	}
+	body := sourceBody(c, sref)
+	if body == nil {
+		return chartSource{unresolved: fmt.Sprintf("chartRef %s is not in the cluster's graph", sref)}
+	}
+	u, _, _ := unstructured.NestedString(body.Object, "spec", "url")
+	ref, _, _ := unstructured.NestedStringMap(body.Object, "spec", "ref")
+	r := fetch.Ref{Kind: "oci", URL: u}
+	switch {
+	case ref["digest"] != "":
+		r.Digest = ref["digest"]
+	case ref["semver"] != "":
+		r.Version = ref["semver"]
+	default:
+		r.Version = cmp.Or(ref["tag"], "latest")
+	}
+	return chartSource{remote: r, ociSource: true}
+}
+
+// sourceBody is the first rendered object of the Flux source s in c, nil when none.
+func sourceBody(c *Cluster, s SourceRef) *unstructured.Unstructured {
+	objs := c.Owners[ObjectID{Group: sourceGroup, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]
+	if len(objs) == 0 {
+		return nil
+	}
+	return objs[0].Body
+}

@@ -1,0 +1,147 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/ignore"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// repoChart is a chart loaded from the repository's files, with the digest of every
+// file it read (the cache key of its render).
+type repoChart struct {
+	chart  *chart.Chart
+	digest string
+}
+
+// loadRepoChart loads the chart in the repo folder cs.dir from the snapshot, never from
+// disk: the snapshot holds no symlinks, so nothing outside the tree is read (HELM.md §6).
+// Helm's directory loader (loader.LoadDir) skips what .helmignore and its defaults name,
+// and so does this. Dependencies must be vendored under charts/: one that is not would be
+// downloaded by source-controller's DependencyManager, so the chart is remote. valuesFiles
+// (relative to the source root) replace values.yaml as source-controller's local builder
+// does (mergeFileValues, then OverwriteChartDefaultValues, internal/helm/chart).
+func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, error) {
+	if snap.state(cs.dir) != "dir" {
+		return nil, fmt.Errorf("chart folder %s is not in the repository", cs.dir)
+	}
+	rules := ignore.Empty()
+	if data, ok := snap.read(path.Join(cs.dir, ignore.HelmIgnore)); ok {
+		r, err := ignore.Parse(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path.Join(cs.dir, ignore.HelmIgnore), err)
+		}
+		rules = r
+	}
+	rules.AddDefaults()
+	var files []*archive.BufferedFile
+	var sum strings.Builder
+	var total int64
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		for _, n := range snap.names[path.Join(cs.dir, rel)] {
+			name := path.Join(rel, n)
+			full := path.Join(cs.dir, name)
+			isDir := snap.state(full) == "dir"
+			if rules.Ignore(name, fileInfo{name: n, mode: dirMode(isDir)}) {
+				continue
+			}
+			if isDir {
+				if err := walk(name); err != nil {
+					return err
+				}
+				continue
+			}
+			data, ok := snap.read(full)
+			if !ok {
+				continue // a symlink or a refused file: source-controller's artifact has neither
+			}
+			if total += int64(len(data)); total > maxBytes {
+				return fmt.Errorf("chart %s is over tiergate's limit of %d bytes (MaxBuildBytes)", cs.dir, maxBytes)
+			}
+			files = append(files, &archive.BufferedFile{Name: name, Data: bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))})
+			fmt.Fprintf(&sum, "%s\x00%s\x00", name, snap.digest(full))
+		}
+		return nil
+	}
+	if err := walk("."); err != nil {
+		return nil, err
+	}
+	ch, err := loader.LoadFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("load chart %s: %w", cs.dir, err)
+	}
+	if err := vendored(ch, cs.dir); err != nil {
+		return nil, err
+	}
+	if len(cs.valuesFiles) > 0 {
+		vals, err := mergeFileValues(snap, cs, &sum)
+		if err != nil {
+			return nil, err
+		}
+		ch.Values = vals
+		for _, f := range ch.Raw {
+			if f.Name == "values.yaml" {
+				f.Data, _ = sigsyaml.Marshal(vals)
+			}
+		}
+	}
+	return &repoChart{chart: ch, digest: digest([]byte(sum.String()))}, nil
+}
+
+// vendored fails when a dependency of Chart.yaml is not under charts/.
+func vendored(ch *chart.Chart, dir string) error {
+	have := map[string]bool{}
+	for _, d := range ch.Dependencies() {
+		have[d.Name()] = true
+	}
+	for _, d := range ch.Metadata.Dependencies {
+		if !have[d.Name] {
+			return &remoteDependency{fmt.Sprintf("chart %s depends on %s %s from %s, which is not vendored under charts/: source-controller downloads it",
+				dir, d.Name, d.Version, d.Repository)}
+		}
+	}
+	return nil
+}
+
+// remoteDependency is a chart whose dependency is fetched at build time.
+type remoteDependency struct{ msg string }
+
+func (e *remoteDependency) Error() string { return e.msg }
+
+// mergeFileValues merges cs.valuesFiles, relative to the source root, in order
+// (source-controller mergeFileValues); a missing one fails unless ignoreMissing.
+func mergeFileValues(snap *snapshot, cs chartSource, sum *strings.Builder) (map[string]any, error) {
+	out := map[string]any{}
+	for _, p := range cs.valuesFiles {
+		rel := cleanPath(path.Join(cs.root, p))
+		data, ok := snap.read(rel)
+		if !ok {
+			if cs.ignoreMissing {
+				continue
+			}
+			return nil, fmt.Errorf("no values file found at path '%s' (reference '%s')", rel, p)
+		}
+		var v map[string]any
+		if err := sigsyaml.Unmarshal(data, &v); err != nil {
+			return nil, fmt.Errorf("unmarshaling values from '%s' failed: %w", p, err)
+		}
+		out = loader.MergeMaps(out, v)
+		fmt.Fprintf(sum, "values\x00%s\x00%s\x00", p, snap.digest(rel))
+	}
+	return out, nil
+}
+
+func dirMode(dir bool) fs.FileMode {
+	if dir {
+		return fs.ModeDir
+	}
+	return 0
+}

@@ -1,0 +1,316 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sourcegraph/conc/iter"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/tiergate/tiergate/internal/render/helm"
+	"github.com/tiergate/tiergate/internal/render/helm/fetch"
+)
+
+// HelmRenderer renders one chart: helm.Render in process, or a sandbox Pool that runs it
+// in a child process under a time and memory bound.
+type HelmRenderer interface {
+	Render(ctx context.Context, req helm.Request) (*helm.Result, error)
+}
+
+// inProcess is helm.Render as a HelmRenderer.
+type inProcess struct{}
+
+func (inProcess) Render(ctx context.Context, req helm.Request) (*helm.Result, error) {
+	return helm.Render(ctx, req)
+}
+
+// ChartFetcher pulls a remote chart (a *fetch.Fetcher, one per review so that base and
+// head share resolutions). An error means the chart is unreachable or not allowed
+// (*fetch.NotAllowedError): the HelmRelease is not rendered.
+type ChartFetcher interface {
+	Fetch(ctx context.Context, ref fetch.Ref) (*fetch.Chart, error)
+}
+
+// helmReleases renders the HelmReleases every Kustomization of c applies, after the
+// substituteFrom fixpoint: the HelmRelease objects are then final (substituted, patched),
+// and valuesFrom reads the ConfigMaps and Secrets of the whole graph, cl. Chart output does
+// not feed substituteFrom (docs/decisions.md).
+func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Client, rootSrc SourceRef) {
+	sc := newScopes(c)
+	apis := r.apiVersions(c)
+	type job struct {
+		ks *Kustomization
+		hr *Object
+	}
+	var jobs []job
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		if ks.Err != nil {
+			continue // kustomize-controller applies nothing of a failed build (flux-semantics.md §3)
+		}
+		for _, o := range ks.Objects {
+			if o.ID.Group == helmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
+				jobs = append(jobs, job{ks, o})
+			}
+		}
+	}
+	// Charts render in parallel (a sandbox Pool has several workers); c is only read
+	// meanwhile, and the outcomes are recorded in order afterwards.
+	m := iter.Mapper[job, releaseOutcome]{MaxGoroutines: r.workers}
+	outs := m.Map(jobs, func(j *job) releaseOutcome {
+		if ctx.Err() != nil {
+			return releaseOutcome{}
+		}
+		return r.helmRelease(ctx, c, j.hr, cl, rootSrc, sc, apis)
+	})
+	if ctx.Err() != nil {
+		return
+	}
+	objects := c.ObjectCount()
+	for i, out := range outs {
+		ks, o := jobs[i].ks, jobs[i].hr
+		if objects += len(out.objs); objects > r.guards.limits.MaxObjects {
+			out = releaseOutcome{err: &ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
+				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}}}
+		}
+		switch {
+		case out.skip != nil:
+			ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, *out.skip)
+		case out.err != nil:
+			ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, *out.err)
+		case out.release != nil:
+			ks.Releases = append(ks.Releases, *out.release)
+			// ks.Objects may be a build's slice shared with other renders: never append in place.
+			ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
+			for _, obj := range out.objs {
+				c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
+			}
+		}
+	}
+}
+
+// releaseOutcome is what one HelmRelease gives its Kustomization: objects and the
+// release, or why not.
+type releaseOutcome struct {
+	objs    []*Object
+	release *Release
+	skip    *ReleaseSkip
+	err     *ReleaseError
+}
+
+// helmRelease renders one HelmRelease o, or says why it is not rendered.
+func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string) releaseOutcome {
+	hr := o.Body
+	name := o.ID.Namespace + "/" + o.ID.Name
+	skip := func(chart, host, reason string) releaseOutcome {
+		return releaseOutcome{skip: &ReleaseSkip{HelmRelease: o.ID, Chart: chart, Host: host,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}}
+	}
+	fail := func(err error) releaseOutcome {
+		var le *limitError
+		return releaseOutcome{err: &ReleaseError{HelmRelease: o.ID,
+			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: errors.As(err, &le)}}}
+	}
+	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
+	if s, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); s {
+		return releaseOutcome{skip: &ReleaseSkip{HelmRelease: o.ID, Suspended: true, File: o.File, Line: o.Line,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) is suspended: helm-controller does not reconcile it, so its chart is not rendered", name, o.File, o.Line)}}
+	}
+	cs := resolveChart(hr, c, func(s SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
+	if cs.unresolved != "" {
+		return skip("", "", cs.unresolved)
+	}
+	var ch *loadedChart
+	if cs.inRepo {
+		rc, err := loadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
+		var rd *remoteDependency
+		switch {
+		case errors.As(err, &rd):
+			return skip(cs.dir, "", rd.msg)
+		case err != nil:
+			return fail(err)
+		}
+		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest}
+	} else {
+		var reason string
+		var err error
+		ch, reason, err = r.remoteChart(ctx, cs)
+		switch {
+		case err != nil:
+			return fail(err)
+		case ch == nil:
+			return skip(cs.remote.String(), chartHost(cs.remote), reason)
+		}
+	}
+	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
+		return skip(ch.ref, "", "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
+	}
+	vals, err := helm.Values(ctx, hr, cl)
+	if err != nil {
+		return fail(err)
+	}
+	req := helm.Request{Chart: ch.chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	res, err := r.renderChart(ctx, req, ch.digest)
+	if err != nil {
+		return fail(err) // it names the HelmRelease and the chart
+	}
+	objs, notes, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, secretValues(ctx, hr, cl))
+	if err != nil {
+		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
+	}
+	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
+		Approximate: res.Approximate, Notes: notes}}
+}
+
+// loadedChart is a chart ready to render, with the reference it is shown by and the
+// digest its render is cached under.
+type loadedChart struct {
+	chart  *chart.Chart
+	ref    string
+	digest string
+}
+
+// remoteChart pulls the chart of cs through Options.Charts when the remote policy allows
+// its host; nil and the reason when it does not, or the pull fails; an error when the chart
+// does not match its OCIRepository's revision (helm-controller fails the release).
+func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, string, error) {
+	ref, host := cs.remote, chartHost(cs.remote)
+	switch {
+	case r.remote.Fork:
+		return nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
+	case r.charts == nil || !r.remote.allows(host):
+		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, host), nil
+	}
+	pulled, err := r.charts.Fetch(ctx, ref)
+	var na *fetch.NotAllowedError
+	switch {
+	case errors.As(err, &na):
+		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host), nil
+	case err != nil:
+		return nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err), nil
+	}
+	ch, err := loader.LoadArchive(bytes.NewReader(pulled.Archive))
+	if err != nil {
+		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
+	}
+	if len(cs.valuesFiles) > 0 {
+		return nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
+	}
+	if cs.ociSource {
+		if err := withRevision(ch, ref, pulled); err != nil {
+			return nil, "", err
+		}
+	}
+	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, "", nil
+}
+
+// withRevision sets the chart version helm-controller renders an OCIRepository's chart
+// with (helm.OCIChartVersion): the artifact revision is "<tag>@<digest>", or the digest
+// alone for a digest reference.
+func withRevision(ch *chart.Chart, ref fetch.Ref, pulled *fetch.Chart) error {
+	revision := pulled.Digest
+	if ref.Digest == "" {
+		revision = strings.ReplaceAll(pulled.Version, "+", "_") + "@" + pulled.Digest
+	}
+	v, err := helm.OCIChartVersion(ch.Metadata.Version, revision)
+	if err != nil {
+		return err
+	}
+	ch.Metadata.Version = v
+	return nil
+}
+
+// renderChart renders req, reusing the Cache's output for the same chart digest, final
+// values, HelmRelease (its render fields) and kube/API versions.
+func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDigest string) (*helm.Result, error) {
+	key := ""
+	if r.shared != nil {
+		l := r.guards.limits
+		k, err := json.Marshal([]any{chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
+		if err == nil {
+			key = "helm\x00" + digest(k)
+			if v, ok := r.shared.find(key, nil); ok {
+				return v.release.res, v.release.err
+			}
+		}
+	}
+	res, err := r.helm.Render(ctx, req)
+	if err == nil {
+		err = checkOutput(res, r.guards.limits)
+	}
+	if key != "" && ctx.Err() == nil {
+		n := int64(len(key))
+		if res != nil {
+			for _, d := range res.Docs {
+				b, _ := json.Marshal(d.Object)
+				n += int64(len(b)) * memPerInputByte
+			}
+		}
+		r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: n})
+	}
+	return res, err
+}
+
+// limitError is a render that tiergate's Limits refuse, not the chart's failure.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+
+// releaseOut is a kept render of a chart.
+type releaseOut struct {
+	res *helm.Result
+	err error
+}
+
+// checkOutput fails a render past the caps one build has (MaxBuildDocuments documents,
+// MaxBuildBytes bytes as JSON): a release is capped as a Kustomization's build is.
+func checkOutput(res *helm.Result, l Limits) error {
+	if len(res.Docs) > l.MaxBuildDocuments {
+		return &limitError{fmt.Sprintf("not rendered: the chart renders %d documents, more than tiergate's limit of %d (MaxBuildDocuments)", len(res.Docs), l.MaxBuildDocuments)}
+	}
+	n := int64(0)
+	for _, d := range res.Docs {
+		b, _ := json.Marshal(d.Object)
+		if n += int64(len(b)); n > l.MaxBuildBytes {
+			return &limitError{fmt.Sprintf("not rendered: the chart renders more than tiergate's limit of %d bytes (MaxBuildBytes)", l.MaxBuildBytes)}
+		}
+	}
+	return nil
+}
+
+// releaseObjects turns the rendered documents into objects of hr's Kustomization.
+// Helm sets no namespace: a namespaced object without one lands in the release namespace
+// (Helm's kube client applies it there); a kind of unknown scope is taken as namespaced,
+// and named in the notes it returns ("scope of Widget.example.com unknown: …").
+func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, secrets []string) ([]*Object, []string, error) {
+	name := hr.ID.Namespace + "/" + hr.ID.Name
+	var out []*Object
+	var notes []string
+	for _, d := range res.Docs {
+		u := (&unstructured.Unstructured{Object: d.Object}).DeepCopy() // the Result may be the Cache's
+		gvk := u.GroupVersionKind()
+		if gvk.Kind == "" || u.GetName() == "" {
+			return nil, nil, fmt.Errorf("template %s renders an object without kind or name", d.Template)
+		}
+		if u.GetNamespace() == "" {
+			ns, known := sc.namespaced(gvk.Group, gvk.Kind)
+			if ns {
+				u.SetNamespace(namespace)
+			}
+			if note := "scope of " + gvk.GroupKind().String() + " unknown: taken as namespaced"; !known && !slices.Contains(notes, note) {
+				notes = append(notes, note)
+			}
+		}
+		out = append(out, &Object{ID: ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()},
+			Owner: hr.Owner, File: hr.File, Line: hr.Line, Body: u, SecretValues: secrets, HelmRelease: name, Template: d.Template})
+	}
+	return out, notes, nil
+}

@@ -1,0 +1,43 @@
+package format
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review"
+)
+
+// TestPartialNoteRemoteCharts: HelmReleases whose charts are on hosts not allowed are one
+// line grouped by host, and the Kustomizations are counted once.
+func TestPartialNoteRemoteCharts(t *testing.T) {
+	remote := func(ks, hr, chart, host string) (render.Partial, review.Unreviewed) {
+		reason := "HelmRelease " + hr + " (x.yaml:1) not rendered: chart " + chart + " is remote (allow " + host + " to render it)"
+		return render.Partial{Kustomization: ks, Reason: reason},
+			review.Unreviewed{Cluster: "dev", Kind: "HelmRelease", Name: hr, Kustomization: ks, Reason: reason, Chart: chart, Host: host}
+	}
+	r := &review.Report{}
+	c := review.ClusterSummary{Name: "dev"}
+	for _, in := range [][4]string{
+		{"flux-system/apps", "apps/a", "oci://ghcr.io/x/a:1.0.0", "ghcr.io"},
+		{"flux-system/apps", "apps/b", "oci://ghcr.io/x/b:1.0.0", "ghcr.io"},
+		{"flux-system/infra", "infra/c", "oci://quay.io/x/c:1.0.0", "quay.io"},
+	} {
+		p, u := remote(in[0], in[1], in[2], in[3])
+		c.Partial = append(c.Partial, p)
+		r.Unreviewed = append(r.Unreviewed, u)
+	}
+	c.Partial = append(c.Partial, render.Partial{Kustomization: "flux-system/apps", Reason: "HelmRelease apps/d (d.yaml:1) not rendered: valuesFrom ConfigMap apps/v is not in the cluster's graph"})
+	r.Clusters = []review.ClusterSummary{c}
+	want := "\n> ⚠️ <b>Partial render</b>: 2 Kustomizations were not rendered completely or as written, so findings may be missing:\n" +
+		"> - dev · flux-system/apps: HelmRelease apps/d (d.yaml:1) not rendered: valuesFrom ConfigMap apps/v is not in the cluster's graph\n" +
+		"> - 3 HelmReleases not rendered, their charts are remote: allow ghcr.io (2: apps/a, apps/b), quay.io (1: infra/c) to render them (`--allow-remote`)\n"
+	if d := cmp.Diff(want, partialNote(r)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if !strings.Contains(Markdown(r, MarkdownOptions{}), want) {
+		t.Error("the comment does not carry the note")
+	}
+}
