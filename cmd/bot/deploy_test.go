@@ -252,8 +252,9 @@ func TestDeployReview(t *testing.T) {
 	cluster := func(objects int) []any {
 		return []any{
 			map[string]any{"name": "tiergate", "root": "deploy/flux", "kustomizations": 2.0, "objects": float64(objects), "partial": []any{}},
-			// The GitRepository and the HelmRelease of deploy/chart.
-			map[string]any{"name": "tiergate-helm", "root": "deploy/flux-helm", "kustomizations": 1.0, "objects": 2.0, "partial": []any{}},
+			// The GitRepository, the HelmRelease of deploy/chart and what the chart renders:
+			// its Namespace (createNamespace), ServiceAccount, PVC, Service and Deployment.
+			map[string]any{"name": "tiergate-helm", "root": "deploy/flux-helm", "kustomizations": 1.0, "objects": 7.0, "partial": []any{}},
 		}
 	}
 	cases := []struct {
