@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tiergate/tiergate/internal/ghaction"
+	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -26,7 +27,13 @@ and published. The token is read from $TIERGATE_TOKEN.`,
 					return usageErr("--fail-on: %v", err)
 				}
 			}
+			if err := checkAllowRemote(o.AllowRemote); err != nil {
+				return err
+			}
 			o.Token, o.Version, o.Log = os.Getenv("TIERGATE_TOKEN"), version, cmd.ErrOrStderr()
+			pool := sandbox.NewPool(sandbox.Options{}) // the PR's charts are untrusted
+			defer pool.Close()
+			o.Helm = pool
 			res, err := ghaction.Run(cmd.Context(), ghaction.EnvFromOS(), o)
 			switch {
 			case err != nil:
@@ -43,6 +50,7 @@ and published. The token is read from $TIERGATE_TOKEN.`,
 	fl.BoolVar(&o.FailOnUnreviewed, "fail-on-unreviewed", false, "exit 1 when a head Kustomization was not built in full (default: failOnUnreviewed of .tiergate.yaml)")
 	fl.StringVar(&o.ConfigPath, "config", "", "configuration file (default: .tiergate.yaml of the head tree)")
 	fl.StringSliceVar(&o.Clusters, "cluster", nil, "review only this cluster (repeatable)")
+	fl.StringSliceVar(&o.AllowRemote, "allow-remote", nil, "hosts remote resources and charts may be fetched from, as review's (never for a PR from a fork)")
 	fl.BoolVar(&o.Comment, "comment", true, "post or update the summary comment and post line comments")
 	fl.BoolVar(&o.Status, "status", true, `set the commit status "tiergate"`)
 	fl.StringVar(&o.JSONPath, "json-report", "", "also write the JSON report to this file")

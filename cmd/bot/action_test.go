@@ -68,7 +68,7 @@ func TestActionYAMLStructure(t *testing.T) {
 	}
 	sort.Strings(inputs)
 	sort.Strings(outputs)
-	wantInputs := []string{"clusters", "comment", "config", "fail-on", "fail-on-unreviewed", "json-report", "path", "sarif-report", "status", "token"}
+	wantInputs := []string{"allow-remote", "clusters", "comment", "config", "fail-on", "fail-on-unreviewed", "json-report", "path", "sarif-report", "status", "token"}
 	if diff := cmp.Diff(wantInputs, inputs); diff != "" {
 		t.Errorf("inputs (-want +got):\n%s", diff)
 	}

@@ -86,8 +86,7 @@ func runBuild(cmd *cobra.Command, f buildFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	g, err := render.RenderSource(cmd.Context(), t.Source, render.Options{Config: cfg, Clusters: f.clusters, SourceIgnore: true,
-		Remote: pipeline.RemotePolicy(f.allowRemote, cfg), Limits: f.limits})
+	g, err := renderTree(cmd.Context(), t.Source, cfg, f.clusters, f.allowRemote, f.limits)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -44,8 +44,7 @@ func graphCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			g, err := render.RenderSource(cmd.Context(), t.Source, render.Options{Config: cfg, Clusters: clusters, SourceIgnore: true,
-				Remote: pipeline.RemotePolicy(allowRemote, cfg), Limits: limits})
+			g, err := renderTree(cmd.Context(), t.Source, cfg, clusters, allowRemote, limits)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}

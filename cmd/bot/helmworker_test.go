@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"os"
 	"testing"
 
@@ -16,22 +15,14 @@ import (
 )
 
 // TestHelmWorkerCommand runs the hidden helm-worker command as a Pool's child (the test
-// binary re-executed with that argument) and checks that a render crosses it exactly as
+// binary re-executed with that argument, served by TestMain) and checks that a render crosses it exactly as
 // helm.Render returns it in-process.
 func TestHelmWorkerCommand(t *testing.T) {
-	if flag.Arg(0) == "helm-worker" {
-		root := newRoot()
-		root.SetArgs([]string{"helm-worker"})
-		if err := root.Execute(); err != nil {
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := sandbox.NewPool(sandbox.Options{Size: 1, Command: []string{exe, "-test.run=^TestHelmWorkerCommand$", "helm-worker"}})
+	p := sandbox.NewPool(sandbox.Options{Size: 1, Command: []string{exe, "helm-worker"}})
 	defer p.Close()
 	c, err := loader.LoadFiles([]*archive.BufferedFile{
 		{Name: "Chart.yaml", Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},

@@ -21,6 +21,7 @@ import (
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/publish"
+	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/review/format"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -37,6 +38,11 @@ type Options struct {
 	Clusters         []string
 	FailOn           string
 	FailOnUnreviewed bool
+	// AllowRemote lists the hosts remote resources and charts may be fetched from, as
+	// `bot review --allow-remote`; a PR from a fork fetches nothing.
+	AllowRemote []string
+	// Helm renders HelmRelease charts (a sandbox Pool the caller owns); nil: in process.
+	Helm render.HelmRenderer
 	// Comment posts or updates the summary comment and posts the line comments.
 	Comment bool
 	// Status sets the commit status "tiergate": pending, then success or failure.
@@ -179,7 +185,8 @@ func reviewPR(ctx context.Context, env Env, opts Options, ev *forge.Event) (*pip
 	if err != nil {
 		return nil, fmt.Errorf("%w (the checkout needs the history of both commits: actions/checkout with fetch-depth: 0)", err)
 	}
-	return pipeline.Commits(ctx, repo, base, head, pipeline.Options{ConfigPath: opts.ConfigPath, Clusters: opts.Clusters, FailOn: opts.FailOn, FailOnUnreviewed: opts.FailOnUnreviewed})
+	return pipeline.Commits(ctx, repo, base, head, pipeline.Options{ConfigPath: opts.ConfigPath, Clusters: opts.Clusters, FailOn: opts.FailOn,
+		FailOnUnreviewed: opts.FailOnUnreviewed, AllowRemote: opts.AllowRemote, Fork: ev.Fork, Helm: opts.Helm})
 }
 
 // writeReports writes the JSON and SARIF reports that were asked for.

@@ -181,7 +181,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	}
 	ro := render.Options{Config: cfg, SourceIgnore: true, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
 		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork), Limits: opts.Limits, Helm: opts.Helm}
-	ro.Charts = chartFetcher(ro.Remote, opts.ChartCacheDir)
+	ro.Charts = ChartFetcher(ro.Remote, opts.ChartCacheDir)
 	if opts.NoReuse {
 		ro.Cache = nil
 	} else if ro.Cache == nil {

@@ -49,10 +49,10 @@ func narrower(a, b string) string {
 	return ""
 }
 
-// chartFetcher pulls remote charts from the hosts p allows, one per review so that base and
+// ChartFetcher pulls remote charts from the hosts p allows, one per review so that base and
 // head share tag and index resolutions; nil when nothing remote may be fetched (no allow
 // list, or a fork).
-func chartFetcher(p render.RemotePolicy, cacheDir string) render.ChartFetcher {
+func ChartFetcher(p render.RemotePolicy, cacheDir string) render.ChartFetcher {
 	if p.Fork || len(p.Allow) == 0 {
 		return nil
 	}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"testing"
+)
+
+// TestMain lets the test binary be a sandbox Pool's worker: commands under test that render
+// charts (graph, build, action, review with --helm-sandbox) start os.Executable() with the
+// argument helm-worker, as the bot binary is started in production.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if flag.Arg(0) == "helm-worker" {
+		root := newRoot()
+		root.SetArgs([]string{"helm-worker"})
+		if err := root.Execute(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}

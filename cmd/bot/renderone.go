@@ -1,0 +1,21 @@
+package main
+
+import (
+	"context"
+
+	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/pipeline"
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
+)
+
+// renderTree renders one tree for `graph` and `build` as a review renders its head: the
+// remote policy of --allow-remote narrowed by cfg, charts pulled from the hosts it allows
+// and rendered in a sandbox Pool (the tree may be a PR's checkout).
+func renderTree(ctx context.Context, src *render.Source, cfg *config.Config, clusters, allowRemote []string, limits render.Limits) (*render.Graph, error) {
+	pool := sandbox.NewPool(sandbox.Options{})
+	defer pool.Close()
+	remote := pipeline.RemotePolicy(allowRemote, cfg)
+	return render.RenderSource(ctx, src, render.Options{Config: cfg, Clusters: clusters, SourceIgnore: true,
+		Remote: remote, Limits: limits, Helm: pool, Charts: pipeline.ChartFetcher(remote, "")})
+}
