@@ -27,9 +27,6 @@ type prState struct {
 	running *run
 	// latest is the head of the newest review job submitted ("" for a recheck).
 	latest string
-	// superseded is the head of the last run cancelled for a newer job: if that job turns
-	// out stale (its delivery came late), this head needs its review again.
-	superseded string
 }
 
 // run is one review in progress.
@@ -81,21 +78,7 @@ func (q *queue) submit(key string, kind jobKind, head string) {
 func (q *queue) supersede(st *prState, r *run) {
 	if st.again && st.latest != "" && r.head != "" && r.head != st.latest {
 		r.cancel(&supersededError{head: st.latest})
-		st.superseded = r.head
 	}
-}
-
-// takeSuperseded reports whether the last run of key cancelled for a newer job reviewed
-// head, and forgets it.
-func (q *queue) takeSuperseded(key, head string) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	st := q.prs[key]
-	if st == nil || st.superseded != head {
-		return false
-	}
-	st.superseded = ""
-	return true
 }
 
 func (q *queue) push(key string) {

@@ -314,15 +314,21 @@ func (s *Server) accept(c *gin.Context, ev forge.Event, kind jobKind, head strin
 		delivery = string(ev.Forge) + "/" + ev.DeliveryID
 	}
 	j := &job{Event: ev, Kind: kind, HeadSHA: head, Enqueued: s.now().UTC()}
-	dup, err := s.store.accept(delivery, key, j, s.now())
+	res, err := s.store.accept(delivery, key, j, s.now())
 	if err != nil {
 		log.Error("queue write failed", "err", err)
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "queue unavailable"})
 		return
 	}
-	if dup {
+	switch res {
+	case duplicate:
 		log.Info("duplicate delivery dropped")
 		c.JSON(http.StatusOK, gin.H{"status": "duplicate"})
+		return
+	case known:
+		// Its job is queued or running already: a second run would publish the same.
+		log.Info("a review of this head is already queued")
+		c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
 		return
 	}
 	s.queue.submit(key, j.Kind, j.HeadSHA)
