@@ -26,9 +26,10 @@ func (e *env) prCalls(calls []call, n int, heads []string) []call {
 	return out
 }
 
-// demoRun is the call sequence of one review of the demo scenario on PR n at sha (the
-// summary created), with the superseded statuses of older heads after pending.
-func (e *env) demoRun(n int, sha string, lines []string, older ...string) []call {
+// demoRun is the call sequence of one review of the demo scenario on PR n at sha, the
+// summary created (summaryID 0) or edited, with the superseded statuses of older heads
+// after pending.
+func (e *env) demoRun(n int, sha string, lines []string, summaryID int64, older ...string) []call {
 	pr := fmt.Sprintf("%s/pulls/%d", e.repoPath(), n)
 	comments := fmt.Sprintf("%s/issues/%d/comments", e.repoPath(), n)
 	files := "GET " + pr + "/files"
@@ -39,7 +40,11 @@ func (e *env) demoRun(n int, sha string, lines []string, older ...string) []call
 	for _, o := range older {
 		run = append(run, e.status(o, "error", "superseded by "+sha[:7]))
 	}
-	run = append(run, call{Op: "GET " + comments}, call{Op: "POST " + comments, Detail: "summary: " + demoVerdict}, call{Op: files})
+	summary := call{Op: "POST " + comments, Detail: "summary: " + demoVerdict}
+	if summaryID != 0 {
+		summary = e.editSummary(summaryID, demoVerdict)
+	}
+	run = append(run, call{Op: "GET " + comments}, summary, call{Op: files})
 	if len(lines) > 0 {
 		run = append(run, call{Op: "POST " + pr + "/reviews", Detail: "COMMENT on " + sha, Lines: lines})
 	}
@@ -80,7 +85,7 @@ func TestOutOfOrderWithBusyWorker(t *testing.T) {
 			e.waitLog(`"msg":"job finished"`, 3)
 			got := e.prCalls(calls, 1, heads[1])
 			lines := e.reviewLines(e.fake.Calls(), b)
-			want := append([]call{{Op: "GET " + e.repoPath() + "/pulls/1"}}, e.demoRun(1, b, lines)...)
+			want := append([]call{{Op: "GET " + e.repoPath() + "/pulls/1"}}, e.demoRun(1, b, lines, 0)...)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("PR #1 calls (-want +got):\n%s", d)
 			}

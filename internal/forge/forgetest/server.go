@@ -77,7 +77,7 @@ type request struct {
 }
 
 type fault struct {
-	status  int // 0: stall, answer nothing until the client goes away
+	status  int // 0: stall, answer nothing until the client goes away; passStatus: none
 	headers map[string]string
 	message string
 }
@@ -136,6 +136,18 @@ func (s *Server) FailNextMessage(path string, status int, headers map[string]str
 	defer s.mu.Unlock()
 	p := strings.TrimPrefix(path, s.spec.basePath)
 	s.faults[p] = append(s.faults[p], fault{status: status, headers: headers, message: message})
+}
+
+// passStatus marks a queued fault that lets its request through (PassNext).
+const passStatus = -1
+
+// PassNext lets the next request to path through untouched: with StallNext after it, the
+// second request stalls. Faults queue up per path.
+func (s *Server) PassNext(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	s.faults[p] = append(s.faults[p], fault{status: passStatus})
 }
 
 // StallNext makes the next request to path get no answer until its client gives up (a
@@ -233,7 +245,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) (stal
 		s.reject(w, http.StatusBadRequest, "%s %s: %v", r.Method, r.URL.Path, err)
 		return false
 	}
-	if f, ok := s.popFault(r.URL.Path); ok {
+	if f, ok := s.popFault(r.URL.Path); ok && f.status != passStatus {
 		if f.status == 0 {
 			return true
 		}
