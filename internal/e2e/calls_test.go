@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -75,7 +76,7 @@ func (e *env) reduce(c forgetest.Call) call {
 		}
 	case strings.HasSuffix(path, "/reactions"):
 		out.Detail = str("content")
-	case strings.HasSuffix(path, "/reviews"):
+	case c.Method == http.MethodPost && strings.HasSuffix(path, "/reviews"):
 		out.Detail = str("event") + " on " + str("commit_id")
 		cs, _ := body["comments"].([]any)
 		for _, v := range cs {

@@ -65,6 +65,21 @@ func (e *env) reviewRerun(sha string, summaryID int64, exp expectation) []call {
 	return out
 }
 
+// resumedRun is reviewRun of a job resumed after its run was interrupted before the line
+// comments were recorded: the head's status is read first, and the forge's reviews before
+// the line comments are posted.
+func (e *env) resumedRun(sha string, summaryID int64, exp expectation) []call {
+	var out []call
+	out = append(out, e.headStatuses(sha))
+	for _, c := range e.reviewRun(sha, summaryID, exp) {
+		if c.Op == e.review(sha, nil).Op {
+			out = append(out, call{Op: "GET " + e.repoPath() + "/pulls/1/reviews"})
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // cdiAnnotations are the check run's annotations of a review of cdi-second-pass: the new
 // findings, once per text.
 var cdiAnnotations = []string{
@@ -229,7 +244,8 @@ func TestRestart(t *testing.T) {
 			e.fake.ResetCalls()
 			e.start(true)
 			calls = e.waitCalls("final status after the second restart", e.finalStatus(head))
-			e.assertCalls("interrupted job after a restart", calls, e.reviewRerun(head, summary.ID, exp))
+			// Resumed: the head's status is read first; the line comments are in the ledger.
+			e.assertCalls("interrupted job after a restart", calls, append([]call{e.headStatuses(head)}, e.reviewRerun(head, summary.ID, exp)...))
 			if n := e.git.refusedRequests(); n != 0 {
 				t.Errorf("the git server refused %d requests", n)
 			}

@@ -174,6 +174,11 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
+	if j.Started {
+		if done, err := rn.publishedBefore(ctx); err != nil || done {
+			return "", err
+		}
+	}
 	prHead := rn.prHead(ctx)
 	// When the forge names another head, this one may be stale: pending waits for the
 	// fetch that tells which is newer.
@@ -221,7 +226,8 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.s.metrics.observePhases(res.Report.Timings)
 	}()
 	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
-	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log}})
+	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log},
+		Resumed: j.Started})
 	if err != nil {
 		return resultError, err
 	}
@@ -426,6 +432,25 @@ func (rn *runner) settleReplacedAfter(base context.Context, j job) {
 	if err := rn.settleReplaced(ctx, j); err != nil {
 		rn.log.Error("settle the replaced heads", "err", redact(err.Error()))
 	}
+}
+
+// publishedBefore reports whether an interrupted run of the job published its final status
+// already (it was killed before the job was deleted): then there is nothing left to do.
+func (rn *runner) publishedBefore(ctx context.Context) (bool, error) {
+	f, ok := rn.client.(forge.PublishedFinder)
+	if !ok {
+		return false, nil
+	}
+	state, err := f.HeadStatus(ctx, rn.ev.Repo, rn.head)
+	if err != nil {
+		return false, fmt.Errorf("read the status of the head: %w", err)
+	}
+	if state == "" || state == forge.StatePending {
+		return false, nil
+	}
+	rn.log.Info("the interrupted run published its final status already", "state", state)
+	rn.settled = true
+	return true, nil
 }
 
 // setPending sets status pending on the head.

@@ -100,7 +100,17 @@ var githubRoutes = map[string]handler{
 			"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
 	},
 	"POST /repos/{owner}/{repo}/statuses/{sha}": func(s *Server, r *request) (int, any) {
-		return http.StatusCreated, map[string]any{"id": 1, "state": field(r.body, "state"), "context": field(r.body, "context")}
+		return http.StatusCreated, s.addStatus(r, r.params["sha"], "state")
+	},
+	"GET /repos/{owner}/{repo}/commits/{ref}/statuses": func(s *Server, r *request) (int, any) {
+		return s.githubPage(r, newestFirst(s.statuses[r.params["ref"]]))
+	},
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews": func(s *Server, r *request) (int, any) {
+		var out []any
+		for _, rv := range s.reviews[atoi(r.params["pull_number"])] {
+			out = append(out, rv)
+		}
+		return s.githubPage(r, out)
 	},
 	"GET /repos/{owner}/{repo}/issues/{issue_number}/comments": func(s *Server, r *request) (int, any) {
 		return s.githubPage(r, s.prComments(atoi(r.params["issue_number"])))
@@ -142,7 +152,7 @@ var githubRoutes = map[string]handler{
 		return s.githubPage(r, files)
 	},
 	"POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews": func(s *Server, r *request) (int, any) {
-		return http.StatusOK, map[string]any{"id": 1, "state": "COMMENTED", "commit_id": field(r.body, "commit_id")}
+		return http.StatusOK, s.addReview(r, atoi(r.params["pull_number"]), "COMMENTED")
 	},
 	"GET /repos/{owner}/{repo}/collaborators/{username}/permission": func(s *Server, r *request) (int, any) {
 		role, ok := s.perms[r.params["username"]]
