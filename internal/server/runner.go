@@ -249,6 +249,17 @@ func (rn *runner) recheck(ctx context.Context) error {
 	if c == nil {
 		return errors.New("recheck job without its comment")
 	}
+	// Its token's own user has write access: a comment the bot wrote must not run it.
+	if id, isID := rn.client.(forge.Identifier); isID {
+		self, err := id.Login(ctx)
+		if err != nil {
+			return fmt.Errorf("read the bot's account: %w", err)
+		}
+		if self != "" && strings.EqualFold(self, c.Author) {
+			rn.log.Info("recheck by the bot's own account ignored", "user", c.Author)
+			return nil
+		}
+	}
 	ok, err := rn.client.CanWrite(ctx, ev.Repo, c.Author)
 	if err != nil {
 		return fmt.Errorf("check write access of %s: %w", c.Author, err)

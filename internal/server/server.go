@@ -110,7 +110,17 @@ type Server struct {
 	storeRetry time.Duration
 	// localDirs are hidden from error statuses (hideDirs).
 	localDirs []localDir
+	// logins are the bot's own accounts as the forges told them at Run (fromBot).
+	logins atomic.Pointer[map[forge.Kind]string]
 }
+
+// loginsFinder is implemented by Forges that can tell the bot's accounts (ConfiguredForges).
+type loginsFinder interface {
+	Logins(ctx context.Context) map[forge.Kind]string
+}
+
+// identityTimeout bounds asking the forges for the bot's accounts when Run starts.
+const identityTimeout = 30 * time.Second
 
 // New opens the queue in opts.DataDir. Call Run to work the queue and Close when Run has
 // returned.
@@ -170,6 +180,13 @@ func (s *Server) Run(ctx context.Context) error {
 	keys, jobs, err := s.store.jobs()
 	if err != nil {
 		return err
+	}
+	if lf, ok := s.opts.Forges.(loginsFinder); ok {
+		ictx, cancel := context.WithTimeout(ctx, identityTimeout)
+		logins := lf.Logins(ictx)
+		cancel()
+		s.logins.Store(&logins)
+		s.log.Info("the bot's accounts", "logins", logins)
 	}
 	for i, k := range keys {
 		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA)
@@ -346,9 +363,15 @@ func isRecheck(body string) bool {
 	return false
 }
 
-// fromBot reports whether c was written by a bot, by this bot's account or is the summary.
+// fromBot reports whether c was written by a bot, by this bot's account (Options.BotLogins,
+// else as the forge told at Run) or is the summary.
 func (s *Server) fromBot(kind forge.Kind, c *forge.Comment) bool {
 	self := s.opts.BotLogins[kind]
+	if self == "" {
+		if l := s.logins.Load(); l != nil {
+			self = (*l)[kind]
+		}
+	}
 	return c.AuthorIsBot || (self != "" && strings.EqualFold(c.Author, self)) ||
 		strings.HasPrefix(strings.TrimSpace(c.Body), format.Marker)
 }
