@@ -19,7 +19,7 @@ import (
 // applied review.
 func TestCrashDuringReview(t *testing.T) {
 	t.Parallel()
-	for _, fl := range []flavour{github, gitea} {
+	for _, fl := range []flavour{github, gitea, forgejo} {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, fl, scenario)

@@ -196,7 +196,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 func TestRestart(t *testing.T) {
 	t.Parallel()
 	// Both clients; the App's installation must come back from the stored job.
-	for _, fl := range []flavour{githubApp, gitea} {
+	for _, fl := range []flavour{githubApp, gitea, forgejo} {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
@@ -258,7 +258,7 @@ func TestRestart(t *testing.T) {
 // cancelled, the newest head is reviewed and its run marks the previous head superseded.
 func TestSupersede(t *testing.T) {
 	t.Parallel()
-	for _, fl := range []flavour{github, gitea} {
+	for _, fl := range []flavour{github, gitea, forgejo} {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, fl, scenario)

@@ -13,7 +13,7 @@ import (
 // JSON payload is answered 400 and runs nothing.
 func TestFormEncodedDelivery(t *testing.T) {
 	t.Parallel()
-	for _, fl := range []flavour{github, gitea} {
+	for _, fl := range []flavour{github, gitea, forgejo} {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, fl, scenario)
