@@ -91,7 +91,7 @@ func (s *Server) process(base context.Context, r *run) {
 			return
 		case errors.As(cause, &sup):
 			result, published = resultSuperseded, true
-			rn.yield(base, j, sup.head)
+			rn.yield(base, j)
 		case errors.Is(cause, errTimeout):
 			rn.log.Warn("review timed out", "err", redact(err.Error()))
 			result, published = resultError, rn.fail(base, fmt.Sprintf("review timed out after %s", s.opts.ReviewTimeout))
@@ -359,6 +359,7 @@ func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash) (stri
 	}
 	ev := rn.ev
 	ev.HeadSHA = newer.String()
+	// Started carries over: a run of newer may have published some of its review.
 	nj := &job{Event: ev, Kind: kindReview, HeadSHA: ev.HeadSHA, Enqueued: rn.s.now().UTC(),
 		Replaced: append(slices.Clone(j.Replaced), replacedHead{SHA: rn.head})}
 	stored, err := rn.s.store.acceptUnlessNewer(rn.key, nj, j.Seq, true)
@@ -373,32 +374,38 @@ func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash) (stri
 	return resultSuperseded, nil
 }
 
-// yield ends a run cancelled by the job of another head, other. A head that came late
-// (an ancestor of this one) takes this head's place again, its pending status kept, and
-// the review runs again. Otherwise, if this run fetched, other is newer by ancestry or by
-// delivery order: this head gets error "superseded by <other>" at once; if not, the newer
-// job's run settles it (it inherited this head).
-func (rn *runner) yield(base context.Context, j job, other string) {
-	rn.log.Info("review superseded", "by", other)
-	if rn.repo == nil {
+// yield ends a run cancelled by the job of another head. If this run fetched and the job
+// stored now reviews an ancestor of this head (a delivery that came late), this head takes
+// its place again, as a resumed job: its pending status stays and the review runs again. If
+// the stored job's head is newer by ancestry, this head gets error "superseded by <it>" at
+// once. Otherwise the stored job's run settles this head: it inherited it.
+func (rn *runner) yield(base context.Context, j job) {
+	stored, ok, err := rn.s.store.job(rn.key)
+	if err != nil || !ok || stored.Kind != kindReview || rn.repo == nil {
+		if err != nil {
+			rn.log.Error("read the job that superseded the review", "err", err)
+		}
 		if !rn.pendingSet && !j.Started {
 			rn.clearStarted(rn.head)
 		}
 		return
 	}
-	if rn.repo.IsAncestor(plumbing.NewHash(other), plumbing.NewHash(rn.head)) {
-		nj := &job{Event: rn.ev, Kind: kindReview, HeadSHA: rn.head, Enqueued: rn.s.now().UTC()}
-		stored, err := rn.s.store.reclaim(rn.key, other, nj)
+	rn.log.Info("review superseded", "by", stored.HeadSHA)
+	mine, other := plumbing.NewHash(rn.head), plumbing.NewHash(stored.HeadSHA)
+	switch {
+	case rn.repo.IsAncestor(other, mine):
+		nj := &job{Event: rn.ev, Kind: kindReview, HeadSHA: rn.head, Enqueued: rn.s.now().UTC(), Started: true}
+		back, err := rn.s.store.reclaim(rn.key, stored.HeadSHA, nj)
 		if err != nil {
 			rn.log.Error("store the review of the newer head again", "err", err)
 		}
-		if stored {
-			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", other)
-			return // the queue runs the key again: a job arrived while it ran
+		if back {
+			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", stored.HeadSHA)
 		}
-	}
-	if (rn.pendingSet || j.Started) && rn.publishError(base, (&supersededError{head: other}).Error()) {
-		rn.clearStarted(rn.head)
+	case rn.repo.IsAncestor(mine, other):
+		if (rn.pendingSet || j.Started) && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
+			rn.clearStarted(rn.head)
+		}
 	}
 }
 

@@ -71,6 +71,15 @@ func (j *job) inherit(old *job) {
 	if old.HeadSHA != "" {
 		heads = append(heads, replacedHead{SHA: old.HeadSHA, Started: old.Started})
 	}
+	j.takeOver(heads)
+}
+
+// takeOver makes heads j's replaced heads. Its own head among them makes j a resumed job
+// if a run of it began: that run may have published part of the review.
+func (j *job) takeOver(heads []replacedHead) {
+	for _, h := range heads {
+		j.Started = j.Started || h.SHA == j.HeadSHA && h.Started
+	}
 	j.Replaced = mergeHeads(heads, j.HeadSHA)
 }
 
@@ -254,7 +263,7 @@ func (s *store) acceptUnlessNewer(key string, j *job, seq uint64, own bool) (sto
 				j.inherit(old)
 			}
 		}
-		j.Replaced = mergeHeads(j.Replaced, j.HeadSHA)
+		j.takeOver(j.Replaced)
 		next, err := b.NextSequence()
 		if err != nil {
 			return err

@@ -423,6 +423,18 @@ func (s *Server) addReview(r *request, n int, state any) map[string]any {
 	return rv
 }
 
+// ReviewCommits returns the commit of each review posted on PR n, oldest first.
+func (s *Server) ReviewCommits(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, rv := range s.reviews[n] {
+		c, _ := rv["commit_id"].(string)
+		out = append(out, c)
+	}
+	return out
+}
+
 // Reviews returns the number of reviews posted on PR n.
 func (s *Server) Reviews(n int) int {
 	s.mu.Lock()
