@@ -24,15 +24,22 @@ func TestResumedRunPublishesOnce(t *testing.T) {
 	}{
 		{"summary", func(e *env, sha string) string { return e.repoPath() + "/issues/1/comments" }, true},
 		{"line review", func(e *env, sha string) string { return e.repoPath() + "/pulls/1/reviews" }, false},
+		{"check run", func(e *env, sha string) string { return e.repoPath() + "/check-runs" }, false},
 		{"final status", func(e *env, sha string) string { return e.repoPath() + "/statuses/" + sha }, true},
 	}
-	for _, fl := range []flavour{github, gitea, forgejo} {
+	for _, fl := range flavours {
 		for _, kill := range []bool{true, false} {
+			if kill && fl.app {
+				continue // the child process authenticates with a token
+			}
 			how := "sigterm"
 			if kill {
 				how = "kill"
 			}
 			for _, step := range steps {
+				if step.name == "check run" && !fl.app {
+					continue
+				}
 				t.Run(fl.name+"/"+how+"/"+step.name, func(t *testing.T) {
 					t.Parallel()
 					e, heads := newManyPREnv(t, fl, 1, 1)
@@ -78,13 +85,28 @@ func TestResumedRunPublishesOnce(t *testing.T) {
 							files--
 						}
 						want = append(want, run[:files]...)
-						want = append(want, call{Op: "GET " + e.repoPath() + "/pulls/1/reviews"})
-						want = append(want, run[files:]...)
+						if step.name != "check run" { // else the ledger knows the review
+							want = append(want, call{Op: "GET " + e.repoPath() + "/pulls/1/reviews"})
+						}
+						if fl.app {
+							want = append(want, run[files:len(run)-1]...)
+							want = append(want, call{Op: "GET " + e.repoPath() + "/commits/" + a + "/check-runs"})
+							if step.name != "check run" {
+								want = e.withCheckRun(append(want, run[len(run)-1]), calls)
+							} else {
+								want = append(want, run[len(run)-1])
+							}
+						} else {
+							want = append(want, run[files:]...)
+						}
 					}
 					e.assertCalls("the resumed run", calls, want)
 					e.summary()
 					if n := e.fake.Reviews(1); n != 1 {
 						t.Errorf("%d line-comment reviews on the PR, want 1", n)
+					}
+					if n := e.fake.CheckRuns(a); fl.app && n != 1 {
+						t.Errorf("%d check runs on the head, want 1", n)
 					}
 					if n := checkQueueFile(t, e.dataDir); n != 0 {
 						t.Errorf("%d jobs stored at the end, want 0", n)

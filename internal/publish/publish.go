@@ -50,8 +50,8 @@ type Options struct {
 	NoComments bool
 	// NoStatus skips the check run and the final commit status.
 	NoStatus bool
-	// Resumed: an interrupted run may have posted this head's line comments already, so the
-	// forge is asked first (when the client is a forge.PublishedFinder).
+	// Resumed: an interrupted run may have posted this head's line comments or check run
+	// already, so the forge is asked first (forge.PublishedFinder, forge.CheckRunFinder).
 	Resumed bool
 }
 
@@ -82,7 +82,7 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 		return state, nil
 	}
 	desc := Describe(res.Report)
-	if cr, ok := c.(forge.CheckRunner); ok {
+	if cr, ok := c.(forge.CheckRunner); ok && !hasCheckRun(ctx, c, t, opts) {
 		if err := cr.CheckRun(ctx, t.Repo, t.Head, string(state), desc, CheckSummary(md), Annotations(res.Report)); err != nil {
 			return state, fmt.Errorf("publish check run: %w", err)
 		}
@@ -91,6 +91,17 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 		return state, fmt.Errorf("set status %s: %w", state, err)
 	}
 	return state, nil
+}
+
+// hasCheckRun reports whether a resumed run finds its check run on the head already. A
+// failure to read is no reason to fail the review: the run is then created again.
+func hasCheckRun(ctx context.Context, c forge.Client, t Target, opts Options) bool {
+	f, ok := c.(forge.CheckRunFinder)
+	if !ok || !opts.Resumed {
+		return false
+	}
+	found, err := f.HasCheckRun(ctx, t.Repo, t.Head)
+	return err == nil && found
 }
 
 // postReview posts the line comments as one review, unless the ledger has them already or,

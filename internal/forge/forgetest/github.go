@@ -168,7 +168,19 @@ var githubRoutes = map[string]handler{
 	},
 	"POST /repos/{owner}/{repo}/check-runs": func(s *Server, r *request) (int, any) {
 		s.nextID++
-		return http.StatusCreated, map[string]any{"id": s.nextID, "name": field(r.body, "name")}
+		run := map[string]any{"id": s.nextID, "name": field(r.body, "name"), "head_sha": field(r.body, "head_sha"),
+			"app": map[string]any{"slug": strings.TrimSuffix(r.login, "[bot]")}}
+		s.checkRuns = append(s.checkRuns, run)
+		return http.StatusCreated, run
+	},
+	"GET /repos/{owner}/{repo}/commits/{ref}/check-runs": func(s *Server, r *request) (int, any) {
+		runs := []any{}
+		for _, run := range s.checkRuns {
+			if run["head_sha"] == r.params["ref"] && (r.URL.Query().Get("check_name") == "" || run["name"] == r.URL.Query().Get("check_name")) {
+				runs = append(runs, run)
+			}
+		}
+		return http.StatusOK, map[string]any{"total_count": len(runs), "check_runs": runs}
 	},
 	"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}": func(s *Server, r *request) (int, any) {
 		return http.StatusOK, map[string]any{"id": atoi(r.params["check_run_id"])}

@@ -55,18 +55,19 @@ type Server struct {
 	routes map[string]handler // "METHOD template"
 	auth   func(r *http.Request, rt *route) (login string, ok bool)
 
-	mu       sync.Mutex
-	calls    []Call
-	observe  func(Call)
-	faults   map[string][]fault
-	perms    map[string]string
-	prs      map[int]pullRequest
-	comments []prComment
-	files    map[int][]File
-	nextID   int64
-	recordID int64                       // ids of statuses and reviews (comment ids stay as they were)
-	statuses map[string][]map[string]any // by sha, oldest first
-	reviews  map[int][]map[string]any    // by PR, oldest first
+	mu        sync.Mutex
+	calls     []Call
+	observe   func(Call)
+	faults    map[string][]fault
+	perms     map[string]string
+	prs       map[int]pullRequest
+	comments  []prComment
+	files     map[int][]File
+	nextID    int64
+	recordID  int64                       // ids of statuses and reviews (comment ids stay as they were)
+	statuses  map[string][]map[string]any // by sha, oldest first
+	reviews   map[int][]map[string]any    // by PR, oldest first
+	checkRuns []map[string]any            // oldest first
 }
 
 type handler func(s *Server, r *request) (status int, reply any)
@@ -433,6 +434,19 @@ func (s *Server) ReviewCommits(n int) []string {
 		out = append(out, c)
 	}
 	return out
+}
+
+// CheckRuns returns the number of check runs created on sha.
+func (s *Server) CheckRuns(sha string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, run := range s.checkRuns {
+		if run["head_sha"] == sha {
+			n++
+		}
+	}
+	return n
 }
 
 // Reviews returns the number of reviews posted on PR n.
