@@ -23,6 +23,11 @@
 //     reply and nothing else; a writer's comment gets a +1, and a review of the PR's current
 //     head is stored and queued exactly as a push's would be (unless a review was accepted
 //     while it read that head: that one is as new).
+//   - A run resumed (job.Started: an earlier run of its head began) publishes nothing twice:
+//     it reads the head's status first (a final one: the job is done), and the forge's
+//     reviews and check runs before it posts line comments or a check run.
+//   - Comments of the bot's own account (its login is read when Run starts) never run a
+//     /recheck, whatever the account's permissions.
 //   - A restart resumes every accepted job: a job leaves the store only once its run has
 //     ended with the PR's final word (status success, failure or error) or, for a /recheck,
 //     once the comment is answered and any review it asks for is stored. Shutdown cancels
