@@ -89,6 +89,16 @@ func (s *Server) process(base context.Context, r *run) {
 				rn.log.Error("requeue job", "err", err)
 			}
 			return
+		case errors.As(cause, &sup) && rn.stillStored(j):
+			// The job that cancelled it is not newer in the store: run it again.
+			rn.log.Info("review cancelled for an older job; it runs again")
+			r.retry = true
+			if counted {
+				if err := s.store.setAttempt(r.key, j.Seq, j.Attempt-1); err != nil {
+					rn.log.Error("requeue job", "err", err)
+				}
+			}
+			return
 		case errors.As(cause, &sup):
 			result, published = resultSuperseded, true
 			rn.yield(base, j)
@@ -133,8 +143,9 @@ type runner struct {
 	repo   *gitrepo.Repo // once fetched; closed when the job is settled
 	// pendingSet is true once the request setting our pending status on the head was started.
 	pendingSet bool
-	// settled is true once the heads the job replaced got their final word.
-	settled bool
+	// settled is true once the heads the job replaced got their final word; decided once
+	// the run knows its head is the newest of them.
+	settled, decided bool
 }
 
 func (rn *runner) closeRepo() {
@@ -202,6 +213,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	if newer := newestHead(repo, head, prHead, j.Replaced); newer != head {
 		return rn.giveWay(ctx, j, newer)
 	}
+	rn.decided = true
 	if !early {
 		if err := rn.setPending(ctx); err != nil {
 			return resultError, err
@@ -298,7 +310,7 @@ func (rn *runner) recheck(ctx context.Context) error {
 		rn.log.Info("recheck: a newer review of the PR was accepted meanwhile", "user", c.Author)
 		return nil
 	}
-	rn.s.queue.submit(key, kindReview, j.HeadSHA)
+	rn.s.queue.submit(key, kindReview, j.HeadSHA, j.Seq)
 	rn.log.Info("recheck queued a review", "user", c.Author, "head", pr.HeadSHA)
 	return nil
 }
@@ -367,7 +379,7 @@ func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash) (stri
 		return resultSuperseded, fmt.Errorf("store a review of the PR's head %s: %w", short(ev.HeadSHA), err)
 	}
 	if stored {
-		rn.s.queue.submit(rn.key, kindReview, ev.HeadSHA)
+		rn.s.queue.submit(rn.key, kindReview, ev.HeadSHA, nj.Seq)
 	} else if err := rn.s.store.settle(rn.key, rn.head); err != nil {
 		rn.log.Error("record the superseded status", "err", err)
 	}
@@ -409,6 +421,12 @@ func (rn *runner) yield(base context.Context, j job) {
 	}
 }
 
+// stillStored reports whether j is still the key's stored job.
+func (rn *runner) stillStored(j job) bool {
+	stored, ok, err := rn.s.store.job(rn.key)
+	return err == nil && ok && stored.Seq == j.Seq
+}
+
 // clearStarted records in the key's stored job that head needs no final word from it.
 func (rn *runner) clearStarted(head string) {
 	if err := rn.s.store.settle(rn.key, head); err != nil {
@@ -417,14 +435,19 @@ func (rn *runner) clearStarted(head string) {
 }
 
 // settleReplaced gives every head the job replaced that may be pending status error
-// "superseded by <head>".
+// "superseded by <head>" (or, when the run failed before it knew its head is the newest,
+// says that none was reviewed).
 func (rn *runner) settleReplaced(ctx context.Context, j job) error {
 	var done []string
 	for _, r := range j.Replaced {
 		if !r.Started {
 			continue
 		}
-		err := rn.client.SetStatus(ctx, rn.ev.Repo, r.SHA, forge.StateError, (&supersededError{head: rn.head}).Error())
+		desc := (&supersededError{head: rn.head}).Error()
+		if !rn.decided { // which head is newest is not known: none was reviewed
+			desc = "not reviewed: the review of " + short(rn.head) + ", delivered after it, failed"
+		}
+		err := rn.client.SetStatus(ctx, rn.ev.Repo, r.SHA, forge.StateError, desc)
 		if err != nil {
 			return fmt.Errorf("set status error on %s: %w", short(r.SHA), err)
 		}

@@ -189,7 +189,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.log.Info("the bot's accounts", "logins", logins)
 	}
 	for i, k := range keys {
-		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA)
+		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA, jobs[i].Seq)
 	}
 	if len(keys) > 0 {
 		s.log.Info("resuming accepted jobs", "jobs", len(keys))
@@ -348,7 +348,7 @@ func (s *Server) accept(c *gin.Context, ev forge.Event, kind jobKind, head strin
 		c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
 		return
 	}
-	s.queue.submit(key, j.Kind, j.HeadSHA)
+	s.queue.submit(key, j.Kind, j.HeadSHA, j.Seq)
 	log.Info("job accepted")
 	c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
 }
