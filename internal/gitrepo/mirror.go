@@ -140,6 +140,9 @@ func (m *Mirrors) Fetch(ctx context.Context, cloneURL string, auth Auth, refspec
 	for _, p := range tmps {
 		os.Remove(p)
 	}
+	if err := dropBrokenRefs(filepath.Join(path, "refs")); err != nil {
+		return fail(err)
+	}
 	err = r.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
 		RemoteURL:  cloneURL,
@@ -169,6 +172,31 @@ func (m *Mirrors) Fetch(ctx context.Context, cloneURL string, auth Auth, refspec
 		return fail(fmt.Errorf("commit %s not found after fetching %s", strings.Join(missing, ", "), strings.Join(refspecs, " ")))
 	}
 	return repo, nil
+}
+
+// dropBrokenRefs removes the loose references under dir that hold no object id: go-git
+// rewrites a reference file in place, so a process killed in the middle leaves it empty,
+// and every later fetch of the mirror fails ("ref file is empty"). The mirror's references
+// are all fetched ones, so the next fetch sets them again.
+func dropBrokenRefs(dir string) error {
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		line := strings.TrimSpace(string(b))
+		if plumbing.IsHash(line) || strings.HasPrefix(line, "ref: ") {
+			return nil
+		}
+		return os.Remove(p)
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("repair references in %s: %w", dir, err)
+	}
+	return nil
 }
 
 // lock waits until no other fetch holds the mirror name, or ctx is done.

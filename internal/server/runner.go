@@ -435,17 +435,18 @@ func (rn *runner) clearStarted(head string) {
 }
 
 // settleReplaced gives every head the job replaced that may be pending status error
-// "superseded by <head>" (or, when the run failed before it knew its head is the newest,
-// says that none was reviewed).
+// "superseded by <head>"; when the run failed before it knew its head is the newest, every
+// replaced head gets an error saying that none was reviewed.
 func (rn *runner) settleReplaced(ctx context.Context, j job) error {
 	var done []string
 	for _, r := range j.Replaced {
-		if !r.Started {
-			continue
-		}
 		desc := (&supersededError{head: rn.head}).Error()
-		if !rn.decided { // which head is newest is not known: none was reviewed
+		if !rn.decided {
+			// Which head is newest is not known and none was reviewed: each says so, the
+			// newest too (a /recheck reviews it).
 			desc = "not reviewed: the review of " + short(rn.head) + ", delivered after it, failed"
+		} else if !r.Started {
+			continue
 		}
 		err := rn.client.SetStatus(ctx, rn.ev.Repo, r.SHA, forge.StateError, desc)
 		if err != nil {
