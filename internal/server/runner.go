@@ -185,7 +185,9 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
-	if j.Started {
+	// With heads it replaced, the job is not done by its own head's status: one of them may
+	// be newer and is still to be reviewed.
+	if j.Started && len(j.Replaced) == 0 {
 		if done, err := rn.publishedBefore(ctx); err != nil || done {
 			return "", err
 		}
