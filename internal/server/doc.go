@@ -24,8 +24,8 @@
 //     head is stored and queued exactly as a push's would be (unless a review was accepted
 //     while it read that head: that one is as new).
 //   - A run resumed (job.Started: an earlier run of its head began) publishes nothing twice:
-//     it reads the head's status first (a final one: the job is done, unless it replaced
-//     other heads: one of them may be newer), and the forge's
+//     it reads the head's status first (a final one: the job is done; if it replaced other
+//     heads, only once the fetch shows that none of them is newer), and the forge's
 //     reviews and check runs before it posts line comments or a check run.
 //   - Comments of the bot's own account (its login is read when Run starts) never run a
 //     /recheck, whatever the account's permissions.

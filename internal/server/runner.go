@@ -185,17 +185,25 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
-	// With heads it replaced, the job is not done by its own head's status: one of them may
-	// be newer and is still to be reviewed.
-	if j.Started && len(j.Replaced) == 0 {
-		if done, err := rn.publishedBefore(ctx); err != nil || done {
+	// reviewed: an interrupted run published this head's review (its final status). With
+	// heads it replaced, the job is done only once the fetch shows that none is newer.
+	reviewed := false
+	if j.Started {
+		state, err := rn.headStatus(ctx)
+		if err != nil {
 			return "", err
 		}
+		if state != "" && state != forge.StatePending && len(j.Replaced) == 0 {
+			rn.log.Info("the interrupted run published its final status already", "state", state)
+			rn.settled = true
+			return "", nil
+		}
+		reviewed = state == forge.StateSuccess || state == forge.StateFailure
 	}
 	prHead := rn.prHead(ctx)
 	// When the forge names another head, this one may be stale: pending waits for the
 	// fetch that tells which is newer.
-	early := prHead.String() == rn.head
+	early := prHead.String() == rn.head && !reviewed
 	if early {
 		if err := rn.setPending(ctx); err != nil {
 			return resultError, err
@@ -216,6 +224,10 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		return rn.giveWay(ctx, j, newer)
 	}
 	rn.decided = true
+	if reviewed {
+		rn.log.Info("the interrupted run published the review of the newest head already")
+		return "", rn.settleReplaced(ctx, j)
+	}
 	if !early {
 		if err := rn.setPending(ctx); err != nil {
 			return resultError, err
@@ -478,23 +490,17 @@ func (rn *runner) settleReplacedAfter(base context.Context, j job) {
 	}
 }
 
-// publishedBefore reports whether an interrupted run of the job published its final status
-// already (it was killed before the job was deleted): then there is nothing left to do.
-func (rn *runner) publishedBefore(ctx context.Context) (bool, error) {
+// headStatus is the newest status of the head ("" when the client cannot read it back).
+func (rn *runner) headStatus(ctx context.Context) (forge.State, error) {
 	f, ok := rn.client.(forge.PublishedFinder)
 	if !ok {
-		return false, nil
+		return "", nil
 	}
 	state, err := f.HeadStatus(ctx, rn.ev.Repo, rn.head)
 	if err != nil {
-		return false, fmt.Errorf("read the status of the head: %w", err)
+		return "", fmt.Errorf("read the status of the head: %w", err)
 	}
-	if state == "" || state == forge.StatePending {
-		return false, nil
-	}
-	rn.log.Info("the interrupted run published its final status already", "state", state)
-	rn.settled = true
-	return true, nil
+	return state, nil
 }
 
 // setPending sets status pending on the head.
