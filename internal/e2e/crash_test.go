@@ -12,13 +12,14 @@ import (
 
 // TestCrashDuringReview kills the server process with SIGKILL twice during one review:
 // while it fetches the PR (the git server holds the request) and while it posts the line
-// comments (the fake forge holds that request, after the summary comment was written).
+// comments (the fake forge holds the request for the PR's reviews, after the summary comment
+// was written).
 // Each time the queue file passes bbolt's check, and the next process runs the accepted job
 // again; in the end the head has exactly one final status, one summary comment and one
 // applied review.
 func TestCrashDuringReview(t *testing.T) {
 	t.Parallel()
-	for _, fl := range []flavour{github, gitea} {
+	for _, fl := range []flavour{github, gitea, forgejo} {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, fl, scenario)
@@ -58,10 +59,11 @@ func TestCrashDuringReview(t *testing.T) {
 			third := e.startChild(true)
 			calls := e.waitCalls("final status of head", e.finalStatus(head))
 			summary := e.summary()
-			run := e.reviewRun(head, 0, exp)
-			rerun := e.reviewRun(head, summary.ID, exp)
-			// Each process reads the PR and sets pending; the second gets as far as the review.
-			want := append(run[:2:2], run[:6]...)
+			run := e.resumedRun(head, 0, exp)
+			rerun := e.resumedRun(head, summary.ID, exp)
+			// Each process reads the PR and sets pending; the second, resumed, reads the head's
+			// status first and gets as far as reading the PR's reviews (held).
+			want := append(run[1:3:3], run[:7]...)
 			want = append(want, rerun...)
 			e.assertCalls("a review killed twice", calls, want)
 			e.waitLog(`"msg":"job finished"`, 1)

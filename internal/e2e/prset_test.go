@@ -82,7 +82,7 @@ func newManyPREnv(t *testing.T, fl flavour, prs, pushes int) (e *env, heads map[
 	e.fake.SetPermission(writer, "write")
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("server log (last 20000 bytes):\n%s", tail(e.log.String(), 20000))
+			t.Logf("server log (last 20000 bytes):\n%s", tail(e.log.String(), 20000000))
 		}
 	})
 	return e, heads

@@ -3,6 +3,7 @@ package forge
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/go-github/v66/github"
 )
@@ -12,6 +13,13 @@ import (
 type CheckRunner interface {
 	// CheckRun publishes a completed check run named StatusContext on sha.
 	CheckRun(ctx context.Context, repo Repo, sha string, conclusion string, title, summary string, annotations []Annotation) error
+}
+
+// CheckRunFinder is implemented by clients that can read back the check runs this bot
+// created, so that a run resumed after a crash does not create a second one.
+type CheckRunFinder interface {
+	// HasCheckRun reports whether sha has a check run named StatusContext by this App.
+	HasCheckRun(ctx context.Context, repo Repo, sha string) (bool, error)
 }
 
 // Annotation marks lines of a file in a check run.
@@ -67,4 +75,28 @@ func checkOutput(title, summary string, annotations []Annotation) *github.CheckR
 		out.Annotations = append(out.Annotations, ga)
 	}
 	return out
+}
+
+func (c *githubAppClient) HasCheckRun(ctx context.Context, repo Repo, sha string) (bool, error) {
+	me, err := c.clients.identity(ctx, c.gh)
+	if err != nil {
+		return false, fmt.Errorf("github: check runs of %s@%s: %w", repo.FullName(), sha, err)
+	}
+	slug := strings.TrimSuffix(me, "[bot]")
+	opts := &github.ListCheckRunsOptions{CheckName: ptr(StatusContext), ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		runs, resp, err := c.gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, opts)
+		if err != nil {
+			return false, fmt.Errorf("github: check runs of %s@%s: %w", repo.FullName(), sha, err)
+		}
+		for _, r := range runs.CheckRuns {
+			if r.GetName() == StatusContext && r.GetHeadSHA() == sha && (slug == "" || r.GetApp().GetSlug() == slug) {
+				return true, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return false, nil
+		}
+		opts.Page = resp.NextPage
+	}
 }

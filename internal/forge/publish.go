@@ -45,9 +45,12 @@ func isSummary(body, author string, authorIsBot bool, me string) bool {
 // reviewBody introduces the line comments of a review; both forges want a body.
 func reviewBody(n int) string {
 	if n == 1 {
-		return "tiergate: 1 comment on changed lines; the summary comment has the whole review."
+		return reviewBodyPrefix + "1 comment on changed lines; the summary comment has the whole review."
 	}
-	return fmt.Sprintf("tiergate: %d comments on changed lines; the summary comment has the whole review.", n)
+	return fmt.Sprintf(reviewBodyPrefix+"%d comments on changed lines; the summary comment has the whole review.", n)
 }
+
+// reviewBodyPrefix starts the body of every review this bot posts (HasReview finds them by it).
+const reviewBodyPrefix = "tiergate: "
 
 func ptr[T any](v T) *T { return &v }

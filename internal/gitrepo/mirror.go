@@ -131,31 +131,45 @@ func (m *Mirrors) Fetch(ctx context.Context, cloneURL string, auth Auth, refspec
 	defer unlock()
 
 	path := filepath.Join(m.dir, name)
-	r, err := m.openOrCreate(path, key)
-	if err != nil {
-		return fail(err)
+	fetch := func() (*Repo, error) {
+		r, err := m.openOrCreate(path, key)
+		if err != nil {
+			return nil, err
+		}
+		// An interrupted fetch may leave its temporary pack behind; nothing reads it.
+		tmps, _ := filepath.Glob(filepath.Join(path, "objects", "pack", "tmp_pack_*"))
+		for _, p := range tmps {
+			os.Remove(p)
+		}
+		if err := dropBrokenRefs(filepath.Join(path, "refs")); err != nil {
+			return nil, err
+		}
+		err = r.FetchContext(ctx, &git.FetchOptions{
+			RemoteName: "origin",
+			RemoteURL:  cloneURL,
+			RefSpecs:   specs,
+			Auth:       auth.method(),
+			Tags:       git.NoTags,
+		})
+		if ctx.Err() != nil {
+			// go-git reports a cancelled request as an unexpected error that does not wrap it.
+			return nil, ctx.Err()
+		}
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return nil, err
+		}
+		return snapshot(path)
 	}
-	// An interrupted fetch may leave its temporary pack behind; nothing reads it.
-	tmps, _ := filepath.Glob(filepath.Join(path, "objects", "pack", "tmp_pack_*"))
-	for _, p := range tmps {
-		os.Remove(p)
+	repo, err := fetch()
+	var broken *brokenMirrorError
+	if errors.As(err, &broken) {
+		// A process killed while a fetch wrote the mirror can leave a file cut short (a pack
+		// index): the mirror is a cache, so it is fetched again from nothing.
+		if rmErr := os.RemoveAll(path); rmErr != nil {
+			return fail(fmt.Errorf("remove unusable mirror %s: %w", path, rmErr))
+		}
+		repo, err = fetch()
 	}
-	err = r.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin",
-		RemoteURL:  cloneURL,
-		RefSpecs:   specs,
-		Auth:       auth.method(),
-		Tags:       git.NoTags,
-	})
-	if ctx.Err() != nil {
-		// go-git reports a cancelled request as an unexpected error that does not wrap it.
-		return fail(ctx.Err())
-	}
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return fail(err)
-	}
-
-	repo, err := snapshot(path)
 	if err != nil {
 		return fail(err)
 	}
@@ -169,6 +183,31 @@ func (m *Mirrors) Fetch(ctx context.Context, cloneURL string, auth Auth, refspec
 		return fail(fmt.Errorf("commit %s not found after fetching %s", strings.Join(missing, ", "), strings.Join(refspecs, " ")))
 	}
 	return repo, nil
+}
+
+// dropBrokenRefs removes the loose references under dir that hold no object id: go-git
+// rewrites a reference file in place, so a process killed in the middle leaves it empty,
+// and every later fetch of the mirror fails ("ref file is empty"). The mirror's references
+// are all fetched ones, so the next fetch sets them again.
+func dropBrokenRefs(dir string) error {
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		line := strings.TrimSpace(string(b))
+		if plumbing.IsHash(line) || strings.HasPrefix(line, "ref: ") {
+			return nil
+		}
+		return os.Remove(p)
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("repair references in %s: %w", dir, err)
+	}
+	return nil
 }
 
 // lock waits until no other fetch holds the mirror name, or ctx is done.
@@ -297,6 +336,15 @@ func parseRefSpecs(refspecs []string) ([]config.RefSpec, error) {
 	return specs, nil
 }
 
+// brokenMirrorError is a mirror that a fetch completed on but that cannot be read.
+type brokenMirrorError struct {
+	path string
+	err  error
+}
+
+func (e *brokenMirrorError) Error() string { return fmt.Sprintf("open mirror %s: %v", e.path, e.err) }
+func (e *brokenMirrorError) Unwrap() error { return e.err }
+
 // snapshot opens the bare repository at path with its references copied into memory,
 // and loads its pack indexes now, while the caller holds the mirror's lock.
 func snapshot(path string) (*Repo, error) {
@@ -304,27 +352,27 @@ func snapshot(path string) (*Repo, error) {
 	refs := memory.ReferenceStorage{}
 	head, err := fs.Reference(plumbing.HEAD)
 	if err != nil {
-		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+		return nil, &brokenMirrorError{path, err}
 	}
 	refs[head.Name()] = head
 	iter, err := fs.IterReferences()
 	if err != nil {
-		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+		return nil, &brokenMirrorError{path, err}
 	}
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
 		refs[ref.Name()] = ref
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+		return nil, &brokenMirrorError{path, err}
 	}
 	// Any lookup of a missing object reads the pack indexes; later packs stay unseen.
 	if err := fs.HasEncodedObject(plumbing.ZeroHash); err != nil && !errors.Is(err, plumbing.ErrObjectNotFound) {
-		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+		return nil, &brokenMirrorError{path, err}
 	}
 	r, err := git.Open(&snapshotStorage{Storage: fs, refs: refs}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+		return nil, &brokenMirrorError{path, err}
 	}
 	return &Repo{repo: r}, nil
 }

@@ -728,3 +728,53 @@ func TestAuthString(t *testing.T) {
 		t.Errorf("anonymous (-want +got):\n%s", diff)
 	}
 }
+
+// TestMirrorsFetchEmptyRef: a process killed while go-git rewrote a reference leaves its
+// file empty; the next fetch drops it and fetches as usual.
+func TestMirrorsFetchEmptyRef(t *testing.T) {
+	s := newGitServer(t)
+	src := newPRRepo(t, s, "src.git")
+	m := newMirrors(t)
+	ctx := context.Background()
+	if _, err := m.Fetch(ctx, src.url, goodAuth, prSpecs, src.p2.String(), src.c3.String()); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(m.dir, mirrorDirName(t, src.url), "refs", "tiergate", "pull", "7", "head")
+	if err := os.WriteFile(ref, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Fetch(ctx, src.url, goodAuth, prSpecs, src.p2.String(), src.c3.String())
+	if err != nil {
+		t.Fatalf("fetch after the ref was emptied: %v", err)
+	}
+	if diff := cmp.Diff(src.p2, resolve(t, r, "refs/tiergate/pull/7/head")); diff != "" {
+		t.Errorf("pull head (-want +got):\n%s", diff)
+	}
+}
+
+// TestMirrorsFetchTruncatedIndex: a process killed while a fetch wrote a pack index leaves
+// it cut short; the mirror cannot be read, so it is fetched again from nothing.
+func TestMirrorsFetchTruncatedIndex(t *testing.T) {
+	s := newGitServer(t)
+	src := newPRRepo(t, s, "src.git")
+	m := newMirrors(t)
+	ctx := context.Background()
+	if _, err := m.Fetch(ctx, src.url, goodAuth, prSpecs, src.p2.String(), src.c3.String()); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := filepath.Glob(filepath.Join(m.dir, mirrorDirName(t, src.url), "objects", "pack", "*.idx"))
+	if err != nil || len(idx) == 0 {
+		t.Fatalf("no pack index in the mirror: %v", err)
+	}
+	if err := os.Truncate(idx[0], 10); err != nil {
+		t.Fatal(err)
+	}
+	s.take()
+	r, err := m.Fetch(ctx, src.url, goodAuth, prSpecs, src.p2.String(), src.c3.String())
+	if err != nil {
+		t.Fatalf("fetch after the index was cut short: %v", err)
+	}
+	if diff := cmp.Diff(src.p2, resolve(t, r, "refs/tiergate/pull/7/head")); diff != "" {
+		t.Errorf("pull head (-want +got):\n%s", diff)
+	}
+}

@@ -50,6 +50,9 @@ type Options struct {
 	NoComments bool
 	// NoStatus skips the check run and the final commit status.
 	NoStatus bool
+	// Resumed: an interrupted run may have posted this head's line comments or check run
+	// already, so the forge is asked first (forge.PublishedFinder, forge.CheckRunFinder).
+	Resumed bool
 }
 
 // Review publishes res to t in this order: summary comment (format.Markdown of the report),
@@ -71,7 +74,7 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 		if err != nil {
 			return state, fmt.Errorf("read changed lines: %w", err)
 		}
-		if err := postReview(ctx, c, t, LineComments(res.Report, changed), opts.Ledger); err != nil {
+		if err := postReview(ctx, c, t, LineComments(res.Report, changed), opts); err != nil {
 			return state, err
 		}
 	}
@@ -79,7 +82,7 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 		return state, nil
 	}
 	desc := Describe(res.Report)
-	if cr, ok := c.(forge.CheckRunner); ok {
+	if cr, ok := c.(forge.CheckRunner); ok && !hasCheckRun(ctx, c, t, opts) {
 		if err := cr.CheckRun(ctx, t.Repo, t.Head, string(state), desc, CheckSummary(md), Annotations(res.Report)); err != nil {
 			return state, fmt.Errorf("publish check run: %w", err)
 		}
@@ -90,26 +93,52 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 	return state, nil
 }
 
-// postReview posts the line comments as one review, unless the ledger has them already.
-func postReview(ctx context.Context, c forge.Client, t Target, comments []forge.LineComment, ledger Ledger) error {
+// hasCheckRun reports whether a resumed run finds its check run on the head already. A
+// failure to read is no reason to fail the review: the run is then created again.
+func hasCheckRun(ctx context.Context, c forge.Client, t Target, opts Options) bool {
+	f, ok := c.(forge.CheckRunFinder)
+	if !ok || !opts.Resumed {
+		return false
+	}
+	found, err := f.HasCheckRun(ctx, t.Repo, t.Head)
+	return err == nil && found
+}
+
+// postReview posts the line comments as one review, unless the ledger has them already or,
+// for a resumed run, the forge holds this bot's review of the head.
+func postReview(ctx context.Context, c forge.Client, t Target, comments []forge.LineComment, opts Options) error {
 	if len(comments) == 0 {
 		return nil
 	}
 	data, _ := json.Marshal(comments)
 	sum := sha256.Sum256(append([]byte(t.Head+"\x00"), data...))
 	fp := hex.EncodeToString(sum[:])
+	ledger := opts.Ledger
 	if ledger != nil {
 		if done, err := ledger.Posted(fp); err != nil || done {
 			return err
 		}
 	}
+	if f, ok := c.(forge.PublishedFinder); ok && opts.Resumed {
+		found, err := f.HasReview(ctx, t.Repo, t.PR, t.Head)
+		if err != nil {
+			return fmt.Errorf("read line comments posted: %w", err)
+		}
+		if found {
+			return markPosted(ledger, fp)
+		}
+	}
 	if err := c.PostReview(ctx, t.Repo, t.PR, t.Head, comments); err != nil {
 		return fmt.Errorf("post line comments: %w", err)
 	}
-	if ledger != nil {
-		return ledger.MarkPosted(fp)
+	return markPosted(ledger, fp)
+}
+
+func markPosted(ledger Ledger, fp string) error {
+	if ledger == nil {
+		return nil
 	}
-	return nil
+	return ledger.MarkPosted(fp)
 }
 
 // LineComments are the new findings on lines the PR changed (changed: path → head-side

@@ -8,16 +8,27 @@
 //     clone URL names another host ends in status error before anything is fetched.
 //   - A delivery is verified before anything else, and stored (transaction committed)
 //     before 202 is returned; a delivery id seen before is answered 200 and dropped.
-//   - Per PR at most one review runs, and the store holds only the PR's newest job. A job
-//     for another head cancels the running review; that review publishes nothing of its
-//     result, and sets its head's status to error "superseded by <sha7>" only if it had
-//     started setting pending there (a request cancelled in flight counts), so no commit is
-//     left pending.
+//   - Per PR at most one review runs, and the store holds one review job, the one delivered
+//     last; it lists the heads of the jobs it replaced (job.Replaced). Deliveries come in any
+//     order, so once a run has fetched it reviews only the newest of those heads by ancestry
+//     (then by delivery order, the forge's PR head breaking a tie it names): an older job
+//     hands itself back to the newer head (runner.giveWay) and sets no status on a head it
+//     did not mark pending. A review of a head already stored is not stored again.
+//   - A job for another head cancels the running review; that review publishes nothing of
+//     its result. Once fetched it knows the order: a late (older) head gives the job back to
+//     it, a newer one gets its head "superseded by <sha7>" at once; before the fetch the
+//     newer job's run settles it. Every head whose run began gets a final status.
 //   - A /recheck is a job of its own, stored under its comment, and never touches the PR's
 //     review job: it may run while that review runs. A user without write access gets a
 //     reply and nothing else; a writer's comment gets a +1, and a review of the PR's current
 //     head is stored and queued exactly as a push's would be (unless a review was accepted
 //     while it read that head: that one is as new).
+//   - A run resumed (job.Started: an earlier run of its head began) publishes nothing twice:
+//     it reads the head's status first (a final one: the job is done; if it replaced other
+//     heads, only once the fetch shows that none of them is newer), and the forge's
+//     reviews and check runs before it posts line comments or a check run.
+//   - Comments of the bot's own account (its login is read when Run starts) never run a
+//     /recheck, whatever the account's permissions.
 //   - A restart resumes every accepted job: a job leaves the store only once its run has
 //     ended with the PR's final word (status success, failure or error) or, for a /recheck,
 //     once the comment is answered and any review it asks for is stored. Shutdown cancels

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -97,3 +98,22 @@ func (f *ConfiguredForges) Client(ev forge.Event) (forge.Client, error) {
 
 // Secret is the webhook secret of kind; nil when the forge is not configured.
 func (f *ConfiguredForges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
+
+// Logins asks each configured forge which account the bot publishes as (Options.BotLogins
+// adds to them); a forge that cannot tell is left out.
+func (f *ConfiguredForges) Logins(ctx context.Context) map[forge.Kind]string {
+	ids := map[forge.Kind]forge.Identifier{}
+	if f.github != nil {
+		ids[forge.GitHub] = f.github
+	}
+	if id, ok := f.gitea.(forge.Identifier); ok {
+		ids[forge.Gitea] = id
+	}
+	out := map[forge.Kind]string{}
+	for kind, id := range ids {
+		if login, err := id.Login(ctx); err == nil && login != "" {
+			out[kind] = login
+		}
+	}
+	return out
+}

@@ -185,7 +185,7 @@ func TestStoreUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.srv.queue.submit(key, kindReview, shaA)
+	h.srv.queue.submit(key, kindReview, shaA, 0)
 	deadline := time.Now().Add(time.Minute)
 	for strings.Count(log.String(), "read job; trying again later") < 2 {
 		if time.Now().After(deadline) {

@@ -25,11 +25,10 @@ type prState struct {
 	queued  bool // in pending
 	again   bool // a newer job arrived while running
 	running *run
-	// latest is the head of the newest review job submitted ("" for a recheck).
-	latest string
-	// superseded is the head of the last run cancelled for a newer job: if that job turns
-	// out stale (its delivery came late), this head needs its review again.
-	superseded string
+	// latest is the head of the newest review job submitted ("" for a recheck), newest by
+	// store sequence: two deliveries' submits may come in another order than their commits.
+	latest    string
+	latestSeq uint64
 }
 
 // run is one review in progress.
@@ -52,8 +51,9 @@ func newQueue(depth prometheus.Gauge) *queue {
 }
 
 // submit schedules the stored job of key; head is the head a review job names ("" for a
-// recheck).
-func (q *queue) submit(key string, kind jobKind, head string) {
+// recheck), seq its store sequence (a job submitted after a newer one does not count as the
+// latest).
+func (q *queue) submit(key string, kind jobKind, head string, seq uint64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	st := q.prs[key]
@@ -61,10 +61,13 @@ func (q *queue) submit(key string, kind jobKind, head string) {
 		st = &prState{}
 		q.prs[key] = st
 	}
-	if kind == kindReview {
-		st.latest = head
-	} else {
-		st.latest = ""
+	if seq >= st.latestSeq {
+		st.latestSeq = seq
+		if kind == kindReview {
+			st.latest = head
+		} else {
+			st.latest = ""
+		}
 	}
 	if r := st.running; r != nil {
 		st.again = true
@@ -81,21 +84,7 @@ func (q *queue) submit(key string, kind jobKind, head string) {
 func (q *queue) supersede(st *prState, r *run) {
 	if st.again && st.latest != "" && r.head != "" && r.head != st.latest {
 		r.cancel(&supersededError{head: st.latest})
-		st.superseded = r.head
 	}
-}
-
-// takeSuperseded reports whether the last run of key cancelled for a newer job reviewed
-// head, and forgets it.
-func (q *queue) takeSuperseded(key, head string) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	st := q.prs[key]
-	if st == nil || st.superseded != head {
-		return false
-	}
-	st.superseded = ""
-	return true
 }
 
 func (q *queue) push(key string) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,7 +59,8 @@ func (s *Server) process(base context.Context, r *run) {
 		return
 	}
 	s.queue.setHead(r, j.HeadSHA)
-	rn := &runner{s: s, ev: j.Event, head: j.HeadSHA}
+	rn := &runner{s: s, ev: j.Event, head: j.HeadSHA, key: r.key}
+	defer rn.closeRepo()
 	rn.log = s.log.With("delivery", j.Event.DeliveryID, "forge", j.Event.Forge, "repo", j.Event.Repo.FullName(),
 		"pr", j.Event.PR, "kind", j.Kind, "attempt", j.Attempt)
 	if j.HeadSHA != "" {
@@ -87,13 +89,19 @@ func (s *Server) process(base context.Context, r *run) {
 				rn.log.Error("requeue job", "err", err)
 			}
 			return
-		case errors.As(cause, &sup):
-			result = resultSuperseded
-			rn.log.Info("review superseded", "by", sup.head)
-			if rn.pendingSet {
-				rn.publishError(base, cause.Error()) // in a fresh context: the run's has ended
+		case errors.As(cause, &sup) && rn.stillStored(j):
+			// The job that cancelled it is not newer in the store: run it again.
+			rn.log.Info("review cancelled for an older job; it runs again")
+			r.retry = true
+			if counted {
+				if err := s.store.setAttempt(r.key, j.Seq, j.Attempt-1); err != nil {
+					rn.log.Error("requeue job", "err", err)
+				}
 			}
-			published = true
+			return
+		case errors.As(cause, &sup):
+			result, published = resultSuperseded, true
+			rn.yield(base, j)
 		case errors.Is(cause, errTimeout):
 			rn.log.Warn("review timed out", "err", redact(err.Error()))
 			result, published = resultError, rn.fail(base, fmt.Sprintf("review timed out after %s", s.opts.ReviewTimeout))
@@ -101,6 +109,9 @@ func (s *Server) process(base context.Context, r *run) {
 			rn.log.Warn("review failed", "err", redact(err.Error()))
 			result, published = resultError, rn.fail(base, err.Error())
 		}
+	}
+	if published && result != resultSuperseded && !rn.settled {
+		rn.settleReplacedAfter(base, j) // the run failed before it could
 	}
 	if !published && !counted {
 		r.retry, r.delay = true, s.storeRetry // neither the forge nor the store works: wait
@@ -127,9 +138,20 @@ type runner struct {
 	log    *slog.Logger
 	client forge.Client
 	ev     forge.Event
-	head   string // the commit under review; "" for a recheck
+	key    string        // the job's key
+	head   string        // the commit under review; "" for a recheck
+	repo   *gitrepo.Repo // once fetched; closed when the job is settled
 	// pendingSet is true once the request setting our pending status on the head was started.
 	pendingSet bool
+	// settled is true once the heads the job replaced got their final word; decided once
+	// the run knows its head is the newest of them.
+	settled, decided bool
+}
+
+func (rn *runner) closeRepo() {
+	if rn.repo != nil {
+		rn.repo.Close()
+	}
 }
 
 // safeRun is run with a panic turned into an error.
@@ -163,11 +185,29 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
+	// reviewed: an interrupted run published this head's review (its final status). With
+	// heads it replaced, the job is done only once the fetch shows that none is newer.
+	reviewed := false
+	if j.Started {
+		state, err := rn.headStatus(ctx)
+		if err != nil {
+			return "", err
+		}
+		if state != "" && state != forge.StatePending && len(j.Replaced) == 0 {
+			rn.log.Info("the interrupted run published its final status already", "state", state)
+			rn.settled = true
+			return "", nil
+		}
+		reviewed = state == forge.StateSuccess || state == forge.StateFailure
+	}
 	prHead := rn.prHead(ctx)
-	// Set before the request: one cancelled in flight may still have reached the forge.
-	rn.pendingSet = true
-	if err := rn.setStatus(ctx, forge.StatePending, pendingDescription); err != nil {
-		return resultError, err
+	// When the forge names another head, this one may be stale: pending waits for the
+	// fetch that tells which is newer.
+	early := prHead.String() == rn.head && !reviewed
+	if early {
+		if err := rn.setPending(ctx); err != nil {
+			return resultError, err
+		}
 	}
 
 	// Before the fetcher asks for credentials or opens a connection.
@@ -179,9 +219,22 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	if err != nil {
 		return resultError, fmt.Errorf("fetch: %w", err)
 	}
-	defer repo.Close()
-	if newer, ok := stale(repo, head, prHead); ok {
+	rn.repo = repo
+	if newer := newestHead(repo, head, prHead, j.Replaced); newer != head {
 		return rn.giveWay(ctx, j, newer)
+	}
+	rn.decided = true
+	if reviewed {
+		rn.log.Info("the interrupted run published the review of the newest head already")
+		return "", rn.settleReplaced(ctx, j)
+	}
+	if !early {
+		if err := rn.setPending(ctx); err != nil {
+			return resultError, err
+		}
+	}
+	if err := rn.settleReplaced(ctx, j); err != nil {
+		return resultError, err
 	}
 	fetched := time.Since(fetchStart).Seconds()
 	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn, Cache: rn.s.cache,
@@ -199,7 +252,8 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.s.metrics.observePhases(res.Report.Timings)
 	}()
 	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
-	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log}})
+	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log},
+		Resumed: j.Started})
 	if err != nil {
 		return resultError, err
 	}
@@ -220,6 +274,17 @@ func (rn *runner) recheck(ctx context.Context) error {
 	c := ev.Comment
 	if c == nil {
 		return errors.New("recheck job without its comment")
+	}
+	// Its token's own user has write access: a comment the bot wrote must not run it.
+	if id, isID := rn.client.(forge.Identifier); isID {
+		self, err := id.Login(ctx)
+		if err != nil {
+			return fmt.Errorf("read the bot's account: %w", err)
+		}
+		if self != "" && strings.EqualFold(self, c.Author) {
+			rn.log.Info("recheck by the bot's own account ignored", "user", c.Author)
+			return nil
+		}
 	}
 	ok, err := rn.client.CanWrite(ctx, ev.Repo, c.Author)
 	if err != nil {
@@ -251,7 +316,7 @@ func (rn *runner) recheck(ctx context.Context) error {
 	ev.HeadSHA, ev.BaseSHA, ev.Fork = pr.HeadSHA, pr.BaseSHA, pr.Fork
 	key := jobKey(ev)
 	j := &job{Event: ev, Kind: kindReview, HeadSHA: pr.HeadSHA, Enqueued: rn.s.now().UTC()}
-	stored, err := rn.s.store.acceptUnlessNewer(key, j, seq)
+	stored, err := rn.s.store.acceptUnlessNewer(key, j, seq, false)
 	if err != nil {
 		return err
 	}
@@ -259,7 +324,7 @@ func (rn *runner) recheck(ctx context.Context) error {
 		rn.log.Info("recheck: a newer review of the PR was accepted meanwhile", "user", c.Author)
 		return nil
 	}
-	rn.s.queue.submit(key, kindReview, j.HeadSHA)
+	rn.s.queue.submit(key, kindReview, j.HeadSHA, j.Seq)
 	rn.log.Info("recheck queued a review", "user", c.Author, "head", pr.HeadSHA)
 	return nil
 }
@@ -278,40 +343,171 @@ func (rn *runner) prHead(ctx context.Context) plumbing.Hash {
 	return plumbing.NewHash(pr.HeadSHA)
 }
 
-// stale reports whether the job's head is an ancestor of the PR's current head, prHead, so
-// that a newer push's review supersedes it. The forge's answer alone is not enough: its
-// API may lag behind the push it just delivered (then prHead is older), and after a force
-// push the two are unrelated; in both cases the job's head is reviewed.
-func stale(repo *gitrepo.Repo, head, prHead plumbing.Hash) (plumbing.Hash, bool) {
-	if prHead.IsZero() || prHead == head || !repo.IsAncestor(head, prHead) {
-		return plumbing.ZeroHash, false
+// newestHead is the newest of the PR's heads known to the job, by ancestry: its own head, the
+// heads of the jobs it replaced (deliveries come in any order) and the forge's current head
+// prHead. Unrelated heads (a force push) go by delivery order, so head wins, unless prHead is
+// a replaced head: both were delivered and the forge names that one. The forge's answer
+// alone is not enough: its API may lag behind the push it just delivered.
+func newestHead(repo *gitrepo.Repo, head, prHead plumbing.Hash, replaced []replacedHead) plumbing.Hash {
+	newest := head
+	known := false
+	for _, r := range replaced {
+		h := plumbing.NewHash(r.SHA)
+		known = known || h == prHead
+		if h != newest && repo.IsAncestor(newest, h) {
+			newest = h
+		}
 	}
-	return prHead, true
+	if prHead.IsZero() || prHead == newest {
+		return newest
+	}
+	if repo.IsAncestor(newest, prHead) || known && !repo.IsAncestor(prHead, newest) {
+		return prHead
+	}
+	return newest
 }
 
-// giveWay ends the review of a stale head as a push of newer would: status error
-// "superseded by <newer>". The newer head's own delivery reviews it, unless this job's
-// arrival cancelled that review: then it is stored and queued again (as a /recheck's would
-// be, unless a newer job was accepted meanwhile).
+// giveWay hands the job over to newer, a newer head of the PR; this head, if it may be
+// pending, gets status error "superseded by <newer>". When newer is a head whose job this
+// one replaced, a review of it is stored in the job's place (unless a newer job was
+// accepted meanwhile) and queued; a head only the forge names has a delivery of its own.
 func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash) (string, error) {
-	rn.log.Info("the PR's head moved on: not reviewed", "pr_head", newer.String())
-	if err := rn.setStatus(ctx, forge.StateError, (&supersededError{head: newer.String()}).Error()); err != nil {
-		return resultError, err
+	rn.log.Info("a newer head of the PR is known: not reviewed", "newer", newer.String())
+	if rn.pendingSet || j.Started {
+		if err := rn.setStatus(ctx, forge.StateError, (&supersededError{head: newer.String()}).Error()); err != nil {
+			return resultError, err
+		}
 	}
-	key := jobKey(rn.ev)
-	if rn.s.queue.takeSuperseded(key, newer.String()) {
-		ev := rn.ev
-		ev.HeadSHA = newer.String()
-		nj := &job{Event: ev, Kind: kindReview, HeadSHA: ev.HeadSHA, Enqueued: rn.s.now().UTC()}
-		stored, err := rn.s.store.acceptUnlessNewer(key, nj, j.Seq)
-		if err != nil {
-			return resultSuperseded, fmt.Errorf("store a review of the PR's head %s: %w", short(ev.HeadSHA), err)
-		}
-		if stored {
-			rn.s.queue.submit(key, kindReview, ev.HeadSHA)
-		}
+	rn.settled = true
+	if !slices.ContainsFunc(j.Replaced, func(r replacedHead) bool { return r.SHA == newer.String() }) {
+		// Only the forge names it: its own delivery reviews it (or did).
+		return resultSuperseded, nil
+	}
+	ev := rn.ev
+	ev.HeadSHA = newer.String()
+	// Started carries over: a run of newer may have published some of its review.
+	nj := &job{Event: ev, Kind: kindReview, HeadSHA: ev.HeadSHA, Enqueued: rn.s.now().UTC(),
+		Replaced: append(slices.Clone(j.Replaced), replacedHead{SHA: rn.head})}
+	stored, err := rn.s.store.acceptUnlessNewer(rn.key, nj, j.Seq, true)
+	if err != nil {
+		return resultSuperseded, fmt.Errorf("store a review of the PR's head %s: %w", short(ev.HeadSHA), err)
+	}
+	if stored {
+		rn.s.queue.submit(rn.key, kindReview, ev.HeadSHA, nj.Seq)
+	} else if err := rn.s.store.settle(rn.key, rn.head); err != nil {
+		rn.log.Error("record the superseded status", "err", err)
 	}
 	return resultSuperseded, nil
+}
+
+// yield ends a run cancelled by the job of another head. If this run fetched and the job
+// stored now reviews an ancestor of this head (a delivery that came late), this head takes
+// its place again, as a resumed job: its pending status stays and the review runs again. If
+// the stored job's head is newer by ancestry, this head gets error "superseded by <it>" at
+// once. Otherwise the stored job's run settles this head: it inherited it.
+func (rn *runner) yield(base context.Context, j job) {
+	stored, ok, err := rn.s.store.job(rn.key)
+	if err != nil || !ok || stored.Kind != kindReview || rn.repo == nil {
+		if err != nil {
+			rn.log.Error("read the job that superseded the review", "err", err)
+		}
+		if !rn.pendingSet && !j.Started {
+			rn.clearStarted(rn.head)
+		}
+		return
+	}
+	rn.log.Info("review superseded", "by", stored.HeadSHA)
+	mine, other := plumbing.NewHash(rn.head), plumbing.NewHash(stored.HeadSHA)
+	switch {
+	case rn.repo.IsAncestor(other, mine):
+		nj := &job{Event: rn.ev, Kind: kindReview, HeadSHA: rn.head, Enqueued: rn.s.now().UTC(), Started: true}
+		back, err := rn.s.store.reclaim(rn.key, stored.HeadSHA, nj)
+		if err != nil {
+			rn.log.Error("store the review of the newer head again", "err", err)
+		}
+		if back {
+			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", stored.HeadSHA)
+		}
+	case rn.repo.IsAncestor(mine, other):
+		if (rn.pendingSet || j.Started) && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
+			rn.clearStarted(rn.head)
+		}
+	}
+}
+
+// stillStored reports whether j is still the key's stored job.
+func (rn *runner) stillStored(j job) bool {
+	stored, ok, err := rn.s.store.job(rn.key)
+	return err == nil && ok && stored.Seq == j.Seq
+}
+
+// clearStarted records in the key's stored job that head needs no final word from it.
+func (rn *runner) clearStarted(head string) {
+	if err := rn.s.store.settle(rn.key, head); err != nil {
+		rn.log.Error("record the superseded status", "err", err)
+	}
+}
+
+// settleReplaced gives every head the job replaced that may be pending status error
+// "superseded by <head>"; when the run failed before it knew its head is the newest, every
+// replaced head gets an error saying that none was reviewed.
+func (rn *runner) settleReplaced(ctx context.Context, j job) error {
+	var done []string
+	for _, r := range j.Replaced {
+		desc := (&supersededError{head: rn.head}).Error()
+		if !rn.decided {
+			// Which head is newest is not known and none was reviewed: each says so, the
+			// newest too (a /recheck reviews it).
+			desc = "not reviewed: the review of " + short(rn.head) + ", delivered after it, failed"
+		} else if !r.Started {
+			continue
+		}
+		err := rn.client.SetStatus(ctx, rn.ev.Repo, r.SHA, forge.StateError, desc)
+		if err != nil {
+			return fmt.Errorf("set status error on %s: %w", short(r.SHA), err)
+		}
+		done = append(done, r.SHA)
+	}
+	rn.settled = true
+	if len(done) > 0 {
+		if err := rn.s.store.settle(rn.key, done...); err != nil {
+			rn.log.Error("record the superseded statuses", "err", err)
+		}
+	}
+	return nil
+}
+
+// settleReplacedAfter is settleReplaced for a run that ended without it, in a context of
+// its own.
+func (rn *runner) settleReplacedAfter(base context.Context, j job) {
+	if rn.head == "" || rn.client == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(base, publishTimeout)
+	defer cancel()
+	if err := rn.settleReplaced(ctx, j); err != nil {
+		rn.log.Error("settle the replaced heads", "err", redact(err.Error()))
+	}
+}
+
+// headStatus is the newest status of the head ("" when the client cannot read it back).
+func (rn *runner) headStatus(ctx context.Context) (forge.State, error) {
+	f, ok := rn.client.(forge.PublishedFinder)
+	if !ok {
+		return "", nil
+	}
+	state, err := f.HeadStatus(ctx, rn.ev.Repo, rn.head)
+	if err != nil {
+		return "", fmt.Errorf("read the status of the head: %w", err)
+	}
+	return state, nil
+}
+
+// setPending sets status pending on the head.
+func (rn *runner) setPending(ctx context.Context) error {
+	// Set before the request: one cancelled in flight may still have reached the forge.
+	rn.pendingSet = true
+	return rn.setStatus(ctx, forge.StatePending, pendingDescription)
 }
 
 func (rn *runner) setStatus(ctx context.Context, state forge.State, desc string) error {

@@ -113,7 +113,17 @@ type Server struct {
 	storeRetry time.Duration
 	// localDirs are hidden from error statuses (hideDirs).
 	localDirs []localDir
+	// logins are the bot's own accounts as the forges told them at Run (fromBot).
+	logins atomic.Pointer[map[forge.Kind]string]
 }
+
+// loginsFinder is implemented by Forges that can tell the bot's accounts (ConfiguredForges).
+type loginsFinder interface {
+	Logins(ctx context.Context) map[forge.Kind]string
+}
+
+// identityTimeout bounds asking the forges for the bot's accounts when Run starts.
+const identityTimeout = 30 * time.Second
 
 // New opens the queue in opts.DataDir. Call Run to work the queue and Close when Run has
 // returned.
@@ -174,8 +184,15 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if lf, ok := s.opts.Forges.(loginsFinder); ok {
+		ictx, cancel := context.WithTimeout(ctx, identityTimeout)
+		logins := lf.Logins(ictx)
+		cancel()
+		s.logins.Store(&logins)
+		s.log.Info("the bot's accounts", "logins", logins)
+	}
 	for i, k := range keys {
-		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA)
+		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA, jobs[i].Seq)
 	}
 	if len(keys) > 0 {
 		s.log.Info("resuming accepted jobs", "jobs", len(keys))
@@ -317,18 +334,24 @@ func (s *Server) accept(c *gin.Context, ev forge.Event, kind jobKind, head strin
 		delivery = string(ev.Forge) + "/" + ev.DeliveryID
 	}
 	j := &job{Event: ev, Kind: kind, HeadSHA: head, Enqueued: s.now().UTC()}
-	dup, err := s.store.accept(delivery, key, j, s.now())
+	res, err := s.store.accept(delivery, key, j, s.now())
 	if err != nil {
 		log.Error("queue write failed", "err", err)
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "queue unavailable"})
 		return
 	}
-	if dup {
+	switch res {
+	case duplicate:
 		log.Info("duplicate delivery dropped")
 		c.JSON(http.StatusOK, gin.H{"status": "duplicate"})
 		return
+	case known:
+		// Its job is queued or running already: a second run would publish the same.
+		log.Info("a review of this head is already queued")
+		c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
+		return
 	}
-	s.queue.submit(key, j.Kind, j.HeadSHA)
+	s.queue.submit(key, j.Kind, j.HeadSHA, j.Seq)
 	log.Info("job accepted")
 	c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
 }
@@ -343,9 +366,15 @@ func isRecheck(body string) bool {
 	return false
 }
 
-// fromBot reports whether c was written by a bot, by this bot's account or is the summary.
+// fromBot reports whether c was written by a bot, by this bot's account (Options.BotLogins,
+// else as the forge told at Run) or is the summary.
 func (s *Server) fromBot(kind forge.Kind, c *forge.Comment) bool {
 	self := s.opts.BotLogins[kind]
+	if self == "" {
+		if l := s.logins.Load(); l != nil {
+			self = (*l)[kind]
+		}
+	}
 	return c.AuthorIsBot || (self != "" && strings.EqualFold(c.Author, self)) ||
 		strings.HasPrefix(strings.TrimSpace(c.Body), format.Marker)
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +39,17 @@ func reviewCalls(sha string) []call {
 		{Method: "PostReview", SHA: sha, Comments: shortComments(demoComments)},
 		{Method: "SetStatus", SHA: sha, State: forge.StateFailure, Text: demoDescription},
 	}
+}
+
+// reviewCallsSettling is reviewCalls(sha) of a job that replaced the pending heads older:
+// each gets status error "superseded by <sha7>" once sha is known to be the newest.
+func reviewCallsSettling(sha string, older ...string) []call {
+	run := reviewCalls(sha)
+	out := append([]call(nil), run[:2]...)
+	for _, o := range older {
+		out = append(out, call{Method: "SetStatus", SHA: o, State: forge.StateError, Text: "superseded by " + sha[:7]})
+	}
+	return append(out, run[2:]...)
 }
 
 func shortComments(prefixes []string) []forge.LineComment {
@@ -387,8 +399,7 @@ func TestRecheckByWriterSupersedes(t *testing.T) {
 		{Method: "CanWrite", Text: "alice"},
 		{Method: "React", Text: "99 +1"},
 		{Method: "PullRequest"},
-		{Method: "SetStatus", SHA: shaA, State: forge.StateError, Text: "superseded by bbbbbbb"},
-	}, reviewCalls(shaB)...)
+	}, reviewCallsSettling(shaB, shaA)...)
 	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
 	}
@@ -708,9 +719,9 @@ func pushedTwice(t *testing.T, prHead func(a, b string) string) (h *harness, a, 
 func newest(_, b string) string { return b }
 
 // TestOutOfOrderDeliveries: the PR was pushed A then B (a descendant of A), and B's
-// delivery came first. A's late delivery supersedes B's review, but A is an ancestor of the
-// PR's head B: A's run gives way ("superseded by B"), and B is reviewed again, so the PR's
-// head is not left with an error.
+// delivery came first. A's late delivery cancels B's review while B fetches (the order is
+// not known yet), so B stays pending; A's run finds B newer among the heads its job
+// replaced and hands the job back to B without a status on A; B is reviewed again.
 func TestOutOfOrderDeliveries(t *testing.T) {
 	h, a, b := pushedTwice(t, newest)
 	h.fetch.hold[b] = true
@@ -726,10 +737,7 @@ func TestOutOfOrderDeliveries(t *testing.T) {
 	want := append([]call{
 		{Method: "PullRequest"},
 		{Method: "SetStatus", SHA: b, State: forge.StatePending, Text: pendingDescription},
-		{Method: "SetStatus", SHA: b, State: forge.StateError, Text: "superseded by " + a[:7]},
-		{Method: "PullRequest"}, // A's run: the PR's head is B
-		{Method: "SetStatus", SHA: a, State: forge.StatePending, Text: pendingDescription},
-		{Method: "SetStatus", SHA: a, State: forge.StateError, Text: "superseded by " + b[:7]},
+		{Method: "PullRequest"}, // A's run: the PR's head is B, so no pending on A before the fetch
 	}, reviewCalls(b)...)
 	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
@@ -739,8 +747,54 @@ func TestOutOfOrderDeliveries(t *testing.T) {
 	}
 }
 
+// TestOutOfOrderWhileFetched: B's review has fetched when A's late delivery cancels it:
+// A is B's ancestor, so B's job takes A's place again, B stays pending and is reviewed
+// again, and A never runs.
+func TestOutOfOrderWhileFetched(t *testing.T) {
+	h, a, b := pushedTwice(t, newest)
+	bc := &blockingSummaryClient{fakeClient: h.fc, started: make(chan struct{})}
+	h.opts.Forges = stubForges{bc}
+	h.start()
+	h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)
+	<-bc.started
+	h.github("pull_request", "d-1", ghPR("synchronize", 7, a, false), ghSecret)
+	calls := h.waitFor("final status of B", finalStatus(b))
+	h.waitStoreEmpty()
+	run := reviewCalls(b)
+	want := append(run[:3:3], run...) // cancelled in the summary, then the whole review
+
+	if diff := cmp.Diff(want, shorten(calls)); diff != "" {
+		t.Fatalf("forge calls (-want +got):\n%s", diff)
+	}
+	for _, c := range calls {
+		if c.SHA == a {
+			t.Errorf("A got %+v, want no call", c)
+		}
+	}
+}
+
+// blockingSummaryClient is a fakeClient whose first UpsertSummary blocks until the run's
+// context ends: a review cancelled after it fetched.
+type blockingSummaryClient struct {
+	*fakeClient
+	once    sync.Once
+	started chan struct{}
+}
+
+func (c *blockingSummaryClient) UpsertSummary(ctx context.Context, repo forge.Repo, pr int, body string) error {
+	first := false
+	c.once.Do(func() { first = true })
+	if first {
+		close(c.started)
+		<-ctx.Done()
+		c.fakeClient.UpsertSummary(ctx, repo, pr, body)
+		return ctx.Err()
+	}
+	return c.fakeClient.UpsertSummary(ctx, repo, pr, body)
+}
+
 // TestLateDeliveryAfterReview: A's delivery comes after B's review is done. A gives way to
-// B without a review, and B is not reviewed again.
+// B without a status or a review, and B is not reviewed again.
 func TestLateDeliveryAfterReview(t *testing.T) {
 	h, a, b := pushedTwice(t, newest)
 	h.start()
@@ -748,12 +802,9 @@ func TestLateDeliveryAfterReview(t *testing.T) {
 	h.waitFor("final status of B", finalStatus(b))
 	h.waitStoreEmpty()
 	h.github("pull_request", "d-1", ghPR("synchronize", 7, a, false), ghSecret)
-	h.waitFor("final status of A", finalStatus(a))
+	want := append(reviewCalls(b), call{Method: "PullRequest"})
+	h.waitFor("A's run", func(c []call) bool { return len(c) >= len(want) })
 	h.waitStoreEmpty()
-	want := append(reviewCalls(b),
-		call{Method: "PullRequest"},
-		call{Method: "SetStatus", SHA: a, State: forge.StatePending, Text: pendingDescription},
-		call{Method: "SetStatus", SHA: a, State: forge.StateError, Text: "superseded by " + b[:7]})
 	if diff := cmp.Diff(want, shorten(h.fc.snapshot())); diff != "" {
 		t.Fatalf("forge calls (-want +got):\n%s", diff)
 	}

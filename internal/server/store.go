@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -45,6 +46,60 @@ type job struct {
 	Enqueued time.Time `json:"enqueued"`
 	// Seq tells a job from the one that replaced it while it ran.
 	Seq uint64 `json:"seq"`
+	// Started is set when a run of the job begins: its head may carry our pending status.
+	Started bool `json:"started,omitempty"`
+	// Replaced are the heads of the PR's earlier review jobs that this one replaced before
+	// they got a final word. Deliveries come in any order, so one of them may be newer (by
+	// ancestry) than HeadSHA: the run decides once it has fetched (runner.newest).
+	Replaced []replacedHead `json:"replaced,omitempty"`
+}
+
+// replacedHead is the head of a review job that a later job replaced.
+type replacedHead struct {
+	SHA string `json:"sha"`
+	// Started: a run of it began, so it may be pending and needs a final status.
+	Started bool `json:"started,omitempty"`
+}
+
+// inherit makes j take over old, the review job it replaces: old's head and the heads old
+// replaced are j's to settle, except j's own head.
+func (j *job) inherit(old *job) {
+	if j.Kind != kindReview || old.Kind != kindReview {
+		return
+	}
+	heads := append(append([]replacedHead(nil), old.Replaced...), j.Replaced...)
+	if old.HeadSHA != "" {
+		heads = append(heads, replacedHead{SHA: old.HeadSHA, Started: old.Started})
+	}
+	j.takeOver(heads)
+}
+
+// takeOver makes heads j's replaced heads. Its own head among them makes j a resumed job
+// if a run of it began: that run may have published part of the review.
+func (j *job) takeOver(heads []replacedHead) {
+	for _, h := range heads {
+		j.Started = j.Started || h.SHA == j.HeadSHA && h.Started
+	}
+	j.Replaced = mergeHeads(heads, j.HeadSHA)
+}
+
+// mergeHeads lists each sha of heads once, in first-seen order, Started if any entry is,
+// without skip.
+func mergeHeads(heads []replacedHead, skip string) []replacedHead {
+	var out []replacedHead
+	at := map[string]int{}
+	for _, h := range heads {
+		if h.SHA == skip {
+			continue
+		}
+		if i, ok := at[h.SHA]; ok {
+			out[i].Started = out[i].Started || h.Started
+			continue
+		}
+		at[h.SHA] = len(out)
+		out = append(out, h)
+	}
+	return out
 }
 
 // jobKey names the PR of ev: at most one review job per key is stored, queued or running.
@@ -108,15 +163,25 @@ func (s *store) markPosted(key, fp string) error {
 	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketPosted).Put([]byte(key), []byte(fp)) })
 }
 
-// accept records the delivery and stores j under key, replacing the job stored there, in one
-// transaction; delivery "" records none. When the delivery was seen before, it writes nothing
-// and returns dup. It sets j.Seq.
-func (s *store) accept(delivery, key string, j *job, now time.Time) (dup bool, err error) {
+// acceptance is what accept did with a delivery.
+type acceptance int
+
+const (
+	accepted  acceptance = iota // j is stored, replacing the key's job
+	duplicate                   // the delivery id was seen before: nothing written
+	known                       // a review job of the same head is stored: only the delivery id is recorded
+)
+
+// accept records the delivery and stores j under key, replacing the job stored there (j
+// inherits its heads), in one transaction; delivery "" records none. A review job of the
+// head already stored under key is not stored again (it would run the same review twice).
+// It sets j.Seq.
+func (s *store) accept(delivery, key string, j *job, now time.Time) (res acceptance, err error) {
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		d := tx.Bucket(bucketDeliveries)
 		if delivery != "" {
 			if d.Get([]byte(delivery)) != nil {
-				dup = true
+				res = duplicate
 				return nil
 			}
 			if now.Sub(s.lastPrune) >= pruneInterval {
@@ -130,6 +195,17 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (dup bool, e
 			}
 		}
 		b := tx.Bucket(bucketJobs)
+		old, err := getJob(b, key)
+		if err != nil {
+			return err
+		}
+		if old != nil {
+			if j.Kind == kindReview && old.Kind == kindReview && old.HeadSHA == j.HeadSHA {
+				res = known
+				return nil
+			}
+			j.inherit(old)
+		}
 		seq, err := b.NextSequence()
 		if err != nil {
 			return err
@@ -138,9 +214,22 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (dup bool, e
 		return putJob(b, key, j)
 	})
 	if err != nil {
-		return false, fmt.Errorf("store job %s: %w", key, err)
+		return 0, fmt.Errorf("store job %s: %w", key, err)
 	}
-	return dup, nil
+	return res, nil
+}
+
+// getJob reads key's job; nil when none is stored.
+func getJob(b *bolt.Bucket, key string) (*job, error) {
+	v := b.Get([]byte(key))
+	if v == nil {
+		return nil, nil
+	}
+	var j job
+	if err := json.Unmarshal(v, &j); err != nil {
+		return nil, fmt.Errorf("job %s: %w", key, err)
+	}
+	return &j, nil
 }
 
 // lastSeq is the sequence number of the job accepted last.
@@ -156,19 +245,25 @@ func (s *store) lastSeq() (seq uint64, err error) {
 }
 
 // acceptUnlessNewer stores j under key as accept does (recording no delivery), unless the job
-// stored there was accepted after seq; stored reports whether j was.
-func (s *store) acceptUnlessNewer(key string, j *job, seq uint64) (stored bool, err error) {
+// stored there was accepted after seq; stored reports whether j was. j inherits the heads of
+// the job it replaces unless that job is own: the one accepted at seq, whose heads the caller
+// has given j already.
+func (s *store) acceptUnlessNewer(key string, j *job, seq uint64, own bool) (stored bool, err error) {
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketJobs)
-		if v := b.Get([]byte(key)); v != nil {
-			var old job
-			if err := json.Unmarshal(v, &old); err != nil {
-				return err
-			}
+		old, err := getJob(b, key)
+		if err != nil {
+			return err
+		}
+		if old != nil {
 			if old.Seq > seq {
 				return nil
 			}
+			if !own || old.Seq != seq {
+				j.inherit(old)
+			}
 		}
+		j.takeOver(j.Replaced)
 		next, err := b.NextSequence()
 		if err != nil {
 			return err
@@ -230,7 +325,8 @@ func (s *store) jobs() (keys []string, jobs []job, err error) {
 	return keys, jobs, nil
 }
 
-// begin counts a run of key's job and returns the job; ok is false when none is stored.
+// begin counts a run of key's job, marks it started and returns it as it was before (Started
+// tells whether an earlier run began); ok is false when none is stored.
 func (s *store) begin(key string) (j job, ok bool, err error) {
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketJobs)
@@ -243,7 +339,9 @@ func (s *store) begin(key string) (j job, ok bool, err error) {
 		}
 		ok = true
 		j.Attempt++
-		return putJob(b, key, &j)
+		started := j
+		started.Started = true
+		return putJob(b, key, &started)
 	})
 	if err != nil {
 		return job{}, false, fmt.Errorf("start job %s: %w", key, err)
@@ -273,6 +371,51 @@ func (s *store) setAttempt(key string, seq uint64, attempt int) error {
 		j.Attempt = attempt
 		return putJob(b, key, j)
 	})
+}
+
+// settle records that heads got their final word: key's stored job, whichever it is,
+// keeps them only to tell which head is newest.
+func (s *store) settle(key string, heads ...string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		j, err := getJob(b, key)
+		if err != nil || j == nil {
+			return err
+		}
+		for i := range j.Replaced {
+			if slices.Contains(heads, j.Replaced[i].SHA) {
+				j.Replaced[i].Started = false
+			}
+		}
+		return putJob(b, key, j)
+	})
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", key, err)
+	}
+	return nil
+}
+
+// reclaim stores j under key in place of the job stored there if that job reviews head
+// (a delivery that came late): j inherits it. stored reports whether j was.
+func (s *store) reclaim(key, head string, j *job) (stored bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		old, err := getJob(b, key)
+		if err != nil || old == nil || old.Kind != kindReview || old.HeadSHA != head {
+			return err
+		}
+		j.inherit(old)
+		next, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		j.Seq, stored = next, true
+		return putJob(b, key, j)
+	})
+	if err != nil {
+		return false, fmt.Errorf("store job %s: %w", key, err)
+	}
+	return stored, nil
 }
 
 // finish deletes key's job, unless a newer job replaced it.

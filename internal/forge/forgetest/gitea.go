@@ -41,7 +41,17 @@ var giteaRoutes = map[string]handler{
 		return http.StatusOK, map[string]any{"id": 1, "login": r.login}
 	},
 	"POST /repos/{owner}/{repo}/statuses/{sha}": func(s *Server, r *request) (int, any) {
-		return http.StatusCreated, map[string]any{"id": 1, "status": field(r.body, "state"), "context": field(r.body, "context")}
+		return http.StatusCreated, s.addStatus(r, r.params["sha"], "status")
+	},
+	"GET /repos/{owner}/{repo}/commits/{ref}/statuses": func(s *Server, r *request) (int, any) {
+		return http.StatusOK, newestFirst(s.statuses[r.params["ref"]])
+	},
+	"GET /repos/{owner}/{repo}/pulls/{index}/reviews": func(s *Server, r *request) (int, any) {
+		out := []any{}
+		for _, rv := range s.reviews[atoi(r.params["index"])] {
+			out = append(out, rv)
+		}
+		return http.StatusOK, out
 	},
 	"GET /repos/{owner}/{repo}/issues/{index}/comments": func(s *Server, r *request) (int, any) {
 		return http.StatusOK, s.prComments(atoi(r.params["index"]))
@@ -88,7 +98,7 @@ var giteaRoutes = map[string]handler{
 		return http.StatusOK, b.String()
 	},
 	"POST /repos/{owner}/{repo}/pulls/{index}/reviews": func(s *Server, r *request) (int, any) {
-		return http.StatusOK, map[string]any{"id": 1, "state": field(r.body, "event"), "commit_id": field(r.body, "commit_id")}
+		return http.StatusOK, s.addReview(r, atoi(r.params["index"]), field(r.body, "event"))
 	},
 	"GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": func(s *Server, r *request) (int, any) {
 		perm, ok := s.perms[r.params["collaborator"]]

@@ -100,7 +100,17 @@ var githubRoutes = map[string]handler{
 			"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
 	},
 	"POST /repos/{owner}/{repo}/statuses/{sha}": func(s *Server, r *request) (int, any) {
-		return http.StatusCreated, map[string]any{"id": 1, "state": field(r.body, "state"), "context": field(r.body, "context")}
+		return http.StatusCreated, s.addStatus(r, r.params["sha"], "state")
+	},
+	"GET /repos/{owner}/{repo}/commits/{ref}/statuses": func(s *Server, r *request) (int, any) {
+		return s.githubPage(r, newestFirst(s.statuses[r.params["ref"]]))
+	},
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews": func(s *Server, r *request) (int, any) {
+		var out []any
+		for _, rv := range s.reviews[atoi(r.params["pull_number"])] {
+			out = append(out, rv)
+		}
+		return s.githubPage(r, out)
 	},
 	"GET /repos/{owner}/{repo}/issues/{issue_number}/comments": func(s *Server, r *request) (int, any) {
 		return s.githubPage(r, s.prComments(atoi(r.params["issue_number"])))
@@ -142,7 +152,7 @@ var githubRoutes = map[string]handler{
 		return s.githubPage(r, files)
 	},
 	"POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews": func(s *Server, r *request) (int, any) {
-		return http.StatusOK, map[string]any{"id": 1, "state": "COMMENTED", "commit_id": field(r.body, "commit_id")}
+		return http.StatusOK, s.addReview(r, atoi(r.params["pull_number"]), "COMMENTED")
 	},
 	"GET /repos/{owner}/{repo}/collaborators/{username}/permission": func(s *Server, r *request) (int, any) {
 		role, ok := s.perms[r.params["username"]]
@@ -158,7 +168,19 @@ var githubRoutes = map[string]handler{
 	},
 	"POST /repos/{owner}/{repo}/check-runs": func(s *Server, r *request) (int, any) {
 		s.nextID++
-		return http.StatusCreated, map[string]any{"id": s.nextID, "name": field(r.body, "name")}
+		run := map[string]any{"id": s.nextID, "name": field(r.body, "name"), "head_sha": field(r.body, "head_sha"),
+			"app": map[string]any{"slug": strings.TrimSuffix(r.login, "[bot]")}}
+		s.checkRuns = append(s.checkRuns, run)
+		return http.StatusCreated, run
+	},
+	"GET /repos/{owner}/{repo}/commits/{ref}/check-runs": func(s *Server, r *request) (int, any) {
+		runs := []any{}
+		for _, run := range s.checkRuns {
+			if run["head_sha"] == r.params["ref"] && (r.URL.Query().Get("check_name") == "" || run["name"] == r.URL.Query().Get("check_name")) {
+				runs = append(runs, run)
+			}
+		}
+		return http.StatusOK, map[string]any{"total_count": len(runs), "check_runs": runs}
 	},
 	"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}": func(s *Server, r *request) (int, any) {
 		return http.StatusOK, map[string]any{"id": atoi(r.params["check_run_id"])}

@@ -55,15 +55,19 @@ type Server struct {
 	routes map[string]handler // "METHOD template"
 	auth   func(r *http.Request, rt *route) (login string, ok bool)
 
-	mu       sync.Mutex
-	calls    []Call
-	observe  func(Call)
-	faults   map[string][]fault
-	perms    map[string]string
-	prs      map[int]pullRequest
-	comments []prComment
-	files    map[int][]File
-	nextID   int64
+	mu        sync.Mutex
+	calls     []Call
+	observe   func(Call)
+	faults    map[string][]fault
+	perms     map[string]string
+	prs       map[int]pullRequest
+	comments  []prComment
+	files     map[int][]File
+	nextID    int64
+	recordID  int64                       // ids of statuses and reviews (comment ids stay as they were)
+	statuses  map[string][]map[string]any // by sha, oldest first
+	reviews   map[int][]map[string]any    // by PR, oldest first
+	checkRuns []map[string]any            // oldest first
 }
 
 type handler func(s *Server, r *request) (status int, reply any)
@@ -77,7 +81,7 @@ type request struct {
 }
 
 type fault struct {
-	status  int // 0: stall, answer nothing until the client goes away
+	status  int // 0: stall, answer nothing until the client goes away; passStatus: none
 	headers map[string]string
 	message string
 }
@@ -99,7 +103,8 @@ func newServer(t testing.TB, specFile string, routes map[string]handler) *Server
 		t.Fatalf("load API description: %v", err)
 	}
 	s := &Server{t: t, spec: sp, routes: routes, faults: map[string][]fault{},
-		perms: map[string]string{}, prs: map[int]pullRequest{}, files: map[int][]File{}, nextID: 100}
+		perms: map[string]string{}, prs: map[int]pullRequest{}, files: map[int][]File{}, nextID: 100,
+		statuses: map[string][]map[string]any{}, reviews: map[int][]map[string]any{}}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	s.URL = ts.URL
@@ -136,6 +141,31 @@ func (s *Server) FailNextMessage(path string, status int, headers map[string]str
 	defer s.mu.Unlock()
 	p := strings.TrimPrefix(path, s.spec.basePath)
 	s.faults[p] = append(s.faults[p], fault{status: status, headers: headers, message: message})
+}
+
+// passStatus marks a queued fault that lets its request through (PassNext); hangStatus one
+// that applies its request and never answers (HangAfterNext).
+const (
+	passStatus = -1
+	hangStatus = -2
+)
+
+// HangAfterNext makes the next request to path take effect and then get no answer until
+// its client gives up: a forge that did the work but whose answer never came back.
+func (s *Server) HangAfterNext(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	s.faults[p] = append(s.faults[p], fault{status: hangStatus})
+}
+
+// PassNext lets the next request to path through untouched: with StallNext after it, the
+// second request stalls. Faults queue up per path.
+func (s *Server) PassNext(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	s.faults[p] = append(s.faults[p], fault{status: passStatus})
 }
 
 // StallNext makes the next request to path get no answer until its client gives up (a
@@ -233,7 +263,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) (stal
 		s.reject(w, http.StatusBadRequest, "%s %s: %v", r.Method, r.URL.Path, err)
 		return false
 	}
-	if f, ok := s.popFault(r.URL.Path); ok {
+	f, ok := s.popFault(r.URL.Path)
+	hang := ok && f.status == hangStatus
+	if ok && f.status != passStatus && !hang {
 		if f.status == 0 {
 			return true
 		}
@@ -252,6 +284,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) (stal
 	if h == nil {
 		s.reject(w, http.StatusNotImplemented, "%s %s: the fake does not implement %s", r.Method, r.URL.Path, rt.template)
 		return false
+	}
+	if hang {
+		h(s, &request{Request: r, w: httptest.NewRecorder(), params: params, body: body, login: login})
+		return true
 	}
 	status, reply := h(s, &request{Request: r, w: w, params: params, body: body, login: login})
 	if text, isText := reply.(string); isText {
@@ -359,4 +395,63 @@ func (s *Server) hasComment(id string) bool {
 func field(body any, name string) any {
 	m, _ := body.(map[string]any)
 	return m[name]
+}
+
+// addStatus records a commit status on sha as the forge returns it.
+func (s *Server) addStatus(r *request, sha string, stateField string) map[string]any {
+	s.recordID++
+	st := map[string]any{"id": s.recordID, stateField: field(r.body, "state"), "context": field(r.body, "context"),
+		"description": field(r.body, "description"), "creator": map[string]any{"login": r.login}}
+	s.statuses[sha] = append(s.statuses[sha], st)
+	return st
+}
+
+// newestFirst lists statuses newest first, as both forges list a commit's statuses.
+func newestFirst(statuses []map[string]any) []any {
+	out := []any{}
+	for i := len(statuses) - 1; i >= 0; i-- {
+		out = append(out, statuses[i])
+	}
+	return out
+}
+
+// addReview records a review of PR n as the forge returns it.
+func (s *Server) addReview(r *request, n int, state any) map[string]any {
+	s.recordID++
+	rv := map[string]any{"id": s.recordID, "state": state, "commit_id": field(r.body, "commit_id"),
+		"body": field(r.body, "body"), "user": map[string]any{"login": r.login, "username": r.login}}
+	s.reviews[n] = append(s.reviews[n], rv)
+	return rv
+}
+
+// ReviewCommits returns the commit of each review posted on PR n, oldest first.
+func (s *Server) ReviewCommits(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, rv := range s.reviews[n] {
+		c, _ := rv["commit_id"].(string)
+		out = append(out, c)
+	}
+	return out
+}
+
+// CheckRuns returns the number of check runs created on sha.
+func (s *Server) CheckRuns(sha string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, run := range s.checkRuns {
+		if run["head_sha"] == sha {
+			n++
+		}
+	}
+	return n
+}
+
+// Reviews returns the number of reviews posted on PR n.
+func (s *Server) Reviews(n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.reviews[n])
 }
