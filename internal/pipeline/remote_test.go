@@ -52,7 +52,7 @@ func TestChartFetcher(t *testing.T) {
 		{"fork", render.RemotePolicy{Allow: []string{"ghcr.io"}, Fork: true}, false},
 		{"allowed", render.RemotePolicy{Allow: []string{"ghcr.io"}}, true},
 	} {
-		if got := chartFetcher(tc.p, "") != nil; got != tc.want {
+		if got := ChartFetcher(tc.p, "") != nil; got != tc.want {
 			t.Errorf("%s: fetcher %v, want %v", tc.name, got, tc.want)
 		}
 	}
