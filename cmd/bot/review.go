@@ -28,6 +28,7 @@ type reviewFlags struct {
 	// helmSandbox renders charts in bot helm-worker child processes (the flag's default);
 	// false (tests) renders them in process.
 	helmSandbox bool
+	helm        helmPoolFlags
 }
 
 func reviewCmd() *cobra.Command {
@@ -61,6 +62,7 @@ func reviewCmd() *cobra.Command {
 	fl.BoolVar(&f.noMergeBase, "no-merge-base", false, "compare --base itself, not the merge-base of --base and --head")
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https (*.example.com for subdomains); .tiergate.yaml remote.allow can only narrow it")
 	limitFlags(fl, &f.limits)
+	f.helm.register(fl)
 	fl.BoolVar(&f.helmSandbox, "helm-sandbox", true, "render HelmRelease charts in child processes killed at their time and memory bound (false: in process)")
 	fl.BoolVar(&f.noReuse, "no-reuse", false, "build every Kustomization of both sides with fluxcd/pkg/kustomize.Build, reusing nothing (slow; for checking tiergate)")
 	return cmd
@@ -86,7 +88,11 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 	checkout := time.Since(start).Seconds()
 	opts := pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, FailOnUnreviewed: f.failOnUnreviewed, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits}
 	if f.helmSandbox {
-		pool := sandbox.NewPool(sandbox.Options{})
+		helmOpts, err := f.helm.options()
+		if err != nil {
+			return err
+		}
+		pool := sandbox.NewPool(helmOpts)
 		defer pool.Close()
 		opts.Helm = pool
 	}

@@ -39,6 +39,7 @@ type serveFlags struct {
 	buildCacheMiB                                  int64
 	allowRemote                                    []string
 	limits                                         render.Limits
+	helm                                           helmPoolFlags
 }
 
 // envPrefix starts the environment variable that stands in for a flag not given:
@@ -83,6 +84,7 @@ environment for secrets and tokens.`,
 	fl.StringVar(&f.failOn, "fail-on", "", "fail the status on a new finding at or above: error, warning, notice or never (default: the repository's failOn, else error)")
 	fl.IntVar(&f.workers, "workers", 2, "reviews run at once")
 	fl.DurationVar(&f.reviewTimeout, "review-timeout", 10*time.Minute, "time limit of one review, fetch to final status")
+	f.helm.register(fl)
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources reviews may fetch over https (never for fork PRs); a repository's remote.allow can only narrow it")
 	limitFlags(fl, &f.limits)
 	fl.Int64Var(&f.buildCacheMiB, "build-cache-mib", 256, "memory for Kustomization builds reused across reviews, in MiB")
@@ -134,6 +136,10 @@ func newForges(f serveFlags, metrics *server.Metrics) (*server.ConfiguredForges,
 }
 
 func runServe(ctx context.Context, f serveFlags) error {
+	helmOpts, err := f.helm.options()
+	if err != nil {
+		return err
+	}
 	if f.dataDir == "" {
 		return usageErr("--data-dir is required")
 	}
@@ -165,7 +171,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	gin.SetMode(gin.ReleaseMode)
-	pool := sandbox.NewPool(sandbox.Options{}) // one for every review: workers are reused
+	pool := sandbox.NewPool(helmOpts) // one for every review: workers are reused
 	defer pool.Close()
 	srv, err := server.New(server.Options{
 		DataDir:         f.dataDir,

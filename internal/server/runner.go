@@ -238,7 +238,8 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	}
 	fetched := time.Since(fetchStart).Seconds()
 	res, err := pipeline.Commits(ctx, repo, base, head, pipeline.Options{FailOn: rn.s.opts.FailOn, Cache: rn.s.cache,
-		AllowRemote: rn.s.opts.AllowRemote, Fork: ev.Fork, Limits: rn.s.opts.Limits, Helm: rn.s.opts.Helm})
+		AllowRemote: rn.s.opts.AllowRemote, Fork: ev.Fork, Limits: rn.s.opts.Limits, Helm: rn.s.opts.Helm,
+		ChartCacheDir: filepath.Join(rn.s.opts.DataDir, "charts")})
 	if err != nil {
 		return resultError, fmt.Errorf("review: %w", err)
 	}

@@ -43,7 +43,8 @@ type Fetcher interface {
 
 // Options configures a Server. DataDir, Forges and Fetcher are required.
 type Options struct {
-	// DataDir holds the queue (queue.db); it must exist and be writable.
+	// DataDir holds the queue (queue.db) and pulled charts by digest (charts/); it must
+	// exist and be writable.
 	DataDir string
 	Forges  Forges
 	Fetcher Fetcher
