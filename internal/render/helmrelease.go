@@ -153,7 +153,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
 		return skip(ch.ref, "", "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
-	vals, err := helm.Values(ctx, hr, cl)
+	vals, err := helm.Values(ctx, hr, placeholderSecrets{cl})
 	if err != nil {
 		return fail(err)
 	}
@@ -166,8 +166,12 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	if err != nil {
 		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
 	}
+	approx := res.Approximate
+	if readsSecrets(hr) {
+		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
+	}
 	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
-		Approximate: res.Approximate, Notes: notes}}
+		Approximate: approx, Notes: notes}}
 }
 
 // loadedChart is a chart ready to render, with the reference it is shown by and the

@@ -1,0 +1,101 @@
+package render
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// placeholderKey keys the placeholders of Secret values: random per process, so that a
+// placeholder tells whether a value changed between base and head without being a hash
+// anyone could test guesses against.
+var placeholderKey = func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return k
+}()
+
+// secretPlaceholder is what a chart sees instead of the Secret value v:
+// "tiergate-redacted-<8 hex>", the same for the same value within a process.
+func secretPlaceholder(v string) string {
+	m := hmac.New(sha256.New, placeholderKey)
+	m.Write([]byte(v))
+	return "tiergate-redacted-" + hex.EncodeToString(m.Sum(nil))[:8]
+}
+
+// placeholderSecrets is the client a HelmRelease's valuesFrom reads: Secrets come back with
+// every string replaced by its placeholder (the string leaves of a YAML document, keeping its
+// shape), so that no Secret value, nor anything a template derives from one (upper, b64enc,
+// sha256sum), reaches the rendered output or the report. The render is then approximate
+// where a template depends on a Secret's exact value.
+type placeholderSecrets struct{ client.Client }
+
+func (p placeholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := p.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	sec, ok := obj.(*corev1.Secret)
+	if !ok {
+		return nil
+	}
+	for k, v := range sec.StringData {
+		if sec.Data == nil {
+			sec.Data = map[string][]byte{}
+		}
+		sec.Data[k] = []byte(v)
+	}
+	sec.StringData = nil
+	for k, v := range sec.Data {
+		sec.Data[k] = placeholderValue(v)
+	}
+	return nil
+}
+
+// placeholderValue replaces the strings of a Secret value: each string leaf of a YAML
+// mapping or list, or the whole value. Numbers and booleans keep their type.
+func placeholderValue(data []byte) []byte {
+	var doc any
+	if err := sigsyaml.Unmarshal(data, &doc); err == nil {
+		switch doc.(type) {
+		case map[string]any, []any:
+			if out, err := sigsyaml.Marshal(placeholderLeaves(doc)); err == nil {
+				return out
+			}
+		}
+	}
+	return []byte(secretPlaceholder(string(data)))
+}
+
+func placeholderLeaves(x any) any {
+	switch t := x.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = placeholderLeaves(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = placeholderLeaves(e)
+		}
+	case string:
+		return secretPlaceholder(t)
+	}
+	return x
+}
+
+// readsSecrets reports whether hr has a valuesFrom Secret.
+func readsSecrets(hr *unstructured.Unstructured) bool {
+	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
+	for _, v := range refs {
+		if ref, _ := v.(map[string]any); strOf(ref, "kind") == "Secret" {
+			return true
+		}
+	}
+	return false
+}
