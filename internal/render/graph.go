@@ -320,7 +320,11 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	if rt.unresolved != "" {
 		rootSrc = SourceRef{Kind: "none"}
 	}
-	r.helmReleases(ctx, c, st.client(), rootSrc)
+	var prior *Cluster
+	if r.prior != nil {
+		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
+	}
+	r.helmReleases(ctx, c, st.client(), rootSrc, prior)
 	if rt.orig != (Ref{}) {
 		c.Contested = c.Kustomizations[rt.orig]
 		if rt.by != DiscoveryRoots {

@@ -42,8 +42,10 @@ type ChartFetcher interface {
 // helmReleases renders the HelmReleases every Kustomization of c applies, after the
 // substituteFrom fixpoint: the HelmRelease objects are then final (substituted, patched),
 // and valuesFrom reads the ConfigMaps and Secrets of the whole graph, cl. Chart output does
-// not feed substituteFrom (docs/decisions.md).
-func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Client, rootSrc SourceRef) {
+// not feed substituteFrom (docs/decisions.md). A HelmRelease that is not rendered or fails
+// keeps the objects it rendered in prior (the cluster at the review's base): a failed
+// upgrade leaves the installed release as it was, and an unknown one changes nothing known.
+func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Client, rootSrc SourceRef, prior *Cluster) {
 	sc := newScopes(c)
 	apis := r.apiVersions(c)
 	type job struct {
@@ -81,6 +83,9 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 			out = releaseOutcome{err: &ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
 				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}}}
 		}
+		if out.skip != nil || out.err != nil {
+			out.objs = priorRelease(prior, ks.Ref, o.ID.Namespace+"/"+o.ID.Name)
+		}
 		switch {
 		case out.skip != nil:
 			ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, *out.skip)
@@ -88,13 +93,32 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 			ks.HelmReleaseErrors = append(ks.HelmReleaseErrors, *out.err)
 		case out.release != nil:
 			ks.Releases = append(ks.Releases, *out.release)
-			// ks.Objects may be a build's slice shared with other renders: never append in place.
-			ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
-			for _, obj := range out.objs {
-				c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
+		}
+		// ks.Objects may be a build's slice shared with other renders: never append in place.
+		ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
+		for _, obj := range out.objs {
+			c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
+		}
+	}
+}
+
+// priorRelease returns copies of the objects HelmRelease hr ("namespace/name") rendered in
+// prior, owned by ks; none without a prior.
+func priorRelease(prior *Cluster, ks Ref, hr string) []*Object {
+	if prior == nil {
+		return nil
+	}
+	var out []*Object
+	for _, ref := range prior.Order {
+		for _, o := range prior.Kustomizations[ref].Objects {
+			if o.HelmRelease == hr {
+				cp := *o
+				cp.Owner = ks
+				out = append(out, &cp)
 			}
 		}
 	}
+	return out
 }
 
 // releaseOutcome is what one HelmRelease gives its Kustomization: objects and the

@@ -300,3 +300,38 @@ func TestReleaseObjectsScope(t *testing.T) {
 		t.Errorf("notes (-want +got):\n%s", d)
 	}
 }
+
+// TestHelmReleaseFailedKeepsPrior: a chart that fails at head (a required value) keeps the
+// objects it rendered at the prior commit: helm-controller's upgrade fails and the installed
+// release stays, so nothing of it is removed.
+func TestHelmReleaseFailedKeepsPrior(t *testing.T) {
+	files := merge(bootstrap("dev"), webChart(), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/web.yaml":          hr("web", gitChart),
+	})
+	base, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["charts/web/templates/role.yaml"] = "{{ required \"role.name must be set\" .Values.role }}\n"
+	head, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}, Prior: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := Ref{"flux-system", "apps"}
+	want := viewReleases(base.Clusters[0], ref).Objects
+	got := viewReleases(head.Clusters[0], ref)
+	if d := cmp.Diff(want, got.Objects); d != "" || len(want) != 4 {
+		t.Errorf("head objects (-prior +head):\n%s", d)
+	}
+	if len(got.Errors) != 1 || !strings.Contains(got.Errors[0], "role.name must be set") {
+		t.Errorf("errors %q, want the required value's", got.Errors)
+	}
+	none, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if objs := viewReleases(none.Clusters[0], ref).Objects; len(objs) != 0 {
+		t.Errorf("without a prior the failed release renders nothing, got %q", objs)
+	}
+}

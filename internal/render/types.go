@@ -313,12 +313,13 @@ type Graph struct {
 	key string
 }
 
-// failed reports whether a Kustomization or a ResourceSet of g fails or is not rendered, so that
-// Options.Prior matters.
+// failed reports whether a Kustomization, a ResourceSet or a HelmRelease of g fails or is
+// not rendered, so that Options.Prior matters.
 func (g *Graph) failed() bool {
 	for _, c := range g.Clusters {
 		for _, ks := range c.Kustomizations {
-			if ks.Err != nil || len(ks.ResourceSetErrors) > 0 || len(ks.ResourceSetSkipped) > 0 {
+			if ks.Err != nil || len(ks.ResourceSetErrors) > 0 || len(ks.ResourceSetSkipped) > 0 ||
+				len(ks.HelmReleaseErrors) > 0 || len(ks.HelmReleaseSkipped) > 0 {
 				return true
 			}
 		}

@@ -134,12 +134,16 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
 				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, File: skip.File, Line: skip.Line})
 		}
+		// A chart that fails to render is not reviewed either: what the release would
+		// install is unknown, and helm-controller's install or upgrade fails on it.
 		for _, e := range ks.HelmReleaseErrors {
-			if e.Err.Limit {
-				hr := e.HelmRelease
-				out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
-					Reason: e.Err.Message, File: e.Err.File, Line: e.Err.Line})
+			hr := e.HelmRelease
+			reason := e.Err.Message
+			if !e.Err.Limit {
+				reason = "chart fails to render, so helm-controller's install or upgrade fails: " + reason
 			}
+			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
+				Reason: reason, File: e.Err.File, Line: e.Err.Line})
 		}
 	}
 	return out
