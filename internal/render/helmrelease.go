@@ -94,12 +94,21 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 		case out.release != nil:
 			ks.Releases = append(ks.Releases, *out.release)
 		}
+		out.objs = slices.DeleteFunc(out.objs, func(obj *Object) bool { return createdNamespace(obj) && len(c.Owners[obj.ID]) > 0 })
 		// ks.Objects may be a build's slice shared with other renders: never append in place.
 		ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
 		for _, obj := range out.objs {
 			c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
 		}
 	}
+}
+
+// createdNamespace reports whether obj is the release Namespace of install.createNamespace
+// (no template). Helm creates it only when it is missing and never deletes it
+// (helm pkg/action/install.go RunWithContext: Create, AlreadyExists ignored), so it is left out when a Kustomization or an
+// earlier release of the cluster emits it: it is then theirs, not a second owner.
+func createdNamespace(obj *Object) bool {
+	return obj.Template == "" && obj.ID.Group == "" && obj.ID.Kind == "Namespace"
 }
 
 // priorRelease returns copies of the objects HelmRelease hr ("namespace/name") rendered in

@@ -335,3 +335,27 @@ func TestHelmReleaseFailedKeepsPrior(t *testing.T) {
 		t.Errorf("without a prior the failed release renders nothing, got %q", objs)
 	}
 }
+
+// TestHelmReleaseCreateNamespace: install.createNamespace's Namespace is the release's only
+// when nothing else in the cluster emits it; Helm leaves an existing one alone.
+func TestHelmReleaseCreateNamespace(t *testing.T) {
+	web := hr("web", gitChart, "targetNamespace: web", "install: {createNamespace: true}")
+	for _, tc := range []struct {
+		name   string
+		extra  map[string]string
+		owners []string
+	}{
+		{"alone", map[string]string{"apps/web.yaml": web}, []string{"flux-system/apps apps/web"}},
+		{"emitted", map[string]string{"apps/web.yaml": web,
+			"apps/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n"}, []string{"flux-system/apps "}},
+	} {
+		c := helmTree(t, tc.extra)
+		var got []string
+		for _, o := range c.Owners[ObjectID{Kind: "Namespace", Name: "web"}] {
+			got = append(got, o.Owner.String()+" "+o.HelmRelease)
+		}
+		if d := cmp.Diff(tc.owners, got); d != "" {
+			t.Errorf("%s: owners of Namespace/web (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
