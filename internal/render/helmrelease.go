@@ -13,6 +13,7 @@ import (
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
@@ -331,6 +332,16 @@ func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, s
 	name := hr.ID.Namespace + "/" + hr.ID.Name
 	var out []*Object
 	var notes []string
+	own := scopes{} // the release's own CRDs (crds/ or templates) say the scope of its kinds
+	for _, d := range res.Docs {
+		u := unstructured.Unstructured{Object: d.Object}
+		if u.GetKind() == "CustomResourceDefinition" && u.GroupVersionKind().Group == "apiextensions.k8s.io" {
+			g, _, _ := unstructured.NestedString(d.Object, "spec", "group")
+			k, _, _ := unstructured.NestedString(d.Object, "spec", "names", "kind")
+			s, _, _ := unstructured.NestedString(d.Object, "spec", "scope")
+			own[schema.GroupKind{Group: g, Kind: k}] = s != "Cluster"
+		}
+	}
 	for _, d := range res.Docs {
 		u := (&unstructured.Unstructured{Object: d.Object}).DeepCopy() // the Result may be the Cache's
 		gvk := u.GroupVersionKind()
@@ -338,7 +349,10 @@ func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, s
 			return nil, nil, fmt.Errorf("template %s renders an object without kind or name", d.Template)
 		}
 		if u.GetNamespace() == "" {
-			ns, known := sc.namespaced(gvk.Group, gvk.Kind)
+			ns, known := own.namespaced(gvk.Group, gvk.Kind)
+			if !known {
+				ns, known = sc.namespaced(gvk.Group, gvk.Kind)
+			}
 			if ns {
 				u.SetNamespace(namespace)
 			}

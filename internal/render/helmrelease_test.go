@@ -359,3 +359,19 @@ func TestHelmReleaseCreateNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmReleaseOwnCRDScope: a kind whose CRD the release itself installs (crds/ here,
+// scope Cluster) takes that scope: no namespace, no "scope unknown" note.
+func TestHelmReleaseOwnCRDScope(t *testing.T) {
+	c := helmTree(t, map[string]string{
+		"apps/web.yaml":                    hr("web", gitChart),
+		"charts/web/templates/gadget.yaml": "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n",
+	})
+	ks := c.Kustomizations[Ref{"flux-system", "apps"}]
+	if got := len(c.Owners[ObjectID{Group: "example.com", Kind: "Gadget", Name: "g"}]); got != 1 {
+		t.Errorf("Gadget/g (cluster-scoped) owners %d, want 1: %+v", got, viewReleases(c, ks.Ref))
+	}
+	if n := ks.Releases[0].Notes; len(n) != 0 {
+		t.Errorf("notes %q, want none", n)
+	}
+}
