@@ -13,7 +13,7 @@ func (p *plan) shapes() []Shape {
 
 func (p *plan) hasRelease(tr *tier) bool { return tr.release }
 
-// chartFiles writes charts/app: a chart of eight templates, helpers and a CRD, shaped like
+// chartFiles writes charts/app: a chart of eight templates and helpers, shaped like
 // a small application chart. bump raises its version and edits the Deployment template.
 func (p *plan) chartFiles(t tree, bump bool) {
 	version, extra := "1.0.0", ""
@@ -22,7 +22,6 @@ func (p *plan) chartFiles(t tree, bump bool) {
 	}
 	t["charts/app/Chart.yaml"] = fmt.Sprintf(chartYAML, version)
 	t["charts/app/values.yaml"] = chartValuesYAML
-	t["charts/app/crds/widgets.yaml"] = chartCRDYAML
 	t["charts/app/templates/_helpers.tpl"] = chartHelpersTPL
 	t["charts/app/templates/deployment.yaml"] = fmt.Sprintf(chartDeploymentYAML, extra)
 	for name, body := range chartTemplates {
@@ -73,22 +72,6 @@ service:
 ingress:
   enabled: true
   host: app.example.invalid
-`
-
-const chartCRDYAML = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.fleet.example
-spec:
-  group: fleet.example
-  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `
 
 const chartHelpersTPL = `{{- define "app.fullname" -}}
@@ -199,11 +182,14 @@ spec:
                   number: {{ .Values.service.port }}
 {{- end }}
 `,
-	"widget.yaml": `apiVersion: fleet.example/v1
-kind: Widget
+	"pdb.yaml": `apiVersion: policy/v1
+kind: PodDisruptionBudget
 metadata:
   name: {{ include "app.fullname" . }}
 spec:
-  size: {{ .Values.replicaCount }}
+  minAvailable: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/instance: {{ .Release.Name }}
 `,
 }

@@ -38,6 +38,27 @@ func TestHelmReleaseFleet(t *testing.T) {
 		if diff := cmp.Diff(want, releases); diff != "" {
 			t.Errorf("%s HelmReleases (-want +got):\n%s", c.Name, diff)
 		}
+		// Each release renders the chart's eight templates in its namespace, with the
+		// region its valuesFrom reads from the app's substituted ConfigMap.
+		var objs []string
+		for id, os := range c.Owners {
+			if os[0].HelmRelease == "app-0001/app-0001" {
+				objs = append(objs, id.String())
+			}
+		}
+		sort.Strings(objs)
+		wantObjs := []string{"ConfigMap/app-0001/app-0001-app", "Deployment.apps/app-0001/app-0001-app", "Ingress.networking.k8s.io/app-0001/app-0001-app",
+			"PodDisruptionBudget.policy/app-0001/app-0001-app", "Role.rbac.authorization.k8s.io/app-0001/app-0001-app",
+			"RoleBinding.rbac.authorization.k8s.io/app-0001/app-0001-app", "Service/app-0001/app-0001-app", "ServiceAccount/app-0001/app-0001-app"}
+		if diff := cmp.Diff(wantObjs, objs); diff != "" {
+			t.Errorf("%s objects of HelmRelease app-0001 (-want +got):\n%s", c.Name, diff)
+		}
+		dep := c.Owners[render.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "app-0001", Name: "app-0001-app"}][0]
+		region, _, _ := unstructured.NestedString(dep.Body.Object, "metadata", "labels", "fleet.example/region")
+		vars := c.Owners[render.ObjectID{Kind: "ConfigMap", Namespace: "flux-system", Name: "cluster-vars"}][0]
+		if want, _, _ := unstructured.NestedString(vars.Body.Object, "data", "region"); region != want || want == "" {
+			t.Errorf("%s: Deployment region label %q, want the cluster's region %q", c.Name, region, want)
+		}
 	}
 	for _, head := range []fleet.Shape{"", fleet.ChartBump} {
 		commit := fr.Base

@@ -324,7 +324,7 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	if r.prior != nil {
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
-	r.helmReleases(ctx, c, st.client(), rootSrc, prior)
+	r.helmReleases(ctx, c, finalStore(c, st).client(), rootSrc, prior)
 	if rt.orig != (Ref{}) {
 		c.Contested = c.Kustomizations[rt.orig]
 		if rt.by != DiscoveryRoots {
@@ -332,6 +332,25 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 		}
 	}
 	return c
+}
+
+// finalStore holds the ConfigMaps and Secrets of c's builds as they finally are, and those
+// of st that no build of c emits (a failed Kustomization's objects at the prior commit):
+// st keeps the first version each round saw, which may predate a substitution that a
+// later round resolved, and a HelmRelease's valuesFrom reads the settled cluster.
+func finalStore(c *Cluster, st store) store {
+	out := store{}
+	for _, ref := range c.Order {
+		for _, o := range c.Kustomizations[ref].Objects {
+			out.add(o)
+		}
+	}
+	for id, u := range st {
+		if _, ok := out[id]; !ok {
+			out[id] = u
+		}
+	}
+	return out
 }
 
 // contests reports whether child, emitted by a build, is the synthetic root's own Ref with
