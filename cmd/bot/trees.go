@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"fmt"
 	"strings"
 
@@ -36,18 +38,13 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 	}
 	defer repo.Close()
 	// Resolve's error already says when the clone is shallow.
-	bh, err := repo.Resolve(f.base)
-	if err != nil {
-		return nil, nil, err
-	}
 	hh, err := repo.Resolve(f.head)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !f.noMergeBase {
-		if bh, err = repo.MergeBase(bh, hh); err != nil {
-			return nil, nil, shallowHint(err)
-		}
+	bh, err := baseCommit(repo, f, hh)
+	if err != nil {
+		return nil, nil, err
 	}
 	warnUncommitted(f, repo, hh)
 	b, err := pipeline.Load(repo, bh, f.limits)
@@ -68,4 +65,16 @@ func shallowHint(err error) error {
 		return fmt.Errorf("%w (a shallow clone? fetch the history: git fetch --unshallow, or actions/checkout with fetch-depth: 0)", err)
 	}
 	return err
+}
+
+// baseCommit resolves --base: the merge-base of it and head, or itself with --no-merge-base.
+func baseCommit(repo *gitrepo.Repo, f reviewFlags, head plumbing.Hash) (plumbing.Hash, error) {
+	bh, err := repo.Resolve(f.base)
+	if err != nil || f.noMergeBase {
+		return bh, err
+	}
+	if bh, err = repo.MergeBase(bh, head); err != nil {
+		return bh, shallowHint(err)
+	}
+	return bh, nil
 }

@@ -214,18 +214,13 @@ func worktreeTrees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 		return nil, nil, err
 	}
 	defer repo.Close()
-	bh, err := repo.Resolve(f.base)
+	hh, err := repo.Resolve("HEAD")
 	if err != nil {
 		return nil, nil, err
 	}
-	if !f.noMergeBase {
-		hh, err := repo.Resolve("HEAD")
-		if err != nil {
-			return nil, nil, err
-		}
-		if bh, err = repo.MergeBase(bh, hh); err != nil {
-			return nil, nil, shallowHint(err)
-		}
+	bh, err := baseCommit(repo, f, hh)
+	if err != nil {
+		return nil, nil, err
 	}
 	w, err := openWorkTree(f.repo, f.limits.MaxFiles)
 	if err != nil {
