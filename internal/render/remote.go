@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"github.com/tiergate/tiergate/internal/config"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/netguard"
 )
 
 // RemotePolicy says which remote files kustomize builds may fetch (DESIGN.md "Rendering"
@@ -212,35 +214,8 @@ func (f *fetcher) dial(ctx context.Context, network, addr string) (net.Conn, err
 	return d.DialContext(ctx, network, net.JoinHostPort(ips[0].Unmap().String(), port))
 }
 
-// blockedPrefixes are special-purpose ranges (IANA IPv4/IPv6 Special-Purpose Address
-// Registries) that netip's predicates do not cover but that reach no public host: shared
-// address space (used for cloud metadata, e.g. 100.100.100.200), "this network", IETF
-// protocol assignments, benchmarking, reserved, and NAT64, which can embed a private IPv4.
-var blockedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-}
-
-// publicAddr reports whether a may be dialled: not loopback, private (RFC 1918, fc00::/7
-// which holds AWS's fd00:ec2::254), link-local (169.254.0.0/16 holds the 169.254.169.254
-// metadata service), multicast, unspecified or another special-purpose range.
-func publicAddr(a netip.Addr) bool {
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
-		return false
-	}
-	for _, p := range blockedPrefixes {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
+// publicAddr reports whether a may be dialled (netguard.Internal names none of its kinds).
+func publicAddr(a netip.Addr) bool { return netguard.Internal(a) == "" }
 
 // key identifies what the policy lets a build fetch: two renders whose builds read the
 // same inputs under the same key skip the same remote entries.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/netguard"
 )
 
 func TestNotAllowed(t *testing.T) {
@@ -120,7 +122,7 @@ func TestControl(t *testing.T) {
 			t.Errorf("%s (loopback %t) (-want +got):\n%s", tc.addr, tc.loopback, diff)
 		}
 	}
-	if internalAddr(netip.MustParseAddr("8.8.8.8")) != "" {
+	if netguard.Internal(netip.MustParseAddr("8.8.8.8")) != "" {
 		t.Error("8.8.8.8 is public")
 	}
 }

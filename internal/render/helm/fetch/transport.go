@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/netguard"
 )
 
 // limits are the byte caps of one fetch (HELM.md §4), enforced while reading.
@@ -111,48 +112,10 @@ func (c *httpClient) control(_, address string, _ syscall.RawConn) error {
 	if c.policy.Loopback && a == netip.AddrFrom4([4]byte{127, 0, 0, 1}) {
 		return nil
 	}
-	if class := internalAddr(a); class != "" {
+	if class := netguard.Internal(a); class != "" {
 		return fmt.Errorf("refused to dial %s: a %s address", address, class)
 	}
 	return nil
-}
-
-// special are ranges netip's predicates do not name that reach no public host: "this
-// network", shared address space (CGNAT, where some clouds serve metadata), IETF protocol
-// assignments, benchmarking, reserved, and NAT64, which can embed a private IPv4.
-var special = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-}
-
-// internalAddr names the kind of a non-public address, "" for a public one. Metadata
-// services sit in link-local 169.254.169.254 and private fd00:ec2::254 (fc00::/7).
-func internalAddr(a netip.Addr) string {
-	switch {
-	case !a.IsValid():
-		return "invalid"
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsUnspecified():
-		return "unspecified"
-	case a.IsPrivate():
-		return "private"
-	case a.IsLinkLocalUnicast():
-		return "link-local"
-	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
-		return "multicast"
-	}
-	for _, p := range special {
-		if p.Contains(a) {
-			return "special-purpose"
-		}
-	}
-	return ""
 }
 
 // get reads the body at rawURL, failing once it passes max bytes.
