@@ -34,16 +34,19 @@ func init() {
 func newScopes(c *Cluster) scopes {
 	sc := scopes{}
 	for id, objs := range c.Owners {
-		if id.Group != "apiextensions.k8s.io" || id.Kind != "CustomResourceDefinition" || objs[0].Body == nil {
-			continue
+		if id.Group == "apiextensions.k8s.io" && id.Kind == "CustomResourceDefinition" && objs[0].Body != nil {
+			sc.add(objs[0].Body.Object)
 		}
-		b := objs[0].Body.Object
-		g, _, _ := unstructured.NestedString(b, "spec", "group")
-		k, _, _ := unstructured.NestedString(b, "spec", "names", "kind")
-		s, _, _ := unstructured.NestedString(b, "spec", "scope")
-		sc[schema.GroupKind{Group: g, Kind: k}] = s != "Cluster"
 	}
 	return sc
+}
+
+// add records the scope of the kind the CustomResourceDefinition crd defines.
+func (sc scopes) add(crd map[string]any) {
+	g, _, _ := unstructured.NestedString(crd, "spec", "group")
+	k, _, _ := unstructured.NestedString(crd, "spec", "names", "kind")
+	s, _, _ := unstructured.NestedString(crd, "spec", "scope")
+	sc[schema.GroupKind{Group: g, Kind: k}] = s != "Cluster"
 }
 
 // namespaced reports whether objects of group/kind live in a namespace, and whether that is

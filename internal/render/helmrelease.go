@@ -104,6 +104,9 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 	}
 }
 
+// crdKind is the GroupKind of a CustomResourceDefinition.
+var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
 // createdNamespace reports whether obj is the release Namespace of install.createNamespace
 // (no template). Helm creates it only when it is missing and never deletes it
 // (helm pkg/action/install.go RunWithContext: Create, AlreadyExists ignored), so it is left out when a Kustomization or an
@@ -334,12 +337,8 @@ func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, s
 	var notes []string
 	own := scopes{} // the release's own CRDs (crds/ or templates) say the scope of its kinds
 	for _, d := range res.Docs {
-		u := unstructured.Unstructured{Object: d.Object}
-		if u.GetKind() == "CustomResourceDefinition" && u.GroupVersionKind().Group == "apiextensions.k8s.io" {
-			g, _, _ := unstructured.NestedString(d.Object, "spec", "group")
-			k, _, _ := unstructured.NestedString(d.Object, "spec", "names", "kind")
-			s, _, _ := unstructured.NestedString(d.Object, "spec", "scope")
-			own[schema.GroupKind{Group: g, Kind: k}] = s != "Cluster"
+		if u := (unstructured.Unstructured{Object: d.Object}); u.GroupVersionKind().GroupKind() == crdKind {
+			own.add(d.Object)
 		}
 	}
 	for _, d := range res.Docs {
