@@ -76,7 +76,9 @@ func sameRemotes(b, h *render.Kustomization) bool {
 }
 
 // critical reports kinds whose deletion takes data or other objects with it.
-func critical(id render.ObjectID) bool { return criticalKinds[id.Group+"/"+id.Kind] }
+func critical(id render.ObjectID) bool {
+	return criticalKinds[id.Group+"/"+id.Kind] || dataBearingKinds[id.Group+"/"+id.Kind]
+}
 
 // transientCritical adds the Flux Kustomization to critical: deleted and re-created in a
 // move, its finalizer garbage-collects its whole inventory in between. (Its removal from
