@@ -48,7 +48,7 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 			f.Suggestion = fmt.Sprintf("If %s must survive, first add the annotation `helm.sh/resource-policy: keep` to it in the chart (template %s) and let helm-controller upgrade the release, then remove it.", o.ID, o.Template)
 		}
 		if retained != "" {
-			f.Message = strings.TrimSuffix(f.Message, ".") + "; " + retained + "."
+			f.Message = fmt.Sprintf("%s is removed from %s, which garbage-collects it: Flux deletes the object, but %s.", o.ID, ks.Ref, retained)
 			f.Suggestion = "No data is lost: delete or re-bind the released PersistentVolume by hand when it is no longer needed. " + f.Suggestion
 		}
 		if o.ResourceSet != "" {

@@ -53,8 +53,9 @@ func uninstallFinding(cluster string, hr, at *render.Object, why string, base, h
 		}
 		deleted = append(deleted, o.ID.String())
 		if by := appliedElsewhere(o, head); by != "" {
-			elsewhere = append(elsewhere, fmt.Sprintf("%s (applied at head by %s)", o.ID, by))
-		} else if critical(o.ID) {
+			elsewhere = append(elsewhere, fmt.Sprintf("%s (by %s)", o.ID, by))
+		}
+		if critical(o.ID) {
 			crit = append(crit, o.ID.String()+consequence(o.ID))
 		}
 	}
@@ -69,7 +70,7 @@ func uninstallFinding(cluster string, hr, at *render.Object, why string, base, h
 	}
 	if len(elsewhere) > 0 {
 		sev = Error
-		msg += fmt.Sprintf(". Head applies %s from another owner: the uninstall deletes it right after that owner applies it, and it stays deleted until that owner reconciles again", listed(elsewhere))
+		msg += fmt.Sprintf(". Applied at head by another owner: %s; that does not save them: the uninstall deletes each right after its owner applies it, and it stays deleted until that owner reconciles again", listed(elsewhere))
 	}
 	if len(crit) > 0 {
 		sev = Error

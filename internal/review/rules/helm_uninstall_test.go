@@ -42,7 +42,7 @@ func TestHelmUninstall(t *testing.T) {
 			base: merge(tiers(true), hr, chart("app", cm)),
 			head: merge(tiers(true), chart("app", cm), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
 			want: []want{{Rule: "helm-uninstall", Severity: Error, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
-				Msg: []string{"Head applies ConfigMap/default/cm (applied at head by flux-system/a) from another owner: the uninstall deletes it right after that owner applies it"}}},
+				Msg: []string{"Applied at head by another owner: ConfigMap/default/cm (by flux-system/a); that does not save them: the uninstall deletes each right after its owner applies it"}}},
 		},
 		{
 			name: "release name changes: uninstall and install again",
