@@ -16,7 +16,9 @@ import (
 //     ancestor (the parent applies the object before the child reconciles).
 //
 // Also an identity change that comes only from targetNamespace, namePrefix or nameSuffix:
-// the owner applies the new object and prunes the old.
+// the owner applies the new object and prunes the old. Moves into or out of a chart are
+// helmTransient's; a move out of a removed Kustomization its parent keeps, whose folder
+// still holds the object, is keptFight's duplicate-owner.
 func pruneTransient(base, head *render.Cluster, env *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
