@@ -36,11 +36,15 @@ func keptReason(ref render.Ref, base, head *render.Cluster) string {
 // keptPrunes reports whether kept Kustomization b (keptReason) still deletes objects that
 // left its folder: it reconciles its last spec, prunes if that spec does, and builds only
 // while its path still holds manifests at head (a missing path fails the build, and a
-// failed build prunes nothing, flux-semantics.md §3). The folder counts as held when a
-// Kustomization of the same source builds in it or an object of one comes from it.
+// failed build prunes nothing, flux-semantics.md §3). The folder counts as held when the
+// head tree has a YAML file in it (for the cluster's root source, whose tree this is), or
+// a Kustomization of the same source builds in it or an object of one comes from it.
 func keptPrunes(b *render.Kustomization, head *render.Cluster) bool {
 	if !b.Spec.Prune || b.Spec.Suspend {
 		return false
+	}
+	if root := head.Kustomizations[head.Root]; root != nil && root.Spec.SourceRef == b.Spec.SourceRef && head.HoldsManifests(b.Spec.Path) {
+		return true
 	}
 	for _, ref := range head.Order {
 		h := head.Kustomizations[ref]

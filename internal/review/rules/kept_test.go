@@ -38,6 +38,24 @@ func TestKeptChild(t *testing.T) {
 				Msg: []string{"flux-system/apps is deleted or renamed at head"}}},
 		},
 		{
+			// The kept Kustomization still builds ./apps (keep.yaml stays) and prunes the
+			// ConfigMap that moved to tier b: a race with b, not a fight.
+			name: "moved elsewhere out of a kept Kustomization whose folder stays: a race",
+			base: merge(parent(false, old), apps, map[string]string{"apps/keep.yaml": configMap("default", "keep-apps"), tierFile("b"): tier("b", "./b", true)}, map[string]string{"b/keep.yaml": configMap("default", "keep-b")}),
+			head: merge(parent(false, configMap("default", "other")), map[string]string{"apps/keep.yaml": configMap("default", "keep-apps"), tierFile("b"): tier("b", "./b", true),
+				"b/keep.yaml": configMap("default", "keep-b"), "b/cm.yaml": configMap("default", "cm")}),
+			rule: "prune-transient",
+			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/apps", Object: "ConfigMap/default/cm", File: "b/cm.yaml", Line: 2,
+				Msg: []string{"its parent flux-system/p does not prune, so Kustomization flux-system/apps stays in the cluster; it keeps reconciling its last spec and prunes what left its folder, while flux-system/b may not have applied it yet (a race)"}}},
+		},
+		{
+			name: "negative: moved elsewhere out of a kept Kustomization whose folder is gone",
+			base: merge(parent(false, old), apps, map[string]string{tierFile("b"): tier("b", "./b", true), "b/keep.yaml": configMap("default", "keep-b")}),
+			head: merge(parent(false, configMap("default", "other")), map[string]string{tierFile("b"): tier("b", "./b", true),
+				"b/keep.yaml": configMap("default", "keep-b"), "b/cm.yaml": configMap("default", "cm")}),
+			rule: "prune-transient",
+		},
+		{
 			name: "removed with its folder under a parent without prune: nothing deleted",
 			base: merge(parent(false, old), map[string]string{"apps/pvc.yaml": pvc("default", "data", "")}),
 			head: parent(false, configMap("default", "other")), rule: "destructive-prune",
