@@ -33,13 +33,18 @@ func hrID(name string) render.ObjectID {
 	return render.ObjectID{Group: helmReleaseGroup, Kind: "HelmRelease", Namespace: ns, Name: n}
 }
 
-// helmKeeps reports whether Helm leaves o when it upgrades or uninstalls its release:
-// annotated helm.sh/resource-policy: keep (Client.Update reads it from the live object,
-// filterManifestsToKeep from the stored manifest: both are o as applied at base), a hook,
-// or a CRD of crds/.
-func helmKeeps(o *render.Object) bool {
+// helmKeeps reports whether Helm leaves o when it uninstalls (uninstall) or upgrades its
+// release: annotated helm.sh/resource-policy: keep, a hook, or a CRD of crds/. The upgrade
+// compares the live object's annotation with "keep" exactly (Client.Update), the uninstall
+// the stored manifest's, trimmed and lowercased (filterManifestsToKeep): both are o as
+// applied at base.
+func helmKeeps(o *render.Object, uninstall bool) bool {
 	ann := o.Body.GetAnnotations()
-	if strings.EqualFold(strings.TrimSpace(ann["helm.sh/resource-policy"]), "keep") {
+	policy := ann["helm.sh/resource-policy"]
+	if uninstall {
+		policy = strings.ToLower(strings.TrimSpace(policy))
+	}
+	if policy == "keep" {
 		return true
 	}
 	_, hook := ann["helm.sh/hook"]
@@ -131,7 +136,7 @@ func suspended(o *render.Object) bool {
 // reconciles (not suspended) and rendered at head, so its upgrade deletes what left the
 // manifest; "" when Helm leaves it (helmKeeps, or no upgrade is known to run).
 func helmDeletes(o *render.Object, base, head *render.Cluster) string {
-	if o.HelmRelease == "" || helmKeeps(o) {
+	if o.HelmRelease == "" {
 		return ""
 	}
 	hr := helmReleaseOf(base, o.Owner, o.HelmRelease)
@@ -139,7 +144,13 @@ func helmDeletes(o *render.Object, base, head *render.Cluster) string {
 		return ""
 	}
 	if uninstallReason(hr, base, head) != "" {
+		if helmKeeps(o, true) {
+			return ""
+		}
 		return "uninstall"
+	}
+	if helmKeeps(o, false) {
+		return ""
 	}
 	for _, now := range applied(head, hr.ID) {
 		if suspended(now) {

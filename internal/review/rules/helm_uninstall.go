@@ -48,7 +48,7 @@ func uninstallFinding(cluster string, hr, at *render.Object, why string, base, h
 	name := hrName(hr.ID)
 	var deleted, elsewhere, crit []string
 	for _, o := range base.Kustomizations[hr.Owner].Objects {
-		if o.HelmRelease != name || helmKeeps(o) {
+		if o.HelmRelease != name || helmKeeps(o, true) {
 			continue
 		}
 		deleted = append(deleted, o.ID.String())

@@ -65,6 +65,12 @@ func TestHelmUninstall(t *testing.T) {
 				chart("app", map[string]string{"templates/cm.yaml": kept(configMap("", "cm")), "templates/pvc.yaml": kept(pvc("", "data", ""))})),
 		},
 		{
+			// filterManifestsToKeep trims and lowercases the policy.
+			name: "negative: removed with helm.sh/resource-policy: ' Keep' (uninstall trims and lowercases)",
+			base: merge(tiers(true), hr, chart("app", map[string]string{"templates/cm.yaml": withAnnotation(configMap("", "cm"), "helm.sh/resource-policy", `" Keep"`)})),
+			head: merge(tiers(true), chart("app", cm)),
+		},
+		{
 			name: "negative: removed from a Kustomization without prune",
 			base: merge(tiers(false), hr, chart("app", withPVC)),
 			head: merge(tiers(false), chart("app", withPVC)),

@@ -67,6 +67,13 @@ func TestPruneTransientHelm(t *testing.T) {
 			head: merge(tiers(false), hrA, chart("app", other), map[string]string{"b/cm.yaml": configMap("default", "cm")}),
 		},
 		{
+			// Client.Update compares the live annotation with "keep" exactly.
+			name: "chart to a Kustomization with helm.sh/resource-policy: Keep (not exactly keep) at base",
+			base: merge(tiers(false), hrA, chart("app", merge(other, map[string]string{"templates/cm.yaml": withAnnotation(configMap("", "cm"), "helm.sh/resource-policy", "Keep")}))),
+			head: merge(tiers(false), hrA, chart("app", other), map[string]string{"b/cm.yaml": configMap("default", "cm")}),
+			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "b/cm.yaml", Line: 2}},
+		},
+		{
 			name: "negative: chart to a Kustomization while the HelmRelease is suspended at head",
 			base: merge(tiers(false), hrA, chart("app", merge(other, cmTpl))),
 			head: merge(tiers(false), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "suspend: true")}, chart("app", other), map[string]string{"b/cm.yaml": configMap("default", "cm")}),
