@@ -31,9 +31,9 @@ func helmTransient(m Move, base, head *render.Cluster, hv *view) (Finding, bool)
 		order := fmt.Sprintf("whichever runs first: when helm-controller applies it before %s prunes, the object stays deleted until the release's next upgrade", old)
 		switch {
 		case o.Owner == old:
-			order = fmt.Sprintf("%s prunes it in the reconcile that applies the HelmRelease, and helm-controller re-creates it when it upgrades the release", old)
+			order = fmt.Sprintf("%s prunes it in the reconcile that applies the HelmRelease, and helm-controller re-creates it when it installs or upgrades the release", old)
 		case hv.ancestor(old, o.Owner) || hv.dependsOnPath(o.Owner, old):
-			order = fmt.Sprintf("%s prunes it before %s applies the HelmRelease, and helm-controller re-creates it when it upgrades the release", old, o.Owner)
+			order = fmt.Sprintf("%s prunes it before %s applies the HelmRelease, and helm-controller re-creates it when it installs or upgrades the release", old, o.Owner)
 		}
 		msg = fmt.Sprintf("%s moves from Kustomization %s into %s. Helm never removes the kustomize.toolkit.fluxcd.io/name and /namespace labels %s set on it, "+
 			"and %s's garbage collection deletes every object it no longer applies that still carries them, so it deletes this one (certain; %s).",

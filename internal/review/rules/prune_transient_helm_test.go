@@ -27,7 +27,7 @@ func TestPruneTransientHelm(t *testing.T) {
 			base: merge(tiers(true), hrA, chart("app", other), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
 			head: merge(tiers(true), hrA, chart("app", merge(other, cmTpl))),
 			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "a/hr.yaml", Line: 2,
-				Msg:  []string{"moves from Kustomization flux-system/a into flux-system/a › HelmRelease default/app", "Helm never removes the kustomize.toolkit.fluxcd.io/name", "(certain; flux-system/a prunes it in the reconcile that applies the HelmRelease, and helm-controller re-creates it when it upgrades the release)"},
+				Msg:  []string{"moves from Kustomization flux-system/a into flux-system/a › HelmRelease default/app", "Helm never removes the kustomize.toolkit.fluxcd.io/name", "(certain; flux-system/a prunes it in the reconcile that applies the HelmRelease, and helm-controller re-creates it when it installs or upgrades the release)"},
 				Sugg: []string{"kustomize.toolkit.fluxcd.io/prune: disabled", "a/cm.yaml"}}},
 		},
 		{
