@@ -83,12 +83,12 @@ func TestSARIF(t *testing.T) {
 		"render-error": "error", "depends-on-not-found": "error", "depends-on-cycle": "error", "duplicate-owner": "error",
 		"runtime-crd-same-pass": "error", "missing-depends-on": "error", "missing-wait": "warning", "namespace-not-set": "error",
 		"undefined-variable": "error", "unsubstituted-variable": "warning", "tier-move": "note", "prune-transient": "warning",
-		"destructive-prune": "error",
+		"destructive-prune": "error", "helm-uninstall": "warning", "crd-not-upgraded": "warning",
 	}
 	wantIDs := []string{
 		"render-error", "depends-on-not-found", "depends-on-cycle", "duplicate-owner", "runtime-crd-same-pass",
 		"missing-depends-on", "missing-wait", "namespace-not-set", "undefined-variable", "unsubstituted-variable",
-		"tier-move", "prune-transient", "destructive-prune",
+		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded",
 	}
 	var ids []string
 	index := map[string]int{}

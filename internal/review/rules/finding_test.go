@@ -19,7 +19,7 @@ func TestRegistry(t *testing.T) {
 	wantState := []string{"render-error", "depends-on-not-found", "depends-on-cycle", "duplicate-owner",
 		"runtime-crd-same-pass", "missing-depends-on", "missing-wait", "namespace-not-set",
 		"undefined-variable", "unsubstituted-variable"}
-	wantChange := []string{"tier-move", "prune-transient", "destructive-prune"}
+	wantChange := []string{"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded"}
 	if diff := cmp.Diff(wantState, state); diff != "" {
 		t.Errorf("State (-want +got):\n%s", diff)
 	}
