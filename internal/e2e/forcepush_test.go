@@ -33,7 +33,6 @@ func (e *env) forcePush(n int, msg string) string {
 	return x
 }
 
-
 // busyWorker starts a server with one worker whose fetch of PR #2's head is held: the
 // deliveries sent before release is called coalesce in the queue.
 func (e *env) busyWorker(pr2Head string) (in *instance, release func()) {
