@@ -282,16 +282,22 @@ func (rn *runner) recheck(ctx context.Context) error {
 	if c == nil {
 		return errors.New("recheck job without its comment")
 	}
-	// Its token's own user has write access: a comment the bot wrote must not run it.
-	if id, isID := rn.client.(forge.Identifier); isID {
-		self, err := id.Login(ctx)
-		if err != nil {
-			return fmt.Errorf("read the bot's account: %w", err)
-		}
-		if self != "" && strings.EqualFold(self, c.Author) {
-			rn.log.Info("recheck by the bot's own account ignored", "user", c.Author)
-			return nil
-		}
+	// Its token's own user has write access: a comment the bot wrote must not run it, so
+	// none runs while the bot's login is unknown.
+	self, err := rn.s.botLogin(ctx, ev.Forge, rn.client)
+	if err != nil {
+		rn.log.Warn("recheck not run: the bot's login is unknown (the forge did not answer; --bot-login names it)",
+			"user", c.Author, "err", redact(err.Error()))
+		return fmt.Errorf("the bot's login is unknown: %w", err)
+	}
+	if self == "" {
+		rn.log.Warn("recheck not run: the forge does not tell the bot's login, so the comment may be the bot's own; set --bot-login",
+			"user", c.Author)
+		return nil
+	}
+	if strings.EqualFold(self, c.Author) {
+		rn.log.Info("recheck by the bot's own account ignored", "user", c.Author)
+		return nil
 	}
 	ok, err := rn.client.CanWrite(ctx, ev.Repo, c.Author)
 	if err != nil {
