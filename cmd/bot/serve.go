@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +39,7 @@ type serveFlags struct {
 	forkPRs                                        bool
 	buildCacheMiB                                  int64
 	allowRemote                                    []string
+	botLogins                                      []string
 	limits                                         render.Limits
 	helm                                           helmPoolFlags
 }
@@ -88,6 +90,7 @@ environment for secrets and tokens.`,
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources reviews may fetch over https (never for fork PRs); a repository's remote.allow can only narrow it")
 	limitFlags(fl, &f.limits)
 	fl.Int64Var(&f.buildCacheMiB, "build-cache-mib", 256, "memory for Kustomization builds reused across reviews, in MiB")
+	fl.StringSliceVar(&f.botLogins, "bot-login", nil, "the account the bot publishes as, FORGE=LOGIN with FORGE github or gitea (repeatable): its comments never run a review. Default: asked of the forge (GET /user, or the App's slug); while neither tells it, no /recheck runs")
 	fl.BoolVar(&f.forkPRs, "fork-prs", true, "review PRs from forks (false: answer them with a success status)")
 	return cmd
 }
@@ -135,6 +138,28 @@ func newForges(f serveFlags, metrics *server.Metrics) (*server.ConfiguredForges,
 	return fs, nil
 }
 
+// botLoginRe is a login as GitHub, Gitea and Forgejo allow them (letters, digits, '-',
+// '_', '.'), with GitHub's "[bot]" suffix for an App.
+var botLoginRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(\[bot\])?$`)
+
+// parseBotLogins reads --bot-login entries, FORGE=LOGIN with FORGE github or gitea (Gitea
+// and Forgejo), into server.Options.BotLogins; a usage error names the bad entry.
+func parseBotLogins(entries []string) (map[forge.Kind]string, error) {
+	out := map[forge.Kind]string{}
+	for _, e := range entries {
+		kind, login, ok := strings.Cut(e, "=")
+		k := forge.Kind(kind)
+		if !ok || (k != forge.GitHub && k != forge.Gitea) || !botLoginRe.MatchString(login) {
+			return nil, usageErr("--bot-login: want github=LOGIN or gitea=LOGIN, got %q", e)
+		}
+		if prev, dup := out[k]; dup && prev != login {
+			return nil, usageErr("--bot-login: two logins for %s: %q and %q", k, prev, login)
+		}
+		out[k] = login
+	}
+	return out, nil
+}
+
 func runServe(ctx context.Context, f serveFlags) error {
 	helmOpts, err := f.helm.options()
 	if err != nil {
@@ -156,6 +181,10 @@ func runServe(ctx context.Context, f serveFlags) error {
 	}
 	if f.reviewTimeout <= 0 {
 		return usageErr("--review-timeout must be positive")
+	}
+	botLogins, err := parseBotLogins(f.botLogins)
+	if err != nil {
+		return err
 	}
 	metrics := server.NewMetrics()
 	fs, err := newForges(f, metrics)
@@ -183,6 +212,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		SkipForkPRs:     !f.forkPRs,
 		BuildCacheBytes: f.buildCacheMiB << 20,
 		AllowRemote:     f.allowRemote,
+		BotLogins:       botLogins,
 		Limits:          f.limits,
 		Helm:            pool,
 		GitHost:         fs.GitHosts,

@@ -127,14 +127,14 @@ type env struct {
 	workers int
 }
 
-// newEnv sets up fl's fake forge and git server for the scenario; the test is skipped when
-// the shared fixtures or git-http-backend are missing.
+// newEnv sets up fl's fake forge and git server for the scenario of testdata/scenarios;
+// the test is skipped, saying why, when git-http-backend is missing.
 func newEnv(t *testing.T, fl flavour, scenario string) *env {
 	t.Helper()
 	fixtures := forgetest.FixturesDir(t)
-	dir := filepath.Join(filepath.Dir(fixtures), "scenarios", scenario)
+	dir := filepath.Join("..", "..", "testdata", "scenarios", scenario)
 	if _, err := os.Stat(filepath.Join(dir, "expect.json")); err != nil {
-		t.Skipf("scenario %s not found: %v", scenario, err)
+		t.Fatalf("scenario %s: %v", scenario, err)
 	}
 	e := &env{t: t, fl: fl, fixtures: fixtures, scenario: dir, dataDir: t.TempDir(), log: &syncBuffer{}}
 	e.git = newGitServer(t, fl.cloneUser, fl.clonePassword)

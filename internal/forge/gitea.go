@@ -60,8 +60,8 @@ func (c *giteaClient) api(ctx context.Context) *gitea.Client {
 	return api
 }
 
-// identity returns the token's user ("" when it cannot be read, e.g. a token without
-// the read:user scope).
+// identity returns the token's user ("" when the forge refuses to tell, e.g. a token
+// without the read:user scope); a failure that may pass is returned, not cached.
 func (c *giteaClient) identity(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	known := c.login
@@ -70,12 +70,16 @@ func (c *giteaClient) identity(ctx context.Context) (string, error) {
 		return *known, nil
 	}
 	login := ""
-	u, _, err := c.api(ctx).GetMyUserInfo()
+	u, resp, err := c.api(ctx).GetMyUserInfo()
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
-	if err == nil {
+	switch {
+	case err == nil:
 		login = u.UserName
+	case resp == nil || !refusedIdentity(resp.StatusCode):
+		// A 5xx, a timeout, a reset: not known yet, asked again next time.
+		return "", fmt.Errorf("gitea: read the bot's account: %w", err)
 	}
 	c.mu.Lock()
 	c.login = &login

@@ -120,8 +120,9 @@ func (g *GitHubClients) timeout() time.Duration {
 	return g.opts.HTTPClient.Timeout
 }
 
-// identity returns the login that this bot's comments carry ("" when it cannot be
-// learnt, e.g. for an Actions token): a token's user, or "<app slug>[bot]".
+// identity returns the login that this bot's comments carry ("" when the forge refuses to
+// tell, e.g. for an Actions token): a token's user, or "<app slug>[bot]". The answer is
+// cached; a failure that may pass (5xx, transport error, timeout) is returned, not cached.
 func (g *GitHubClients) identity(ctx context.Context, gh *github.Client) (string, error) {
 	g.mu.Lock()
 	known := g.login
@@ -134,7 +135,12 @@ func (g *GitHubClients) identity(ctx context.Context, gh *github.Client) (string
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		login = "" // match on the marker alone
+		var er *github.ErrorResponse
+		if !errors.As(err, &er) || er.Response == nil || !refusedIdentity(er.Response.StatusCode) {
+			// A 5xx, a timeout, a reset: not known yet, asked again next time.
+			return "", fmt.Errorf("github: read the bot's account: %w", err)
+		}
+		login = "" // the forge does not tell (an Actions token): match on the marker alone
 	}
 	g.mu.Lock()
 	g.login = &login

@@ -180,9 +180,20 @@ func (m *Mirrors) Fetch(ctx context.Context, cloneURL string, auth Auth, refspec
 		}
 	}
 	if len(missing) > 0 {
-		return fail(fmt.Errorf("commit %s not found after fetching %s", strings.Join(missing, ", "), strings.Join(refspecs, " ")))
+		return fail(&MissingCommitsError{Commits: missing, RefSpecs: refspecs})
 	}
 	return repo, nil
+}
+
+// MissingCommitsError is Fetch's error when the fetch succeeded but wanted commits are not
+// in the mirror: no fetched reference reaches them (a force push left them behind).
+type MissingCommitsError struct {
+	Commits  []string // the missing commits' 40-digit shas, in the order wanted
+	RefSpecs []string // the refspecs fetched
+}
+
+func (e *MissingCommitsError) Error() string {
+	return fmt.Sprintf("commit %s not found after fetching %s", strings.Join(e.Commits, ", "), strings.Join(e.RefSpecs, " "))
 }
 
 // dropBrokenRefs removes the loose references under dir that hold no object id: go-git

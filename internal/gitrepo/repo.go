@@ -92,6 +92,12 @@ var (
 	errNoAncestor          = errors.New("no such ancestor")
 )
 
+// HasCommit reports whether h is a commit of r.
+func (r *Repo) HasCommit(h plumbing.Hash) bool {
+	_, err := r.repo.CommitObject(h)
+	return err == nil
+}
+
 // IsAncestor reports whether commit a is an ancestor of commit b (a commit is its own), as
 // `git merge-base --is-ancestor a b` does; false when either is not a commit of r.
 func (r *Repo) IsAncestor(a, b plumbing.Hash) bool {

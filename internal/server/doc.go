@@ -10,10 +10,12 @@
 //     before 202 is returned; a delivery id seen before is answered 200 and dropped.
 //   - Per PR at most one review runs, and the store holds one review job, the one delivered
 //     last; it lists the heads of the jobs it replaced (job.Replaced). Deliveries come in any
-//     order, so once a run has fetched it reviews only the newest of those heads by ancestry
-//     (then by delivery order, the forge's PR head breaking a tie it names): an older job
+//     order, so once a run has fetched it reviews only the newest of those heads by ancestry,
+//     the forge's PR head winning where ancestry cannot tell (newestHead): an older job
 //     hands itself back to the newer head (runner.giveWay) and sets no status on a head it
-//     did not mark pending. A review of a head already stored is not stored again.
+//     did not mark pending. A forge head with no delivery stored is queued by the run that
+//     finds it; a head the PR's ref no longer reaches gives way to the forge's head. A
+//     review of a head already stored is not stored again.
 //   - A job for another head cancels the running review; that review publishes nothing of
 //     its result. Once fetched it knows the order: a late (older) head gives the job back to
 //     it, a newer one gets its head "superseded by <sha7>" at once; before the fetch the

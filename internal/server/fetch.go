@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -73,5 +72,6 @@ func transient(err error) bool {
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false
 	}
-	return !strings.Contains(err.Error(), "not found after fetching")
+	var missing *gitrepo.MissingCommitsError
+	return !errors.As(err, &missing)
 }

@@ -101,7 +101,8 @@ func TestTransientFetchErrors(t *testing.T) {
 		{errors.New("dial tcp: connection refused"), true},
 		{fmt.Errorf("fetch URL: %w", transport.ErrAuthenticationRequired), false},
 		{fmt.Errorf("fetch URL: %w", transport.ErrAuthorizationFailed), false},
-		{errors.New("fetch URL: commit abc not found after fetching +refs/pull/1/head:refs/x"), false},
+		{fmt.Errorf("fetch URL: %w", &gitrepo.MissingCommitsError{Commits: []string{"abc"}, RefSpecs: []string{"+refs/pull/1/head:refs/x"}}), false},
+		{errors.New("fetch URL: commit abc not found after fetching +refs/pull/1/head:refs/x"), true}, // only the typed error says so
 		{fmt.Errorf("fetch URL: %w", context.Canceled), false},
 	}
 	for _, tc := range cases {

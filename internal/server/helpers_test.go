@@ -76,6 +76,20 @@ func (f *fakeClient) record(c call) error {
 	return f.errs[c.Method]
 }
 
+// fakeLogin is the bot's account as fakeClient tells it.
+const fakeLogin = "tiergate-bot"
+
+// Login implements forge.Identifier, unrecorded as the real clients' cached identity is
+// left out of call sequences; errs["Login"] fails it.
+func (f *fakeClient) Login(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.errs["Login"]; err != nil {
+		return "", err
+	}
+	return fakeLogin, nil
+}
+
 func (f *fakeClient) snapshot() []call {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -200,7 +200,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		}
 		reviewed = state == forge.StateSuccess || state == forge.StateFailure
 	}
-	prHead := rn.prHead(ctx)
+	prHead, pr := rn.prHead(ctx)
 	// When the forge names another head, this one may be stale: pending waits for the
 	// fetch that tells which is newer.
 	early := prHead.String() == rn.head && !reviewed
@@ -217,11 +217,17 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	fetchStart := time.Now()
 	repo, base, head, err := rn.s.opts.Fetcher.Fetch(ctx, *ev, rn.client)
 	if err != nil {
+		if gone(err, rn.head) && !prHead.IsZero() && prHead.String() != rn.head {
+			// The PR's ref no longer reaches this head (a force push): the forge's head is
+			// the PR's now, and this head's failure must not cost it its review.
+			rn.log.Info("the head is gone from the PR's ref; the forge's head is reviewed", "err", redact(err.Error()))
+			return rn.giveWay(ctx, j, prHead, pr)
+		}
 		return resultError, fmt.Errorf("fetch: %w", err)
 	}
 	rn.repo = repo
 	if newer := newestHead(repo, head, prHead, j.Replaced); newer != head {
-		return rn.giveWay(ctx, j, newer)
+		return rn.giveWay(ctx, j, newer, pr)
 	}
 	rn.decided = true
 	if reviewed {
@@ -276,16 +282,22 @@ func (rn *runner) recheck(ctx context.Context) error {
 	if c == nil {
 		return errors.New("recheck job without its comment")
 	}
-	// Its token's own user has write access: a comment the bot wrote must not run it.
-	if id, isID := rn.client.(forge.Identifier); isID {
-		self, err := id.Login(ctx)
-		if err != nil {
-			return fmt.Errorf("read the bot's account: %w", err)
-		}
-		if self != "" && strings.EqualFold(self, c.Author) {
-			rn.log.Info("recheck by the bot's own account ignored", "user", c.Author)
-			return nil
-		}
+	// Its token's own user has write access: a comment the bot wrote must not run it, so
+	// none runs while the bot's login is unknown.
+	self, err := rn.s.botLogin(ctx, ev.Forge, rn.client)
+	if err != nil {
+		rn.log.Warn("recheck not run: the bot's login is unknown (the forge did not answer; --bot-login names it)",
+			"user", c.Author, "err", redact(err.Error()))
+		return fmt.Errorf("the bot's login is unknown: %w", err)
+	}
+	if self == "" {
+		rn.log.Warn("recheck not run: the forge does not tell the bot's login, so the comment may be the bot's own; set --bot-login",
+			"user", c.Author)
+		return nil
+	}
+	if strings.EqualFold(self, c.Author) {
+		rn.log.Info("recheck by the bot's own account ignored", "user", c.Author)
+		return nil
 	}
 	ok, err := rn.client.CanWrite(ctx, ev.Repo, c.Author)
 	if err != nil {
@@ -331,48 +343,54 @@ func (rn *runner) recheck(ctx context.Context) error {
 }
 
 // prHead reads the PR's current head from the forge: webhooks are not delivered in order,
-// so a push's delivery may come after a newer push's (stale). "" when it cannot be read.
-func (rn *runner) prHead(ctx context.Context) plumbing.Hash {
+// so a push's delivery may come after a newer push's (stale). The zero hash when it cannot
+// be read; pr is the PR as read (its base and fork flag for a review of that head).
+func (rn *runner) prHead(ctx context.Context) (plumbing.Hash, forge.PullRequest) {
 	pr, err := rn.client.PullRequest(ctx, rn.ev.Repo, rn.ev.PR)
 	if err != nil {
 		rn.log.Warn("read PR to check its head", "err", redact(err.Error()))
-		return plumbing.ZeroHash
+		return plumbing.ZeroHash, forge.PullRequest{}
 	}
 	if !plumbing.IsHash(pr.HeadSHA) {
-		return plumbing.ZeroHash
+		return plumbing.ZeroHash, forge.PullRequest{}
 	}
-	return plumbing.NewHash(pr.HeadSHA)
+	return plumbing.NewHash(pr.HeadSHA), *pr
 }
 
-// newestHead is the newest of the PR's heads known to the job, by ancestry: its own head, the
-// heads of the jobs it replaced (deliveries come in any order) and the forge's current head
-// prHead. Unrelated heads (a force push) go by delivery order, so head wins, unless prHead is
-// a replaced head: both were delivered and the forge names that one. The forge's answer
-// alone is not enough: its API may lag behind the push it just delivered.
+// gone reports whether err is a fetch that succeeded without reaching head.
+func gone(err error, head string) bool {
+	var missing *gitrepo.MissingCommitsError
+	return errors.As(err, &missing) && slices.Contains(missing.Commits, head)
+}
+
+// newestHead is the newest of the PR's heads known to the job: its own head, the heads of
+// the jobs it replaced (deliveries come in any order) and the forge's current head prHead.
+// By ancestry first. The forge's head wins unless the mirror lacks it or it is an
+// ancestor of the newest (the API may lag behind the push it just delivered); so among
+// unrelated heads (a force push) the forge's head wins, delivered or not: delivery order
+// says nothing about push order.
 func newestHead(repo *gitrepo.Repo, head, prHead plumbing.Hash, replaced []replacedHead) plumbing.Hash {
 	newest := head
-	known := false
 	for _, r := range replaced {
 		h := plumbing.NewHash(r.SHA)
-		known = known || h == prHead
 		if h != newest && repo.IsAncestor(newest, h) {
 			newest = h
 		}
 	}
-	if prHead.IsZero() || prHead == newest {
+	if prHead.IsZero() || prHead == newest || !repo.HasCommit(prHead) || repo.IsAncestor(prHead, newest) {
 		return newest
 	}
-	if repo.IsAncestor(newest, prHead) || known && !repo.IsAncestor(prHead, newest) {
-		return prHead
-	}
-	return newest
+	return prHead
 }
 
 // giveWay hands the job over to newer, a newer head of the PR; this head, if it may be
-// pending, gets status error "superseded by <newer>". When newer is a head whose job this
-// one replaced, a review of it is stored in the job's place (unless a newer job was
-// accepted meanwhile) and queued; a head only the forge names has a delivery of its own.
-func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash) (string, error) {
+// pending, gets status error "superseded by <newer>". A review of newer is stored in the
+// job's place (unless a newer job was accepted meanwhile) and queued. When only the forge
+// names newer (pr, as read), its delivery may never come or may have been reviewed
+// already: the job is marked resumed, so its run first reads newer's status and reviews
+// it only when it has no final one. A client that cannot read statuses back
+// (forge.PublishedFinder) queues nothing then: newer's own delivery reviews it.
+func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr forge.PullRequest) (string, error) {
 	rn.log.Info("a newer head of the PR is known: not reviewed", "newer", newer.String())
 	if rn.pendingSet || j.Started {
 		if err := rn.setStatus(ctx, forge.StateError, (&supersededError{head: newer.String()}).Error()); err != nil {
@@ -380,15 +398,23 @@ func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash) (stri
 		}
 	}
 	rn.settled = true
-	if !slices.ContainsFunc(j.Replaced, func(r replacedHead) bool { return r.SHA == newer.String() }) {
-		// Only the forge names it: its own delivery reviews it (or did).
-		return resultSuperseded, nil
-	}
 	ev := rn.ev
 	ev.HeadSHA = newer.String()
 	// Started carries over: a run of newer may have published some of its review.
 	nj := &job{Event: ev, Kind: kindReview, HeadSHA: ev.HeadSHA, Enqueued: rn.s.now().UTC(),
 		Replaced: append(slices.Clone(j.Replaced), replacedHead{SHA: rn.head})}
+	if !slices.ContainsFunc(j.Replaced, func(r replacedHead) bool { return r.SHA == newer.String() }) {
+		if _, ok := rn.client.(forge.PublishedFinder); !ok {
+			// Without reading newer's status a run could review it twice: its own
+			// delivery reviews it (or did).
+			return resultSuperseded, nil
+		}
+		if pr.HeadSHA == ev.HeadSHA && plumbing.IsHash(pr.BaseSHA) {
+			nj.Event.BaseSHA, nj.Event.Fork = pr.BaseSHA, pr.Fork
+		}
+		nj.Started, nj.FromForge = true, true
+		rn.log.Info("the forge's head of the PR has no delivery here: queued", "newer", newer.String())
+	}
 	stored, err := rn.s.store.acceptUnlessNewer(rn.key, nj, j.Seq, true)
 	if err != nil {
 		return resultSuperseded, fmt.Errorf("store a review of the PR's head %s: %w", short(ev.HeadSHA), err)

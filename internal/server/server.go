@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -114,7 +115,8 @@ type Server struct {
 	storeRetry time.Duration
 	// localDirs are hidden from error statuses (hideDirs).
 	localDirs []localDir
-	// logins are the bot's own accounts as the forges told them at Run (fromBot).
+	// logins are the bot's own accounts as the forges told them (fromBot, botLogin); a
+	// forge that refused to tell has "".
 	logins atomic.Pointer[map[forge.Kind]string]
 }
 
@@ -123,7 +125,8 @@ type loginsFinder interface {
 	Logins(ctx context.Context) map[forge.Kind]string
 }
 
-// identityTimeout bounds asking the forges for the bot's accounts when Run starts.
+// identityTimeout bounds asking the forges for the bot's accounts when Run starts (in the
+// background; the workers do not wait for it).
 const identityTimeout = 30 * time.Second
 
 // New opens the queue in opts.DataDir. Call Run to work the queue and Close when Run has
@@ -186,11 +189,16 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	if lf, ok := s.opts.Forges.(loginsFinder); ok {
-		ictx, cancel := context.WithTimeout(ctx, identityTimeout)
-		logins := lf.Logins(ictx)
-		cancel()
-		s.logins.Store(&logins)
-		s.log.Info("the bot's accounts", "logins", logins)
+		// In the background: a forge that is slow to answer must not hold the queue, and
+		// a /recheck run meanwhile learns the login itself (runner.recheck).
+		go func() {
+			ictx, cancel := context.WithTimeout(ctx, identityTimeout)
+			defer cancel()
+			for kind, login := range lf.Logins(ictx) {
+				s.learnLogin(kind, login)
+			}
+			s.log.Info("the bot's accounts", "logins", s.knownLogins())
+		}()
 	}
 	for i, k := range keys {
 		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA, jobs[i].Seq)
@@ -368,16 +376,60 @@ func isRecheck(body string) bool {
 }
 
 // fromBot reports whether c was written by a bot, by this bot's account (Options.BotLogins,
-// else as the forge told at Run) or is the summary.
+// else as the forge told) or is the summary. A comment by the bot's account whose login is
+// not known yet passes: runner.recheck refuses to run it.
 func (s *Server) fromBot(kind forge.Kind, c *forge.Comment) bool {
 	self := s.opts.BotLogins[kind]
 	if self == "" {
-		if l := s.logins.Load(); l != nil {
-			self = (*l)[kind]
-		}
+		self = s.knownLogins()[kind]
 	}
 	return c.AuthorIsBot || (self != "" && strings.EqualFold(c.Author, self)) ||
 		strings.HasPrefix(strings.TrimSpace(c.Body), format.Marker)
+}
+
+// knownLogins are the bot's accounts the forges told so far (never nil).
+func (s *Server) knownLogins() map[forge.Kind]string {
+	if l := s.logins.Load(); l != nil {
+		return *l
+	}
+	return map[forge.Kind]string{}
+}
+
+// learnLogin records login as the bot's account on kind.
+func (s *Server) learnLogin(kind forge.Kind, login string) {
+	for {
+		old := s.logins.Load()
+		next := map[forge.Kind]string{}
+		if old != nil {
+			maps.Copy(next, *old)
+		}
+		next[kind] = login
+		if s.logins.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// botLogin is the bot's account on kind: Options.BotLogins, else learnt from the forge
+// (asked through client now when not known yet). "" when the forge refuses to tell; an
+// error when it could not be asked (it is asked again next time).
+func (s *Server) botLogin(ctx context.Context, kind forge.Kind, client forge.Client) (string, error) {
+	if l := s.opts.BotLogins[kind]; l != "" {
+		return l, nil
+	}
+	if l, ok := s.knownLogins()[kind]; ok {
+		return l, nil
+	}
+	id, ok := client.(forge.Identifier)
+	if !ok {
+		return "", nil
+	}
+	login, err := id.Login(ctx)
+	if err != nil {
+		return "", err
+	}
+	s.learnLogin(kind, login)
+	return login, nil
 }
 
 // ready answers 200 when the queue is open and the data directory takes a write (a byte,

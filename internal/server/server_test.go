@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/forge"
+	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/review/format"
 )
 
@@ -921,4 +923,85 @@ func TestDataDirInUse(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %s", d)
 	}
+}
+
+// TestNewestHead: ancestry first; the forge's head wins unless the mirror lacks it or it
+// is an ancestor of the newest delivered head (its API lagging); among unrelated heads (a
+// force push) it wins whether or not it was delivered.
+func TestNewestHead(t *testing.T) {
+	h := newHarness(t)
+	a := h.fetch.head
+	b := commitOn(t, h.fetch.dir, a)
+	x := commitOn(t, h.fetch.dir, h.fetch.base) // a force push: unrelated to a and b
+	repo, err := gitrepo.Open(h.fetch.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	unknown := plumbing.NewHash(shaC)
+	for _, tc := range []struct {
+		name         string
+		head, prHead plumbing.Hash
+		replaced     []plumbing.Hash
+		want         plumbing.Hash
+	}{
+		{"no forge head", b, plumbing.ZeroHash, nil, b},
+		{"forge head is a descendant", a, b, nil, b},
+		{"forge head is an ancestor: the API lags", b, a, nil, b},
+		{"forge head not in the mirror", b, unknown, nil, b},
+		{"forge head unrelated, not delivered", b, x, nil, x},
+		{"forge head unrelated, delivered", b, x, []plumbing.Hash{x}, x},
+		{"replaced head is a descendant", a, plumbing.ZeroHash, []plumbing.Hash{b}, b},
+		{"replaced descendant, forge head unrelated", a, x, []plumbing.Hash{b}, x},
+		{"replaced unrelated head, no forge head: the job's own", b, plumbing.ZeroHash, []plumbing.Hash{x}, b},
+	} {
+		var replaced []replacedHead
+		for _, r := range tc.replaced {
+			replaced = append(replaced, replacedHead{SHA: r.String()})
+		}
+		if got := newestHead(repo, tc.head, tc.prHead, replaced); got != tc.want {
+			t.Errorf("%s: newestHead = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestRecheckWhileLoginUnknown: while the forge fails to tell the bot's login, the bot's own
+// /recheck (a User with write access) is accepted but never run: no forge call at all. Once
+// the forge answers, the next one learns the login and is ignored. With Options.BotLogins
+// the forge is not asked and the comment is ignored at intake.
+func TestRecheckWhileLoginUnknown(t *testing.T) {
+	t.Run("learnt from the forge", func(t *testing.T) {
+		h := newHarness(t)
+		h.fc.canWrite = true
+		h.fc.mu.Lock()
+		h.fc.errs["Login"] = errors.New("503 Service Unavailable")
+		h.fc.mu.Unlock()
+		h.start()
+		if code, s := status(h.github("issue_comment", "c-1", ghComment(7, 99, fakeLogin, "User", "/recheck"), ghSecret)); code != http.StatusAccepted || s != "queued" {
+			t.Fatalf("got %d %q, want 202 queued", code, s)
+		}
+		h.waitStoreEmpty()
+		h.fc.mu.Lock()
+		delete(h.fc.errs, "Login")
+		h.fc.mu.Unlock()
+		if code, s := status(h.github("issue_comment", "c-2", ghComment(7, 100, fakeLogin, "User", "/recheck"), ghSecret)); code != http.StatusAccepted || s != "queued" {
+			t.Fatalf("got %d %q, want 202 queued", code, s)
+		}
+		h.waitStoreEmpty()
+		if code, s := status(h.github("issue_comment", "c-3", ghComment(7, 101, fakeLogin, "User", "/recheck"), ghSecret)); code != http.StatusAccepted || s != "ignored" {
+			t.Fatalf("got %d %q, want 202 ignored once the login is known", code, s)
+		}
+		if calls := h.fc.snapshot(); len(calls) != 0 {
+			t.Fatalf("forge calls %+v, want none", calls)
+		}
+	})
+	t.Run("BotLogins", func(t *testing.T) {
+		h := newHarness(t)
+		h.opts.BotLogins = map[forge.Kind]string{forge.GitHub: fakeLogin}
+		h.fc.errs["Login"] = errors.New("503 Service Unavailable")
+		h.start()
+		if code, s := status(h.github("issue_comment", "c-1", ghComment(7, 99, fakeLogin, "User", "/recheck"), ghSecret)); code != http.StatusAccepted || s != "ignored" {
+			t.Fatalf("got %d %q, want 202 ignored", code, s)
+		}
+	})
 }

@@ -19,6 +19,9 @@ var (
 	bucketDeliveries = []byte("deliveries") // "forge/delivery-id" → RFC 3339 time first seen
 	bucketJobs       = []byte("jobs")       // jobKey → the PR's newest review, recheckKey → a /recheck (JSON)
 	bucketPosted     = []byte("posted")     // jobKey → fingerprint of the last line comments posted
+	// bucketForgeHeads: jobKey → the head a run queued because the forge named it (no
+	// delivery of it had come); its delivery, if it comes, is a resumed job.
+	bucketForgeHeads = []byte("forge-heads")
 )
 
 const (
@@ -52,6 +55,9 @@ type job struct {
 	// they got a final word. Deliveries come in any order, so one of them may be newer (by
 	// ancestry) than HeadSHA: the run decides once it has fetched (runner.newest).
 	Replaced []replacedHead `json:"replaced,omitempty"`
+	// FromForge: a run queued this head because the forge names it as the PR's head and no
+	// delivery of it was stored (lost, or not come yet).
+	FromForge bool `json:"from_forge,omitempty"`
 }
 
 // replacedHead is the head of a review job that a later job replaced.
@@ -132,7 +138,7 @@ func openStore(path string) (*store, error) {
 		return nil, fmt.Errorf("open queue %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketDeliveries, bucketJobs, bucketPosted} {
+		for _, b := range [][]byte{bucketDeliveries, bucketJobs, bucketPosted, bucketForgeHeads} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -194,6 +200,17 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (res accepta
 				return err
 			}
 		}
+		if j.Kind == kindReview {
+			// A head a run queued from the forge may have been reviewed already: its late
+			// delivery's run reads the head's status first, as a resumed one does.
+			fh := tx.Bucket(bucketForgeHeads)
+			if string(fh.Get([]byte(key))) == j.HeadSHA {
+				j.Started = true
+				if err := fh.Delete([]byte(key)); err != nil {
+					return err
+				}
+			}
+		}
 		b := tx.Bucket(bucketJobs)
 		old, err := getJob(b, key)
 		if err != nil {
@@ -245,7 +262,8 @@ func (s *store) lastSeq() (seq uint64, err error) {
 }
 
 // acceptUnlessNewer stores j under key as accept does (recording no delivery), unless the job
-// stored there was accepted after seq; stored reports whether j was. j inherits the heads of
+// stored there was accepted after seq; stored reports whether j was. A FromForge j's head
+// is recorded, so that its delivery, when it comes, is accepted as a resumed job. j inherits the heads of
 // the job it replaces unless that job is own: the one accepted at seq, whose heads the caller
 // has given j already.
 func (s *store) acceptUnlessNewer(key string, j *job, seq uint64, own bool) (stored bool, err error) {
@@ -267,6 +285,11 @@ func (s *store) acceptUnlessNewer(key string, j *job, seq uint64, own bool) (sto
 		next, err := b.NextSequence()
 		if err != nil {
 			return err
+		}
+		if j.FromForge {
+			if err := tx.Bucket(bucketForgeHeads).Put([]byte(key), []byte(j.HeadSHA)); err != nil {
+				return err
+			}
 		}
 		j.Seq, stored = next, true
 		return putJob(b, key, j)
