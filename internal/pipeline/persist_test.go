@@ -1,16 +1,27 @@
 package pipeline
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/cachestore"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helm"
 )
+
+// countingHelm renders charts in process and counts the renders.
+type countingHelm struct{ n *atomic.Int64 }
+
+func (c countingHelm) Render(ctx context.Context, req helm.Request) (*helm.Result, error) {
+	c.n.Add(1)
+	return helm.Render(ctx, req)
+}
 
 // filtered is a Store that never gives entries whose key starts with one of drop.
 type filtered struct {
@@ -29,8 +40,9 @@ func (f filtered) Get(key string) ([]byte, bool) {
 
 // persistedReview reviews base → head as a new process would: a new render.Cache on the
 // cache folder dir (its store wrapped by wrap when set), closed at the end. It returns the
-// JSON report without timings, the cache's counters and the store's.
-func persistedReview(t *testing.T, dir, base, head string, wrap func(render.Store) render.Store) (string, render.CacheStats, cachestore.Stats) {
+// JSON report without timings, the cache's counters and the store's, and sets charts to
+// the charts it rendered.
+func persistedReview(t *testing.T, dir, base, head string, wrap func(render.Store) render.Store, charts ...*int64) (string, render.CacheStats, cachestore.Stats) {
 	t.Helper()
 	st, err := cachestore.Open(dir, "test", 0)
 	if err != nil {
@@ -42,7 +54,11 @@ func persistedReview(t *testing.T, dir, base, head string, wrap func(render.Stor
 		s = wrap(st)
 	}
 	c.Persist(s)
-	got := reviewJSON(t, base, head, Options{Cache: c})
+	var n atomic.Int64
+	got := reviewJSON(t, base, head, Options{Cache: c, Helm: countingHelm{&n}})
+	for _, p := range charts {
+		*p = n.Load()
+	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +67,18 @@ func persistedReview(t *testing.T, dir, base, head string, wrap func(render.Stor
 
 // TestPersistentCacheEqualsRebuild reviews every scenario with a full rebuild, then as
 // three processes sharing one cache folder: the first fills it, the second builds nothing
-// (every build and its objects come from the folder), the third finds only builds (their
-// objects are not given: each build runs again). Each report equals the rebuild's.
+// and renders no chart (every build, its objects and every chart's render come from the
+// folder), the third finds only builds and renders (their objects are not given: each
+// build runs again). Each report equals the rebuild's.
 func TestPersistentCacheEqualsRebuild(t *testing.T) {
 	dirs, _ := filepath.Glob("../../testdata/scenarios/*")
 	shared, _ := filepath.Glob("../../../shared/scenarios/*")
+	var rendered int64 // charts the first processes render: the scenarios have some
+	defer func() {
+		if rendered == 0 {
+			t.Error("no scenario rendered a chart: the test does not check stored renders")
+		}
+	}()
 	for _, dir := range append(dirs, shared...) {
 		if _, err := os.Stat(filepath.Join(dir, "head")); err != nil {
 			continue
@@ -64,11 +87,16 @@ func TestPersistentCacheEqualsRebuild(t *testing.T) {
 			base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
 			want := reviewJSON(t, base, head, Options{NoReuse: true})
 			cache := t.TempDir()
-			got, first, _ := persistedReview(t, cache, base, head, nil)
+			var charts1, charts2 int64
+			got, first, _ := persistedReview(t, cache, base, head, nil, &charts1)
 			if got != want {
 				t.Errorf("first process: the persistent cache changes the report:\n%s", cmp.Diff(want, got))
 			}
-			got, second, st := persistedReview(t, cache, base, head, nil)
+			got, second, st := persistedReview(t, cache, base, head, nil, &charts2)
+			rendered += charts1
+			if charts2 != 0 {
+				t.Errorf("second process rendered %d charts (the first %d), want 0", charts2, charts1)
+			}
 			if got != want {
 				t.Errorf("second process: reuse from the folder changes the report:\n%s", cmp.Diff(want, got))
 			}

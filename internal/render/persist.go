@@ -5,7 +5,10 @@ import (
 	"strings"
 	"sync"
 
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/resmap"
+
+	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
 // Store is the persistent layer under a Cache: bytes by key, shared by processes
@@ -162,6 +165,68 @@ func (c *Cache) saveObjects(v *cacheVariant, sub string, out builtObjects) {
 	data, err := json.Marshal(diskObjects{Objects: out.objs, Err: out.err, Substituted: out.substituted})
 	if err == nil {
 		c.disk.Put(objectsKeyOnDisk(v, sub), data)
+	}
+}
+
+// diskRelease is the stored form of a chart's successful render (helm.Result).
+type diskRelease struct {
+	Docs []struct {
+		Object   json.RawMessage
+		Template string `json:",omitempty"`
+		Hook     string `json:",omitempty"`
+		CRD      bool   `json:",omitempty"`
+	}
+	Approximate []string `json:",omitempty"`
+}
+
+// loadRelease returns the stored render kept under key (renderChart's key: the chart's
+// digest, the values, the HelmRelease and the cluster's versions). Objects decode as
+// Kubernetes objects do (whole numbers int64, others float64).
+func (c *Cache) loadRelease(key string) (*helm.Result, bool) {
+	if c == nil || c.disk == nil {
+		return nil, false
+	}
+	data, ok := c.disk.Get(key)
+	if !ok {
+		return nil, false
+	}
+	var rec diskRelease
+	if json.Unmarshal(data, &rec) != nil {
+		return nil, false
+	}
+	res := &helm.Result{Approximate: rec.Approximate, Docs: make([]helm.Doc, len(rec.Docs))}
+	for i, d := range rec.Docs {
+		var obj map[string]any
+		if utiljson.Unmarshal(d.Object, &obj) != nil || obj == nil {
+			return nil, false
+		}
+		res.Docs[i] = helm.Doc{Object: obj, Template: d.Template, Hook: d.Hook, CRD: d.CRD}
+	}
+	return res, true
+}
+
+// saveRelease stores a chart's successful render under key. Failures are not stored: a
+// sandbox's time or memory bound may end one, which another run may not hit.
+func (c *Cache) saveRelease(key string, res *helm.Result) {
+	if c == nil || c.disk == nil || res == nil {
+		return
+	}
+	var rec diskRelease
+	rec.Approximate = res.Approximate
+	for _, d := range res.Docs {
+		obj, err := json.Marshal(d.Object)
+		if err != nil {
+			return
+		}
+		rec.Docs = append(rec.Docs, struct {
+			Object   json.RawMessage
+			Template string `json:",omitempty"`
+			Hook     string `json:",omitempty"`
+			CRD      bool   `json:",omitempty"`
+		}{obj, d.Template, d.Hook, d.CRD})
+	}
+	if data, err := json.Marshal(rec); err == nil {
+		c.disk.Put(key, data)
 	}
 }
 
