@@ -41,6 +41,12 @@ type Store struct {
 	written atomic.Int64 // bytes this process wrote: Close trims only then
 	mu      sync.Mutex
 	stats   Stats
+	// Writes happen in one background goroutine, off the review's path; pending holds
+	// what is queued (Get answers from it), and Close waits for the queue to drain.
+	pending map[string][]byte
+	queue   chan string
+	writer  sync.WaitGroup
+	closing sync.RWMutex // Put sends under its read lock, Close closes the queue under its lock
 }
 
 // Stats counts a Store's lookups and writes since it was opened.
@@ -70,7 +76,7 @@ func Open(dir, version string, maxBytes int64) (*Store, error) {
 	if err := os.MkdirAll(sub, 0o700); err != nil {
 		return nil, fmt.Errorf("cache folder %s: %w", dir, err)
 	}
-	return &Store{root: root, dir: sub, maxBytes: maxBytes}, nil
+	return &Store{root: root, dir: sub, maxBytes: maxBytes, pending: map[string][]byte{}}, nil
 }
 
 // Dir is the folder holding this version's entries.
@@ -98,6 +104,15 @@ func (s *Store) path(key string) string {
 // Get returns the content stored under key; false when there is none or it does not
 // check out (then the file is removed). A hit marks the entry as recently used.
 func (s *Store) Get(key string) ([]byte, bool) {
+	s.mu.Lock()
+	data, queued := s.pending[key]
+	if queued {
+		s.stats.Hits++
+	}
+	s.mu.Unlock()
+	if queued {
+		return data, true
+	}
 	p := s.path(key)
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -116,9 +131,59 @@ func (s *Store) Get(key string) ([]byte, bool) {
 	return v, true
 }
 
-// Put stores data under key, replacing what was there. It fails quietly (the cache is
-// then just colder): a full disk or a read-only folder must not fail a review.
+// Put stores data under key, replacing what was there; data must not be changed after.
+// The file is written in the background (Close waits for it); Get sees data at once. It
+// fails quietly (the cache is then just colder): a full disk or a read-only folder must
+// not fail a review.
 func (s *Store) Put(key string, data []byte) {
+	s.closing.RLock()
+	defer s.closing.RUnlock()
+	s.mu.Lock()
+	_, queued := s.pending[key]
+	s.pending[key] = data
+	if s.queue == nil {
+		s.queue = make(chan string, 1024)
+		s.writer.Add(1)
+		go s.write(s.queue)
+	}
+	q := s.queue
+	s.mu.Unlock()
+	if !queued { // else the queued write takes the newest data
+		q <- key
+	}
+}
+
+// write writes the queued entries until Close closes the queue.
+func (s *Store) write(q chan string) {
+	defer s.writer.Done()
+	for key := range q {
+		s.mu.Lock()
+		data := s.pending[key]
+		s.mu.Unlock()
+		for {
+			s.writeFile(key, data)
+			s.mu.Lock()
+			d := s.pending[key]
+			done := sameSlice(d, data)
+			if done {
+				delete(s.pending, key)
+			}
+			s.mu.Unlock()
+			if done {
+				break
+			}
+			data = d // a newer Put of key came while this one was written
+		}
+	}
+}
+
+// sameSlice reports whether a and b are the same bytes in memory.
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// writeFile writes one entry file atomically.
+func (s *Store) writeFile(key string, data []byte) {
 	p := s.path(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return
@@ -143,11 +208,22 @@ func (s *Store) Put(key string, data []byte) {
 	s.count(&s.stats.Writes)
 }
 
-// Close keeps the folder within its bound when this process wrote to it: under the
+// Close writes what Put queued, then keeps the folder within its bound when this process
+// wrote to it: under the
 // folder's lock, the least recently used entries (every version's) are removed until the
 // rest take at most 90% of the bound. It returns the error of taking the lock or of
 // reading the folder.
 func (s *Store) Close() error {
+	s.closing.Lock()
+	s.mu.Lock()
+	q := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	if q != nil {
+		close(q)
+	}
+	s.closing.Unlock()
+	s.writer.Wait()
 	if s.written.Load() == 0 {
 		return nil
 	}

@@ -33,9 +33,15 @@ func TestPutGet(t *testing.T) {
 	if got, ok := s.Get("b"); !ok || len(got) != 0 {
 		t.Fatalf("Get(b) = %q, %t; want empty, true", got, ok)
 	}
-	s.Put("a", []byte("again"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Put("a", []byte("again")) // after Close: a new queue
 	if got, _ := s.Get("a"); string(got) != "again" {
 		t.Fatalf("Get(a) after a second Put = %q, want again", got)
+	}
+	if err := s.Close(); err != nil { // the queued writes reach the folder
+		t.Fatal(err)
 	}
 	// Another process, the same version, sees the entries; another version does not.
 	if got, ok := open(t, dir, "v1", 0).Get("a"); !ok || string(got) != "again" {
@@ -66,6 +72,9 @@ func TestDamagedEntryIsAMiss(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t, t.TempDir(), "v", 0)
 			s.Put("k", []byte("content"))
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 			p := s.path("k")
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -94,9 +103,13 @@ func TestCloseEvictsLeastRecentlyUsed(t *testing.T) {
 	old := open(t, dir, "old", 0)
 	old.Put("stale", bytes.Repeat([]byte("s"), 1000))
 	s := open(t, dir, "v", 4000) // about three 1000-byte entries fit in 90%
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 4; i++ {
 		s.Put(fmt.Sprint(i), bytes.Repeat([]byte("x"), 1000))
 	}
+	s.writeQueued(t)
 	base := time.Now().Add(-time.Hour)
 	// stale oldest, then 1, 0 (read later), 2, 3.
 	for i, k := range []string{"1", "0", "2", "3"} {
@@ -134,6 +147,7 @@ func TestCloseWithoutWritesKeepsAll(t *testing.T) {
 	w := open(t, dir, "v", 1500)
 	w.Put("a", bytes.Repeat([]byte("a"), 1000))
 	w.Put("b", bytes.Repeat([]byte("b"), 1000))
+	w.writeQueued(t)
 	r := open(t, dir, "v", 1500)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
@@ -169,6 +183,37 @@ func TestConcurrentProcesses(t *testing.T) {
 		}(p)
 	}
 	wg.Wait()
+}
+
+// writeQueued waits for the writes Put queued, without trimming.
+func (s *Store) writeQueued(t *testing.T) {
+	t.Helper()
+	s.closing.Lock()
+	s.mu.Lock()
+	q := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	if q != nil {
+		close(q)
+	}
+	s.closing.Unlock()
+	s.writer.Wait()
+}
+
+// TestPutWhileWriting: Puts of one key racing its background write leave the newest
+// content in the folder.
+func TestPutWhileWriting(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, "v", 0)
+	for i := 0; i < 200; i++ {
+		s.Put("k", []byte(fmt.Sprint(i)))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := open(t, dir, "v", 0).Get("k"); !ok || string(got) != "199" {
+		t.Fatalf("Get(k) = %q, %t; want 199", got, ok)
+	}
 }
 
 func TestOpenRefusesFile(t *testing.T) {
