@@ -34,7 +34,7 @@ fi
 # The pairs: "repo new parent" per row of the README's "### owner/name" sections.
 awk -v max="${PAIRS:-0}" '
 	/^### / { repo = $2; gsub("/", "-", repo); n = 0 }
-	/^\| [0-9a-f]{40} \| [0-9a-f]{40} \|/ { if (max == 0 || n < max) print repo, $2, $4; n++ }
+	/^\| [0-9a-f]+ \| [0-9a-f]+ \|/ && length($2) == 40 && length($4) == 40 { if (max == 0 || n < max) print repo, $2, $4; n++ }
 ' "$corpus/README.md" >"$work/pairs"
 
 # timed LABEL PAIR CMD...: runs CMD, appends "PAIR LABEL wall cpu rss-KiB exit".
@@ -47,13 +47,20 @@ timed() {
 	echo "$pair $label $wall $(echo "$user $sys" | awk '{ print $1 + $2 }') $rss $rc" >>"$work/runs"
 }
 
-bot_review() { # cache base head
-	"$work/bot" review --repo "$clone" --base "$2" --head "$3" --no-merge-base --format json --cache-dir "$1"
-}
-flate_diff() { # cache base head: flate reads the work tree as the head
-	git -C "$clone" checkout -q --detach "$3"
-	(cd "$clone" && HTTPS_PROXY=127.0.0.1:9 HTTP_PROXY=127.0.0.1:9 "$flate" diff ks --base "$2" --path kubernetes --cache-dir "$1")
-}
+# $work/bot-review CLONE CACHE BASE HEAD; $work/flate-diff CLONE CACHE BASE HEAD (flate reads
+# the work tree as the head): scripts, so that GNU time runs them.
+cat >"$work/bot-review" <<EOS
+#!/usr/bin/env bash
+exec "$work/bot" review --repo "\$1" --base "\$3" --head "\$4" --no-merge-base --format json --cache-dir "\$2"
+EOS
+cat >"$work/flate-diff" <<EOS
+#!/usr/bin/env bash
+set -e
+git -C "\$1" checkout -q --detach "\$4"
+cd "\$1"
+HTTPS_PROXY=127.0.0.1:9 HTTP_PROXY=127.0.0.1:9 exec "$flate" diff ks --base "\$3" --path kubernetes --cache-dir "\$2"
+EOS
+chmod +x "$work/bot-review" "$work/flate-diff"
 
 : >"$work/runs"
 while read -r repo head base; do
@@ -63,15 +70,15 @@ while read -r repo head base; do
 	prev=$(git -C "$clone" rev-parse "$base^")
 	for _ in $(seq "$reps"); do
 		rm -rf "$work/c"
-		timed tiergate-cold "$pair" bot_review "$work/c" "$base" "$head"
+		timed tiergate-cold "$pair" "$work/bot-review" "$clone" "$work/c" "$base" "$head"
 		rm -rf "$work/c"
-		timed flate-cold "$pair" flate_diff "$work/c" "$base" "$head"
+		timed flate-cold "$pair" "$work/flate-diff" "$clone" "$work/c" "$base" "$head"
 		rm -rf "$work/c"
-		bot_review "$work/c" "$prev" "$base" >/dev/null 2>&1 || true
-		timed tiergate-warm "$pair" bot_review "$work/c" "$base" "$head"
+		"$work/bot-review" "$clone" "$work/c" "$prev" "$base" >/dev/null 2>&1 || true
+		timed tiergate-warm "$pair" "$work/bot-review" "$clone" "$work/c" "$base" "$head"
 		rm -rf "$work/c"
-		flate_diff "$work/c" "$prev" "$base" >/dev/null 2>&1 || true
-		timed flate-warm "$pair" flate_diff "$work/c" "$base" "$head"
+		"$work/flate-diff" "$clone" "$work/c" "$prev" "$base" >/dev/null 2>&1 || true
+		timed flate-warm "$pair" "$work/flate-diff" "$clone" "$work/c" "$base" "$head"
 	done
 done <"$work/pairs"
 [ -z "${KEEP:-}" ] || cp "$work/runs" "$KEEP"
