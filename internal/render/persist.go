@@ -23,9 +23,10 @@ type Store interface {
 // builds: the generator's outputs and the Kustomization builds (their recorded inputs'
 // fingerprints, errors and remote entries) by the same content-addressed keys as in
 // memory, and each build's objects after substitution by the build and the substitution
-// key. A build's kustomize resources are not stored: a build found on disk is run again
-// only when objects of a substitution not on disk are asked of it. An entry that does not
-// decode is a miss. Call it before c is used.
+// key, and every successful chart render by renderChart's key. A build's kustomize
+// resources are not stored: a build found on disk is run again only when objects of a
+// substitution not on disk are asked of it. An entry that does not decode is a miss. Call
+// it before c is used.
 func (c *Cache) Persist(s Store) { c.disk = s }
 
 // diskBuilds is the stored form of a key's builds, newest first (at most maxVariants).
