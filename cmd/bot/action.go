@@ -12,6 +12,7 @@ import (
 
 func actionCmd() *cobra.Command {
 	var o ghaction.Options
+	var cache cacheFlags
 	cmd := &cobra.Command{
 		Use:   "action",
 		Short: "Review the pull request of a GitHub Actions run and post the review to it",
@@ -34,6 +35,9 @@ and published. The token is read from $TIERGATE_TOKEN.`,
 			pool := sandbox.NewPool(sandbox.Options{}) // the PR's charts are untrusted
 			defer pool.Close()
 			o.Helm = pool
+			var done func()
+			o.Cache, o.ChartCacheDir, done = cache.openCache(cmd.ErrOrStderr())
+			defer done()
 			res, err := ghaction.Run(cmd.Context(), ghaction.EnvFromOS(), o)
 			switch {
 			case err != nil:
@@ -55,5 +59,6 @@ and published. The token is read from $TIERGATE_TOKEN.`,
 	fl.BoolVar(&o.Status, "status", true, `set the commit status "tiergate"`)
 	fl.StringVar(&o.JSONPath, "json-report", "", "also write the JSON report to this file")
 	fl.StringVar(&o.SARIFPath, "sarif-report", "", "also write the SARIF report to this file")
+	cache.register(fl)
 	return cmd
 }

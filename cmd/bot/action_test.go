@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/spf13/cobra"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ var actionOutputs = []string{"description", "new-findings", "published", "result
 
 func TestActionYAMLStructure(t *testing.T) {
 	a := readAction(t)
-	if a.Name != "tiergate" || a.Description == "" || a.Runs.Using != "composite" || len(a.Runs.Steps) != 4 {
+	if a.Name != "tiergate" || a.Description == "" || a.Runs.Using != "composite" || len(a.Runs.Steps) != 6 {
 		t.Fatalf("name %q, runs.using %q, %d steps", a.Name, a.Runs.Using, len(a.Runs.Steps))
 	}
 	var inputs, outputs []string
@@ -68,14 +69,27 @@ func TestActionYAMLStructure(t *testing.T) {
 	}
 	sort.Strings(inputs)
 	sort.Strings(outputs)
-	wantInputs := []string{"allow-remote", "clusters", "comment", "config", "fail-on", "fail-on-unreviewed", "json-report", "path", "sarif-report", "status", "token"}
+	wantInputs := []string{"allow-remote", "cache", "cache-max-mib", "clusters", "comment", "config", "fail-on", "fail-on-unreviewed", "json-report", "path", "sarif-report", "status", "token"}
 	if diff := cmp.Diff(wantInputs, inputs); diff != "" {
 		t.Errorf("inputs (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(actionOutputs, outputs); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
 	}
-	install, setup, build, review := a.Runs.Steps[0], a.Runs.Steps[1], a.Runs.Steps[2], a.Runs.Steps[3]
+	install, setup, build, restore, review, save := a.Runs.Steps[0], a.Runs.Steps[1], a.Runs.Steps[2], a.Runs.Steps[3], a.Runs.Steps[4], a.Runs.Steps[5]
+	// The build cache: restored before the review by this run's key's prefixes (this ref,
+	// then the repository at this tiergate), saved after it under this run's own key.
+	const cachePath = "${{ runner.temp }}/tiergate-cache"
+	const prefix = "tiergate-${{ runner.os }}-${{ github.repository }}-${{ github.action_ref }}-"
+	const key = prefix + "${{ github.ref }}-${{ github.sha }}-${{ github.run_id }}-${{ github.run_attempt }}"
+	wantRestore := map[string]string{"path": cachePath, "key": key, "restore-keys": prefix + "${{ github.ref }}-\n" + prefix + "\n"}
+	if restore.Uses != "actions/cache/restore@v4" || restore.If != "inputs.cache == 'true'" || !cmp.Equal(wantRestore, restore.With) {
+		t.Errorf("restore step uses %s if %q with (-want +got):\n%s", restore.Uses, restore.If, cmp.Diff(wantRestore, restore.With))
+	}
+	wantSave := map[string]string{"path": cachePath, "key": key}
+	if save.Uses != "actions/cache/save@v4" || save.If != "${{ !cancelled() && inputs.cache == 'true' }}" || !cmp.Equal(wantSave, save.With) {
+		t.Errorf("save step uses %s if %q with (-want +got):\n%s", save.Uses, save.If, cmp.Diff(wantSave, save.With))
+	}
 	wantInstallEnv := map[string]string{"TG_REPO": "${{ github.action_repository }}", "TG_REF": "${{ github.action_ref }}",
 		"TG_DEST": "${{ runner.temp }}/tiergate-bot"}
 	if install.ID != "install" || install.Shell != "bash" || install.Run != `bash "$GITHUB_ACTION_PATH/scripts/action-install.sh"` ||
@@ -111,11 +125,22 @@ func TestActionYAMLStructure(t *testing.T) {
 	if strings.Contains(review.Run, "${{") {
 		t.Errorf("the review script splices expressions into bash:\n%s", review.Run)
 	}
-	// Every flag the script names is a flag of `bot action`.
-	flags := actionCmd().Flags()
-	for _, m := range regexp.MustCompile(`--([a-z-]+)`).FindAllStringSubmatch(review.Run, -1) {
-		if flags.Lookup(m[1]) == nil {
-			t.Errorf("the review script passes --%s, which `bot action` does not have", m[1])
+	// Every flag the script names is a flag of the command it goes to: `bot graph` for
+	// gargs (a push), `bot action` for args, both for the cache flags.
+	for _, line := range strings.Split(review.Run, "\n") {
+		cmds := []*cobra.Command{actionCmd()}
+		switch t := strings.TrimSpace(line); {
+		case strings.HasPrefix(t, "gargs"):
+			cmds = []*cobra.Command{graphCmd()}
+		case strings.Contains(t, "cache=("):
+			cmds = append(cmds, graphCmd())
+		}
+		for _, m := range regexp.MustCompile(`--([a-z-]+)`).FindAllStringSubmatch(line, -1) {
+			for _, c := range cmds {
+				if c.Flags().Lookup(m[1]) == nil {
+					t.Errorf("the review script passes --%s, which `bot %s` does not have", m[1], c.Name())
+				}
+			}
 		}
 	}
 }
@@ -128,7 +153,7 @@ func TestActionScriptArgs(t *testing.T) {
 		t.Skip("bash is not installed")
 	}
 	a := readAction(t)
-	review := a.Runs.Steps[3]
+	review := a.Runs.Steps[4]
 	tmp := t.TempDir()
 	argsFile := filepath.Join(tmp, "args")
 	stub := "#!" + bash + "\nprintf '%s\\n' \"$@\" > " + argsFile + "\n"
@@ -136,7 +161,7 @@ func TestActionScriptArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs := func(set map[string]string) []string {
-		env := []string{"RUNNER_TEMP=" + tmp, "PATH=" + os.Getenv("PATH")}
+		env := []string{"RUNNER_TEMP=" + tmp, "PATH=" + os.Getenv("PATH"), "GITHUB_EVENT_NAME=" + set["event"]}
 		for k, v := range review.Env {
 			name := strings.TrimSuffix(strings.TrimPrefix(v, "${{ inputs."), " }}")
 			val, ok := set[name]
@@ -147,17 +172,22 @@ func TestActionScriptArgs(t *testing.T) {
 		}
 		return env
 	}
+	cache := filepath.Join(tmp, "tiergate-cache")
 	cases := []struct {
 		name string
 		set  map[string]string
 		want []string
 	}{
-		{"defaults", map[string]string{"path": "/ws", "token": "t"},
-			[]string{"action", "--repo", "/ws", "--comment=true", "--status=true"}},
+		{"defaults", map[string]string{"path": "/ws", "token": "t", "event": "pull_request"},
+			[]string{"action", "--repo", "/ws", "--comment=true", "--status=true", "--cache-dir", cache, "--cache-max-mib", "256"}},
 		{"every input", map[string]string{"path": "/ws dir", "token": "t", "fail-on": "warning", "config": "ci/tiergate.yaml",
-			"clusters": "dev,prod", "comment": "false", "status": "false", "json-report": "out/r.json", "sarif-report": "r.sarif"},
-			[]string{"action", "--repo", "/ws dir", "--comment=false", "--status=false", "--fail-on", "warning",
+			"clusters": "dev,prod", "comment": "false", "status": "false", "json-report": "out/r.json", "sarif-report": "r.sarif", "cache": "false"},
+			[]string{"action", "--repo", "/ws dir", "--comment=false", "--status=false", "--no-cache", "--fail-on", "warning",
 				"--config", "ci/tiergate.yaml", "--cluster", "dev,prod", "--json-report", "out/r.json", "--sarif-report", "r.sarif"}},
+		// A push fills the cache with the pushed commit's builds and reviews nothing.
+		{"push", map[string]string{"path": "/ws", "token": "t", "event": "push", "config": "c.yaml", "allow-remote": "ghcr.io", "cache-max-mib": "64"},
+			[]string{"graph", "--repo", "/ws", "--rev", "HEAD", "--format", "json", "--cache-dir", cache, "--cache-max-mib", "64",
+				"--config", "c.yaml", "--allow-remote", "ghcr.io"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,8 +204,12 @@ func TestActionScriptArgs(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Fatalf("arguments (-want +got):\n%s", diff)
 			}
-			if err := actionCmd().ParseFlags(got[1:]); err != nil {
-				t.Fatalf("bot action refuses the arguments: %v", err)
+			bot := actionCmd()
+			if got[0] == "graph" {
+				bot = graphCmd()
+			}
+			if err := bot.ParseFlags(got[1:]); err != nil {
+				t.Fatalf("bot %s refuses the arguments: %v", got[0], err)
 			}
 		})
 	}

@@ -19,6 +19,7 @@ type buildFlags struct {
 	repo, rev, dir, config, format, kustomization string
 	clusters, allowRemote                         []string
 	limits                                        render.Limits
+	cache                                         cacheFlags
 }
 
 func buildCmd() *cobra.Command {
@@ -51,6 +52,7 @@ and the exit status is 2 with its error.`,
 	fl.StringVar(&f.kustomization, "kustomization", "", "only this Flux Kustomization, NAMESPACE/NAME")
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https, as for review")
 	limitFlags(fl, &f.limits)
+	f.cache.register(fl)
 	return cmd
 }
 
@@ -86,7 +88,7 @@ func runBuild(cmd *cobra.Command, f buildFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	g, err := renderTree(cmd.Context(), t.Source, cfg, f.clusters, f.allowRemote, f.limits)
+	g, err := renderTree(cmd.Context(), t.Source, cfg, f.clusters, f.allowRemote, f.limits, &f.cache, cmd.ErrOrStderr())
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

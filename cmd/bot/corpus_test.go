@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestCorpus(t *testing.T) {
 	if err := os.WriteFile(empty, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	clones := map[string]string{}
+	clones, caches := map[string]string{}, map[string]string{}
 	checked := map[string]bool{}
 	const header = "| repository | head | subject | clusters | Kustomizations | objects | not reviewed | moves | findings (new/existing/resolved) | new by rule | exit |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
 	var with, without strings.Builder
@@ -72,13 +73,19 @@ func TestCorpus(t *testing.T) {
 				t.Fatalf("clone %s: %v: %s", p.repo, err, out)
 			}
 			clones[p.repo] = dir
+			caches[p.repo] = t.TempDir()
 		}
 		t.Run(p.repo+"/"+p.head[:8], func(t *testing.T) {
 			f := reviewFlags{repo: dir, base: p.base, head: p.head, format: "json", config: empty}
 			if cfg := filepath.Join("../../docs/corpus", p.repo+".tiergate.yaml"); fileExists(cfg) {
 				f.config = cfg
 			}
+			f.cache.dir = caches[p.repo] // warm from the repository's earlier pairs
 			out, code := corpusReview(t, f)
+			// A second process reusing the cache folder gives the same report.
+			if again, _ := corpusReview(t, f); !reflect.DeepEqual(withoutTimings(t, again), withoutTimings(t, out)) {
+				t.Errorf("a second run on the cache folder changes the report:\n%s", cmp.Diff(withoutTimings(t, out), withoutTimings(t, again)))
+			}
 			if !checked[p.repo] { // once per repository: a full rebuild takes ten times longer
 				checked[p.repo] = true
 				f.noReuse = true

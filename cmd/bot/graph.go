@@ -22,6 +22,7 @@ func graphCmd() *cobra.Command {
 	var repoDir, rev, dir, formatName, configPath string
 	var clusters, allowRemote []string
 	var limits render.Limits
+	var cache cacheFlags
 	cmd := &cobra.Command{
 		Use:   "graph",
 		Short: "Print the Flux Kustomization graph of one commit (text, json or mermaid)",
@@ -44,7 +45,7 @@ func graphCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			g, err := renderTree(cmd.Context(), t.Source, cfg, clusters, allowRemote, limits)
+			g, err := renderTree(cmd.Context(), t.Source, cfg, clusters, allowRemote, limits, &cache, cmd.ErrOrStderr())
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -64,6 +65,7 @@ func graphCmd() *cobra.Command {
 	fl.StringSliceVar(&clusters, "cluster", nil, "only this cluster (repeatable)")
 	fl.StringSliceVar(&allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https, as for review")
 	limitFlags(fl, &limits)
+	cache.register(fl)
 	return cmd
 }
 

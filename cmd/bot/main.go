@@ -43,6 +43,7 @@ func newRoot() *cobra.Command {
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "tiergate", version) },
 	})
+	profileFlag(root)
 	return root
 }
 
@@ -63,6 +64,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
+	for _, f := range stopProfiles {
+		f()
+	}
 	if ctx.Err() != nil && err != nil && errors.Is(err, context.Canceled) {
 		err = &exitError{code: 2, err: errors.New("interrupted")}
 	}

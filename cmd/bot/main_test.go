@@ -19,5 +19,14 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Commands under test use the persistent cache by default: in a folder of the test
+	// run, never the user's.
+	tmp, err := os.MkdirTemp("", "tiergate-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }

@@ -29,6 +29,7 @@ type reviewFlags struct {
 	// false (tests) renders them in process.
 	helmSandbox bool
 	helm        helmPoolFlags
+	cache       cacheFlags
 }
 
 func reviewCmd() *cobra.Command {
@@ -63,6 +64,7 @@ func reviewCmd() *cobra.Command {
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources may be fetched over https (*.example.com for subdomains); .tiergate.yaml remote.allow can only narrow it")
 	limitFlags(fl, &f.limits)
 	f.helm.register(fl)
+	f.cache.register(fl)
 	fl.BoolVar(&f.helmSandbox, "helm-sandbox", true, "render HelmRelease charts in child processes killed at their time and memory bound (false: in process)")
 	fl.BoolVar(&f.noReuse, "no-reuse", false, "build every Kustomization of both sides with fluxcd/pkg/kustomize.Build, reusing nothing (slow; for checking tiergate)")
 	return cmd
@@ -87,6 +89,11 @@ func runReview(ctx context.Context, out io.Writer, f reviewFlags) error {
 	}
 	checkout := time.Since(start).Seconds()
 	opts := pipeline.Options{ConfigPath: f.config, Clusters: f.clusters, FailOn: f.failOn, FailOnUnreviewed: f.failOnUnreviewed, NoReuse: f.noReuse, AllowRemote: f.allowRemote, Limits: f.limits}
+	if !f.noReuse {
+		var done func()
+		opts.Cache, opts.ChartCacheDir, done = f.cache.openCache(f.stderr)
+		defer done()
+	}
 	if f.helmSandbox {
 		helmOpts, err := f.helm.options()
 		if err != nil {

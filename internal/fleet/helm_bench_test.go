@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/tiergate/tiergate/internal/cachestore"
 	"github.com/tiergate/tiergate/internal/fleet"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
@@ -43,6 +46,45 @@ func BenchmarkHelmReleases(b *testing.B) {
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(helmFleet.HelmReleases), "ns/release")
 				})
+			}
+		})
+	}
+}
+
+// BenchmarkPersistentCache reviews the one-file head of the HelmRelease fleet, and of the
+// same fleet without HelmReleases, as a second `bot review` process on a cache folder that
+// an earlier process filled by reviewing the base (cache from the previous commit): a new
+// render.Cache on the folder (internal/cachestore), closed inside the timer as the CLI
+// closes it. The issue's target: the fleet with releases within 2× of the one without.
+func BenchmarkPersistentCache(b *testing.B) {
+	noHR := helmFleet
+	noHR.HelmReleases = 0
+	for _, fc := range []struct {
+		name string
+		spec fleet.Spec
+	}{{"hr100", helmFleet}, {"hr0", noHR}} {
+		b.Run(fc.name, func(b *testing.B) {
+			f := fleetFor(b, fc.name, fc.spec)
+			review := func(dir string, head plumbing.Hash) {
+				st, err := cachestore.Open(dir, "bench", 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := render.NewCache(0)
+				c.Persist(st)
+				if _, err := pipeline.Commits(context.Background(), f.repo, f.base, head, pipeline.Options{Cache: c}); err != nil {
+					b.Fatal(err)
+				}
+				if err := st.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				dir := b.TempDir()
+				review(dir, f.base)
+				b.StartTimer()
+				review(dir, f.heads[fleet.OneFile])
 			}
 		})
 	}

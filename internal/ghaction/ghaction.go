@@ -43,6 +43,10 @@ type Options struct {
 	AllowRemote []string
 	// Helm renders HelmRelease charts (a sandbox Pool the caller owns); nil: in process.
 	Helm render.HelmRenderer
+	// Cache keeps builds for the review (a persistent one: render.Cache.Persist); nil: one
+	// in memory for this review. ChartCacheDir keeps pulled charts ("": in memory only).
+	Cache         *render.Cache
+	ChartCacheDir string
 	// Comment posts or updates the summary comment and posts the line comments.
 	Comment bool
 	// Status sets the commit status "tiergate": pending, then success or failure.
@@ -186,7 +190,8 @@ func reviewPR(ctx context.Context, env Env, opts Options, ev *forge.Event) (*pip
 		return nil, fmt.Errorf("%w (the checkout needs the history of both commits: actions/checkout with fetch-depth: 0)", err)
 	}
 	return pipeline.Commits(ctx, repo, base, head, pipeline.Options{ConfigPath: opts.ConfigPath, Clusters: opts.Clusters, FailOn: opts.FailOn,
-		FailOnUnreviewed: opts.FailOnUnreviewed, AllowRemote: opts.AllowRemote, Fork: ev.Fork, Helm: opts.Helm})
+		FailOnUnreviewed: opts.FailOnUnreviewed, AllowRemote: opts.AllowRemote, Fork: ev.Fork, Helm: opts.Helm,
+		Cache: opts.Cache, ChartCacheDir: opts.ChartCacheDir})
 }
 
 // writeReports writes the JSON and SARIF reports that were asked for.

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -30,7 +31,24 @@ type builtResult struct {
 	// variant is the shared cache's copy of this build, which keeps its objects across
 	// renders; nil when the build is not shared.
 	variant *cacheVariant
+	// rebuild, for a build read from the Store without its resources, runs it again.
+	rebuild func() resmap.ResMap
 }
+
+// resources returns the build's kustomize resources, running a build read from the
+// Store again on first need (its inputs are unchanged, so it gives the same); nil when
+// it has none (an error, or a file it loads is remote).
+func (b *builtResult) resources() resmap.ResMap {
+	if b.rebuild == nil {
+		return b.res
+	}
+	v := b.variant
+	v.lres.once.Do(func() { v.lres.res = b.rebuild() })
+	return v.lres.res
+}
+
+// hasResources reports whether the build gave resources (made or yet to be made again).
+func (b *builtResult) hasResources() bool { return b.res != nil || b.rebuild != nil }
 
 // buildCache keeps kustomize outputs so that a Kustomization is built once per inputs,
 // however many substitution rounds the fixpoint needs.
@@ -93,27 +111,47 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 	key := digest([]byte(r.policy + "\x00" + relPath(abs, root) + "\x00" + relPath(abs, kfile) + "\x00" + string(manifest)))
 	if r.shared != nil {
 		if v, ok := r.shared.lookup(key, r.fps); ok {
-			return &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v}
+			out := &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v}
+			if v.lazy {
+				out.rebuild = func() resmap.ResMap { return r.kustomizeFile(root, dir, kfile, manifest).out.res }
+			}
+			return out
 		}
 	}
+	b := r.kustomizeFile(root, dir, kfile, manifest)
+	// Only builds that are a function of their recorded inputs and the key are kept: not
+	// one a guard refused (limits are not part of the key) nor one holding fetched remote
+	// content (which may change at its URL).
+	if r.shared != nil && b.inside && !b.refused && len(b.out.copies) == 0 {
+		b.out.variant = r.shared.add(key, b.deps, r.fps, b.out.res, b.out.remote, b.out.err)
+	}
+	return b.out
+}
+
+// freshBuild is a kustomize build just run, with what it read.
+type freshBuild struct {
+	out     *builtResult
+	deps    []dep
+	inside  bool // every dep is inside the tree
+	refused bool // a guard refused a path
+}
+
+// kustomizeFile runs kustomize in dir with manifest as its generated kustomization file
+// kfile, recording what it reads.
+func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) freshBuild {
+	ix, abs, snap := r.ix, r.abs, r.guards.snap
 	// The generated kustomization file goes where kustomize-controller writes it: into the
 	// folder (fluxcd/pkg/kustomize's in-memory layer refuses folder names that git, Flux and
 	// the disk accept, such as "a,b" or "a b").
 	mem := srcFS{snap, &written{}}
 	if err := mem.WriteFile(kfile, manifest); err != nil {
-		return &builtResult{err: buildError(ix, dir, err)}
+		return freshBuild{out: &builtResult{err: buildError(ix, dir, err)}}
 	}
 	rec := newRecordFS(mem, abs)
 	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
-	// Only builds that are a function of their recorded inputs and the key are kept: not
-	// one a guard refused (limits are not part of the key) nor one holding fetched remote
-	// content (which may change at its URL).
 	deps, inside := rec.recorded()
-	if r.shared != nil && inside && gfs.refusalError(dir) == nil && len(out.copies) == 0 {
-		out.variant = r.shared.add(key, deps, r.fps, out.res, out.remote, out.err)
-	}
-	return out
+	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.refusalError(dir) != nil}
 }
 
 // withOrigins asks kustomize to annotate every object with the file it came from.
@@ -290,7 +328,7 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 		obj := &Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
 		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
 		// Map gives Go ints, which unstructured cannot copy).
-		data, err := r.MarshalJSON()
+		data, err := nodeJSON(&r.RNode)
 		if err != nil {
 			return nil, &BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
@@ -300,7 +338,7 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 				return nil, be
 			}
 			if changed {
-				data, err = r.MarshalJSON()
+				data, err = nodeJSON(&r.RNode)
 			}
 		} else {
 			obj.Literal = literalVars(r, data)
@@ -316,6 +354,29 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 		out = append(out, obj)
 	}
 	return out, nil
+}
+
+// nodeJSON is kyaml's RNode.MarshalJSON without its round trip through YAML text: it
+// decodes the node itself (yaml.v3 Node.Decode, as Unmarshal of the node's text does) and
+// encodes that as JSON. kyaml's encodes the node, parses the text again, then encodes:
+// a tenth of a cold review's time went there.
+func nodeJSON(rn *kyaml.RNode) ([]byte, error) {
+	y := rn.YNode()
+	if y == nil {
+		return []byte("null"), nil
+	}
+	if y.Kind == kyaml.SequenceNode {
+		var a []any
+		if err := y.Decode(&a); err != nil {
+			return nil, err
+		}
+		return json.Marshal(a)
+	}
+	m := map[string]any{}
+	if err := y.Decode(&m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 func idOf(u *unstructured.Unstructured) ObjectID {

@@ -26,6 +26,8 @@ type Cache struct {
 	hits    int64
 	misses  int64
 	evicted int64
+	// disk is the persistent layer (Persist); nil: memory only.
+	disk Store
 }
 
 // CacheStats counts a Cache's lookups since it was made.
@@ -62,6 +64,12 @@ type cacheVariant struct {
 	// graph, instead of the fields above, is the graph of a source.
 	graph *Graph
 	bytes int64
+	// id names the variant in the Store (variantID); "" when it is not persisted.
+	id string
+	// stored says the variant was read from the Store; lazy that its build has
+	// resources, not read from it: res is then made again on first need (resources).
+	stored, lazy bool
+	lres         lazyRes
 	// objects holds the build's objects after substitution, by substitutionKey: they are
 	// a function of the build, the Kustomization and its variables, and of the files the
 	// build read (source lines), so they hold wherever the variant does. Never modified.
@@ -97,6 +105,9 @@ func (c *Cache) Stats() CacheStats {
 // counted as a hit or a miss.
 func (c *Cache) lookup(key string, fps *fingerprints) (*cacheVariant, bool) {
 	v, ok := c.find(key, fps)
+	if !ok {
+		v, ok = c.loadDisk("build", key, fps)
+	}
 	if ok {
 		c.count(&c.hits)
 	} else {
@@ -147,6 +158,7 @@ func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap
 		v.bytes += fp.size
 	}
 	v.bytes = v.bytes*memPerInputByte + int64(len(key))
+	c.saveDisk("build", key, v)
 	return c.store(key, v)
 }
 
@@ -159,6 +171,7 @@ func (c *Cache) addGenerated(key string, deps []dep, fps *fingerprints, g *gener
 		v.fps[i] = fps.of(d).digest
 		v.bytes += int64(len(d.Path) + len(v.fps[i]))
 	}
+	c.saveDisk("gen", key, v)
 	c.store(key, v)
 }
 

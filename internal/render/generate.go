@@ -31,7 +31,11 @@ func (r *renderer) generate(root, dir string, ks *Kustomization) ([]byte, string
 	var key string
 	if r.shared != nil {
 		key = digest([]byte("generate\x00" + relPath(r.abs, root) + "\x00" + relPath(r.abs, dir) + "\x00" + string(ks.bodyJSON())))
-		if v, ok := r.shared.find(key, r.fps); ok {
+		v, ok := r.shared.find(key, r.fps)
+		if !ok {
+			v, ok = r.shared.loadDisk("gen", key, r.fps)
+		}
+		if ok {
 			return v.gen.manifest, filepath.Join(r.abs, filepath.FromSlash(v.gen.kfile)), nil
 		}
 	}

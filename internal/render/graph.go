@@ -564,7 +564,7 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = built.err
 		return
 	}
-	if built.res == nil { // a patch, generator or other file it loads is a remote URL
+	if !built.hasResources() { // a patch, generator or other file it loads is a remote URL
 		ks.NeedsRemote = "a file its kustomization loads is a remote URL"
 		return
 	}
@@ -573,18 +573,35 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		ks.Err = be
 		return
 	}
+	out := r.objectsOf(ctx, built, src, ks, sub)
+	ks.Objects, ks.Err, ks.substituted = out.objs, out.err, out.substituted
+}
+
+// objectsOf returns the objects of built for ks after the substitution sub: kept by this
+// render, or by the shared Cache (in memory, then its Store) for a shared build, else made
+// by objectsFrom and kept. They are shared: never modified.
+func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string, ks *Kustomization, sub *substitution) builtObjects {
 	// The substituteFrom fixpoint renders a cluster several times, and most Kustomizations
 	// see the same variables in every round, and in the other render of a review.
-	memo, key := &r.objects, any(objectsKey{built, substitutionKey(ks, sub)})
+	subKey := substitutionKey(ks, sub)
+	memo, key := &r.objects, any(objectsKey{built, subKey})
 	if built.variant != nil {
-		memo, key = &built.variant.objects, key.(objectsKey).sub
+		memo, key = &built.variant.objects, subKey
 	}
 	if o, ok := memo.Load(key); ok {
-		out := o.(builtObjects)
-		ks.Objects, ks.Err, ks.substituted = out.objs, out.err, out.substituted
-		return
+		return o.(builtObjects)
 	}
-	objs, be := objectsFrom(ctx, r.ix, r.abs, src, ks, built.res.DeepCopy(), sub)
+	if built.variant != nil {
+		if out, ok := r.shared.loadObjects(built.variant, subKey); ok {
+			memo.Store(key, out)
+			return out
+		}
+	}
+	res := built.resources()
+	if res == nil { // a build read from the Store that no longer builds (not expected)
+		return builtObjects{err: &BuildError{Message: "internal error: a cached build of this Kustomization could not be made again", File: ks.File, Line: ks.Line}}
+	}
+	objs, be := objectsFrom(ctx, r.ix, r.abs, src, ks, res.DeepCopy(), sub)
 	if be == nil {
 		relabel(objs, built.copies)
 	}
@@ -594,8 +611,11 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 	}
 	if ctx.Err() == nil { // a cancelled render's errors are not the build's
 		memo.Store(key, out)
+		if built.variant != nil {
+			r.shared.saveObjects(built.variant, subKey, out)
+		}
 	}
-	ks.Objects, ks.Err, ks.substituted = objs, be, out.substituted
+	return out
 }
 
 // objectsKey identifies the objects of one build of this render after substitution.

@@ -281,23 +281,35 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 			if v, ok := r.shared.find(key, nil); ok {
 				return v.release.res, v.release.err
 			}
+			if res, ok := r.shared.loadRelease(key); ok {
+				r.shared.store(key, &cacheVariant{release: &releaseOut{res: res}, bytes: releaseBytes(key, res)})
+				return res, nil
+			}
 		}
 	}
 	res, err := r.helm.Render(ctx, req)
 	if err == nil {
 		err = checkOutput(res, r.guards.limits)
 	}
+	if key != "" && err == nil {
+		r.shared.saveRelease(key, res)
+	}
 	if key != "" && ctx.Err() == nil {
-		n := int64(len(key))
-		if res != nil {
-			for _, d := range res.Docs {
-				b, _ := json.Marshal(d.Object)
-				n += int64(len(b)) * memPerInputByte
-			}
-		}
-		r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: n})
+		r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: releaseBytes(key, res)})
 	}
 	return res, err
+}
+
+// releaseBytes estimates the memory a kept render holds.
+func releaseBytes(key string, res *helm.Result) int64 {
+	n := int64(len(key))
+	if res != nil {
+		for _, d := range res.Docs {
+			b, _ := json.Marshal(d.Object)
+			n += int64(len(b)) * memPerInputByte
+		}
+	}
+	return n
 }
 
 // limitError is a render that tiergate's Limits refuse, not the chart's failure.

@@ -147,12 +147,12 @@ func strOf(m map[string]any, k string) string {
 func (r *renderer) folderObjects(dir string) []*Object {
 	ks := syntheticRoot("flux-system", "flux-system", dir, SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
 	built := r.cache.kustomize("", ks, func() *builtResult { return r.runKustomize("", ks) })
-	if built.err != nil || built.res == nil {
+	if built.err != nil || !built.hasResources() {
 		return nil
 	}
-	objs, be := objectsFrom(context.Background(), r.ix, r.abs, "", ks, built.res.DeepCopy(), nil)
-	if be != nil {
+	out := r.objectsOf(context.Background(), built, "", ks, nil)
+	if out.err != nil {
 		return nil
 	}
-	return objs
+	return out.objs
 }

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/kustomize/api/resource"
@@ -67,7 +68,10 @@ func (s store) client() client.Client {
 		}
 		objs = append(objs, sec)
 	}
-	return fake.NewClientBuilder().WithObjects(objs...).Build()
+	// The deduced type converter: substitution only reads objects, so the field manager
+	// never converts one, and the default (client-go's applyconfigurations) parses the
+	// whole Kubernetes OpenAPI schema on first use, a tenth of a second per process.
+	return fake.NewClientBuilder().WithTypeConverters(managedfields.NewDeducedTypeConverter()).WithObjects(objs...).Build()
 }
 
 func (s store) equal(o store) bool {
