@@ -162,6 +162,7 @@ type ChangeRule struct {
 // State lists the state rules in report order.
 var State = []StateRule{
 	{"render-error", renderError},
+	{"helm-render-error", helmRenderError},
 	{"depends-on-not-found", dependsOnNotFound},
 	{"depends-on-cycle", dependsOnCycle},
 	{"duplicate-owner", duplicateOwner},
