@@ -165,6 +165,7 @@ var State = []StateRule{
 	{"helm-render-error", helmRenderError},
 	{"depends-on-not-found", dependsOnNotFound},
 	{"depends-on-cycle", dependsOnCycle},
+	{"release-collision", releaseCollision},
 	{"duplicate-owner", duplicateOwner},
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
 	{"missing-depends-on", missingDependsOn},
