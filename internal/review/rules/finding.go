@@ -168,6 +168,7 @@ var State = []StateRule{
 	{"release-collision", releaseCollision},
 	{"duplicate-owner", duplicateOwner},
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
+	{"runtime-namespace-same-pass", runtimeNamespaceSamePass},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},
 	{"namespace-not-set", namespaceNotSet},
