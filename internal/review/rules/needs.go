@@ -47,7 +47,7 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 			// orders HelmReleases by their own dependsOn (helmReleaseNeeds).
 		} else if ok {
 			if p := v.triggerOwners(rk); len(p) > 0 {
-				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s)", kindName(id), rk.TriggerName()), providers: p, severity: Error, runtime: &rk, firstStage: true})
+				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s%s)", kindName(id), rk.TriggerName(), rk.basis("; ")), providers: p, severity: Error, runtime: &rk, firstStage: true})
 			}
 		}
 	}
