@@ -169,6 +169,7 @@ var State = []StateRule{
 	{"duplicate-owner", duplicateOwner},
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
 	{"runtime-namespace-same-pass", runtimeNamespaceSamePass},
+	{"namespace-for-release", namespaceForRelease},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},
 	{"namespace-not-set", namespaceNotSet},
