@@ -57,7 +57,7 @@ func namespaceForRelease(c, _ *render.Cluster, _ *Env) []Finding {
 				Message: fmt.Sprintf("HelmRelease %s's chart renders objects in namespace %s, which nothing in the cluster creates (install.createNamespace creates only the release namespace %s): Helm's install fails with 'namespaces \"%s\" not found'.",
 					h.ref, ns, rel.Namespace, ns),
 				Suggestion: fmt.Sprintf("Add a Namespace %s manifest to a Kustomization that HelmRelease %s's Kustomization dependsOn, or set the chart's values so that its objects go to the release namespace.", ns, h.ref),
-				File: h.o.File, Line: h.o.Line, key: "namespace " + ns,
+				File:       h.o.File, Line: h.o.Line, key: "namespace " + ns,
 			})
 		}
 	}
