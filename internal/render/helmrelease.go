@@ -208,7 +208,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
 	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
-		Approximate: approx, Notes: notes}}
+		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches}}
 }
 
 // loadedChart is a chart ready to render, with the reference it is shown by and the

@@ -170,6 +170,7 @@ var State = []StateRule{
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
 	{"runtime-namespace-same-pass", runtimeNamespaceSamePass},
 	{"namespace-for-release", namespaceForRelease},
+	{"postrender-patch-unmatched", postrenderPatchUnmatched},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},
 	{"namespace-not-set", namespaceNotSet},

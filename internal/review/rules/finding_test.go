@@ -17,7 +17,7 @@ func TestRegistry(t *testing.T) {
 		change = append(change, r.ID)
 	}
 	wantState := []string{"render-error", "helm-render-error", "depends-on-not-found", "depends-on-cycle", "release-collision", "duplicate-owner",
-		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "missing-depends-on", "missing-wait", "namespace-not-set",
+		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "namespace-not-set",
 		"undefined-variable", "unsubstituted-variable"}
 	wantChange := []string{"tier-move", "prune-transient", "destructive-prune"}
 	if diff := cmp.Diff(wantState, state); diff != "" {
