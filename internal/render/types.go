@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 
@@ -420,4 +421,21 @@ func (c *Cluster) ReadFile(rel string) ([]byte, bool) {
 		return nil, false
 	}
 	return c.source.read(rel)
+}
+
+// HoldsManifests reports whether the repo-relative folder dir ("" or "." for the root) of
+// the artifact the cluster was rendered from holds a YAML file at any depth: whether a
+// Kustomization whose path is dir still finds something to build (kustomize-controller fails
+// a missing path). False when the cluster has no artifact.
+func (c *Cluster) HoldsManifests(dir string) bool {
+	if c.source == nil {
+		return false
+	}
+	dir = strings.Trim(path.Clean("/"+dir), "/")
+	for _, f := range c.source.files {
+		if dir == "" || strings.HasPrefix(f, dir+"/") {
+			return true
+		}
+	}
+	return false
 }

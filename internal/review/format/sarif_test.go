@@ -84,13 +84,14 @@ func TestSARIF(t *testing.T) {
 		"render-error": "error", "depends-on-not-found": "error", "depends-on-cycle": "error", "duplicate-owner": "error",
 		"runtime-crd-same-pass": "error", "missing-depends-on": "error", "missing-wait": "warning", "namespace-not-set": "error",
 		"undefined-variable": "error", "unsubstituted-variable": "warning", "tier-move": "note", "prune-transient": "warning",
-		"destructive-prune": "error", "helm-render-error": "error", "release-collision": "error", "runtime-namespace-same-pass": "error",
+		"destructive-prune": "error", "helm-uninstall": "warning", "crd-not-upgraded": "warning",
+		"helm-render-error": "error", "release-collision": "error", "runtime-namespace-same-pass": "error",
 		"namespace-for-release": "error", "postrender-patch-unmatched": "warning",
 	}
 	wantIDs := []string{
 		"render-error", "helm-render-error", "depends-on-not-found", "depends-on-cycle", "release-collision", "duplicate-owner", "runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "postrender-patch-unmatched",
 		"missing-depends-on", "missing-wait", "namespace-not-set", "undefined-variable", "unsubstituted-variable",
-		"tier-move", "prune-transient", "destructive-prune",
+		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded",
 	}
 	var ids []string
 	index := map[string]int{}

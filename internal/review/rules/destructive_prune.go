@@ -8,9 +8,12 @@ import (
 )
 
 // destructivePrune reports objects of data-bearing or cascading kinds (Namespace, CRD,
-// PersistentVolumeClaim, PersistentVolume, StatefulSet) removed from git under an owner
-// that garbage-collects: Flux deletes them, and with a Namespace everything inside it, with a
-// CRD every custom resource of that kind (flux-semantics.md §4).
+// PersistentVolumeClaim, PersistentVolume, StatefulSet, the database custom resources of
+// dataBearingKinds) removed from git under an owner that garbage-collects: Flux deletes
+// them, and with a Namespace everything inside it, with a CRD every custom resource of that
+// kind (flux-semantics.md §4). A chart's object is deleted by its release's upgrade
+// (helmDeletes); a volume whose reclaim policy is Retain keeps its data (retainedBy): a
+// notice.
 func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
@@ -20,16 +23,34 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 		if !critical(o.ID) || len(applied(head, o.ID)) > 0 || base.Owners[o.ID][0] != o {
 			return
 		}
-		if o.ResourceSet != "" {
+		switch {
+		case o.HelmRelease != "":
+			// An uninstall is helm-uninstall's finding; only an upgrade deletes here.
+			if helmDeletes(o, base, head) != "upgrade" {
+				return
+			}
+		case o.ResourceSet != "":
 			if resourceSetKept(o) || resourceSetUnknown(o, ks.Ref, head) || !KnownGone(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
 				return
 			}
-		} else if protected(o) || !KnownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil {
+		case protected(o) || !KnownGone(ks.Ref, base, head) || !garbageCollects(ks.Ref, base, head) || renameOnly(o, base, head) != nil:
 			return
 		}
-		f := objectFinding("destructive-prune", Error, head.Name, o, ks.Ref)
+		sev, retained := Error, retainedBy(o, base)
+		if retained != "" {
+			sev = Notice
+		}
+		f := objectFinding("destructive-prune", sev, head.Name, o, ks.Ref)
 		f.Message = fmt.Sprintf("%s is removed from %s, which garbage-collects it: Flux deletes it%s.", o.ID, ks.Ref, consequence(o.ID))
 		f.Suggestion = fmt.Sprintf("If %s must survive, first annotate it `kustomize.toolkit.fluxcd.io/prune: disabled` (merged and applied), then remove it from git.", o.ID)
+		if o.HelmRelease != "" {
+			f.Message = fmt.Sprintf("%s is no longer rendered by the chart of HelmRelease %s (applied by %s): the release's upgrade deletes it%s.", o.ID, o.HelmRelease, ks.Ref, consequence(o.ID))
+			f.Suggestion = fmt.Sprintf("If %s must survive, first add the annotation `helm.sh/resource-policy: keep` to it in the chart (template %s) and let helm-controller upgrade the release, then remove it.", o.ID, o.Template)
+		}
+		if retained != "" {
+			f.Message = fmt.Sprintf("%s is removed from %s, which garbage-collects it: Flux deletes the object, but %s.", o.ID, ks.Ref, retained)
+			f.Suggestion = "No data is lost: delete or re-bind the released PersistentVolume by hand when it is no longer needed. " + f.Suggestion
+		}
 		if o.ResourceSet != "" {
 			f.Message = fmt.Sprintf("%s is no longer rendered by ResourceSet %s (applied by %s), which garbage-collects it: flux-operator deletes it%s.", o.ID, o.ResourceSet, ks.Ref, consequence(o.ID))
 			f.Suggestion = fmt.Sprintf("If %s must survive, first render it with the annotation `fluxcd.controlplane.io/prune: disabled` (merged and applied), then remove it from the ResourceSet.", o.ID)
@@ -55,6 +76,9 @@ func consequence(id render.ObjectID) string {
 		return " and possibly the data on it"
 	case "StatefulSet":
 		return ", stopping its pods"
+	}
+	if dataBearingKinds[id.Group+"/"+id.Kind] {
+		return ": its operator tears down the database or storage cluster it runs, and the volumes it owns go with it"
 	}
 	return ""
 }

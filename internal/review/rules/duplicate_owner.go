@@ -12,7 +12,8 @@ import (
 // and the same ResourceSet renders under both is not reported again: flux-operator applies
 // and garbage-collects it once, from that ResourceSet's own inventory
 // (internal/controller/resourceset_controller.go ResourceSetReconciler.apply); the finding
-// on the ResourceSet is the one conflict.
+// on the ResourceSet is the one conflict. A chart's objects count as their HelmRelease's
+// (chartDuplicate).
 func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
@@ -23,6 +24,12 @@ func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
 			}
 			first := owners[0]
 			if o.ResourceSet != "" && o.ResourceSet == first.ResourceSet {
+				continue
+			}
+			if o.HelmRelease != "" || first.HelmRelease != "" {
+				if f, ok := chartDuplicate(c, first, o); ok {
+					out = append(out, f)
+				}
 				continue
 			}
 			f := objectFinding("duplicate-owner", Error, c.Name, o, ref)

@@ -183,6 +183,8 @@ var Change = []ChangeRule{
 	{"tier-move", tierMove},
 	{"prune-transient", pruneTransient},
 	{"destructive-prune", destructivePrune},
+	{"helm-uninstall", helmUninstall},
+	{"crd-not-upgraded", crdNotUpgraded},
 }
 
 // IDs lists every rule id, state rules first, in report order.

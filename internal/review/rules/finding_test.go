@@ -19,7 +19,7 @@ func TestRegistry(t *testing.T) {
 	wantState := []string{"render-error", "helm-render-error", "depends-on-not-found", "depends-on-cycle", "release-collision", "duplicate-owner",
 		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "namespace-not-set",
 		"undefined-variable", "unsubstituted-variable"}
-	wantChange := []string{"tier-move", "prune-transient", "destructive-prune"}
+	wantChange := []string{"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded"}
 	if diff := cmp.Diff(wantState, state); diff != "" {
 		t.Errorf("State (-want +got):\n%s", diff)
 	}

@@ -68,7 +68,7 @@ func kustomizationNamed(c *render.Cluster, dep render.Ref) (render.Ref, bool) {
 }
 
 // otherReleaseNamespace finds the namespace of the one HelmRelease named like dep elsewhere.
-func otherReleaseNamespace(hrs []helmRelease, dep render.Ref) (string, bool) {
+func otherReleaseNamespace(hrs []hrNode, dep render.Ref) (string, bool) {
 	found := ""
 	for _, h := range hrs {
 		if h.ref.Name == dep.Name && h.ref.Namespace != dep.Namespace {
@@ -85,7 +85,7 @@ func otherReleaseNamespace(hrs []helmRelease, dep render.Ref) (string, bool) {
 // checkDependencies requires every dependency to be Ready first, so no member is ever
 // installed or upgraded. Suspended HelmReleases are left out: they check nothing.
 func helmDependsOnCycles(c *render.Cluster) []Finding {
-	byRef := map[render.Ref]helmRelease{}
+	byRef := map[render.Ref]hrNode{}
 	var nodes []render.Ref
 	for _, h := range helmReleases(c) {
 		if !h.suspended() {

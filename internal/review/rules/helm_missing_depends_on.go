@@ -21,7 +21,7 @@ import (
 func helmReleaseNeeds(c *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	hrs := helmReleases(c)
-	byName := map[string]helmRelease{}
+	byName := map[string]hrNode{}
 	for _, h := range hrs {
 		byName[h.ref.String()] = h
 	}
@@ -73,7 +73,7 @@ func helmReleaseNeeds(c *render.Cluster, env *Env) []Finding {
 }
 
 // helmDependsOnPath reports whether from reaches to through HelmRelease dependsOn edges.
-func helmDependsOnPath(byName map[string]helmRelease, from, to render.Ref) bool {
+func helmDependsOnPath(byName map[string]hrNode, from, to render.Ref) bool {
 	seen := map[render.Ref]bool{}
 	stack := []render.Ref{from}
 	for len(stack) > 0 {
@@ -103,7 +103,7 @@ func kustomizationOrders(v *view, from, to render.Ref) bool {
 }
 
 // helmSpecLine locates where dependsOn goes in h's manifest: its dependsOn key, else spec.
-func helmSpecLine(c *render.Cluster, h helmRelease) int {
+func helmSpecLine(c *render.Cluster, h hrNode) int {
 	if len(h.dependsOn()) > 0 {
 		return lineAfter(c, h.o.File, h.o.Line, dependsOnKey)
 	}
@@ -111,7 +111,7 @@ func helmSpecLine(c *render.Cluster, h helmRelease) int {
 }
 
 // helmDependsOnList renders h's dependsOn with provider appended, as it should read.
-func helmDependsOnList(h helmRelease, provider render.Ref) string {
+func helmDependsOnList(h hrNode, provider render.Ref) string {
 	var b strings.Builder
 	for _, d := range append(h.dependsOn(), provider) {
 		b.WriteString("    - name: " + d.Name + "\n")

@@ -8,9 +8,9 @@ import (
 
 const helmGroup = "helm.toolkit.fluxcd.io"
 
-// helmRelease is one HelmRelease of the cluster: its object as applied (by a
+// hrNode is one HelmRelease of the cluster: its object as applied (by a
 // Kustomization's build, or by a chart), and the Kustomization that applies it.
-type helmRelease struct {
+type hrNode struct {
 	ref render.Ref // namespace/name
 	o   *render.Object
 	ks  render.Ref
@@ -18,8 +18,8 @@ type helmRelease struct {
 
 // helmReleases lists the cluster's HelmReleases in build order, each once (the first owner
 // of a duplicated one: duplicate-owner reports the rest).
-func helmReleases(c *render.Cluster) []helmRelease {
-	var out []helmRelease
+func helmReleases(c *render.Cluster) []hrNode {
+	var out []hrNode
 	seen := map[render.Ref]bool{}
 	each(c, func(ks *render.Kustomization, o *render.Object) {
 		if o.ID.Group != helmGroup || o.ID.Kind != "HelmRelease" {
@@ -28,7 +28,7 @@ func helmReleases(c *render.Cluster) []helmRelease {
 		ref := render.Ref{Namespace: o.ID.Namespace, Name: o.ID.Name}
 		if !seen[ref] {
 			seen[ref] = true
-			out = append(out, helmRelease{ref: ref, o: o, ks: ks.Ref})
+			out = append(out, hrNode{ref: ref, o: o, ks: ks.Ref})
 		}
 	})
 	return out
@@ -36,7 +36,7 @@ func helmReleases(c *render.Cluster) []helmRelease {
 
 // suspended reports spec.suspend: helm-controller's Reconcile returns before anything else
 // (HelmReleaseReconciler.Reconcile), dependencies included.
-func (h helmRelease) suspended() bool {
+func (h hrNode) suspended() bool {
 	s, _, _ := unstructured.NestedBool(h.o.Body.Object, "spec", "suspend")
 	return s
 }
@@ -44,7 +44,7 @@ func (h helmRelease) suspended() bool {
 // dependsOn is spec.dependsOn as helm-controller reads it: each entry's namespace defaults
 // to the HelmRelease's own (internal/controller/helmrelease_controller.go checkDependencies).
 // Entries without a name are left out (the CRD schema requires one).
-func (h helmRelease) dependsOn() []render.Ref {
+func (h hrNode) dependsOn() []render.Ref {
 	list, _, _ := unstructured.NestedSlice(h.o.Body.Object, "spec", "dependsOn")
 	var out []render.Ref
 	for _, e := range list {

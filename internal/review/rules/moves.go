@@ -19,6 +19,9 @@ type Move struct {
 }
 
 // Moves lists the objects of a cluster whose first owner changes, in head build order.
+// The owner is what applies and deletes the object: a Kustomization's own build, or the
+// HelmRelease whose chart renders it (sameOwner), so an object that moves between a
+// Kustomization's manifests and a chart of a HelmRelease in that same Kustomization moves.
 // An object still emitted by its base owner at head has not moved (it is duplicated); one
 // whose new owners all fail at head does not move either (applied): the old owner prunes it.
 func Moves(base, head *render.Cluster) []Move {
@@ -31,11 +34,11 @@ func Moves(base, head *render.Cluster) []Move {
 			return
 		}
 		prev := base.Owners[o.ID]
-		if len(prev) == 0 || prev[0].Owner == ks.Ref {
+		if len(prev) == 0 || sameOwner(prev[0], o) {
 			return
 		}
 		for _, h := range head.Owners[o.ID] {
-			if h.Owner == prev[0].Owner {
+			if sameOwner(h, prev[0]) {
 				return
 			}
 		}
@@ -52,4 +55,14 @@ func Owner(ks, hr string) string {
 		return ks
 	}
 	return ks + " › HelmRelease " + hr
+}
+
+// sameOwner reports whether a and b are applied by the same owner: the same HelmRelease
+// for chart objects (helm-controller applies and deletes them whichever Kustomization
+// applies the HelmRelease), else the same Kustomization's own build.
+func sameOwner(a, b *render.Object) bool {
+	if a.HelmRelease != "" || b.HelmRelease != "" {
+		return a.HelmRelease == b.HelmRelease
+	}
+	return a.Owner == b.Owner
 }

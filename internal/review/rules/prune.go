@@ -19,7 +19,8 @@ func protected(o *render.Object) bool {
 // applied: by prune when it still exists, is not suspended and does not fail at head (a
 // failed apply prunes nothing, flux-semantics.md §3), or by its finalizer when it is deleted
 // (deletionPolicy MirrorPrune follows prune; Delete and WaitForTermination always delete;
-// Orphan never).
+// Orphan never). A removed Kustomization that its parent keeps (keptReason) is not
+// deleted: it keeps pruning with its last spec while its folder holds manifests.
 func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
 	b := base.Kustomizations[ref]
 	if h := head.Kustomizations[ref]; h != nil {
@@ -28,6 +29,9 @@ func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
 		}
 		// Either spec may be the one in force when the owner reconciles the new revision.
 		return (h.Spec.Prune || b.Spec.Prune) && !(h.Spec.Suspend && b.Spec.Suspend)
+	}
+	if keptReason(ref, base, head) != "" {
+		return keptPrunes(b, head)
 	}
 	switch b.Spec.DeletionPolicy {
 	case "Delete", "WaitForTermination":
@@ -72,13 +76,16 @@ func sameRemotes(b, h *render.Kustomization) bool {
 }
 
 // critical reports kinds whose deletion takes data or other objects with it.
-func critical(id render.ObjectID) bool { return criticalKinds[id.Group+"/"+id.Kind] }
+func critical(id render.ObjectID) bool {
+	return criticalKinds[id.Group+"/"+id.Kind] || dataBearingKinds[id.Group+"/"+id.Kind]
+}
 
 // transientCritical adds the Flux Kustomization to critical: deleted and re-created in a
 // move, its finalizer garbage-collects its whole inventory in between. (Its removal from
 // git is reported through the critical objects it held.)
+// A HelmRelease too: helm-controller's finalizer uninstalls its release in between.
 func transientCritical(id render.ObjectID) bool {
-	return critical(id) || isFluxKustomization(id)
+	return critical(id) || isFluxKustomization(id) || id.Group == helmReleaseGroup && id.Kind == "HelmRelease"
 }
 
 func isFluxKustomization(id render.ObjectID) bool {

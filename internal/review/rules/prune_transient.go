@@ -16,7 +16,9 @@ import (
 //     ancestor (the parent applies the object before the child reconciles).
 //
 // Also an identity change that comes only from targetNamespace, namePrefix or nameSuffix:
-// the owner applies the new object and prunes the old.
+// the owner applies the new object and prunes the old. Moves into or out of a chart are
+// helmTransient's; a move out of a removed Kustomization its parent keeps, whose folder
+// still holds the object, is keptFight's duplicate-owner.
 func pruneTransient(base, head *render.Cluster, env *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
@@ -24,8 +26,21 @@ func pruneTransient(base, head *render.Cluster, env *Env) []Finding {
 	hv := env.view(head)
 	var out []Finding
 	for _, m := range Moves(base, head) {
+		if m.FromHelmRelease != "" || m.ToHelmRelease != "" {
+			if f, ok := helmTransient(m, base, head, hv); ok {
+				out = append(out, f)
+			}
+			continue
+		}
 		old, to := m.base.Owner, m.head.Owner
-		if protected(m.base) || !garbageCollects(old, base, head) {
+		if protected(m.base) {
+			continue
+		}
+		if f, ok := keptFight(head.Name, m, base, head); ok {
+			out = append(out, f)
+			continue
+		}
+		if !garbageCollects(old, base, head) {
 			continue
 		}
 		mode := race(hv, base, head, old, to)
@@ -56,6 +71,9 @@ func race(hv *view, base, head *render.Cluster, old, to render.Ref) string {
 	if h == nil {
 		if b := base.Kustomizations[old]; b.Parent != nil && *b.Parent == to {
 			return "" // the parent applies the object before it prunes the child
+		}
+		if why := keptReason(old, base, head); why != "" {
+			return fmt.Sprintf("%s; it keeps reconciling its last spec and prunes what left its folder, while %s may not have applied it yet (a race)", why, to)
 		}
 		return fmt.Sprintf("%s is deleted or renamed at head, so its finalizer garbage-collects its inventory while %s may not have applied yet (a race)", old, to)
 	}

@@ -28,7 +28,7 @@ func releaseCollision(c, other *render.Cluster, _ *Env) []Finding {
 		}
 		sort.SliceStable(hrs, func(i, j int) bool { return before[hrs[i].ref] && !before[hrs[j].ref] })
 	}
-	first := map[helm.Release]helmRelease{}
+	first := map[helm.Release]hrNode{}
 	var out []Finding
 	for _, h := range hrs {
 		rel := helm.ReleaseOf(h.o.Body)

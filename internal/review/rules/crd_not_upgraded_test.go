@@ -1,0 +1,66 @@
+package rules
+
+import "testing"
+
+// TestCRDNotUpgraded: a chart change that modifies a CRD of crds/ under the Create (default)
+// or Skip upgrade policy leaves existing clusters on the old CRD; CreateReplace replaces it.
+func TestCRDNotUpgraded(t *testing.T) {
+	v1 := crd("example.com", "Widget", "widgets", "Namespaced")
+	v2 := v1 + "    - name: v2\n      served: true\n      storage: false\n      schema:\n        openAPIV3Schema:\n          type: object\n"
+	gadgets := crd("example.com", "Gadget", "gadgets", "Namespaced")
+	release := func(spec ...string) map[string]string {
+		return map[string]string{tierFile("a"): tier("a", "./a", true), "a/hr.yaml": helmRelease("default", "app", "app", spec...)}
+	}
+	crds := func(files ...string) map[string]string {
+		m := map[string]string{"templates/cm.yaml": configMap("", "cm")}
+		for i, f := range files {
+			m[[]string{"crds/widgets.yaml", "crds/gadgets.yaml"}[i]] = f
+		}
+		return chart("app", m)
+	}
+	widget := "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com"
+	cases := []struct {
+		name       string
+		base, head map[string]string
+		want       []want
+	}{
+		{
+			name: "modified under the default policy",
+			base: merge(release(), crds(v1)), head: merge(release(), crds(v2)),
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: widget, File: "a/hr.yaml", Line: 2,
+				Msg:  []string{"The chart of HelmRelease default/app changes " + widget + " in app/crds/widgets.yaml, but its spec.upgrade.crds is Create (the default): helm-controller's upgrade creates only the CRDs of crds/ that are missing"},
+				Sugg: []string{"`spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:2)"}}},
+		},
+		{
+			name: "added under Skip",
+			base: merge(release("upgrade: {crds: Skip}"), crds(v1)), head: merge(release("upgrade: {crds: Skip}"), crds(v1, gadgets)),
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/gadgets.example.com", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"adds", "is Skip: helm-controller's upgrade applies no CRD of crds/"}}},
+		},
+		{
+			name: "negative: added under the default policy (Create creates it)",
+			base: merge(release(), crds(v1)), head: merge(release(), crds(v1, gadgets)),
+		},
+		{
+			name: "negative: modified under CreateReplace",
+			base: merge(release("upgrade: {crds: CreateReplace}"), crds(v1)), head: merge(release("upgrade: {crds: CreateReplace}"), crds(v2)),
+		},
+		{
+			name: "negative: unchanged CRD, changed template",
+			base: merge(release(), crds(v1)), head: merge(release("values: {a: 1}"), crds(v1)),
+		},
+		{
+			name: "negative: a new release installs its CRDs",
+			base: map[string]string{tierFile("a"): tier("a", "./a", true), "a/keep.yaml": configMap("default", "keep")}, head: merge(release(), crds(v2)),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
+			checkBuilt(t, base)
+			checkBuilt(t, head)
+			checkFindings(t, changeRule(t, "crd-not-upgraded")(base, head, testEnv()), tc.want)
+		})
+	}
+}

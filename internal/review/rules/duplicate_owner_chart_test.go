@@ -1,0 +1,48 @@
+package rules
+
+import "testing"
+
+// TestDuplicateOwnerChart: a chart and a Kustomization, or two charts, rendering the same
+// object fight over it; a CRD of crds/ that Helm only creates when missing does not.
+func TestDuplicateOwnerChart(t *testing.T) {
+	tiers := map[string]string{tierFile("a"): tier("a", "./a", true), "a/hr.yaml": helmRelease("default", "app", "app")}
+	cm := map[string]string{"templates/cm.yaml": configMap("", "cm")}
+	widgets := crd("example.com", "Widget", "widgets", "Namespaced")
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{
+			name:  "a chart and the manifests of its own Kustomization",
+			files: merge(tiers, chart("app", cm), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
+			want: []want{{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "a/hr.yaml", Line: 2,
+				Msg:  []string{"ConfigMap/default/cm is applied by both flux-system/a (a/cm.yaml:2) and flux-system/a › HelmRelease default/app (chart template app/templates/cm.yaml): kustomize-controller and helm-controller overwrite each other's version"},
+				Sugg: []string{"remove it from a/cm.yaml or from the chart of HelmRelease default/app (template app/templates/cm.yaml"}}},
+		},
+		{
+			name:  "two charts",
+			files: merge(tiers, chart("app", cm), chart("two", cm), map[string]string{"a/two.yaml": helmRelease("default", "two", "two")}),
+			want: []want{{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "a/two.yaml", Line: 2,
+				Msg: []string{"the two Helm releases take it from each other on every upgrade"}}},
+		},
+		{
+			name:  "negative: a CRD of crds/ that a Kustomization also applies, default policy",
+			files: merge(tiers, chart("app", map[string]string{"crds/w.yaml": widgets}), map[string]string{"a/crd.yaml": widgets}),
+		},
+		{
+			name: "a CRD of crds/ under CreateReplace",
+			files: merge(map[string]string{tierFile("a"): tier("a", "./a", true), "a/hr.yaml": helmRelease("default", "app", "app", "install: {crds: CreateReplace}")},
+				chart("app", map[string]string{"crds/w.yaml": widgets}), map[string]string{"a/crd.yaml": widgets}),
+			want: []want{{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com", File: "a/hr.yaml", Line: 2}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			checkFindings(t, stateRule(t, "duplicate-owner")(c, nil, testEnv()), tc.want)
+		})
+	}
+}

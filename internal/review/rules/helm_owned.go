@@ -1,0 +1,166 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/helm"
+)
+
+// What Helm deletes of a release, read from helm-controller v1.6.3 and Helm v4
+// (docs/rules.md helm-uninstall): an upgrade deletes the objects of the old manifest that
+// the new one lacks (helm pkg/kube/client.go Client.Update: originals.Difference(targets)),
+// an uninstall every object of the manifest (pkg/action/uninstall.go deleteRelease), both
+// skipping those annotated helm.sh/resource-policy: keep. Neither touches the CRDs of
+// crds/ (applied outside the release, helm-controller internal/action/crds.go applyCRDs)
+// nor hooks (kept apart from the manifest, deleted by their hook-delete-policy).
+
+const helmReleaseGroup = "helm.toolkit.fluxcd.io"
+
+// isHelmRelease reports whether o is a HelmRelease a Kustomization applies (not one a
+// chart renders: those are not rendered further).
+func isHelmRelease(o *render.Object) bool {
+	return o.ID.Group == helmReleaseGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == ""
+}
+
+// hrName is a HelmRelease's "namespace/name", as Object.HelmRelease names it.
+func hrName(id render.ObjectID) string { return id.Namespace + "/" + id.Name }
+
+// hrID is the ObjectID of HelmRelease "namespace/name".
+func hrID(name string) render.ObjectID {
+	ns, n, _ := strings.Cut(name, "/")
+	return render.ObjectID{Group: helmReleaseGroup, Kind: "HelmRelease", Namespace: ns, Name: n}
+}
+
+// helmKeeps reports whether Helm leaves o when it uninstalls (uninstall) or upgrades its
+// release: annotated helm.sh/resource-policy: keep, a hook, or a CRD of crds/. The upgrade
+// compares the live object's annotation with "keep" exactly (Client.Update), the uninstall
+// the stored manifest's, trimmed and lowercased (filterManifestsToKeep): both are o as
+// applied at base.
+func helmKeeps(o *render.Object, uninstall bool) bool {
+	ann := o.Body.GetAnnotations()
+	policy := ann["helm.sh/resource-policy"]
+	if uninstall {
+		policy = strings.ToLower(strings.TrimSpace(policy))
+	}
+	if policy == "keep" {
+		return true
+	}
+	_, hook := ann["helm.sh/hook"]
+	return hook || crdsFile(o.Template)
+}
+
+// crdsFile reports whether template, a chart file path ("app/crds/x.yaml",
+// "app/charts/sub/crds/x.yaml"; Helm's CRD.Filename), is in a crds/ folder of the chart
+// or of a subchart, not in templates/.
+func crdsFile(template string) bool {
+	segs := strings.Split(template, "/")
+	for i := 1; i < len(segs)-1; i++ {
+		switch segs[i] {
+		case "crds":
+			return true
+		case "charts":
+			i++ // the subchart's name; its own structure follows
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// helmReleaseOf returns the HelmRelease object that Kustomization owner applies at c
+// under name ("namespace/name"), or nil.
+func helmReleaseOf(c *render.Cluster, owner render.Ref, name string) *render.Object {
+	for _, o := range c.Owners[hrID(name)] {
+		if o.Owner == owner && o.HelmRelease == "" {
+			return o
+		}
+	}
+	return nil
+}
+
+// uninstallReason says why helm-controller uninstalls the release of base HelmRelease
+// hr once head applies, or "" when it does not:
+//   - hr is gone at head and its Kustomization garbage-collects it: the finalizer
+//     uninstalls the release unless hr was suspended (controller/helmrelease_controller.go
+//     reconcileDelete);
+//   - its release name, release namespace or storage namespace changes: the controller
+//     uninstalls the old release before it installs the new one (reconcileRelease,
+//     internal/action/verify.go ReleaseTargetChanged). A change of the chart's name is
+//     not detected (the chart's Chart.yaml name is not kept by the render).
+func uninstallReason(hr *render.Object, base, head *render.Cluster) string {
+	if suspended(hr) {
+		return ""
+	}
+	now := applied(head, hr.ID)
+	if len(now) == 0 {
+		if protected(hr) || !KnownGone(hr.Owner, base, head) || !garbageCollects(hr.Owner, base, head) {
+			return ""
+		}
+		return fmt.Sprintf("%s is removed from %s, which garbage-collects it, so helm-controller's finalizer uninstalls release %s", hr.ID, hr.Owner, releaseLabel(hr))
+	}
+	was, is := helm.ReleaseOf(hr.Body), helm.ReleaseOf(now[0].Body)
+	var changed []string
+	if was.Name != is.Name {
+		changed = append(changed, fmt.Sprintf("release name %s → %s", was.Name, is.Name))
+	}
+	if was.Namespace != is.Namespace {
+		changed = append(changed, fmt.Sprintf("release namespace %s → %s", was.Namespace, is.Namespace))
+	}
+	if was.StorageNamespace != is.StorageNamespace {
+		changed = append(changed, fmt.Sprintf("storage namespace %s → %s", was.StorageNamespace, is.StorageNamespace))
+	}
+	if len(changed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the release target of %s changes (%s), so helm-controller uninstalls release %s before it installs the new one",
+		hr.ID, strings.Join(changed, ", "), releaseLabel(hr))
+}
+
+// releaseLabel shows the Helm release hr manages: "namespace/name".
+func releaseLabel(hr *render.Object) string {
+	r := helm.ReleaseOf(hr.Body)
+	return r.Namespace + "/" + r.Name
+}
+
+func suspended(o *render.Object) bool {
+	s, _ := o.Body.Object["spec"].(map[string]any)
+	b, _ := s["suspend"].(bool)
+	return b
+}
+
+// helmDeletes says how helm-controller deletes o, an object the chart of a HelmRelease
+// rendered at base that this release no longer renders at head: "uninstall" when the
+// release is uninstalled (uninstallReason), "upgrade" when the HelmRelease still applies,
+// reconciles (not suspended) and rendered at head, so its upgrade deletes what left the
+// manifest; "" when Helm leaves it (helmKeeps, or no upgrade is known to run).
+func helmDeletes(o *render.Object, base, head *render.Cluster) string {
+	if o.HelmRelease == "" {
+		return ""
+	}
+	hr := helmReleaseOf(base, o.Owner, o.HelmRelease)
+	if hr == nil {
+		return ""
+	}
+	if uninstallReason(hr, base, head) != "" {
+		if helmKeeps(o, true) {
+			return ""
+		}
+		return "uninstall"
+	}
+	if helmKeeps(o, false) {
+		return ""
+	}
+	for _, now := range applied(head, hr.ID) {
+		if suspended(now) {
+			return ""
+		}
+		for _, rel := range head.Kustomizations[now.Owner].Releases {
+			if rel.HelmRelease == hr.ID {
+				return "upgrade"
+			}
+		}
+	}
+	return ""
+}

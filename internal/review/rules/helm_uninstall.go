@@ -1,0 +1,120 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// maxListed bounds the objects a message names; the rest are counted.
+const maxListed = 5
+
+// helmUninstall reports each base HelmRelease whose release helm-controller uninstalls
+// once head applies (uninstallReason: removed under garbage collection, or a changed
+// release name, release namespace or storage namespace). The uninstall deletes every
+// object of the release's manifest except those Helm keeps (helmKeeps). An error when it
+// deletes an object that head applies from another owner (a chart replaced by plain
+// manifests of the same names, thaum-xyz/ankhmorpork#1319: the replacement is deleted
+// right after it is applied) or one of a critical kind; a warning otherwise. One finding
+// per HelmRelease, at its head manifest when it still exists, else at its base one.
+func helmUninstall(base, head *render.Cluster, _ *Env) []Finding {
+	if base == nil || head == nil {
+		return nil
+	}
+	var out []Finding
+	each(base, func(ks *render.Kustomization, hr *render.Object) {
+		if !isHelmRelease(hr) || base.Owners[hr.ID][0] != hr {
+			return
+		}
+		why := uninstallReason(hr, base, head)
+		if why == "" {
+			return
+		}
+		at := hr
+		if now := applied(head, hr.ID); len(now) > 0 {
+			at = now[0]
+		}
+		if f, ok := uninstallFinding(head.Name, hr, at, why, base, head); ok {
+			out = append(out, f)
+		}
+	})
+	return out
+}
+
+// uninstallFinding is the finding for the uninstall of base HelmRelease hr, located at
+// at; none when Helm keeps everything the release holds.
+func uninstallFinding(cluster string, hr, at *render.Object, why string, base, head *render.Cluster) (Finding, bool) {
+	name := hrName(hr.ID)
+	var deleted, elsewhere, crit []string
+	for _, o := range base.Kustomizations[hr.Owner].Objects {
+		if o.HelmRelease != name || helmKeeps(o, true) {
+			continue
+		}
+		deleted = append(deleted, o.ID.String())
+		if by := appliedElsewhere(o, head); by != "" {
+			elsewhere = append(elsewhere, fmt.Sprintf("%s (by %s)", o.ID, by))
+		}
+		if critical(o.ID) {
+			crit = append(crit, o.ID.String()+consequence(o.ID))
+		}
+	}
+	unknown := releaseUnknown(base.Kustomizations[hr.Owner], hr.ID)
+	if len(deleted) == 0 && unknown == "" {
+		return Finding{}, false
+	}
+	sev := Warning
+	msg := fmt.Sprintf("%s: the uninstall deletes %d object(s) of the release (%s)", why, len(deleted), listed(deleted))
+	if unknown != "" {
+		msg = fmt.Sprintf("%s: what it deletes is unknown, since %s", why, unknown)
+	}
+	if len(elsewhere) > 0 {
+		sev = Error
+		msg += fmt.Sprintf(". Applied at head by another owner: %s; that does not save them: the uninstall deletes each right after its owner applies it, and it stays deleted until that owner reconciles again", listed(elsewhere))
+	}
+	if len(crit) > 0 {
+		sev = Error
+		msg += fmt.Sprintf(". It deletes %s", listed(crit))
+	}
+	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
+	f.Message = msg + "."
+	f.Suggestion = fmt.Sprintf("Merge in two steps: first add the annotation `helm.sh/resource-policy: keep` to the objects that must survive "+
+		"through the chart of HelmRelease %s (or its postRenderers) and let helm-controller upgrade the release; then merge this change (Helm leaves kept objects, "+
+		"and the new owner takes them over). Or, if the objects should go, nothing to do.", name)
+	return f, true
+}
+
+// appliedElsewhere names the head owner that applies o's identity other than o's own
+// HelmRelease ("" when none does): a Kustomization's build or another chart.
+func appliedElsewhere(o *render.Object, head *render.Cluster) string {
+	for _, h := range applied(head, o.ID) {
+		if h.HelmRelease != o.HelmRelease {
+			return Owner(h.Owner.String(), h.HelmRelease)
+		}
+	}
+	return ""
+}
+
+// releaseUnknown says why the objects of HelmRelease id in base Kustomization ks are not
+// known (its chart was not rendered or failed at base), or "".
+func releaseUnknown(ks *render.Kustomization, id render.ObjectID) string {
+	for _, s := range ks.HelmReleaseSkipped {
+		if s.HelmRelease == id {
+			return "its chart was not rendered at the base commit (" + s.Reason + ")"
+		}
+	}
+	for _, e := range ks.HelmReleaseErrors {
+		if e.HelmRelease == id {
+			return "its chart failed to render at the base commit"
+		}
+	}
+	return ""
+}
+
+// listed joins up to maxListed items and counts the rest.
+func listed(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
+}

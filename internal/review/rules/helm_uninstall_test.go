@@ -1,0 +1,118 @@
+package rules
+
+import "testing"
+
+// TestHelmUninstall: a HelmRelease removed under garbage collection, or whose release
+// target changes, is uninstalled; an error when the uninstall deletes what head applies
+// from another owner or a critical kind; nothing when Helm keeps it all or nothing prunes.
+func TestHelmUninstall(t *testing.T) {
+	tiers := func(prune bool) map[string]string {
+		return map[string]string{tierFile("a"): tier("a", "./a", prune), "a/keep.yaml": configMap("default", "keep-a"),
+			tierFile("b"): tier("b", "./b", true), "b/keep.yaml": configMap("default", "keep-b")}
+	}
+	hr := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app")}
+	cm := map[string]string{"templates/cm.yaml": configMap("", "cm")}
+	withPVC := merge(cm, map[string]string{"templates/pvc.yaml": pvc("", "data", ""), "crds/w.yaml": crd("example.com", "Widget", "widgets", "Namespaced")})
+	kept := func(m string) string { return withAnnotation(m, "helm.sh/resource-policy", "keep") }
+	suggestion := []string{"`helm.sh/resource-policy: keep`", "HelmRelease default/app"}
+	cases := []struct {
+		name       string
+		base, head map[string]string
+		want       []want
+	}{
+		{
+			name: "removed under prune: a warning",
+			base: merge(tiers(true), hr, chart("app", cm)),
+			head: merge(tiers(true), chart("app", cm)),
+			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+				Msg:  []string{"HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm)."},
+				Sugg: suggestion}},
+		},
+		{
+			// The CRD of crds/ is not part of the release: Helm never deletes it.
+			name: "removed with a PersistentVolumeClaim: an error",
+			base: merge(tiers(true), hr, chart("app", withPVC)),
+			head: merge(tiers(true), chart("app", withPVC)),
+			want: []want{{Rule: "helm-uninstall", Severity: Error, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"deletes 2 object(s) of the release (ConfigMap/default/cm, PersistentVolumeClaim/default/data)", "It deletes PersistentVolumeClaim/default/data; under the usual Delete reclaim policy its volume and data go too."}}},
+		},
+		{
+			// thaum-xyz/ankhmorpork#1319: a chart replaced by plain manifests of the same names.
+			name: "replaced by plain manifests: an error",
+			base: merge(tiers(true), hr, chart("app", cm)),
+			head: merge(tiers(true), chart("app", cm), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
+			want: []want{{Rule: "helm-uninstall", Severity: Error, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"Applied at head by another owner: ConfigMap/default/cm (by flux-system/a); that does not save them: the uninstall deletes each right after its owner applies it"}}},
+		},
+		{
+			name: "release name changes: uninstall and install again",
+			base: merge(tiers(true), hr, chart("app", cm)),
+			head: merge(tiers(true), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "releaseName: app2")}, chart("app", cm)),
+			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"the release target of HelmRelease.helm.toolkit.fluxcd.io/default/app changes (release name app → app2), so helm-controller uninstalls release default/app before it installs the new one"}}},
+		},
+		{
+			name: "target and storage namespace change",
+			base: merge(tiers(true), hr, chart("app", cm)),
+			head: merge(tiers(true), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "targetNamespace: apps", "storageNamespace: apps")}, chart("app", cm)),
+			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"(release name app → apps-app, release namespace default → apps, storage namespace default → apps)"}}},
+		},
+		{
+			name: "negative: rename with helm.sh/resource-policy: keep in place",
+			base: merge(tiers(true), hr, chart("app", map[string]string{"templates/cm.yaml": kept(configMap("", "cm")), "templates/pvc.yaml": kept(pvc("", "data", ""))})),
+			head: merge(tiers(true), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "releaseName: app2")},
+				chart("app", map[string]string{"templates/cm.yaml": kept(configMap("", "cm")), "templates/pvc.yaml": kept(pvc("", "data", ""))})),
+		},
+		{
+			// filterManifestsToKeep trims and lowercases the policy.
+			name: "negative: removed with helm.sh/resource-policy: ' Keep' (uninstall trims and lowercases)",
+			base: merge(tiers(true), hr, chart("app", map[string]string{"templates/cm.yaml": withAnnotation(configMap("", "cm"), "helm.sh/resource-policy", `" Keep"`)})),
+			head: merge(tiers(true), chart("app", cm)),
+		},
+		{
+			name: "negative: removed from a Kustomization without prune",
+			base: merge(tiers(false), hr, chart("app", withPVC)),
+			head: merge(tiers(false), chart("app", withPVC)),
+		},
+		{
+			name: "negative: removed while suspended",
+			base: merge(tiers(true), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "suspend: true")}, chart("app", withPVC)),
+			head: merge(tiers(true), chart("app", withPVC)),
+		},
+		{
+			name: "negative: removed with prune disabled on the HelmRelease",
+			base: merge(tiers(true), map[string]string{"a/hr.yaml": withAnnotation(helmRelease("default", "app", "app"), "kustomize.toolkit.fluxcd.io/prune", "disabled")}, chart("app", withPVC)),
+			head: merge(tiers(true), chart("app", withPVC)),
+		},
+		{
+			name: "negative: values change only",
+			base: merge(tiers(true), hr, chart("app", withPVC)),
+			head: merge(tiers(true), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "values: {a: 1}")}, chart("app", withPVC)),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
+			checkBuilt(t, base)
+			checkBuilt(t, head)
+			checkFindings(t, changeRule(t, "helm-uninstall")(base, head, testEnv()), tc.want)
+		})
+	}
+}
+
+// TestHelmUninstallNotDoubled: the uninstall that deletes a replacement is helm-uninstall's
+// finding only; prune-transient and destructive-prune stay silent about the release's
+// objects.
+func TestHelmUninstallNotDoubled(t *testing.T) {
+	tiers := map[string]string{tierFile("a"): tier("a", "./a", true), "a/keep.yaml": configMap("default", "keep-a")}
+	chartFiles := chart("app", map[string]string{"templates/pvc.yaml": pvc("", "data", "")})
+	base := renderTree(t, merge(tiers, chartFiles, map[string]string{"a/hr.yaml": helmRelease("default", "app", "app")}))
+	head := renderTree(t, merge(tiers, chartFiles, map[string]string{"a/pvc.yaml": pvc("default", "data", "")}))
+	for _, id := range []string{"prune-transient", "destructive-prune"} {
+		checkFindings(t, changeRule(t, id)(base, head, testEnv()), nil)
+	}
+	checkFindings(t, changeRule(t, "helm-uninstall")(base, head, testEnv()), []want{{Rule: "helm-uninstall", Severity: Error, Kustomization: "flux-system/a",
+		Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2}})
+}
