@@ -18,6 +18,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
+	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 )
 
 // HelmRenderer renders one chart: helm.Render in process, or a sandbox Pool that runs it
@@ -152,9 +153,8 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}}
 	}
 	fail := func(err error) releaseOutcome {
-		var le *limitError
 		return releaseOutcome{err: &ReleaseError{HelmRelease: o.ID,
-			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: errors.As(err, &le)}}}
+			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: refused(err)}}}
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
 	if s, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); s {
@@ -208,7 +208,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
 	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
-		Approximate: approx, Notes: notes}}
+		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches}}
 }
 
 // loadedChart is a chart ready to render, with the reference it is shown by and the
@@ -310,6 +310,17 @@ func releaseBytes(key string, res *helm.Result) int64 {
 		}
 	}
 	return n
+}
+
+// refused reports whether err is tiergate's own bound or shutdown rather than the chart's
+// failure: a Limits refusal, the sandbox's time, memory or output bound
+// (sandbox.LimitError, --render-timeout), a closed pool or a cancelled review. Such a
+// release is not reviewed; only the chart's own failures are helm-render-error findings.
+func refused(err error) bool {
+	var le *limitError
+	var se *sandbox.LimitError
+	return errors.As(err, &le) || errors.As(err, &se) || errors.Is(err, sandbox.ErrClosed) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // limitError is a render that tiergate's Limits refuse, not the chart's failure.

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
 // Ref names a Flux Kustomization; it prints as "namespace/name".
@@ -171,6 +173,9 @@ type Release struct {
 	// Notes say what tiergate assumed of the output ("scope of Widget.example.com unknown:
 	// taken as namespaced").
 	Notes []string
+	// UnmatchedPatches are the postRenderers kustomize patches whose target selects nothing
+	// of the chart's output (helm.Result.UnmatchedPatches).
+	UnmatchedPatches []helm.UnmatchedPatch
 }
 
 // ReleaseSkip is a HelmRelease whose chart was not rendered: what it installs is unknown.

@@ -113,7 +113,7 @@ func (r *Report) summarize(b, h *render.Cluster) {
 
 // unreviewed lists the Kustomizations of the head cluster c that were not built in full,
 // the ResourceSets whose inputs need a live service and the HelmReleases whose charts were
-// not rendered (their resources are unknown).
+// not rendered or that tiergate's bounds stopped (their resources are unknown).
 func unreviewed(c *render.Cluster) []Unreviewed {
 	var out []Unreviewed
 	for _, ref := range c.Order {
@@ -134,16 +134,16 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
 				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, File: skip.File, Line: skip.Line})
 		}
-		// A chart that fails to render is not reviewed either: what the release would
-		// install is unknown, and helm-controller's install or upgrade fails on it.
+		// A chart that fails to render is a helm-render-error finding, reviewed: Flux fails
+		// it the same way. A render tiergate's own bounds refused is not reviewed: the
+		// chart may render in the cluster, and what it installs is unknown.
 		for _, e := range ks.HelmReleaseErrors {
-			hr := e.HelmRelease
-			reason := e.Err.Message
 			if !e.Err.Limit {
-				reason = "chart fails to render, so helm-controller's install or upgrade fails: " + reason
+				continue
 			}
+			hr := e.HelmRelease
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
-				Reason: reason, File: e.Err.File, Line: e.Err.Line})
+				Reason: e.Err.Message, File: e.Err.File, Line: e.Err.Line})
 		}
 	}
 	return out

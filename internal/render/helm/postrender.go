@@ -3,7 +3,10 @@ package helm
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/fluxcd/pkg/apis/kustomize"
@@ -29,11 +32,12 @@ const (
 // spec.postRenderers entry, then commonMetadata, then the origin labels, so that an origin
 // label wins over a common label of the same key. It is never empty, and every pass is a
 // kustomize ResMap round trip, which rejects duplicate object ids as the controller does.
-func postRenderers(s hrSpec, namespace, name string) postrenderer.PostRenderer {
+// Targeted patches that select nothing are recorded in rec.
+func postRenderers(s hrSpec, namespace, name string, rec *patchMatches) postrenderer.PostRenderer {
 	var chain chained
-	for _, r := range s.PostRenderers {
+	for i, r := range s.PostRenderers {
 		if r.Kustomize != nil {
-			chain = append(chain, kustomizePass{patches: r.Kustomize.Patches, images: r.Kustomize.Images}.run)
+			chain = append(chain, kustomizePass{patches: r.Kustomize.Patches, images: r.Kustomize.Images, renderer: i, rec: rec}.run)
 		}
 	}
 	if cm := s.CommonMetadata; cm != nil && (cm.Labels != nil || cm.Annotations != nil) {
@@ -92,8 +96,10 @@ func labelTransformer(labels map[string]string) resmap.Transformer {
 // kustomizePass is internal/postrender/kustomize.go Kustomize: the stream as the one
 // resource of an in-memory kustomization with the entry's patches and images.
 type kustomizePass struct {
-	patches []kustomize.Patch
-	images  []kustomize.Image
+	patches  []kustomize.Patch
+	images   []kustomize.Image
+	renderer int           // index in spec.postRenderers
+	rec      *patchMatches // nil: not recorded
 }
 
 // kustomizeMu serialises krusty runs, as the controller does (kustomizeRenderMutex; a
@@ -108,12 +114,15 @@ func (k kustomizePass) run(in *bytes.Buffer) (*bytes.Buffer, error) {
 	for _, im := range k.images {
 		cfg.Images = append(cfg.Images, kustypes.Image{Name: im.Name, NewName: im.NewName, NewTag: im.NewTag, Digest: im.Digest})
 	}
-	for _, p := range k.patches {
+	for j, p := range k.patches {
 		kp := kustypes.Patch{Patch: p.Patch}
 		if t := p.Target; t != nil {
 			kp.Target = &kustypes.Selector{LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
 			kp.Target.Group, kp.Target.Version, kp.Target.Kind = t.Group, t.Version, t.Kind
 			kp.Target.Name, kp.Target.Namespace = t.Name, t.Namespace
+			if err := k.rec.match(in.Bytes(), k.renderer, j, *kp.Target); err != nil {
+				return nil, err
+			}
 		}
 		cfg.Patches = append(cfg.Patches, kp)
 	}
@@ -139,4 +148,69 @@ func (k kustomizePass) run(in *bytes.Buffer) (*bytes.Buffer, error) {
 		return nil, err
 	}
 	return bytes.NewBuffer(out), nil
+}
+
+// patchMatches records, across the post-renderer runs of one render (one, or two under
+// postRenderStrategy separate), which targeted patches selected an object.
+type patchMatches struct {
+	mu      sync.Mutex
+	seen    map[[2]int]string // target text
+	matched map[[2]int]bool
+}
+
+// match selects target from the stream in, as kustomize's PatchTransformer does
+// (ResMap.Select), and records whether it selects anything.
+func (r *patchMatches) match(in []byte, renderer, patch int, target kustypes.Selector) error {
+	if r == nil {
+		return nil
+	}
+	f := resmap.NewFactory(provider.NewDefaultDepProvider().GetResourceFactory())
+	m, err := f.NewResMapFromBytes(in)
+	if err != nil {
+		return err
+	}
+	sel, err := m.Select(target)
+	if err != nil {
+		return fmt.Errorf("postRenderers[%d].kustomize.patches[%d].target: %w", renderer, patch, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen, r.matched = map[[2]int]string{}, map[[2]int]bool{}
+	}
+	key := [2]int{renderer, patch}
+	r.seen[key] = selectorText(target)
+	if len(sel) > 0 {
+		r.matched[key] = true
+	}
+	return nil
+}
+
+// unmatched lists the recorded patches that selected nothing in any run, in spec order.
+func (r *patchMatches) unmatched() []UnmatchedPatch {
+	var out []UnmatchedPatch
+	for key, text := range r.seen {
+		if !r.matched[key] {
+			out = append(out, UnmatchedPatch{Renderer: key[0], Patch: key[1], Target: text})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Renderer != out[j].Renderer {
+			return out[i].Renderer < out[j].Renderer
+		}
+		return out[i].Patch < out[j].Patch
+	})
+	return out
+}
+
+// selectorText prints the set fields of a patch target: "kind=Deployment,name=web".
+func selectorText(t kustypes.Selector) string {
+	var parts []string
+	for _, f := range [][2]string{{"group", t.Group}, {"version", t.Version}, {"kind", t.Kind}, {"namespace", t.Namespace},
+		{"name", t.Name}, {"labelSelector", t.LabelSelector}, {"annotationSelector", t.AnnotationSelector}} {
+		if f[1] != "" {
+			parts = append(parts, f[0]+"="+f[1])
+		}
+	}
+	return strings.Join(parts, ",")
 }

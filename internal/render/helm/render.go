@@ -113,7 +113,8 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	install.SkipCRDs = true
 	install.KubeVersion = kubeVersion
 	install.APIVersions = slices.Clone(req.APIVersions)
-	install.PostRenderer = postRenderers(spec, hr.GetNamespace(), hr.GetName())
+	var patches patchMatches
+	install.PostRenderer = postRenderers(spec, hr.GetNamespace(), hr.GetName(), &patches)
 	install.PostRenderStrategy = action.PostRenderStrategy(spec.PostRenderStrategy)
 
 	out, err := install.RunWithContext(ctx, req.Chart, vals)
@@ -149,7 +150,7 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	}
 	approx = append(approx, used.names()...)
 	slices.Sort(approx)
-	return &Result{Docs: docs, Approximate: slices.Compact(approx)}, nil
+	return &Result{Docs: docs, Approximate: slices.Compact(approx), UnmatchedPatches: patches.unmatched()}, nil
 }
 
 // checkSchema processes c's dependencies and validates vals coalesced with its defaults.

@@ -39,7 +39,18 @@ type Doc struct {
 // hooks (none under install.disableHooks: they never run). Approximate names, sorted, the
 // template functions used whose offline output may differ from the cluster's ("lookup",
 // "now", "randAlphaNum", ...) and the schema $refs not checked ("schema $ref <url>").
+// UnmatchedPatches lists, in spec order, the postRenderers kustomize patches whose target
+// selects no object of the stream they ran on (under postRenderStrategy separate: of
+// neither stream); kustomize applies such a patch to nothing and says nothing.
 type Result struct {
-	Docs        []Doc
-	Approximate []string
+	Docs             []Doc
+	Approximate      []string
+	UnmatchedPatches []UnmatchedPatch
+}
+
+// UnmatchedPatch is spec.postRenderers[Renderer].kustomize.patches[Patch], whose Target
+// ("kind=Deployment,name=web", the selector's set fields) selects nothing.
+type UnmatchedPatch struct {
+	Renderer, Patch int
+	Target          string
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,9 +85,11 @@ func TestSARIF(t *testing.T) {
 		"runtime-crd-same-pass": "error", "missing-depends-on": "error", "missing-wait": "warning", "namespace-not-set": "error",
 		"undefined-variable": "error", "unsubstituted-variable": "warning", "tier-move": "note", "prune-transient": "warning",
 		"destructive-prune": "error", "helm-uninstall": "warning", "crd-not-upgraded": "warning",
+		"helm-render-error": "error", "release-collision": "error", "runtime-namespace-same-pass": "error",
+		"namespace-for-release": "error", "postrender-patch-unmatched": "warning",
 	}
 	wantIDs := []string{
-		"render-error", "depends-on-not-found", "depends-on-cycle", "duplicate-owner", "runtime-crd-same-pass",
+		"render-error", "helm-render-error", "depends-on-not-found", "depends-on-cycle", "release-collision", "duplicate-owner", "runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "postrender-patch-unmatched",
 		"missing-depends-on", "missing-wait", "namespace-not-set", "undefined-variable", "unsubstituted-variable",
 		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded",
 	}
@@ -125,13 +128,15 @@ func TestSARIF(t *testing.T) {
 	props := func(status, cluster, ks, object string) map[string]string {
 		return map[string]string{"status": status, "cluster": cluster, "kustomization": ks, "object": object}
 	}
+	// at is a rule's index in the run's rules, as wantIDs orders them.
+	at := func(id string) int { return slices.Index(wantIDs, id) }
 	want := []sarifResult{
-		{"missing-depends-on", "error", "apps/web/certificate.yaml", "%SRCROOT%", 5, 2, props("new", "dev", "flux-system/apps", "Certificate.cert-manager.io/apps/web")},
-		{"missing-depends-on", "error", "web/settings.yaml", "%SRCROOT%", 5, 4, props("new", "prod", "apps/web", "ConfigMap/web/settings")},
-		{"prune-transient", "warning", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", 11, 2, props("new", "dev", "flux-system/platform-config", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
-		{"tier-move", "note", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", 10, 2, props("new", "dev", "flux-system/platform-config-cdi", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
-		{"destructive-prune", "none", "apps/weird.yaml", "%SRCROOT%", 12, 1, props("new", "dev", "flux-system/apps", "ConfigMap/apps/"+hostile)},
-		{"depends-on-not-found", "error", "clusters/prod/db.yaml", "%SRCROOT%", 1, 1, props("existing", "prod", "flux-system/db", "")},
+		{"missing-depends-on", "error", "apps/web/certificate.yaml", "%SRCROOT%", at("missing-depends-on"), 2, props("new", "dev", "flux-system/apps", "Certificate.cert-manager.io/apps/web")},
+		{"missing-depends-on", "error", "web/settings.yaml", "%SRCROOT%", at("missing-depends-on"), 4, props("new", "prod", "apps/web", "ConfigMap/web/settings")},
+		{"prune-transient", "warning", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", at("prune-transient"), 2, props("new", "dev", "flux-system/platform-config", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
+		{"tier-move", "note", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", at("tier-move"), 2, props("new", "dev", "flux-system/platform-config-cdi", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
+		{"destructive-prune", "none", "apps/weird.yaml", "%SRCROOT%", at("destructive-prune"), 1, props("new", "dev", "flux-system/apps", "ConfigMap/apps/"+hostile)},
+		{"depends-on-not-found", "error", "clusters/prod/db.yaml", "%SRCROOT%", at("depends-on-not-found"), 1, props("existing", "prod", "flux-system/db", "")},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results (-want +got); the resolved render-error must be absent:\n%s", diff)

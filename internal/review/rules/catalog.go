@@ -33,6 +33,19 @@ func (k RuntimeKind) TriggerName() string {
 	return k.Trigger
 }
 
+// FromCatalog reports whether k is a catalog chart entry (a chart's CRDs known by name,
+// not by a render): true for a HelmRelease whose chart was not rendered.
+func (k RuntimeKind) FromCatalog() bool { return k.Chart != "" && k.HelmRelease == "" }
+
+// basis is what a message says, after sep, of a finding that rests on the catalog's chart
+// entry; "" for any other.
+func (k RuntimeKind) basis(sep string) string {
+	if k.FromCatalog() {
+		return sep + "based on the chart catalog: the chart was not rendered"
+	}
+	return ""
+}
+
 // Catalog indexes runtime kinds by "group/Kind", and by group for chart-installed CRDs.
 type Catalog struct {
 	kinds  map[string]RuntimeKind

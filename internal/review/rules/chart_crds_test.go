@@ -35,7 +35,23 @@ func TestChartInstalledCRDs(t *testing.T) {
 			rule: "runtime-crd-same-pass",
 			want: []want{{Rule: "runtime-crd-same-pass", Severity: Error, Kustomization: "flux-system/certs",
 				Object: "ClusterIssuer.cert-manager.io/letsencrypt", File: "certs/ci.yaml", Line: 2,
-				Msg: []string{"created at runtime once HelmRelease.helm.toolkit.fluxcd.io/cert-manager/cert-manager reconciles"}}},
+				Msg: []string{"created at runtime once HelmRelease.helm.toolkit.fluxcd.io/cert-manager/cert-manager reconciles",
+					"the CRD never appears; based on the chart catalog: the chart was not rendered."}}},
+		},
+		{
+			// A rendered chart says what it installs: the catalog's entry for its name is
+			// not used (an in-repo chart named cert-manager without the CRDs).
+			name: "rendered chart of the catalog's name without the CRD",
+			files: map[string]string{
+				tierFile("certs"): tier("certs", "./certs", true),
+				"certs/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
+					"spec:", "  chart:", "    spec:", "      chart: ./charts/cert-manager", "      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"),
+				"certs/ns.yaml":                         namespaceObj("cert-manager"),
+				"charts/cert-manager/Chart.yaml":        "apiVersion: v2\nname: cert-manager\nversion: 0.1.0\n",
+				"charts/cert-manager/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+				"certs/ci.yaml":                         issuer,
+			},
+			rule: "runtime-crd-same-pass",
 		},
 		{
 			name: "chartRef to an OCIRepository names the chart too",
@@ -59,7 +75,7 @@ func TestChartInstalledCRDs(t *testing.T) {
 			rule: "missing-depends-on",
 			want: []want{{Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/configs",
 				Object: "ClusterIssuer.cert-manager.io/letsencrypt", File: "configs/ci.yaml", Line: 2,
-				Msg: []string{"needs the CRD of ClusterIssuer.cert-manager.io (created at runtime by the HelmRelease of chart cert-manager) from flux-system/controllers"}}},
+				Msg: []string{"needs the CRD of ClusterIssuer.cert-manager.io (created at runtime by the HelmRelease of chart cert-manager; based on the chart catalog: the chart was not rendered) from flux-system/controllers"}}},
 		},
 		{
 			name: "edge to a tier that does not wait",

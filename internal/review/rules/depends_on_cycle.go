@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,7 +11,8 @@ import (
 
 // dependsOnCycle reports each strongly connected set of dependsOn edges: no member can
 // become Ready, and kustomize-controller's sortAndEnqueue drops event-driven reconciles of
-// every Kustomization on the source (flux-semantics.md §5, kustomize-controller#1712).
+// every Kustomization on the source (flux-semantics.md §5, kustomize-controller#1712). Cycles of
+// HelmRelease dependsOn edges are reported too (helmDependsOnCycles).
 func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, scc := range cycles(c) {
@@ -36,7 +38,8 @@ func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 			resolvedAdvice: resolvedCycleAdvice(c, other, cycle),
 		})
 	}
-	return append(out, ancestorCycles(c)...)
+	out = append(out, ancestorCycles(c)...)
+	return append(out, helmDependsOnCycles(c)...)
 }
 
 // ancestorCycles reports a Kustomization that dependsOn an ancestor waiting for it: the
@@ -88,8 +91,19 @@ func waitedBy(c *render.Cluster, ref, ancestor render.Ref) bool {
 // smallest member, and all its members sorted.
 type component struct{ cycle, members []render.Ref }
 
-// cycles returns the strongly connected components with a cycle (Tarjan).
+// cycles returns the strongly connected components with a cycle of c's Kustomizations.
 func cycles(c *render.Cluster) []component {
+	return cyclesOf(c.Order, func(r render.Ref) []render.Ref { return c.Kustomizations[r].Spec.DependsOn })
+}
+
+// cyclesOf returns the strongly connected components with a cycle (Tarjan) of the graph of
+// nodes whose edges deps gives; edges to a node not in nodes are left out. Kustomizations
+// and HelmReleases are both named namespace/name, so both use it.
+func cyclesOf(nodes []render.Ref, deps func(render.Ref) []render.Ref) []component {
+	known := map[render.Ref]bool{}
+	for _, r := range nodes {
+		known[r] = true
+	}
 	index, low := map[render.Ref]int{}, map[render.Ref]int{}
 	onStack := map[render.Ref]bool{}
 	var stack []render.Ref
@@ -101,8 +115,8 @@ func cycles(c *render.Cluster) []component {
 		n++
 		stack = append(stack, v)
 		onStack[v] = true
-		for _, w := range c.Kustomizations[v].Spec.DependsOn {
-			if _, ok := c.Kustomizations[w]; !ok {
+		for _, w := range deps(v) {
+			if !known[w] {
 				continue
 			}
 			if _, seen := index[w]; !seen {
@@ -125,13 +139,13 @@ func cycles(c *render.Cluster) []component {
 				break
 			}
 		}
-		if len(scc) > 1 || selfLoop(c, v) {
+		if len(scc) > 1 || slices.Contains(deps(v), v) {
 			members := append([]render.Ref(nil), scc...)
 			sort.Slice(members, func(i, j int) bool { return members[i].String() < members[j].String() })
-			out = append(out, component{cycle: shortestCycle(c, members), members: members})
+			out = append(out, component{cycle: shortestCycle(deps, members), members: members})
 		}
 	}
-	refs := append([]render.Ref(nil), c.Order...)
+	refs := append([]render.Ref(nil), nodes...)
 	sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
 	for _, r := range refs {
 		if _, seen := index[r]; !seen {
@@ -142,18 +156,9 @@ func cycles(c *render.Cluster) []component {
 	return out
 }
 
-func selfLoop(c *render.Cluster, v render.Ref) bool {
-	for _, d := range c.Kustomizations[v].Spec.DependsOn {
-		if d == v {
-			return true
-		}
-	}
-	return false
-}
-
 // shortestCycle returns the shortest dependsOn cycle through the smallest member (members
 // are sorted), found breadth-first inside the component.
-func shortestCycle(c *render.Cluster, members []render.Ref) []render.Ref {
+func shortestCycle(deps func(render.Ref) []render.Ref, members []render.Ref) []render.Ref {
 	in := map[render.Ref]bool{}
 	for _, r := range members {
 		in[r] = true
@@ -164,7 +169,7 @@ func shortestCycle(c *render.Cluster, members []render.Ref) []render.Ref {
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, d := range c.Kustomizations[cur].Spec.DependsOn {
+		for _, d := range deps(cur) {
 			if d == start {
 				path := []render.Ref{}
 				for r := cur; r != start; r = prev[r] {

@@ -9,9 +9,10 @@ import (
 // dependsOnNotFound reports dependsOn entries that name no Kustomization of the cluster:
 // KC checkDependencies fails with "dependency '<ns>/<name>' not found" and requeues forever.
 // When the graph is partial the dependency may live in the unrendered part: a warning then.
+// HelmRelease dependsOn entries are checked the same way (helmDependsOnNotFound).
 func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
 	sev := Error
-	if len(c.Partials()) > 0 || hasBuildErrors(c) {
+	if len(c.Partials()) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
 		sev = Warning
 	}
 	var out []Finding
@@ -37,7 +38,7 @@ func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, helmDependsOnNotFound(c, sev)...)
 }
 
 // otherNamespace finds the namespace of the one Kustomization named like dep elsewhere.
@@ -52,6 +53,19 @@ func otherNamespace(c *render.Cluster, dep render.Ref) (string, bool) {
 		}
 	}
 	return found, found != ""
+}
+
+// hasUnrenderedCharts reports a HelmRelease whose chart was not rendered (suspended ones
+// aside): the chart may apply the Kustomization or HelmRelease a dependsOn names.
+func hasUnrenderedCharts(c *render.Cluster) bool {
+	for _, ks := range c.Kustomizations {
+		for _, s := range ks.HelmReleaseSkipped {
+			if !s.Suspended {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasBuildErrors(c *render.Cluster) bool {

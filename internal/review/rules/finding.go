@@ -162,10 +162,15 @@ type ChangeRule struct {
 // State lists the state rules in report order.
 var State = []StateRule{
 	{"render-error", renderError},
+	{"helm-render-error", helmRenderError},
 	{"depends-on-not-found", dependsOnNotFound},
 	{"depends-on-cycle", dependsOnCycle},
+	{"release-collision", releaseCollision},
 	{"duplicate-owner", duplicateOwner},
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
+	{"runtime-namespace-same-pass", runtimeNamespaceSamePass},
+	{"namespace-for-release", namespaceForRelease},
+	{"postrender-patch-unmatched", postrenderPatchUnmatched},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},
 	{"namespace-not-set", namespaceNotSet},

@@ -16,8 +16,8 @@ func TestRegistry(t *testing.T) {
 	for _, r := range Change {
 		change = append(change, r.ID)
 	}
-	wantState := []string{"render-error", "depends-on-not-found", "depends-on-cycle", "duplicate-owner",
-		"runtime-crd-same-pass", "missing-depends-on", "missing-wait", "namespace-not-set",
+	wantState := []string{"render-error", "helm-render-error", "depends-on-not-found", "depends-on-cycle", "release-collision", "duplicate-owner",
+		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "namespace-not-set",
 		"undefined-variable", "unsubstituted-variable"}
 	wantChange := []string{"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded"}
 	if diff := cmp.Diff(wantState, state); diff != "" {

@@ -24,6 +24,9 @@ type view struct {
 	// helm-controller applies it when it installs the release, at runtime, so rules read it
 	// as the catalog's chart entries (and prefer it to them).
 	chartCRDs map[string]RuntimeKind
+	// rendered holds the HelmReleases whose charts rendered: the catalog's chart entries
+	// stand only for the others.
+	rendered map[render.ObjectID]bool
 	// triggerRefs memoizes triggerOwners by trigger and chart.
 	triggerRefs map[string][]render.Ref
 }
@@ -31,7 +34,11 @@ type view struct {
 func newView(c *render.Cluster) *view {
 	v := &view{c: c, crdOwners: map[string][]render.Ref{}, crdScope: map[string]string{}, chartCRDs: map[string]RuntimeKind{},
 		reach: map[render.Ref]map[render.Ref]bool{}, after: map[render.Ref]map[render.Ref]bool{}}
+	v.rendered = map[render.ObjectID]bool{}
 	for _, ref := range c.Order {
+		for _, r := range c.Kustomizations[ref].Releases {
+			v.rendered[r.HelmRelease] = true
+		}
 		for _, o := range c.Kustomizations[ref].Objects {
 			if o.ID.Group != "apiextensions.k8s.io" || o.ID.Kind != "CustomResourceDefinition" {
 				continue

@@ -41,8 +41,14 @@ func literal(s string) string { return regexp.QuoteMeta(strings.ToValidUTF8(s, "
 
 // dependsOnLine locates the `- name: <name>` entry of ks's dependsOn list.
 func dependsOnLine(c *render.Cluster, ks *render.Kustomization, name string) int {
+	return dependsOnEntry(c, ks.File, ks.Line, name)
+}
+
+// dependsOnEntry locates the `- name: <name>` entry of the dependsOn list of the object
+// whose manifest starts at file:line (a Kustomization or a HelmRelease); line when absent.
+func dependsOnEntry(c *render.Cluster, file string, line int, name string) int {
 	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + literal(name) + `["']?\s*(#.*)?$`)
-	return lineAfter(c, ks.File, ks.Line, dependsOnKey, entry)
+	return lineAfter(c, file, line, dependsOnKey, entry)
 }
 
 // varLine locates the first use of ${name} (with or without an operator) in o's file.

@@ -14,6 +14,8 @@ import (
 // (--concurrent), so the dry-run fails with 'namespace not found' or 'no matches for kind'
 // (flux-semantics.md §3 and §5). In a Kustomization whose remote resources were not
 // fetched, CRDs and Namespaces are not needs: the remote content may ship them (unknownNeeds).
+// A HelmRelease whose chart needs another chart's CRD is ordered by HelmRelease dependsOn
+// (helmReleaseNeeds).
 func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
@@ -36,7 +38,7 @@ func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 			}
 		}
 	}
-	return out
+	return append(out, helmReleaseNeeds(c, env)...)
 }
 
 // knownNeeds drops the first-stage needs (CRDs, Namespaces) of an object of ks when ks has

@@ -34,18 +34,20 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 	id, u := o.ID, o.Body.Object
 	// The Flux installation's own namespace exists before any Kustomization runs.
 	if id.Namespace != "" && id.Namespace != v.c.Root.Namespace && !(id.Group == "" && id.Kind == "Namespace") {
-		add("Namespace "+id.Namespace, Error, render.ObjectID{Kind: "Namespace", Name: id.Namespace})
-		if len(out) > 0 {
-			out[len(out)-1].firstStage = true
+		if n, ok := v.namespaceNeed(o); ok {
+			out = append(out, n)
 		}
 	}
 	gk := id.Group + "/" + id.Kind
 	if !builtin(id.Group, id.Kind) && !env.Catalog.Preinstalled(id.Group) {
 		if p := v.crdOwners[gk]; len(p) > 0 {
 			out = append(out, need{what: "the CRD of " + kindName(id), providers: p, severity: Error, firstStage: true})
-		} else if rk, ok := v.runtimeKind(env, gk); ok {
+		} else if rk, ok := v.runtimeKind(env, gk); ok && o.HelmRelease != "" && rk.HelmRelease != "" {
+			// One chart's object needing another rendered chart's CRD: helm-controller
+			// orders HelmReleases by their own dependsOn (helmReleaseNeeds).
+		} else if ok {
 			if p := v.triggerOwners(rk); len(p) > 0 {
-				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s)", kindName(id), rk.TriggerName()), providers: p, severity: Error, runtime: &rk, firstStage: true})
+				out = append(out, need{what: fmt.Sprintf("the CRD of %s (created at runtime by the %s%s)", kindName(id), rk.TriggerName(), rk.basis("; ")), providers: p, severity: Error, runtime: &rk, firstStage: true})
 			}
 		}
 	}
@@ -119,6 +121,37 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 		}
 	}
 	return out
+}
+
+// namespaceNeed is o's need of its Namespace: the Kustomizations whose builds emit it, else
+// the HelmRelease whose chart creates it (a template, or install.createNamespace), which
+// helm-controller does only once it installs the release: a runtime need, which the
+// provider's wait must cover (missing-wait) and which its own Kustomization cannot meet
+// (runtime-namespace-same-pass). None for an object of that same release: Helm creates the
+// release namespace first, and installs a template Namespace before what is in it
+// (releaseutil InstallOrder).
+func (v *view) namespaceNeed(o *render.Object) (need, bool) {
+	ns := o.ID.Namespace
+	what := "Namespace " + ns
+	var built []render.Ref
+	var chart *render.Object
+	for _, p := range v.c.Owners[render.ObjectID{Kind: "Namespace", Name: ns}] {
+		switch {
+		case p.HelmRelease == "":
+			built = append(built, p.Owner)
+		case chart == nil:
+			chart = p
+		}
+	}
+	switch {
+	case len(built) > 0:
+		return need{what: what, providers: built, severity: Error, firstStage: true}, true
+	case chart == nil || chart.HelmRelease == o.HelmRelease:
+		return need{}, false
+	}
+	rk := RuntimeKind{Trigger: helmGroup + "/HelmRelease", HelmRelease: chart.HelmRelease, Chart: v.releaseChart(chart.Owner, chart.HelmRelease)}
+	return need{what: fmt.Sprintf("%s (created at runtime by the %s)", what, rk.TriggerName()), providers: []render.Ref{chart.Owner},
+		severity: Error, runtime: &rk, firstStage: true}, true
 }
 
 // kustomizationNeeds lists what a Kustomization needs before it can build: its source

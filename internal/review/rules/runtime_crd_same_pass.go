@@ -37,8 +37,8 @@ func runtimeCRDSamePass(c, _ *render.Cluster, env *Env) []Finding {
 				continue
 			}
 			f := objectFinding("runtime-crd-same-pass", Error, c.Name, o, ref)
-			f.Message = fmt.Sprintf("%s's CRD is created at runtime once %s reconciles, but both are in %s: on a cluster without the CRD, Flux's dry-run rejects the unknown kind %s, nothing in the stage is applied, and the CRD never appears.",
-				o.ID, trigger.ID, ref, o.ID.Kind)
+			f.Message = fmt.Sprintf("%s's CRD is created at runtime once %s reconciles, but both are in %s: on a cluster without the CRD, Flux's dry-run rejects the unknown kind %s, nothing in the stage is applied, and the CRD never appears%s.",
+				o.ID, trigger.ID, ref, o.ID.Kind, rk.basis("; "))
 			f.Suggestion = fmt.Sprintf("Move %s to a new Kustomization with `wait: true` and:\n  dependsOn:\n    - name: %s", o.ID, ref.Name)
 			out = append(out, f)
 		}
@@ -68,6 +68,9 @@ func (v *view) findTrigger(ks *render.Kustomization, rk RuntimeKind) *render.Obj
 // triggers reports whether o is of rk's trigger kind (and, for a HelmRelease, of its chart).
 func (v *view) triggers(o *render.Object, rk RuntimeKind) bool {
 	group, kind := triggerID(rk.Trigger)
+	if rk.FromCatalog() && v.rendered[o.ID] {
+		return false // the render says what its chart installs; the catalog is the fallback
+	}
 	if rk.HelmRelease != "" {
 		return o.HelmRelease == "" && o.ID.Group == group && o.ID.Kind == kind && o.ID.Namespace+"/"+o.ID.Name == rk.HelmRelease
 	}

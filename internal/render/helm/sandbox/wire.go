@@ -103,6 +103,7 @@ type wireResponse struct {
 	DocsNil     bool
 	Approximate []string
 	ApproxNil   bool
+	Unmatched   []helm.UnmatchedPatch
 }
 
 type wireDoc struct {
@@ -182,7 +183,7 @@ func encodeResponse(res *helm.Result, renderErr error) (*wireResponse, error) {
 	if res == nil {
 		return &wireResponse{NoResult: true}, nil
 	}
-	w := &wireResponse{DocsNil: res.Docs == nil, Approximate: res.Approximate, ApproxNil: res.Approximate == nil}
+	w := &wireResponse{DocsNil: res.Docs == nil, Approximate: res.Approximate, ApproxNil: res.Approximate == nil, Unmatched: res.UnmatchedPatches}
 	for i, d := range res.Docs {
 		obj, err := encodeValue(fmt.Sprintf("docs[%d]", i), d.Object)
 		if err != nil {
@@ -197,7 +198,7 @@ func (w *wireResponse) decode() *helm.Result {
 	if w.NoResult {
 		return nil
 	}
-	res := &helm.Result{Approximate: w.Approximate}
+	res := &helm.Result{Approximate: w.Approximate, UnmatchedPatches: w.Unmatched}
 	if !w.ApproxNil && res.Approximate == nil {
 		res.Approximate = []string{}
 	}

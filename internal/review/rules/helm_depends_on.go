@@ -1,0 +1,119 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// helmDependsOnNotFound reports HelmRelease dependsOn entries that name no HelmRelease of
+// the cluster. helm-controller's checkDependencies (internal/controller/
+// helmrelease_controller.go) gets a v2.HelmRelease of that namespace/name, the namespace
+// defaulting to the dependent's own; when it is missing the dependent is never installed
+// or upgraded and is requeued every --requeue-dependency interval, forever. It looks up
+// HelmReleases only: a Kustomization of that name never matches (ionfury/homelab#272).
+func helmDependsOnNotFound(c *render.Cluster, sev Severity) []Finding {
+	hrs := helmReleases(c)
+	exists := map[render.Ref]bool{}
+	for _, h := range hrs {
+		exists[h.ref] = true
+	}
+	var out []Finding
+	for _, h := range hrs {
+		if h.suspended() {
+			continue
+		}
+		for _, dep := range h.dependsOn() {
+			if exists[dep] {
+				continue
+			}
+			id := h.o.ID
+			f := Finding{
+				Rule: "depends-on-not-found", Severity: sev, Cluster: c.Name, Kustomization: h.ks.String(), Object: &id,
+				Message: fmt.Sprintf("HelmRelease %s dependsOn %s, which is not a HelmRelease in the cluster, so helm-controller never installs or upgrades it: "+
+					"its Ready condition reads 'unable to get '%s' dependency: helmreleases.helm.toolkit.fluxcd.io \"%s\" not found'.",
+					h.ref, dep, dep, dep.Name),
+				Suggestion: fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of HelmRelease %s, or point it at an existing HelmRelease.", dep.Name, h.ref),
+				File:       h.o.File, Line: dependsOnEntry(c, h.o.File, h.o.Line, dep.Name), key: "HelmRelease " + dep.String(),
+			}
+			if ks, ok := kustomizationNamed(c, dep); ok {
+				f.Message += fmt.Sprintf(" %s is a Kustomization: a HelmRelease's dependsOn names HelmReleases only, never a Kustomization.", ks)
+				f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of HelmRelease %s; to order it after Kustomization %s, add it to the dependsOn of Kustomization %s, which applies the HelmRelease (with `wait: true` on %s if the HelmRelease needs what it applies to be Ready).",
+					dep.Name, h.ref, ks, h.ks, ks)
+				if ks == h.ks {
+					f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of HelmRelease %s: Kustomization %s is the one that applies it, so the HelmRelease exists only once it is applying anyway.",
+						dep.Name, h.ref, ks)
+				}
+			} else if ns, ok := otherReleaseNamespace(hrs, dep); ok {
+				f.Message += fmt.Sprintf(" A HelmRelease %s exists in namespace %s; dependsOn defaults to the dependent's own namespace.", dep.Name, ns)
+				f.Suggestion = fmt.Sprintf("In %s, add `namespace: %s` under `- name: %s` in spec.dependsOn of HelmRelease %s.", h.o.File, ns, dep.Name, h.ref)
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// kustomizationNamed finds the Kustomization dep names: the same namespace/name, else the
+// one Kustomization of that name.
+func kustomizationNamed(c *render.Cluster, dep render.Ref) (render.Ref, bool) {
+	if _, ok := c.Kustomizations[dep]; ok {
+		return dep, true
+	}
+	if ns, ok := otherNamespace(c, dep); ok {
+		return render.Ref{Namespace: ns, Name: dep.Name}, true
+	}
+	return render.Ref{}, false
+}
+
+// otherReleaseNamespace finds the namespace of the one HelmRelease named like dep elsewhere.
+func otherReleaseNamespace(hrs []hrNode, dep render.Ref) (string, bool) {
+	found := ""
+	for _, h := range hrs {
+		if h.ref.Name == dep.Name && h.ref.Namespace != dep.Namespace {
+			if found != "" {
+				return "", false
+			}
+			found = h.ref.Namespace
+		}
+	}
+	return found, found != ""
+}
+
+// helmDependsOnCycles reports each strongly connected set of HelmRelease dependsOn edges:
+// checkDependencies requires every dependency to be Ready first, so no member is ever
+// installed or upgraded. Suspended HelmReleases are left out: they check nothing.
+func helmDependsOnCycles(c *render.Cluster) []Finding {
+	byRef := map[render.Ref]hrNode{}
+	var nodes []render.Ref
+	for _, h := range helmReleases(c) {
+		if !h.suspended() {
+			byRef[h.ref] = h
+			nodes = append(nodes, h.ref)
+		}
+	}
+	deps := func(r render.Ref) []render.Ref { return byRef[r].dependsOn() }
+	var out []Finding
+	for _, scc := range cyclesOf(nodes, deps) {
+		names := make([]string, len(scc.cycle))
+		var edges []string
+		for i, r := range scc.cycle {
+			names[i] = r.String()
+			to := scc.cycle[(i+1)%len(scc.cycle)]
+			h := byRef[r]
+			edges = append(edges, fmt.Sprintf("%s -> %s (%s:%d)", r, to, h.o.File, dependsOnEntry(c, h.o.File, h.o.Line, to.Name)))
+		}
+		first := byRef[scc.cycle[0]]
+		id := first.o.ID
+		out = append(out, Finding{
+			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: first.ks.String(), Object: &id,
+			Message: fmt.Sprintf("HelmRelease dependsOn cycle %s -> %s: helm-controller installs or upgrades a HelmRelease only once its dependencies are Ready, so none of these ever is.",
+				strings.Join(names, " -> "), names[0]),
+			Suggestion: "Remove one HelmRelease dependsOn edge of the cycle: " + strings.Join(edges, ", ") + ".",
+			File:       first.o.File, Line: first.o.Line, refs: scc.members, key: "HelmRelease",
+			resolvedAdvice: "Nothing to do: this change breaks the cycle.",
+		})
+	}
+	return out
+}

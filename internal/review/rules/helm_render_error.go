@@ -1,0 +1,37 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// helmRenderError reports the HelmReleases whose chart fails to render as helm-controller
+// renders it (render/helm: Helm v4's install action in dry-run, then the post-renderers):
+// helm-controller's install or upgrade fails with the same message (internal/reconcile
+// install.go / upgrade.go, action.Install.RunWithContext), the release stays as it was, and
+// the HelmRelease is not Ready. The finding is on the HelmRelease's own line. A render that
+// tiergate's Limits refused is no finding: Flux may render it, so it stays "not reviewed".
+func helmRenderError(c, _ *render.Cluster, _ *Env) []Finding {
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		for _, e := range ks.HelmReleaseErrors {
+			if e.Err.Limit {
+				continue
+			}
+			id := e.HelmRelease
+			hr := id.Namespace + "/" + id.Name
+			out = append(out, Finding{
+				Rule: "helm-render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(), Object: &id,
+				Message: fmt.Sprintf("HelmRelease %s's chart fails to render as helm-controller renders it, so its install or upgrade fails and the release keeps what it has: %s",
+					hr, e.Err.Message),
+				Suggestion: fmt.Sprintf("Fix the chart, values or postRenderers of HelmRelease %s (%s:%d) so that the render succeeds (`helm template` with the same values, then the post-renderers).",
+					hr, e.Err.File, e.Err.Line),
+				File: e.Err.File, Line: e.Err.Line,
+				resolvedAdvice: "Nothing to do: the chart renders at head.",
+			})
+		}
+	}
+	return out
+}

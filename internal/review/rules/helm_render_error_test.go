@@ -1,0 +1,54 @@
+package rules
+
+import (
+	"testing"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// widgetHR is HelmRelease widgets/<name> of the in-repo chart charts/<chart>; extra lines
+// continue its spec (two spaces in). kind: is on line 2.
+func widgetHR(name, chart string, extra ...string) string {
+	rest := []string{"spec:", "  chart:", "    spec:", "      chart: ./charts/" + chart,
+		"      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"}
+	for _, l := range extra {
+		rest = append(rest, "  "+l)
+	}
+	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", name, rest...)
+}
+
+// TestHelmRenderError: a chart whose `required` fails is a finding on the HelmRelease's
+// line with Helm's message; a chart that renders is none, and a render tiergate's own
+// bounds refused (Limit) is no finding either: it is "not reviewed".
+func TestHelmRenderError(t *testing.T) {
+	chart := map[string]string{
+		"charts/app/Chart.yaml":        "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"charts/app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  tag: {{ required \"image.tag is required\" .Values.image.tag | quote }}\n",
+		"charts/app/values.yaml":       "image: {}\n",
+		tierFile("apps"):               tier("apps", "./apps", true),
+		"apps/ns.yaml":                 namespaceObj("widgets"),
+	}
+	t.Run("required fails", func(t *testing.T) {
+		t.Parallel()
+		c := renderTree(t, merge(chart, map[string]string{"apps/hr.yaml": widgetHR("app", "app")}))
+		checkBuilt(t, c)
+		got := helmRenderError(c, nil, testEnv())
+		checkFindings(t, got, []want{{Rule: "helm-render-error", Severity: Error, Kustomization: "flux-system/apps",
+			Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/app", File: "apps/hr.yaml", Line: 2,
+			Msg:  []string{"HelmRelease widgets/app's chart fails to render as helm-controller renders it", "render HelmRelease widgets/app (chart app 0.1.0): execution error at (app/templates/cm.yaml:6:10): image.tag is required"},
+			Sugg: []string{"HelmRelease widgets/app (apps/hr.yaml:2)"}}})
+	})
+	t.Run("renders", func(t *testing.T) {
+		t.Parallel()
+		c := renderTree(t, merge(chart, map[string]string{"apps/hr.yaml": widgetHR("app", "app", "values: {image: {tag: v1}}")}))
+		checkBuilt(t, c)
+		checkFindings(t, helmRenderError(c, nil, testEnv()), nil)
+	})
+	t.Run("limit is not a finding", func(t *testing.T) {
+		ref := render.Ref{Namespace: "flux-system", Name: "apps"}
+		c := &render.Cluster{Name: "dev", Order: []render.Ref{ref}, Kustomizations: map[render.Ref]*render.Kustomization{ref: {Ref: ref,
+			HelmReleaseErrors: []render.ReleaseError{{HelmRelease: render.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "widgets", Name: "app"},
+				Err: render.BuildError{Message: "chart app: render exceeded 30s, stopped", File: "apps/hr.yaml", Line: 2, Limit: true}}}}}}
+		checkFindings(t, helmRenderError(c, nil, testEnv()), nil)
+	})
+}

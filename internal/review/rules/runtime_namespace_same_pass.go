@@ -1,0 +1,49 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// runtimeNamespaceSamePass reports an object in a Namespace that only a HelmRelease's
+// chart creates (install.createNamespace with targetNamespace, or a template), when the
+// object sits in the same Kustomization as that HelmRelease. kustomize-controller
+// dry-runs every object of a stage before applying any (fluxcd/pkg ssa ApplyAllStaged,
+// flux-semantics.md §3): the object fails with 'namespaces "X" not found', the stage is
+// not applied, the HelmRelease with it, so helm-controller never creates the Namespace. A
+// permanent deadlock on a cold cluster (kustomize-controller#511). Not in a Kustomization
+// with remote resources not fetched: they may ship the Namespace (knownNeeds).
+func runtimeNamespaceSamePass(c, _ *render.Cluster, env *Env) []Finding {
+	v := env.view(c)
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		if len(ks.Remote) > 0 {
+			continue
+		}
+		for _, o := range ks.Objects {
+			ns := o.ID.Namespace
+			if o.HelmRelease != "" || ns == "" || ns == c.Root.Namespace {
+				continue
+			}
+			n, ok := v.namespaceNeed(o)
+			if !ok || n.runtime == nil || n.providers[0] != ref {
+				continue
+			}
+			how := "chart creates"
+			for _, p := range c.Owners[render.ObjectID{Kind: "Namespace", Name: ns}] {
+				if p.HelmRelease == n.runtime.HelmRelease && p.Template == "" {
+					how = "install.createNamespace creates"
+				}
+			}
+			f := objectFinding("runtime-namespace-same-pass", Error, c.Name, o, ref)
+			f.Message = fmt.Sprintf("%s is in Namespace %s, which only HelmRelease %s's %s, once helm-controller installs it, but both are in %s: on a cluster without %s, Flux's dry-run fails with 'namespaces \"%s\" not found', nothing in the stage is applied, the HelmRelease included, and the Namespace never appears.",
+				o.ID, ns, n.runtime.HelmRelease, how, ref, ns, ns)
+			f.Suggestion = fmt.Sprintf("Add a Namespace %s manifest to %s (Helm's createNamespace then finds it and skips creating it), or move %s to a Kustomization with:\n  dependsOn:\n    - name: %s\nand `wait: true` on %s.",
+				ns, ref, o.ID, ref.Name, ref)
+			out = append(out, f)
+		}
+	}
+	return out
+}
