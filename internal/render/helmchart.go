@@ -132,7 +132,7 @@ func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) ch
 	case ref["semver"] != "":
 		r.Version = ref["semver"]
 	default:
-		r.Version = cmp.Or(ref["tag"], "latest")
+		r.Tag = cmp.Or(ref["tag"], "latest")
 	}
 	return chartSource{remote: r, ociSource: true}
 }

@@ -147,9 +147,16 @@ type releaseOutcome struct {
 func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
-	skip := func(chart, host, reason string) releaseOutcome {
-		return releaseOutcome{skip: &ReleaseSkip{HelmRelease: o.ID, Chart: chart, Host: host,
-			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}}
+	skip := func(chart string, hosts []string, reason string) releaseOutcome {
+		s := &ReleaseSkip{HelmRelease: o.ID, Chart: chart,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}
+		if len(hosts) > 0 {
+			s.Host = hosts[0]
+		}
+		if len(hosts) > 1 {
+			s.AlsoAllow = hosts[1:]
+		}
+		return releaseOutcome{skip: s}
 	}
 	fail := func(err error) releaseOutcome {
 		var le *limitError
@@ -163,7 +170,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	}
 	cs := resolveChart(hr, c, func(s SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
 	if cs.unresolved != "" {
-		return skip("", "", cs.unresolved)
+		return skip("", nil, cs.unresolved)
 	}
 	var ch *loadedChart
 	if cs.inRepo {
@@ -171,24 +178,25 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 		var rd *remoteDependency
 		switch {
 		case errors.As(err, &rd):
-			return skip(cs.dir, "", rd.msg)
+			return skip(cs.dir, nil, rd.msg)
 		case err != nil:
 			return fail(err)
 		}
 		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest}
 	} else {
 		var reason string
+		var hosts []string
 		var err error
-		ch, reason, err = r.remoteChart(ctx, cs)
+		ch, hosts, reason, err = r.remoteChart(ctx, cs)
 		switch {
 		case err != nil:
 			return fail(err)
 		case ch == nil:
-			return skip(cs.remote.String(), chartHost(cs.remote), reason)
+			return skip(cs.remote.String(), hosts, reason)
 		}
 	}
 	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
-		return skip(ch.ref, "", "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
+		return skip(ch.ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
 	vals, err := helm.Values(ctx, hr, placeholderSecrets{cl})
 	if err != nil {
@@ -220,37 +228,50 @@ type loadedChart struct {
 }
 
 // remoteChart pulls the chart of cs through Options.Charts when the remote policy allows
-// its host; nil and the reason when it does not, or the pull fails; an error when the chart
-// does not match its OCIRepository's revision (helm-controller fails the release).
-func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, string, error) {
+// its host; nil, the hosts to allow (none when allowing would not help) and the reason when
+// it does not, or the pull fails; an error when the chart does not match its
+// OCIRepository's revision (helm-controller fails the release).
+func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, []string, string, error) {
 	ref, host := cs.remote, chartHost(cs.remote)
 	switch {
 	case r.remote.Fork:
-		return nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
+		return nil, nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
 	case r.charts == nil || !r.remote.allows(host):
-		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, host), nil
+		hosts := append([]string{host}, fetch.RedirectHosts(host, r.remote.Allow)...)
+		return nil, hosts, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, allowHint(hosts)), nil
 	}
 	pulled, err := r.charts.Fetch(ctx, ref)
 	var na *fetch.NotAllowedError
 	switch {
+	case errors.As(err, &na) && na.From != "":
+		return nil, []string{na.Host}, fmt.Sprintf("chart %s is remote: %s redirects its download to %s (allow %s to render it)", ref, na.From, na.Host, na.Host), nil
 	case errors.As(err, &na):
-		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host), nil
+		return nil, []string{na.Host}, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host), nil
 	case err != nil:
-		return nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err), nil
+		return nil, nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err), nil
 	}
 	ch, err := loader.LoadArchive(bytes.NewReader(pulled.Archive))
 	if err != nil {
-		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
+		return nil, nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
 	}
 	if len(cs.valuesFiles) > 0 {
-		return nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
+		return nil, nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
 	}
 	if cs.ociSource {
 		if err := withRevision(ch, ref, pulled); err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 	}
-	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, "", nil
+	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, nil, "", nil
+}
+
+// allowHint names hosts as an allow hint does: "ghcr.io", "ghcr.io and
+// pkg-containers.githubusercontent.com".
+func allowHint(hosts []string) string {
+	if len(hosts) < 2 {
+		return strings.Join(hosts, "")
+	}
+	return strings.Join(hosts[:len(hosts)-1], ", ") + " and " + hosts[len(hosts)-1]
 }
 
 // withRevision sets the chart version helm-controller renders an OCIRepository's chart

@@ -178,6 +178,10 @@ type ReleaseSkip struct {
 	// Chart is the chart reference when it is known, Host the host to allow to render it
 	// ("" when allowing a host would not help).
 	Chart, Host string
+	// AlsoAllow lists the other hosts the pull needs and the policy does not allow: where
+	// Host's registry redirects its blob downloads (pkg-containers.githubusercontent.com
+	// for ghcr.io).
+	AlsoAllow []string
 	// Suspended says that the HelmRelease is suspended: helm-controller does not reconcile
 	// it, so nothing is unknown (a note, not "not reviewed").
 	Suspended bool

@@ -58,6 +58,8 @@ type Unreviewed struct {
 	URLs          []string `json:"urls,omitempty"`
 	Chart         string   `json:"chart,omitempty"`
 	Host          string   `json:"host,omitempty"`
+	// AlsoAllow lists the other hosts the chart's pull needs (render.ReleaseSkip.AlsoAllow).
+	AlsoAllow []string `json:"alsoAllow,omitempty"`
 	File          string   `json:"file,omitempty"`
 	Line          int      `json:"line,omitempty"`
 }
