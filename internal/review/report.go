@@ -60,8 +60,8 @@ type Unreviewed struct {
 	Host          string   `json:"host,omitempty"`
 	// AlsoAllow lists the other hosts the chart's pull needs (render.ReleaseSkip.AlsoAllow).
 	AlsoAllow []string `json:"alsoAllow,omitempty"`
-	File          string   `json:"file,omitempty"`
-	Line          int      `json:"line,omitempty"`
+	File      string   `json:"file,omitempty"`
+	Line      int      `json:"line,omitempty"`
 }
 
 // ObjectChange is one object added, removed or changed; Diff is a unified diff of the
