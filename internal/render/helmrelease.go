@@ -72,7 +72,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 		if ctx.Err() != nil {
 			return releaseOutcome{}
 		}
-		return r.helmRelease(ctx, c, j.hr, cl, rootSrc, sc, apis)
+		return r.helmRelease(ctx, c, j.hr, cl, rootSrc, sc, apis, prior)
 	})
 	if ctx.Err() != nil {
 		return
@@ -80,6 +80,12 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 	objects := c.ObjectCount()
 	for i, out := range outs {
 		ks, o := jobs[i].ks, jobs[i].hr
+		if out.built != nil {
+			if c.helmCharts == nil {
+				c.helmCharts = map[string]*loadedChart{}
+			}
+			c.helmCharts[out.built.helmChart] = out.built
+		}
 		if objects += len(out.objs); objects > r.guards.limits.MaxObjects {
 			out = releaseOutcome{err: &ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
 				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}}}
@@ -141,12 +147,37 @@ type releaseOutcome struct {
 	release *Release
 	skip    *ReleaseSkip
 	err     *ReleaseError
+	// built is the in-repo chart the release's HelmChart holds after this commit, nil when
+	// no HelmChart builds it.
+	built *loadedChart
 }
 
 // helmRelease renders one HelmRelease o, or says why it is not rendered.
-func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string) releaseOutcome {
+func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string, prior *Cluster) releaseOutcome {
+	out := r.renderRelease(ctx, c, o, cl, rootSrc, sc, apis, prior)
+	if out.built != nil && out.built.kept != "" {
+		switch {
+		case out.release != nil:
+			out.release.ChartKept = out.built.kept
+		case out.err != nil:
+			out.err.Err.Message += " (" + out.built.kept + ")"
+		}
+	}
+	return out
+}
+
+// renderRelease is helmRelease but for the note of a kept chart.
+func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string, prior *Cluster) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
+	var ch *loadedChart
+	// built is what the HelmChart holds once ch is loaded, whether the release renders or not.
+	built := func() *loadedChart {
+		if ch != nil && ch.helmChart != "" {
+			return ch
+		}
+		return nil
+	}
 	skip := func(chart string, hosts []string, reason string) releaseOutcome {
 		s := &ReleaseSkip{HelmRelease: o.ID, Chart: chart,
 			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}
@@ -156,11 +187,11 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 		if len(hosts) > 1 {
 			s.AlsoAllow = hosts[1:]
 		}
-		return releaseOutcome{skip: s}
+		return releaseOutcome{skip: s, built: built()}
 	}
 	fail := func(err error) releaseOutcome {
 		var le *limitError
-		return releaseOutcome{err: &ReleaseError{HelmRelease: o.ID,
+		return releaseOutcome{built: built(), err: &ReleaseError{HelmRelease: o.ID,
 			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: errors.As(err, &le)}}}
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
@@ -172,7 +203,6 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	if cs.unresolved != "" {
 		return skip("", nil, cs.unresolved)
 	}
-	var ch *loadedChart
 	if cs.inRepo {
 		rc, err := loadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
 		var rd *remoteDependency
@@ -182,7 +212,10 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 		case err != nil:
 			return fail(err)
 		}
-		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest}
+		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest, helmChart: cs.helmChart}
+		if kept := keptChart(prior, cs, ch); kept != nil {
+			ch = kept
+		}
 	} else {
 		var reason string
 		var hosts []string
@@ -215,7 +248,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	if readsSecrets(hr) {
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
-	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
+	return releaseOutcome{built: built(), objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
 		Approximate: approx, Notes: notes}}
 }
 
@@ -225,6 +258,33 @@ type loadedChart struct {
 	chart  *chart.Chart
 	ref    string
 	digest string
+	// helmChart is the HelmChart that builds it (chartSource.helmChart), "" for none.
+	helmChart string
+	// kept says why this is the prior commit's chart, not the tree's ("" when it is the tree's).
+	kept string
+}
+
+// keptChart returns the chart the HelmChart of cs holds at prior when source-controller
+// keeps it instead of building ch, nil when it builds ch. Under reconcileStrategy
+// ChartVersion (the default) a Git or Bucket chart is repackaged only when Chart.yaml's name
+// or version differs from the cached artifact's, or the HelmChart's generation changed
+// (source-controller internal/helm/chart/builder_local.go localChartBuilder.Build: the
+// CachedChart check; internal/controller/helmchart_controller.go buildFromTarballArtifact:
+// Force on a new generation, VersionMetadata only under Revision). So a template or
+// values.yaml change without a version bump is not released: the cluster keeps the chart.
+func keptChart(prior *Cluster, cs chartSource, ch *loadedChart) *loadedChart {
+	if prior == nil || cs.helmChart == "" || cs.strategy == "Revision" {
+		return nil
+	}
+	old := prior.helmCharts[cs.helmChart]
+	if old == nil || old.digest == ch.digest || old.chart.Metadata.Name != ch.chart.Metadata.Name ||
+		old.chart.Metadata.Version != ch.chart.Metadata.Version {
+		return nil
+	}
+	k := *old
+	k.kept = fmt.Sprintf("chart %s changes but its version %s does not, and source-controller rebuilds a chart under reconcileStrategy ChartVersion only when the version changes: the release keeps the chart it has",
+		ch.ref, ch.chart.Metadata.Version)
+	return &k
 }
 
 // remoteChart pulls the chart of cs through Options.Charts when the remote policy allows

@@ -315,6 +315,8 @@ func TestHelmReleaseFailedKeepsPrior(t *testing.T) {
 		t.Fatal(err)
 	}
 	files["charts/web/templates/role.yaml"] = "{{ required \"role.name must be set\" .Values.role }}\n"
+	// A new version: under reconcileStrategy ChartVersion the cluster builds the new chart only then.
+	files["charts/web/Chart.yaml"] = strings.Replace(files["charts/web/Chart.yaml"], "version: 1.2.3", "version: 1.2.4", 1)
 	head, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}, Prior: base})
 	if err != nil {
 		t.Fatal(err)

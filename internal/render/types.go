@@ -170,6 +170,10 @@ type Release struct {
 	// Notes say what tiergate assumed of the output ("scope of Widget.example.com unknown:
 	// taken as namespaced").
 	Notes []string
+	// ChartKept says why the release was rendered with the chart its HelmChart already holds
+	// (the prior commit's), not the tree's: an in-repo chart whose files change without a
+	// version bump under reconcileStrategy ChartVersion (keptChart); "" when it is the tree's.
+	ChartKept string
 }
 
 // ReleaseSkip is a HelmRelease whose chart was not rendered: what it installs is unknown.
@@ -301,6 +305,9 @@ type Cluster struct {
 	Order []Ref
 	// Owners maps every object to the Kustomizations that emit it, in build order.
 	Owners map[ObjectID][]*Object
+	// helmCharts are the in-repo charts the cluster's HelmCharts hold after this commit, by
+	// chartSource.helmChart: what the next commit's render keeps under ChartVersion.
+	helmCharts map[string]*loadedChart
 }
 
 // Graph is the rendering of one commit: every cluster found.
