@@ -18,7 +18,7 @@ func TestRegistry(t *testing.T) {
 	}
 	wantState := []string{"render-error", "depends-on-not-found", "depends-on-cycle", "duplicate-owner",
 		"runtime-crd-same-pass", "missing-depends-on", "missing-wait", "namespace-not-set",
-		"undefined-variable", "unsubstituted-variable"}
+		"undefined-variable", "unsubstituted-variable", "chart-version-unchanged", "helm-render-approximate"}
 	wantChange := []string{"tier-move", "prune-transient", "destructive-prune"}
 	if diff := cmp.Diff(wantState, state); diff != "" {
 		t.Errorf("State (-want +got):\n%s", diff)
