@@ -382,6 +382,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	st, gens, found := seed.clone(), known.clone(), generators{}
+	fresh := map[ObjectID]bool{} // the ConfigMaps and Secrets this round has built
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
@@ -425,7 +426,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 				live = priorObjects(ks.Ref, prior, live)
 			}
 			for _, o := range live {
-				st.add(o)
+				st.update(o, fresh)
 				gens.add(o)
 				found.add(o)
 			}
