@@ -325,6 +325,7 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	r.helmReleases(ctx, c, finalStore(c, st).client(), rootSrc, prior)
+	c.sources = r.sourceViews(c, rt, rootSrc)
 	if rt.orig != (Ref{}) {
 		c.Contested = c.Kustomizations[rt.orig]
 		if rt.by != DiscoveryRoots {

@@ -308,6 +308,8 @@ type Cluster struct {
 	// helmCharts are the in-repo charts the cluster's HelmCharts hold after this commit, by
 	// chartSource.helmChart: what the next commit's render keeps under ChartVersion.
 	helmCharts map[string]*loadedChart
+	// sources are the folders its Kustomizations' sources pack (Graph.SourceFiles).
+	sources []sourceView
 }
 
 // Graph is the rendering of one commit: every cluster found.
