@@ -28,3 +28,23 @@ func TestRefString(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectHosts: ghcr.io's blob host is named unless the allow list admits it.
+func TestRedirectHosts(t *testing.T) {
+	for _, tc := range []struct {
+		host  string
+		allow []string
+		want  []string
+	}{
+		{"ghcr.io", nil, []string{"pkg-containers.githubusercontent.com"}},
+		{"GHCR.io", []string{"ghcr.io"}, []string{"pkg-containers.githubusercontent.com"}},
+		{"ghcr.io", []string{"*.githubusercontent.com"}, nil},
+		{"ghcr.io", []string{"pkg-containers.githubusercontent.com"}, nil},
+		{"quay.io", nil, nil},
+	} {
+		got := RedirectHosts(tc.host, tc.allow)
+		if len(got) != len(tc.want) || (len(got) > 0 && got[0] != tc.want[0]) {
+			t.Errorf("RedirectHosts(%q, %q) = %q, want %q", tc.host, tc.allow, got, tc.want)
+		}
+	}
+}
