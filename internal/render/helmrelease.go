@@ -224,6 +224,8 @@ func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl 
 		switch {
 		case err != nil:
 			return fail(err)
+		case ch == nil && hosts == nil:
+			return skip(cs.remote.String(), []string{chartHost(cs.remote)}, reason) // the chart's host, as the report names it
 		case ch == nil:
 			return skip(cs.remote.String(), hosts, reason)
 		}
@@ -288,8 +290,8 @@ func keptChart(prior *Cluster, cs chartSource, ch *loadedChart) *loadedChart {
 }
 
 // remoteChart pulls the chart of cs through Options.Charts when the remote policy allows
-// its host; nil, the hosts to allow (none when allowing would not help) and the reason when
-// it does not, or the pull fails; an error when the chart does not match its
+// its host; nil, the hosts to allow (nil when that is the chart's host alone: a fork, a
+// failed pull) and the reason when it does not, or the pull fails; an error when the chart does not match its
 // OCIRepository's revision (helm-controller fails the release).
 func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, []string, string, error) {
 	ref, host := cs.remote, chartHost(cs.remote)
