@@ -40,6 +40,11 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *
 		}
 	}
 	var notes []helmfile.Note
+	if g != nil {
+		if sf := g.SourceFiles(); sf != nil {
+			src = sf // the helmfiles the cluster's sources hold, not fixtures the artifact leaves out
+		}
+	}
 	if src != nil {
 		rels, read := helmfile.Read(src)
 		via := make([]string, len(rels)) // the HelmRelease a templated chart was taken from

@@ -325,6 +325,7 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	r.helmReleases(ctx, c, finalStore(c, st).client(), rootSrc, prior)
+	c.sources = r.sourceViews(c, rt, rootSrc)
 	if rt.orig != (Ref{}) {
 		c.Contested = c.Kustomizations[rt.orig]
 		if rt.by != DiscoveryRoots {
@@ -382,6 +383,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	st, gens, found := seed.clone(), known.clone(), generators{}
+	fresh := map[ObjectID]bool{} // the ConfigMaps and Secrets this round has built
 	rootCopy := *rt.ks
 	wave := []*Kustomization{&rootCopy}
 	seen := map[Ref]bool{rt.ks.Ref: true}
@@ -425,7 +427,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 				live = priorObjects(ks.Ref, prior, live)
 			}
 			for _, o := range live {
-				st.add(o)
+				st.update(o, fresh)
 				gens.add(o)
 				found.add(o)
 			}

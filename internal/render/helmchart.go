@@ -2,6 +2,7 @@ package render
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path"
@@ -39,6 +40,12 @@ type chartSource struct {
 	ociSource bool
 	// unresolved says why the chart is unknown ("" when it is known).
 	unresolved string
+	// helmChart identifies the HelmChart source-controller builds an in-repo chart as (its
+	// namespace, name and spec as JSON: a change of any is a new generation, which forces a
+	// rebuild); "" when no HelmChart builds it (an OCIRepository's chart).
+	helmChart string
+	// strategy is the HelmChart's spec.reconcileStrategy ("" is ChartVersion).
+	strategy string
 }
 
 // resolveChart finds the chart hr installs, as helm-controller's getSource
@@ -61,7 +68,9 @@ func resolveChart(hr *unstructured.Unstructured, c *Cluster, src func(SourceRef)
 				return chartSource{unresolved: fmt.Sprintf("chartRef %s is not in the cluster's graph", sref)}
 			}
 			spec, _, _ := unstructured.NestedMap(body.Object, "spec")
-			return templateChart(spec, sref.Namespace, c, src)
+			cs := templateChart(spec, sref.Namespace, c, src)
+			cs.helmChart = helmChartKey(cs, sref.Namespace, sref.Name, spec)
+			return cs
 		}
 		return chartSource{unresolved: fmt.Sprintf("chartRef kind %q is not rendered offline (OCIRepository and HelmChart are)", kind)}
 	}
@@ -72,7 +81,29 @@ func resolveChart(hr *unstructured.Unstructured, c *Cluster, src func(SourceRef)
 	// buildHelmChartFromTemplate: the HelmChart lives in the sourceRef's namespace, the
 	// HelmRelease's when it sets none.
 	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
-	return templateChart(spec, cmp.Or(strOf(sr, "namespace"), ns), c, src)
+	chartNS := cmp.Or(strOf(sr, "namespace"), ns)
+	cs := templateChart(spec, chartNS, c, src)
+	// The HelmChart's interval is the template's, else the HelmRelease's (GetInterval).
+	if _, ok := spec["interval"]; !ok {
+		if iv, ok, _ := unstructured.NestedString(hr.Object, "spec", "interval"); ok {
+			spec["interval"] = iv
+		}
+	}
+	cs.helmChart = helmChartKey(cs, chartNS, ns+"-"+hr.GetName(), spec) // GetHelmChartName
+	return cs
+}
+
+// helmChartKey is chartSource.helmChart for an in-repo chart of HelmChart namespace/name
+// with spec; "" for another chart.
+func helmChartKey(cs chartSource, namespace, name string, spec map[string]any) string {
+	if !cs.inRepo {
+		return ""
+	}
+	b, err := json.Marshal([]any{namespace, name, spec})
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // templateChart resolves a HelmChart spec (chart, version, sourceRef, valuesFiles) in
@@ -106,7 +137,8 @@ func templateChart(spec map[string]any, ns string, c *Cluster, src func(SourceRe
 		if !ok {
 			return chartSource{unresolved: fmt.Sprintf("chart %s is in %s, which is not this repository (map it in .tiergate.yaml sources)", chart, sref)}
 		}
-		return chartSource{inRepo: true, root: root, dir: cleanPath(path.Join(root, chart)), valuesFiles: files, ignoreMissing: ignore}
+		return chartSource{inRepo: true, root: root, dir: cleanPath(path.Join(root, chart)), valuesFiles: files, ignoreMissing: ignore,
+			strategy: strOf(spec, "reconcileStrategy")}
 	}
 	return chartSource{unresolved: fmt.Sprintf("sourceRef kind %q is not a chart source", sref.Kind)}
 }
@@ -132,7 +164,7 @@ func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) ch
 	case ref["semver"] != "":
 		r.Version = ref["semver"]
 	default:
-		r.Version = cmp.Or(ref["tag"], "latest")
+		r.Tag = cmp.Or(ref["tag"], "latest")
 	}
 	return chartSource{remote: r, ociSource: true}
 }

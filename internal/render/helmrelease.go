@@ -73,7 +73,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 		if ctx.Err() != nil {
 			return releaseOutcome{}
 		}
-		return r.helmRelease(ctx, c, j.hr, cl, rootSrc, sc, apis)
+		return r.helmRelease(ctx, c, j.hr, cl, rootSrc, sc, apis, prior)
 	})
 	if ctx.Err() != nil {
 		return
@@ -81,6 +81,12 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 	objects := c.ObjectCount()
 	for i, out := range outs {
 		ks, o := jobs[i].ks, jobs[i].hr
+		if out.built != nil {
+			if c.helmCharts == nil {
+				c.helmCharts = map[string]*loadedChart{}
+			}
+			c.helmCharts[out.built.helmChart] = out.built
+		}
 		if objects += len(out.objs); objects > r.guards.limits.MaxObjects {
 			out = releaseOutcome{err: &ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
 				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}}}
@@ -142,18 +148,50 @@ type releaseOutcome struct {
 	release *Release
 	skip    *ReleaseSkip
 	err     *ReleaseError
+	// built is the in-repo chart the release's HelmChart holds after this commit, nil when
+	// no HelmChart builds it.
+	built *loadedChart
 }
 
 // helmRelease renders one HelmRelease o, or says why it is not rendered.
-func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string) releaseOutcome {
+func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string, prior *Cluster) releaseOutcome {
+	out := r.renderRelease(ctx, c, o, cl, rootSrc, sc, apis, prior)
+	if out.built != nil && out.built.kept != "" {
+		switch {
+		case out.release != nil:
+			out.release.ChartKept = out.built.kept
+		case out.err != nil:
+			out.err.Err.Message += " (" + out.built.kept + ")"
+		}
+	}
+	return out
+}
+
+// renderRelease is helmRelease but for the note of a kept chart.
+func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string, prior *Cluster) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
-	skip := func(chart, host, reason string) releaseOutcome {
-		return releaseOutcome{skip: &ReleaseSkip{HelmRelease: o.ID, Chart: chart, Host: host,
-			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}}
+	var ch *loadedChart
+	// built is what the HelmChart holds once ch is loaded, whether the release renders or not.
+	built := func() *loadedChart {
+		if ch != nil && ch.helmChart != "" {
+			return ch
+		}
+		return nil
+	}
+	skip := func(chart string, hosts []string, reason string) releaseOutcome {
+		s := &ReleaseSkip{HelmRelease: o.ID, Chart: chart,
+			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}
+		if len(hosts) > 0 {
+			s.Host = hosts[0]
+		}
+		if len(hosts) > 1 {
+			s.AlsoAllow = hosts[1:]
+		}
+		return releaseOutcome{skip: s, built: built()}
 	}
 	fail := func(err error) releaseOutcome {
-		return releaseOutcome{err: &ReleaseError{HelmRelease: o.ID,
+		return releaseOutcome{built: built(), err: &ReleaseError{HelmRelease: o.ID,
 			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: refused(err)}}}
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
@@ -163,32 +201,37 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	}
 	cs := resolveChart(hr, c, func(s SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
 	if cs.unresolved != "" {
-		return skip("", "", cs.unresolved)
+		return skip("", nil, cs.unresolved)
 	}
-	var ch *loadedChart
 	if cs.inRepo {
 		rc, err := loadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
 		var rd *remoteDependency
 		switch {
 		case errors.As(err, &rd):
-			return skip(cs.dir, "", rd.msg)
+			return skip(cs.dir, nil, rd.msg)
 		case err != nil:
 			return fail(err)
 		}
-		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest}
+		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest, helmChart: cs.helmChart}
+		if kept := keptChart(prior, cs, ch); kept != nil {
+			ch = kept
+		}
 	} else {
 		var reason string
+		var hosts []string
 		var err error
-		ch, reason, err = r.remoteChart(ctx, cs)
+		ch, hosts, reason, err = r.remoteChart(ctx, cs)
 		switch {
 		case err != nil:
 			return fail(err)
+		case ch == nil && hosts == nil:
+			return skip(cs.remote.String(), []string{chartHost(cs.remote)}, reason) // the chart's host, as the report names it
 		case ch == nil:
-			return skip(cs.remote.String(), chartHost(cs.remote), reason)
+			return skip(cs.remote.String(), hosts, reason)
 		}
 	}
 	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
-		return skip(ch.ref, "", "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
+		return skip(ch.ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
 	vals, err := helm.Values(ctx, hr, placeholderSecrets{cl})
 	if err != nil {
@@ -207,7 +250,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 	if readsSecrets(hr) {
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
-	return releaseOutcome{objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
+	return releaseOutcome{built: built(), objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
 		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches}}
 }
 
@@ -217,40 +260,80 @@ type loadedChart struct {
 	chart  *chart.Chart
 	ref    string
 	digest string
+	// helmChart is the HelmChart that builds it (chartSource.helmChart), "" for none.
+	helmChart string
+	// kept says why this is the prior commit's chart, not the tree's ("" when it is the tree's).
+	kept string
+}
+
+// keptChart returns the chart the HelmChart of cs holds at prior when source-controller
+// keeps it instead of building ch, nil when it builds ch. Under reconcileStrategy
+// ChartVersion (the default) a Git or Bucket chart is repackaged only when Chart.yaml's name
+// or version differs from the cached artifact's, or the HelmChart's generation changed
+// (source-controller internal/helm/chart/builder_local.go localChartBuilder.Build: the
+// CachedChart check; internal/controller/helmchart_controller.go buildFromTarballArtifact:
+// Force on a new generation, VersionMetadata only under Revision). So a template or
+// values.yaml change without a version bump is not released: the cluster keeps the chart.
+func keptChart(prior *Cluster, cs chartSource, ch *loadedChart) *loadedChart {
+	if prior == nil || cs.helmChart == "" || cs.strategy == "Revision" {
+		return nil
+	}
+	old := prior.helmCharts[cs.helmChart]
+	if old == nil || old.digest == ch.digest || old.chart.Metadata.Name != ch.chart.Metadata.Name ||
+		old.chart.Metadata.Version != ch.chart.Metadata.Version {
+		return nil
+	}
+	k := *old
+	k.kept = fmt.Sprintf("chart %s changes but its version %s does not, and source-controller rebuilds a chart under reconcileStrategy ChartVersion only when the version changes: the release keeps the chart it has",
+		ch.ref, ch.chart.Metadata.Version)
+	return &k
 }
 
 // remoteChart pulls the chart of cs through Options.Charts when the remote policy allows
-// its host; nil and the reason when it does not, or the pull fails; an error when the chart
-// does not match its OCIRepository's revision (helm-controller fails the release).
-func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, string, error) {
+// its host; nil, the hosts to allow (nil when that is the chart's host alone: a fork, a
+// failed pull) and the reason when it does not, or the pull fails; an error when the chart does not match its
+// OCIRepository's revision (helm-controller fails the release).
+func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, []string, string, error) {
 	ref, host := cs.remote, chartHost(cs.remote)
 	switch {
 	case r.remote.Fork:
-		return nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
+		return nil, nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
 	case r.charts == nil || !r.remote.allows(host):
-		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, host), nil
+		hosts := append([]string{host}, fetch.RedirectHosts(host, r.remote.Allow)...)
+		return nil, hosts, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, allowHint(hosts)), nil
 	}
 	pulled, err := r.charts.Fetch(ctx, ref)
 	var na *fetch.NotAllowedError
 	switch {
+	case errors.As(err, &na) && na.From != "":
+		return nil, []string{na.Host}, fmt.Sprintf("chart %s is remote: %s redirects its download to %s (allow %s to render it)", ref, na.From, na.Host, na.Host), nil
 	case errors.As(err, &na):
-		return nil, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host), nil
+		return nil, []string{na.Host}, fmt.Sprintf("chart %s is remote (allow %s to render it)", ref, na.Host), nil
 	case err != nil:
-		return nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err), nil
+		return nil, nil, fmt.Sprintf("chart %s could not be pulled: %v", ref, err), nil
 	}
 	ch, err := loader.LoadArchive(bytes.NewReader(pulled.Archive))
 	if err != nil {
-		return nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
+		return nil, nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
 	}
 	if len(cs.valuesFiles) > 0 {
-		return nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
+		return nil, nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
 	}
 	if cs.ociSource {
 		if err := withRevision(ch, ref, pulled); err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 	}
-	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, "", nil
+	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, nil, "", nil
+}
+
+// allowHint names hosts as an allow hint does: "ghcr.io", "ghcr.io and
+// pkg-containers.githubusercontent.com".
+func allowHint(hosts []string) string {
+	if len(hosts) < 2 {
+		return strings.Join(hosts, "")
+	}
+	return strings.Join(hosts[:len(hosts)-1], ", ") + " and " + hosts[len(hosts)-1]
 }
 
 // withRevision sets the chart version helm-controller renders an OCIRepository's chart

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -139,10 +140,10 @@ func TestHelmReleaseNotRendered(t *testing.T) {
 	want := releaseView{
 		Skipped: []string{
 			"HelmRelease apps/missing (apps/missing.yaml:2) not rendered: chartRef OCIRepository/apps/nowhere is not in the cluster's graph",
-			"HelmRelease apps/echo (apps/oci.yaml:11) not rendered: chart oci://ghcr.io/bjw-s-labs/helm/app-template:5.1.0 is remote (allow ghcr.io to render it)",
+			"HelmRelease apps/echo (apps/oci.yaml:11) not rendered: chart oci://ghcr.io/bjw-s-labs/helm/app-template:5.1.0 is remote (allow ghcr.io and pkg-containers.githubusercontent.com to render it)",
 			"HelmRelease apps/paused (apps/paused.yaml:2) is suspended: helm-controller does not reconcile it, so its chart is not rendered",
 			"HelmRelease apps/remote-dep (apps/remote-dep.yaml:2) not rendered: chart charts/lonely depends on redis 18.0.0 from oci://registry-1.docker.io/bitnamicharts, which is not vendored under charts/: source-controller downloads it",
-			"HelmRelease apps/cert-manager (apps/repo.yaml:10) not rendered: chart https://charts.jetstack.io cert-manager:1.x is remote (allow charts.jetstack.io to render it)",
+			"HelmRelease apps/cert-manager (apps/repo.yaml:10) not rendered: chart https://charts.jetstack.io cert-manager (semver 1.x) is remote (allow charts.jetstack.io to render it)",
 			"HelmRelease apps/values (apps/values.yaml:2) not rendered: valuesFrom Secret apps/web-values is not in the cluster's graph (made at runtime or out of band), so its values are unknown",
 		},
 		Errors: []string{"apps/broken.yaml:2: render HelmRelease apps/broken (chart broken 0.1.0): execution error at (broken/templates/cm.yaml:1:3): broken on purpose"},
@@ -248,7 +249,7 @@ func TestHelmReleaseRemoteFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := viewReleases(g.Clusters[0], Ref{"flux-system", "apps"})
-	want := releaseView{Skipped: []string{"HelmRelease apps/echo (apps/oci.yaml:11) not rendered: chart oci://ghcr.io/bjw-s-labs/helm/app-template:>=5.0.0 is remote, and nothing remote is fetched for a pull request from a fork"}}
+	want := releaseView{Skipped: []string{"HelmRelease apps/echo (apps/oci.yaml:11) not rendered: chart oci://ghcr.io/bjw-s-labs/helm/app-template (semver >=5.0.0) is remote, and nothing remote is fetched for a pull request from a fork"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -314,6 +315,8 @@ func TestHelmReleaseFailedKeepsPrior(t *testing.T) {
 		t.Fatal(err)
 	}
 	files["charts/web/templates/role.yaml"] = "{{ required \"role.name must be set\" .Values.role }}\n"
+	// A new version: under reconcileStrategy ChartVersion the cluster builds the new chart only then.
+	files["charts/web/Chart.yaml"] = strings.Replace(files["charts/web/Chart.yaml"], "version: 1.2.3", "version: 1.2.4", 1)
 	head, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}, Prior: base})
 	if err != nil {
 		t.Fatal(err)
@@ -373,5 +376,52 @@ func TestHelmReleaseOwnCRDScope(t *testing.T) {
 	}
 	if n := ks.Releases[0].Notes; len(n) != 0 {
 		t.Errorf("notes %q, want none", n)
+	}
+}
+
+// redirectingFetcher refuses the download as a Fetcher does when the registry redirects
+// it to a host the policy does not allow.
+type redirectingFetcher struct{}
+
+func (redirectingFetcher) Fetch(context.Context, fetch.Ref) (*fetch.Chart, error) {
+	return nil, fmt.Errorf("fetch chart: %w", &fetch.NotAllowedError{Host: "pkg-containers.githubusercontent.com", From: "ghcr.io"})
+}
+
+// TestHelmReleaseAllowHint: the allow hint names the hosts a pull needs: ghcr.io's blob
+// host with ghcr.io when neither is allowed, only the blob host when it alone is refused,
+// and no second host once it is allowed.
+func TestHelmReleaseAllowHint(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/oci.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: app-template\n  namespace: apps\nspec:\n  url: oci://ghcr.io/bjw-s-labs/helm/app-template\n  ref: {tag: 5.1.0}\n" +
+			"---\n" + hr("echo", "chartRef: {kind: OCIRepository, name: app-template}")})
+	const prefix = "HelmRelease apps/echo (apps/oci.yaml:11) not rendered: chart oci://ghcr.io/bjw-s-labs/helm/app-template:5.1.0 is remote"
+	for _, tc := range []struct {
+		name      string
+		allow     []string
+		charts    ChartFetcher
+		reason    string
+		host      string
+		alsoAllow []string
+	}{
+		{"nothing allowed", []string{"github.com"}, refusingFetcher{t}, prefix + " (allow ghcr.io and pkg-containers.githubusercontent.com to render it)",
+			"ghcr.io", []string{"pkg-containers.githubusercontent.com"}},
+		{"blob host allowed", []string{"*.githubusercontent.com"}, refusingFetcher{t}, prefix + " (allow ghcr.io to render it)", "ghcr.io", nil},
+		{"redirect refused", []string{"ghcr.io"}, redirectingFetcher{}, prefix + ": ghcr.io redirects its download to pkg-containers.githubusercontent.com (allow pkg-containers.githubusercontent.com to render it)",
+			"pkg-containers.githubusercontent.com", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := Render(context.Background(), tree(t, files), Options{Remote: RemotePolicy{Allow: tc.allow}, Charts: tc.charts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			skipped := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}].HelmReleaseSkipped
+			if len(skipped) != 1 {
+				t.Fatalf("skipped = %+v, want one", skipped)
+			}
+			s := skipped[0]
+			if d := cmp.Diff([]any{tc.reason, tc.host, tc.alsoAllow}, []any{s.Reason, s.Host, s.AlsoAllow}); d != "" {
+				t.Errorf("reason, host, alsoAllow (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -176,6 +176,10 @@ type Release struct {
 	// UnmatchedPatches are the postRenderers kustomize patches whose target selects nothing
 	// of the chart's output (helm.Result.UnmatchedPatches).
 	UnmatchedPatches []helm.UnmatchedPatch
+	// ChartKept says why the release was rendered with the chart its HelmChart already holds
+	// (the prior commit's), not the tree's: an in-repo chart whose files change without a
+	// version bump under reconcileStrategy ChartVersion (keptChart); "" when it is the tree's.
+	ChartKept string
 }
 
 // ReleaseSkip is a HelmRelease whose chart was not rendered: what it installs is unknown.
@@ -184,6 +188,10 @@ type ReleaseSkip struct {
 	// Chart is the chart reference when it is known, Host the host to allow to render it
 	// ("" when allowing a host would not help).
 	Chart, Host string
+	// AlsoAllow lists the other hosts the pull needs and the policy does not allow: where
+	// Host's registry redirects its blob downloads (pkg-containers.githubusercontent.com
+	// for ghcr.io).
+	AlsoAllow []string
 	// Suspended says that the HelmRelease is suspended: helm-controller does not reconcile
 	// it, so nothing is unknown (a note, not "not reviewed").
 	Suspended bool
@@ -303,6 +311,11 @@ type Cluster struct {
 	Order []Ref
 	// Owners maps every object to the Kustomizations that emit it, in build order.
 	Owners map[ObjectID][]*Object
+	// helmCharts are the in-repo charts the cluster's HelmCharts hold after this commit, by
+	// chartSource.helmChart: what the next commit's render keeps under ChartVersion.
+	helmCharts map[string]*loadedChart
+	// sources are the folders its Kustomizations' sources pack (Graph.SourceFiles).
+	sources []sourceView
 }
 
 // Graph is the rendering of one commit: every cluster found.

@@ -35,6 +35,17 @@ func (s store) add(o *Object) {
 	}
 }
 
+// update adds o as this round built it, replacing the version an earlier round left
+// (seeded): a ConfigMap whose own variables a later round resolves must be read as it
+// now is, or what substitutes from it stays stale and the fixpoint never sees the change.
+// Within one round the first emitter still wins (a duplicate-owner object keeps one body).
+func (s store) update(o *Object, fresh map[ObjectID]bool) {
+	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") && !fresh[o.ID] {
+		fresh[o.ID] = true
+		s[o.ID] = o.Body
+	}
+}
+
 func (s store) clone() store {
 	out := make(store, len(s))
 	for k, v := range s {

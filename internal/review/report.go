@@ -58,8 +58,10 @@ type Unreviewed struct {
 	URLs          []string `json:"urls,omitempty"`
 	Chart         string   `json:"chart,omitempty"`
 	Host          string   `json:"host,omitempty"`
-	File          string   `json:"file,omitempty"`
-	Line          int      `json:"line,omitempty"`
+	// AlsoAllow lists the other hosts the chart's pull needs (render.ReleaseSkip.AlsoAllow).
+	AlsoAllow []string `json:"alsoAllow,omitempty"`
+	File      string   `json:"file,omitempty"`
+	Line      int      `json:"line,omitempty"`
 }
 
 // ObjectChange is one object added, removed or changed; Diff is a unified diff of the

@@ -132,7 +132,7 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 			}
 			hr := skip.HelmRelease
 			out = append(out, Unreviewed{Cluster: c.Name, Kind: hr.Kind, Name: hr.Namespace + "/" + hr.Name, Kustomization: ref.String(),
-				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, File: skip.File, Line: skip.Line})
+				Reason: skip.Reason, Chart: skip.Chart, Host: skip.Host, AlsoAllow: skip.AlsoAllow, File: skip.File, Line: skip.Line})
 		}
 		// A chart that fails to render is a helm-render-error finding, reviewed: Flux fails
 		// it the same way. A render tiergate's own bounds refused is not reviewed: the

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Origin labels helm-controller puts on every object of a release, CRDs included
@@ -60,13 +62,72 @@ func postRenderers(s hrSpec, namespace, name string, rec *patchMatches) postrend
 type chained []func(*bytes.Buffer) (*bytes.Buffer, error)
 
 func (c chained) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
-	var err error
+	files, err := templateFiles(in.Bytes())
+	if err != nil {
+		return nil, err
+	}
 	for _, pass := range c {
 		if in, err = pass(in); err != nil {
 			return nil, err
 		}
 	}
-	return in, nil
+	return keepTemplateFiles(in, files)
+}
+
+// filenameAnnotation is the annotation Helm's annotateAndMerge puts on each object of the
+// stream it post-renders so that splitAndDeannotate can give it back its template file
+// (helm.sh/helm/v4 pkg/action/action.go); Helm removes it afterwards.
+const filenameAnnotation = "postrenderer.helm.sh/postrender-filename"
+
+// templateFiles maps each object of the stream (kind/namespace/name) to its template file,
+// as annotateAndMerge annotated it.
+func templateFiles(stream []byte) (map[string]string, error) {
+	nodes, err := kio.FromBytes(stream)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, n := range nodes {
+		if f := n.GetAnnotations()[filenameAnnotation]; f != "" {
+			out[objectKey(n)] = f
+		}
+	}
+	return out, nil
+}
+
+// keepTemplateFiles puts the filename annotation back on the objects a patch stripped it
+// from (a patch replacing metadata.annotations), so that they keep their template path
+// instead of Helm's "generated-by-postrender-N.yaml". Only the annotation Helm removes
+// afterwards changes: the objects the cluster gets are the same.
+func keepTemplateFiles(out *bytes.Buffer, files map[string]string) (*bytes.Buffer, error) {
+	nodes, err := kio.FromBytes(out.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	changed := false
+	for _, n := range nodes {
+		f, ok := files[objectKey(n)]
+		if !ok || n.GetAnnotations()[filenameAnnotation] != "" {
+			continue
+		}
+		if err := n.PipeE(kyaml.SetAnnotation(filenameAnnotation, f)); err != nil {
+			return nil, err
+		}
+		changed = true
+	}
+	if !changed {
+		return out, nil
+	}
+	s, err := kio.StringAll(nodes)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.NewBufferString(s), nil
+}
+
+// objectKey is an object's kind, namespace and name: what a patch leaves alone.
+func objectKey(n *kyaml.RNode) string {
+	return n.GetKind() + "/" + n.GetNamespace() + "/" + n.GetName()
 }
 
 // transform is internal/postrender/transformer.go transform: the stream through a ResMap.

@@ -295,3 +295,47 @@ func TestRenderChartReused(t *testing.T) {
 		t.Errorf("docs per render (-want +got):\n%s", diff)
 	}
 }
+
+// TestRenderPostRenderersKeepTemplate: a patch that replaces metadata.annotations drops
+// Helm's postrender-filename annotation; the object still names its template.
+func TestRenderPostRenderersKeepTemplate(t *testing.T) {
+	const spec = `  postRenderers:
+  - kustomize:
+      patches:
+      - target: {kind: Service}
+        patch: |
+          - op: replace
+            path: /metadata/annotations
+            value: {patched: json6902}
+      - target: {kind: Job}
+        patch: |
+          - op: add
+            path: /metadata/annotations
+            value: {helm.sh/hook: pre-install}
+      - patch: |
+          apiVersion: v1
+          kind: ConfigMap
+          metadata:
+            name: added-by-patch
+        target: {kind: Nothing}
+`
+	noSub := map[string]any{"sub": map[string]any{"enabled": false}}
+	res, err := Render(context.Background(), Request{Chart: loadChart(t, appChart()), HelmRelease: hrObj(t, spec), Values: noSub})
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	var got []string
+	for _, d := range res.Docs {
+		meta, _ := d.Object["metadata"].(map[string]any)
+		got = append(got, fmt.Sprintf("%s/%s %s annotations=%v", d.Object["kind"], meta["name"], d.Template, meta["annotations"]))
+	}
+	want := []string{
+		"CustomResourceDefinition/widgets.example.com app/crds/widgets.yaml annotations=<nil>",
+		"Service/web-app app/templates/svc.yaml annotations=map[patched:json6902]",
+		"Deployment/web-app app/templates/deploy.yaml annotations=<nil>",
+		"Job/web-app-migrate app/templates/hook.yaml annotations=map[helm.sh/hook:pre-install]",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("templates (-want +got):\n%s", diff)
+	}
+}

@@ -14,9 +14,13 @@ import (
 // line grouped by host, and the Kustomizations are counted once.
 func TestPartialNoteRemoteCharts(t *testing.T) {
 	remote := func(ks, hr, chart, host string) (render.Partial, review.Unreviewed) {
-		reason := "HelmRelease " + hr + " (x.yaml:1) not rendered: chart " + chart + " is remote (allow " + host + " to render it)"
+		hint, also := host, []string(nil)
+		if host == "ghcr.io" {
+			hint, also = "ghcr.io and pkg-containers.githubusercontent.com", []string{"pkg-containers.githubusercontent.com"}
+		}
+		reason := "HelmRelease " + hr + " (x.yaml:1) not rendered: chart " + chart + " is remote (allow " + hint + " to render it)"
 		return render.Partial{Kustomization: ks, Reason: reason},
-			review.Unreviewed{Cluster: "dev", Kind: "HelmRelease", Name: hr, Kustomization: ks, Reason: reason, Chart: chart, Host: host}
+			review.Unreviewed{Cluster: "dev", Kind: "HelmRelease", Name: hr, Kustomization: ks, Reason: reason, Chart: chart, Host: host, AlsoAllow: also}
 	}
 	r := &review.Report{}
 	c := review.ClusterSummary{Name: "dev"}
@@ -31,9 +35,9 @@ func TestPartialNoteRemoteCharts(t *testing.T) {
 	}
 	c.Partial = append(c.Partial, render.Partial{Kustomization: "flux-system/apps", Reason: "HelmRelease apps/d (d.yaml:1) not rendered: valuesFrom ConfigMap apps/v is not in the cluster's graph"})
 	r.Clusters = []review.ClusterSummary{c}
-	want := "\n> ⚠️ <b>Partial render</b>: 2 Kustomizations were not rendered completely or as written, so findings may be missing:\n" +
+	want := "\n> ⚠️ <b>Partial render</b>: 2 Kustomizations are reviewed in part (not everything they apply was rendered), so findings may be missing:\n" +
 		"> - dev · flux-system/apps: HelmRelease apps/d (d.yaml:1) not rendered: valuesFrom ConfigMap apps/v is not in the cluster's graph\n" +
-		"> - 3 HelmReleases not rendered, their charts are remote: allow ghcr.io (2: apps/a, apps/b), quay.io (1: infra/c) to render them (`--allow-remote`)\n"
+		"> - 3 HelmReleases not rendered, their charts are remote: allow ghcr.io and pkg-containers.githubusercontent.com (2: apps/a, apps/b), quay.io (1: infra/c) to render them (`--allow-remote`)\n"
 	if d := cmp.Diff(want, partialNote(r)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

@@ -664,7 +664,7 @@ func TestMarkdownSharedCause(t *testing.T) {
 
 0 existing, 0 resolved · 2 clusters, 7 Kustomizations, 0 objects
 
-> ⚠️ <b>Partial render</b>: 5 Kustomizations were not rendered completely or as written, so findings may be missing:
+> ⚠️ <b>Partial render</b>: 5 Kustomizations are reviewed in part (not everything they apply was rendered), so findings may be missing:
 > - 4 Kustomizations: substituteFrom ConfigMap/cluster-config not in the repository — production · flux-system/a, production · flux-system/b, production · flux-system/c and 1 more
 > - production · flux-system/d: remote resources not fetched
 

@@ -140,8 +140,10 @@ func partialNote(r *review.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n> ⚠️ <b>Partial render</b>: " + plural(total, "Kustomization was", "Kustomizations were") +
-		" not rendered completely or as written, so findings may be missing:\n")
+	// The count is of Kustomizations reviewed in part, not of failed builds: next to "67
+	// HelmReleases not rendered", "67 Kustomizations were not rendered" read as 67 more.
+	b.WriteString("\n> ⚠️ <b>Partial render</b>: " + plural(total, "Kustomization is", "Kustomizations are") +
+		" reviewed in part (not everything " + pick(total, "it applies", "they apply") + " was rendered), so findings may be missing:\n")
 	for _, reason := range reasons {
 		names := who[reason]
 		if len(names) == 1 {
@@ -161,8 +163,8 @@ func partialNote(r *review.Report) string {
 
 // remoteCharts finds the HelmReleases not rendered because their chart's host is not
 // allowed, and writes them as one line grouped by host: "67 HelmReleases not rendered,
-// their charts are remote: allow ghcr.io (58: default/atuin, …), quay.io (2: …) to render
-// them". It returns the partial entries the line stands for (cluster, Kustomization, reason).
+// their charts are remote: allow ghcr.io and pkg-containers.githubusercontent.com (58:
+// default/atuin, …), quay.io (2: …) to render them": the hosts one pull needs stay together. It returns the partial entries the line stands for (cluster, Kustomization, reason).
 func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
 	covered := map[[3]string]bool{}
 	var order []string
@@ -170,16 +172,22 @@ func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
 	seen := map[string]bool{}
 	n := 0
 	for _, u := range r.Unreviewed {
-		if u.Kind != "HelmRelease" || u.Host == "" || !strings.HasSuffix(u.Reason, " is remote (allow "+u.Host+" to render it)") {
+		hosts := append([]string{u.Host}, u.AlsoAllow...)
+		hint := strings.Join(hosts[:len(hosts)-1], ", ")
+		if hint != "" {
+			hint += " and "
+		}
+		hint += hosts[len(hosts)-1]
+		if u.Kind != "HelmRelease" || u.Host == "" || !strings.HasSuffix(u.Reason, " is remote (allow "+hint+" to render it)") {
 			continue
 		}
 		covered[[3]string{u.Cluster, u.Kustomization, u.Reason}] = true
 		if key := u.Cluster + " " + u.Name; !seen[key] {
 			seen[key] = true
-			if _, ok := byHost[u.Host]; !ok {
-				order = append(order, u.Host)
+			if _, ok := byHost[hint]; !ok {
+				order = append(order, hint)
 			}
-			byHost[u.Host] = append(byHost[u.Host], esc(u.Name))
+			byHost[hint] = append(byHost[hint], esc(u.Name))
 			n++
 		}
 	}
@@ -375,4 +383,12 @@ func fileLine(file string, line int) string {
 		return fmt.Sprintf("%s:%d", file, line)
 	}
 	return file
+}
+
+// pick is one when n is 1, else many.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

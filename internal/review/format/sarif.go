@@ -166,6 +166,14 @@ type ruleDoc struct {
 
 // ruleDocs describes each rule as DESIGN.md's rule table does; level is the default severity.
 var ruleDocs = map[string]ruleDoc{
+	"chart-version-unchanged": {"ChartVersionUnchanged",
+		"An in-repo chart changes without a version bump, so the release keeps the chart it has.",
+		"A HelmRelease's Git or Bucket chart changes but Chart.yaml's version does not: under reconcileStrategy ChartVersion (the default) source-controller repackages the chart only when its version changes, so the change is not released.",
+		rules.Warning},
+	"helm-render-approximate": {"HelmRenderApproximate",
+		"A HelmRelease renders offline with assumptions.",
+		"A HelmRelease's chart calls lookup or time, random or key functions, reads valuesFrom Secrets (rendered from placeholders), has a values.schema.json $ref that is not read, or renders a kind of unknown scope (taken as namespaced): its objects may differ in the cluster.",
+		rules.Notice},
 	"tier-move": {"TierMove",
 		"An object's owner Kustomization changes.",
 		"An object moves from one Flux Kustomization to another between base and head.",

@@ -87,11 +87,12 @@ func TestSARIF(t *testing.T) {
 		"destructive-prune": "error", "helm-uninstall": "warning", "crd-not-upgraded": "warning",
 		"helm-render-error": "error", "release-collision": "error", "runtime-namespace-same-pass": "error",
 		"namespace-for-release": "error", "postrender-patch-unmatched": "warning",
+		"chart-version-unchanged": "warning", "helm-render-approximate": "note",
 	}
 	wantIDs := []string{
 		"render-error", "helm-render-error", "depends-on-not-found", "depends-on-cycle", "release-collision", "duplicate-owner", "runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "postrender-patch-unmatched",
 		"missing-depends-on", "missing-wait", "namespace-not-set", "undefined-variable", "unsubstituted-variable",
-		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded",
+		"chart-version-unchanged", "helm-render-approximate", "tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded",
 	}
 	var ids []string
 	index := map[string]int{}

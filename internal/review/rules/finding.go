@@ -176,6 +176,8 @@ var State = []StateRule{
 	{"namespace-not-set", namespaceNotSet},
 	{"undefined-variable", undefinedVariable},
 	{"unsubstituted-variable", unsubstitutedVariable},
+	{"chart-version-unchanged", chartVersionUnchanged},
+	{"helm-render-approximate", helmApproximate},
 }
 
 // Change lists the change rules in report order.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
+
+	"github.com/tiergate/tiergate/internal/config"
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 )
@@ -35,17 +38,22 @@ type Ref struct {
 	URL string
 	// Chart is the chart's name in index.yaml (http only).
 	Chart string
-	// Version is an exact version, a semver constraint, or "" for the latest stable
-	// version. For OCI it may also be a plain tag ("latest"): an OCIRepository without a
-	// reference passes "latest", as its default tag, not "".
+	// Version is an exact version, a semver range (constraint), or "" for the latest
+	// stable version: a HelmChart's spec.version, or an OCIRepository's ref.semver.
 	Version string
+	// Tag (OCI only) is an OCIRepository's ref.tag ("latest" when it sets no reference),
+	// pulled as it is, never read as a range (OCIRepositoryReconciler.getArtifactRef,
+	// source-controller internal/controller/ocirepository_controller.go). Version wins.
+	Tag string
 	// Digest (OCI only) pins the manifest, "sha256:<hex>"; it wins over Version, as in
 	// OCIRepository's getArtifactRef.
 	Digest string
 }
 
-// String prints the reference as errors name it: oci://host/path/chart:version[@digest] or
-// https://host/repo chart:version.
+// String prints the reference as errors name it: oci://host/path/chart:tag-or-version,
+// oci://host/path/chart@digest, https://host/repo chart:version, and a semver range as a
+// range, not like a tag: oci://host/path/chart (semver ~1.2), https://host/repo chart
+// (semver 1.x); "" (the latest stable version) prints nothing.
 func (r Ref) String() string {
 	s := r.URL
 	if u, err := url.Parse(r.URL); err == nil && u.User != nil {
@@ -54,13 +62,28 @@ func (r Ref) String() string {
 	if r.Kind == KindHTTP {
 		s += " " + r.Chart
 	}
-	if r.Version != "" {
-		s += ":" + r.Version
-	}
-	if r.Digest != "" {
-		s += "@" + r.Digest
+	switch {
+	case r.Digest != "":
+		return s + "@" + r.Digest
+	case r.Version != "" && isRange(r.Version):
+		return s + " (semver " + r.Version + ")"
+	case r.Version != "":
+		return s + ":" + r.Version
+	case r.Tag != "":
+		return s + ":" + r.Tag
 	}
 	return s
+}
+
+// isRange says whether v selects a version (a semver constraint) rather than naming one:
+// source-controller takes a strict semver version (in tag form too, "_" for "+") as exact
+// (fluxcd/pkg/version.ParseVersion), and a name that is no constraint ("latest") as a tag.
+func isRange(v string) bool {
+	if _, err := parseVersion(semverTag(v)); err == nil {
+		return false
+	}
+	_, err := constraint(v)
+	return err == nil
 }
 
 // Ref kinds.
@@ -76,11 +99,29 @@ type Chart struct {
 	Version string // the resolved version (an OCI tag in semver form, "_" read as "+")
 }
 
-// NotAllowedError says that a chart's host is not on the Policy's allow list.
-type NotAllowedError struct{ Host string }
+// NotAllowedError says that a chart's host is not on the Policy's allow list. From is the
+// allowed host that redirected the download there ("" when the chart's own host is refused).
+type NotAllowedError struct{ Host, From string }
 
 func (e *NotAllowedError) Error() string {
 	return fmt.Sprintf("chart host %s is not allowed (allow %s to render it)", e.Host, e.Host)
+}
+
+// blobHosts are the hosts a registry redirects its blob downloads to, which an allow list
+// must name as well: ghcr.io answers a blob GET with a 307 to
+// pkg-containers.githubusercontent.com.
+var blobHosts = map[string][]string{"ghcr.io": {"pkg-containers.githubusercontent.com"}}
+
+// RedirectHosts lists, sorted, the hosts besides host that pulling a chart from host needs
+// and allow does not admit (the blob hosts of its registry): the rest of the allow hint.
+func RedirectHosts(host string, allow []string) []string {
+	var out []string
+	for _, h := range blobHosts[strings.ToLower(host)] {
+		if !(&config.Remote{Allow: allow}).Allows(h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 const defaultTimeout = 30 * time.Second
@@ -114,7 +155,7 @@ func (f *Fetcher) Fetch(ctx context.Context, ref Ref) (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)
 	}
-	c, err := f.charts.do(ctx, fmt.Sprintf("%q", []string{ref.Kind, ref.URL, ref.Chart, ref.Version, ref.Digest}), f.policy.Timeout,
+	c, err := f.charts.do(ctx, fmt.Sprintf("%q", []string{ref.Kind, ref.URL, ref.Chart, ref.Version, ref.Tag, ref.Digest}), f.policy.Timeout,
 		func(ctx context.Context) (*Chart, error) {
 			if ref.Kind == KindOCI {
 				return f.fetchOCI(ctx, ref, u)

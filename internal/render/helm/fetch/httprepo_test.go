@@ -88,9 +88,9 @@ func TestFetchHTTP(t *testing.T) {
 		{name: "chart URL on a host not allowed", version: "4.0.0",
 			err: fmt.Sprintf("fetch chart %s app:4.0.0 from 127.0.0.1: chart \"app\" version 4.0.0 at http://localhost/charts/app-4.0.0.tgz: chart host localhost is not allowed (allow localhost to render it)", repoURL)},
 		{name: "no such chart", chart: "empty", version: "1.x",
-			err: fmt.Sprintf("fetch chart %s empty:1.x from 127.0.0.1: index.yaml has no chart \"empty\"", repoURL)},
+			err: fmt.Sprintf("fetch chart %s empty (semver 1.x) from 127.0.0.1: index.yaml has no chart \"empty\"", repoURL)},
 		{name: "no version", version: "~5",
-			err: fmt.Sprintf("fetch chart %s app:~5 from 127.0.0.1: no \"app\" chart with version matching \"~5\" found", repoURL)},
+			err: fmt.Sprintf("fetch chart %s app (semver ~5) from 127.0.0.1: no \"app\" chart with version matching \"~5\" found", repoURL)},
 	}
 	f := New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true})
 	for _, tc := range cases {

@@ -25,7 +25,7 @@ const (
 const maxTagPages = 50
 
 // fetchOCI pulls the chart at u (oci://host/path/chart): the manifest ref.Digest pins, else
-// the tag ref.Version names or selects, then its one chart layer. Both are verified
+// the tag ref.Tag names or ref.Version names or selects, then its one chart layer. Both are verified
 // against their digests; content already stored by digest is not fetched again.
 func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, error) {
 	repo, err := remote.NewRepository(u.Host + u.Path)
@@ -48,6 +48,8 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 		if mdgst, err = parseDigest(ref.Digest); err != nil {
 			return nil, err
 		}
+	} else if ref.Version == "" && ref.Tag != "" {
+		tag = ref.Tag
 	} else if tag, err = f.resolveTag(ctx, repo, ref.Version); err != nil {
 		return nil, err
 	}

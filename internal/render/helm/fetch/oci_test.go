@@ -29,6 +29,7 @@ func TestFetchOCI(t *testing.T) {
 	url := "oci://" + host + "/charts/app"
 	cases := []struct {
 		name, version, digest string
+		tag                   string // an OCIRepository's ref.tag
 		want                  got
 		err                   string
 	}{
@@ -41,13 +42,15 @@ func TestFetchOCI(t *testing.T) {
 		{name: "digest wins over version", version: "9.9.9", digest: charts["1.2.0"].manifest, want: want("1.2.0", "1.2.0")},
 		{name: "legacy layer media type", version: "0.9.0", want: want("0.9.0", "0.9.0")},
 		{name: "no chart layer", version: "0.1.0", err: fmt.Sprintf("fetch chart %s:0.1.0 from 127.0.0.1: manifest %s: has no layer of type %s (layers: application/vnd.oci.image.layer.v1.tar+gzip)", url, notChart, chartLayerMediaType)},
-		{name: "no match", version: "~3", err: fmt.Sprintf("fetch chart %s:~3 from 127.0.0.1: no tag matches version \"~3\" (9 tags)", url)},
+		{name: "no match", version: "~3", err: fmt.Sprintf("fetch chart %s (semver ~3) from 127.0.0.1: no tag matches version \"~3\" (9 tags)", url)},
+		{name: "OCIRepository tag", tag: "1.2.5", want: want("1.2.5", "1.2.5")},
+		{name: "OCIRepository tag is never a range", tag: "1", err: fmt.Sprintf("fetch chart %s:1 from 127.0.0.1: %s:1: not found", url, url[len("oci://"):])},
 		{name: "bad digest", digest: "sha256:abc", err: fmt.Sprintf("fetch chart %s@sha256:abc from 127.0.0.1: digest \"sha256:abc\" is not sha256:<64 hex digits>", url)},
 	}
 	f := New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := f.Fetch(context.Background(), Ref{Kind: KindOCI, URL: url, Version: tc.version, Digest: tc.digest})
+			c, err := f.Fetch(context.Background(), Ref{Kind: KindOCI, URL: url, Version: tc.version, Tag: tc.tag, Digest: tc.digest})
 			if diff := cmp.Diff(tc.err, errText(err)); diff != "" {
 				t.Fatalf("error (-want +got):\n%s", diff)
 			}

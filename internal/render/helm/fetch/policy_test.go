@@ -211,6 +211,10 @@ func TestBlobRedirectToAllowedHost(t *testing.T) {
 	if diff := cmp.Diff(want, errText(err)); diff != "" {
 		t.Errorf("error (-want +got):\n%s", diff)
 	}
+	var na *NotAllowedError
+	if !errors.As(err, &na) || *na != (NotAllowedError{Host: "localhost", From: "127.0.0.1"}) {
+		t.Errorf("NotAllowedError = %+v, want the redirect's host and the host it came from", na)
+	}
 }
 
 // A registry that wants a token gets an anonymous one, asked once per Fetcher, and only

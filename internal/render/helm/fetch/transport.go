@@ -55,6 +55,9 @@ func newHTTPClient(p Policy, l *limits) *httpClient {
 				return fmt.Errorf("more than %d redirects", maxRedirects)
 			}
 			if err := c.checkRequest(req.URL); err != nil {
+				if na, ok := err.(*NotAllowedError); ok {
+					na.From = via[0].URL.Hostname()
+				}
 				return fmt.Errorf("redirect from %s to %s refused: %w", via[len(via)-1].URL.Host, req.URL.Host, err)
 			}
 			return nil

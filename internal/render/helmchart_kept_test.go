@@ -1,0 +1,122 @@
+package render
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/config"
+)
+
+// TestHelmReleaseChartVersionKept: an in-repo chart whose files change without a version
+// bump is not rebuilt under reconcileStrategy ChartVersion (the default), so the head
+// renders the chart the HelmChart holds (the base's) with the head's values, and says so;
+// a version bump, reconcileStrategy Revision, a changed HelmChart spec or no prior render
+// the tree's chart.
+func TestHelmReleaseChartVersionKept(t *testing.T) {
+	const ref = "Deployment.apps/apps/web-web"
+	renderBoth := func(t *testing.T, baseSpec, headSpec []string, change func(map[string]string)) (*Cluster, *Cluster) {
+		t.Helper()
+		files := merge(bootstrap("dev"), webChart(), map[string]string{
+			"clusters/dev/apps.yaml": ks("apps", "./apps"),
+			"apps/web.yaml":          hr("web", baseSpec...),
+		})
+		base, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["apps/web.yaml"] = hr("web", headSpec...)
+		change(files)
+		head, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}, Prior: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return base.Clusters[0], head.Clusters[0]
+	}
+	// view is the Deployment's replicas and image pull policy, and the release's ChartKept.
+	view := func(t *testing.T, c *Cluster) []string {
+		t.Helper()
+		ks := c.Kustomizations[Ref{"flux-system", "apps"}]
+		out := []string{}
+		for _, o := range ks.Objects {
+			if o.ID.String() == ref {
+				r, _, _ := unstructuredField(o.Body.Object, "spec", "replicas")
+				p, _, _ := unstructuredField(o.Body.Object, "spec", "template", "spec", "containers")
+				out = append(out, "replicas="+toString(r), "policy="+toString(p.([]any)[0].(map[string]any)["imagePullPolicy"]))
+			}
+		}
+		for _, r := range ks.Releases {
+			out = append(out, "kept="+r.ChartKept)
+		}
+		for _, e := range ks.HelmReleaseErrors {
+			out = append(out, "error="+e.Err.Message)
+		}
+		return out
+	}
+	const kept = "kept=chart charts/web changes but its version 1.2.3 does not, and source-controller rebuilds a chart under reconcileStrategy ChartVersion only when the version changes: the release keeps the chart it has"
+	pullPolicy := func(files map[string]string) {
+		files["charts/web/templates/deploy.yaml"] = strings.Replace(files["charts/web/templates/deploy.yaml"], "- name: web\n", "- name: web\n          imagePullPolicy: Always\n", 1)
+	}
+	bump := func(files map[string]string) {
+		pullPolicy(files)
+		files["charts/web/Chart.yaml"] = strings.Replace(files["charts/web/Chart.yaml"], "version: 1.2.3", "version: 1.2.4", 1)
+	}
+	revision := strings.Replace(gitChart, "chart: ./charts/web", "chart: ./charts/web\n      reconcileStrategy: Revision", 1)
+	interval := strings.Replace(gitChart, "chart: ./charts/web", "chart: ./charts/web\n      interval: 5m", 1)
+	for _, tc := range []struct {
+		name               string
+		baseSpec, headSpec []string
+		change             func(map[string]string)
+		want               []string
+	}{
+		{"template changes, version does not: the base's chart with the head's values", []string{gitChart}, []string{gitChart, "values: {replicas: 3}"}, pullPolicy,
+			[]string{"replicas=3", "policy=<nil>", kept}},
+		{"a failing template without a bump is not released either", []string{gitChart}, []string{gitChart},
+			func(f map[string]string) {
+				f["charts/web/templates/role.yaml"] = "{{ required \"role.name must be set\" .Values.role }}\n"
+			},
+			[]string{"replicas=1", "policy=<nil>", kept}},
+		{"version bumped", []string{gitChart}, []string{gitChart}, bump, []string{"replicas=1", "policy=Always", "kept="}},
+		{"reconcileStrategy Revision", []string{revision}, []string{revision}, pullPolicy, []string{"replicas=1", "policy=Always", "kept="}},
+		{"HelmChart spec changes: a new generation forces the build", []string{gitChart}, []string{interval}, pullPolicy, []string{"replicas=1", "policy=Always", "kept="}},
+		{"HelmRelease interval is the HelmChart's: a change forces the build", []string{gitChart}, []string{gitChart},
+			func(f map[string]string) {
+				pullPolicy(f)
+				f["apps/web.yaml"] = strings.Replace(f["apps/web.yaml"], "interval: 1h", "interval: 2h", 1)
+			},
+			[]string{"replicas=1", "policy=Always", "kept="}},
+		{"nothing changes", []string{gitChart}, []string{gitChart}, func(map[string]string) {}, []string{"replicas=1", "policy=<nil>", "kept="}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, head := renderBoth(t, tc.baseSpec, tc.headSpec, tc.change)
+			if d := cmp.Diff(tc.want, view(t, head)); d != "" {
+				t.Errorf("head (-want +got):\n%s", d)
+			}
+		})
+	}
+	// Without a prior (a HelmRelease new at head), the chart is built from the tree.
+	files := merge(bootstrap("dev"), webChart(), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/web.yaml": hr("web", gitChart)})
+	pullPolicy(files)
+	g, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"replicas=1", "policy=Always", "kept="}, view(t, g.Clusters[0])); d != "" {
+		t.Errorf("no prior (-want +got):\n%s", d)
+	}
+}
+
+func toString(v any) string {
+	if v == nil {
+		return "<nil>"
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return itoa(int(x))
+	}
+	return "?"
+}

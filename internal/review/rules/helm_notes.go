@@ -1,0 +1,109 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// placeholderNote is the render.Release.Approximate entry of a release whose valuesFrom
+// reads a Secret (internal/render helmRelease).
+const placeholderNote = "valuesFrom Secret values replaced by placeholders"
+
+// helmApproximate reports, as a notice, each rendered HelmRelease whose offline render is
+// not exactly what helm-controller installs (render.Release Approximate and Notes): template
+// functions that read the cluster or the clock or chance (lookup is {} without a cluster, as
+// Helm's client-less engine; the others are fixed), valuesFrom Secrets rendered from
+// placeholders, a values.schema.json $ref not read, a kind of unknown scope taken as
+// namespaced. The objects are reviewed, but may differ in the cluster.
+func helmApproximate(c, _ *render.Cluster, _ *Env) []Finding {
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		for _, rel := range ks.Releases {
+			parts, fix := approximateParts(rel)
+			if len(parts) == 0 {
+				continue
+			}
+			f := releaseFinding("helm-render-approximate", Notice, c, ks, rel.HelmRelease)
+			f.Message = fmt.Sprintf("HelmRelease %s/%s is rendered offline with assumptions, so its objects may differ in the cluster: %s.",
+				rel.HelmRelease.Namespace, rel.HelmRelease.Name, strings.Join(parts, "; "))
+			f.Suggestion = strings.Join(fix, " ")
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// approximateParts says what of rel is approximate, and what a user can do about it.
+func approximateParts(rel render.Release) (parts, fix []string) {
+	var funcs, refs []string
+	secrets := false
+	for _, a := range rel.Approximate {
+		switch {
+		case a == placeholderNote:
+			secrets = true
+		case strings.HasPrefix(a, "schema $ref "):
+			refs = append(refs, strings.TrimPrefix(a, "schema $ref "))
+		default:
+			funcs = append(funcs, a)
+		}
+	}
+	if len(funcs) > 0 {
+		parts = append(parts, "template functions "+strings.Join(funcs, ", ")+" (lookup returns {} without a cluster; time, random and key functions are fixed)")
+		fix = append(fix, "Check what the templates calling them render once the release is installed.")
+	}
+	if secrets {
+		parts = append(parts, placeholderNote+" (tiergate never reads Secret values)")
+	}
+	if len(refs) > 0 {
+		parts = append(parts, "values.schema.json $ref "+strings.Join(refs, ", ")+" not read (only the chart's own files are), so the values are not checked against it")
+		fix = append(fix, "helm-controller fetches the $ref and validates the values against it: check them with `helm lint`.")
+	}
+	for _, n := range rel.Notes {
+		parts = append(parts, n)
+		if strings.HasPrefix(n, "scope of ") {
+			fix = append(fix, "Add the kind's CRD to the graph or to .tiergate.yaml preinstalledCRDs so that its scope is known.")
+		}
+	}
+	if len(fix) == 0 {
+		fix = append(fix, "No action needed.")
+	}
+	return parts, fix
+}
+
+// chartVersionUnchanged reports each HelmRelease rendered with the chart its HelmChart
+// already holds because its in-repo chart changes without a version bump
+// (render.Release.ChartKept): under reconcileStrategy ChartVersion source-controller
+// repackages a Git or Bucket chart only when Chart.yaml's version changes
+// (internal/helm/chart/builder_local.go localChartBuilder.Build), so the chart change is not
+// released and the cluster keeps the old templates. A warning: the change has no effect.
+func chartVersionUnchanged(c, _ *render.Cluster, _ *Env) []Finding {
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		for _, rel := range ks.Releases {
+			if rel.ChartKept == "" {
+				continue
+			}
+			f := releaseFinding("chart-version-unchanged", Warning, c, ks, rel.HelmRelease)
+			f.Message = fmt.Sprintf("HelmRelease %s/%s does not get this change of its chart: %s (the objects shown are rendered from it).",
+				rel.HelmRelease.Namespace, rel.HelmRelease.Name, rel.ChartKept)
+			f.Suggestion = fmt.Sprintf("Bump `version` in %s/Chart.yaml (now %s), or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit.",
+				rel.Chart, rel.Version)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// releaseFinding is a finding about HelmRelease id of ks, at its manifest's line.
+func releaseFinding(rule string, sev Severity, c *render.Cluster, ks *render.Kustomization, id render.ObjectID) Finding {
+	for _, o := range ks.Objects {
+		if o.ID == id && o.HelmRelease == "" {
+			return objectFinding(rule, sev, c.Name, o, ks.Ref)
+		}
+	}
+	return Finding{Rule: rule, Severity: sev, Cluster: c.Name, Object: &id, Kustomization: ks.Ref.String()}
+}
