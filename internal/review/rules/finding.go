@@ -130,6 +130,10 @@ type Env struct {
 	Catalog *Catalog
 	// Strict is true when undefined variables fail the reconcile (Flux 2.9 default).
 	Strict bool
+	// UnknownCRDs names what installs CRDs before Flux that tiergate could not read (a
+	// bootstrap helmfile release whose chart is templated or not in the chart catalog, as
+	// "helmfile.yaml:12: release cilium: …"): missing-crd is then unknown, a notice.
+	UnknownCRDs []string
 
 	views map[*render.Cluster]*view
 }
@@ -163,12 +167,15 @@ type ChangeRule struct {
 var State = []StateRule{
 	{"render-error", renderError},
 	{"depends-on-not-found", dependsOnNotFound},
+	{"health-check-not-found", healthCheckNotFound},
 	{"depends-on-cycle", dependsOnCycle},
 	{"duplicate-owner", duplicateOwner},
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},
+	{"missing-crd", missingCRD},
 	{"namespace-not-set", namespaceNotSet},
+	{"target-namespace-renames-namespace", targetNamespaceRenamesNamespace},
 	{"undefined-variable", undefinedVariable},
 	{"unsubstituted-variable", unsubstitutedVariable},
 }
