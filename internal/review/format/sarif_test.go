@@ -83,11 +83,11 @@ func TestSARIF(t *testing.T) {
 		"render-error": "error", "depends-on-not-found": "error", "depends-on-cycle": "error", "duplicate-owner": "error",
 		"runtime-crd-same-pass": "error", "missing-depends-on": "error", "missing-wait": "warning", "namespace-not-set": "error",
 		"undefined-variable": "error", "unsubstituted-variable": "warning", "tier-move": "note", "prune-transient": "warning",
-		"destructive-prune": "error",
+		"destructive-prune": "error", "health-check-not-found": "error", "missing-crd": "error", "target-namespace-renames-namespace": "error",
 	}
 	wantIDs := []string{
-		"render-error", "depends-on-not-found", "depends-on-cycle", "duplicate-owner", "runtime-crd-same-pass",
-		"missing-depends-on", "missing-wait", "namespace-not-set", "undefined-variable", "unsubstituted-variable",
+		"render-error", "depends-on-not-found", "health-check-not-found", "depends-on-cycle", "duplicate-owner", "runtime-crd-same-pass",
+		"missing-depends-on", "missing-wait", "missing-crd", "namespace-not-set", "target-namespace-renames-namespace", "undefined-variable", "unsubstituted-variable",
 		"tier-move", "prune-transient", "destructive-prune",
 	}
 	var ids []string
@@ -126,11 +126,11 @@ func TestSARIF(t *testing.T) {
 		return map[string]string{"status": status, "cluster": cluster, "kustomization": ks, "object": object}
 	}
 	want := []sarifResult{
-		{"missing-depends-on", "error", "apps/web/certificate.yaml", "%SRCROOT%", 5, 2, props("new", "dev", "flux-system/apps", "Certificate.cert-manager.io/apps/web")},
-		{"missing-depends-on", "error", "web/settings.yaml", "%SRCROOT%", 5, 4, props("new", "prod", "apps/web", "ConfigMap/web/settings")},
-		{"prune-transient", "warning", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", 11, 2, props("new", "dev", "flux-system/platform-config", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
-		{"tier-move", "note", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", 10, 2, props("new", "dev", "flux-system/platform-config-cdi", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
-		{"destructive-prune", "none", "apps/weird.yaml", "%SRCROOT%", 12, 1, props("new", "dev", "flux-system/apps", "ConfigMap/apps/"+hostile)},
+		{"missing-depends-on", "error", "apps/web/certificate.yaml", "%SRCROOT%", 6, 2, props("new", "dev", "flux-system/apps", "Certificate.cert-manager.io/apps/web")},
+		{"missing-depends-on", "error", "web/settings.yaml", "%SRCROOT%", 6, 4, props("new", "prod", "apps/web", "ConfigMap/web/settings")},
+		{"prune-transient", "warning", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", 14, 2, props("new", "dev", "flux-system/platform-config", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
+		{"tier-move", "note", "platform-config-cdi/cdi-storageprofiles.yaml", "%SRCROOT%", 13, 2, props("new", "dev", "flux-system/platform-config-cdi", "StorageProfile.cdi.kubevirt.io/longhorn-vm")},
+		{"destructive-prune", "none", "apps/weird.yaml", "%SRCROOT%", 15, 1, props("new", "dev", "flux-system/apps", "ConfigMap/apps/"+hostile)},
 		{"depends-on-not-found", "error", "clusters/prod/db.yaml", "%SRCROOT%", 1, 1, props("existing", "prod", "flux-system/db", "")},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

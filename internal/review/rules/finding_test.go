@@ -16,9 +16,9 @@ func TestRegistry(t *testing.T) {
 	for _, r := range Change {
 		change = append(change, r.ID)
 	}
-	wantState := []string{"render-error", "depends-on-not-found", "depends-on-cycle", "duplicate-owner",
-		"runtime-crd-same-pass", "missing-depends-on", "missing-wait", "namespace-not-set",
-		"undefined-variable", "unsubstituted-variable"}
+	wantState := []string{"render-error", "depends-on-not-found", "health-check-not-found", "depends-on-cycle", "duplicate-owner",
+		"runtime-crd-same-pass", "missing-depends-on", "missing-wait", "missing-crd", "namespace-not-set",
+		"target-namespace-renames-namespace", "undefined-variable", "unsubstituted-variable"}
 	wantChange := []string{"tier-move", "prune-transient", "destructive-prune"}
 	if diff := cmp.Diff(wantState, state); diff != "" {
 		t.Errorf("State (-want +got):\n%s", diff)

@@ -80,10 +80,13 @@ func joinOr(s []string) string {
 // preinstalled, or installedKind.
 func (v *view) crdKnown(id render.ObjectID, env *Env) bool {
 	gk := id.Group + "/" + id.Kind
-	if builtin(id.Group, id.Kind) || env.Catalog.Preinstalled(id.Group) || v.installedKind(id.Group) {
+	if _, ok := v.crdScope[gk]; ok || env.Catalog.Preinstalled(id.Group) || v.installedKind(id.Group) {
 		return true
 	}
-	if _, ok := v.crdScope[gk]; ok {
+	if fluxGroup(id.Group) {
+		return false // builtin lists Flux's kinds; installedKind has the last word on them
+	}
+	if builtin(id.Group, id.Kind) {
 		return true
 	}
 	for _, rk := range env.Catalog.Providers(gk) {
@@ -108,7 +111,8 @@ var distributionGroups = map[string]bool{
 
 // installedKind reports whether the kinds of group exist in any cluster that reconciles the
 // repository: Flux's own (*.toolkit.fluxcd.io, source.extensions.fluxcd.io) unless the graph
-// holds Flux's CRDs (gotk-components.yaml: then those say which controllers are installed),
+// holds Flux's CRDs (gotk-components.yaml: then those say which controllers are installed,
+// and an ImagePolicy without the image controllers' CRDs is missing),
 // flux-operator's when flux-operator is in the cluster (its root is a FluxInstance or a
 // flux-instance HelmRelease, or the graph has a FluxInstance or a flux-operator chart), and
 // distributionGroups.
@@ -116,7 +120,7 @@ func (v *view) installedKind(group string) bool {
 	switch {
 	case distributionGroups[group] || strings.HasSuffix(group, ".openshift.io"):
 		return true
-	case strings.HasSuffix(group, ".toolkit.fluxcd.io") || group == "source.extensions.fluxcd.io":
+	case fluxGroup(group):
 		return !v.installed().fluxCRDs
 	case group == "fluxcd.controlplane.io":
 		return v.installed().fluxOperator
@@ -126,7 +130,8 @@ func (v *view) installedKind(group string) bool {
 
 // installation is what a view knows of the Flux installation, computed once.
 type installation struct {
-	// fluxCRDs: the graph holds Flux's own CRDs (gotk-components.yaml).
+	// fluxCRDs: the graph holds Flux's own CRDs (gotk-components.yaml: at least those of
+	// GitRepository and Kustomization, which every installation has).
 	fluxCRDs bool
 	// fluxOperator: flux-operator runs in the cluster.
 	fluxOperator bool
@@ -134,12 +139,9 @@ type installation struct {
 
 func (v *view) installed() *installation {
 	if v.flux == nil {
-		v.flux = &installation{fluxOperator: v.findFluxOperator()}
-		for gk := range v.crdScope {
-			if g, _ := triggerID(gk); strings.HasSuffix(g, ".toolkit.fluxcd.io") {
-				v.flux.fluxCRDs = true
-			}
-		}
+		_, src := v.crdScope["source.toolkit.fluxcd.io/GitRepository"]
+		_, kus := v.crdScope["kustomize.toolkit.fluxcd.io/Kustomization"]
+		v.flux = &installation{fluxOperator: v.findFluxOperator(), fluxCRDs: src && kus}
 	}
 	return v.flux
 }
@@ -163,4 +165,9 @@ func (v *view) findFluxOperator() bool {
 		}
 	})
 	return found
+}
+
+// fluxGroup reports whether group is one of Flux's own controllers.
+func fluxGroup(group string) bool {
+	return strings.HasSuffix(group, ".toolkit.fluxcd.io") || group == "source.extensions.fluxcd.io"
 }
