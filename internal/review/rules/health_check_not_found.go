@@ -40,7 +40,11 @@ func healthCheckNotFound(c, _ *render.Cluster, env *Env) []Finding {
 			hint, fix := v.healthCheckHint(id, env)
 			waiting := ""
 			if deps := v.dependents(ref); len(deps) > 0 {
-				waiting = fmt.Sprintf(" and %s, which dependsOn it, wait forever", joinAnd(deps))
+				verb := "waits"
+				if len(deps) > 1 {
+					verb = "wait"
+				}
+				waiting = fmt.Sprintf(" and %s, which dependsOn it, %s forever", joinAnd(deps), verb)
 			}
 			if len(unknown) > 0 {
 				f.Severity = Notice

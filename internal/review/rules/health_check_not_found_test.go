@@ -26,7 +26,7 @@ func TestHealthCheckNotFound(t *testing.T) {
 		return out
 	}
 	infra := map[string]string{
-		tierFile("infra"):  tier("infra", "./infra", true),
+		tierFile("infra"):   tier("infra", "./infra", true),
 		"infra/deploy.yaml": deployment("podinfo", "podinfo"),
 	}
 	notFound := func(line int, msg, sugg []string) want {
@@ -81,7 +81,7 @@ func TestHealthCheckNotFound(t *testing.T) {
 			files: merge(infra, apps(entry("apps/v1", "Deployment", "nope", "podinfo")), map[string]string{
 				tierFile("web"): tier("web", "./web", true, dependsOn("apps")...), "web/cm.yaml": configMap("podinfo", "web"),
 			}),
-			want: []want{notFound(16, []string{"never becomes Ready and flux-system/web, which dependsOn it, wait forever."}, nil)},
+			want: []want{notFound(16, []string{"never becomes Ready and flux-system/web, which dependsOn it, waits forever."}, nil)},
 		},
 		{
 			name: "a chart not rendered: unknown",

@@ -18,7 +18,9 @@ import (
 // external-secrets). One finding per Kustomization and kind, at its first object. When part
 // of the cluster is not rendered (unknownProducers) or a bootstrap helmfile could not be
 // read (Env.UnknownCRDs), the CRD may come from there: one notice per kind saying so. Objects a
-// HelmRelease's chart renders are left to helm-controller.
+// HelmRelease's chart renders are left to helm-controller. A Kustomization with remote
+// resources not fetched is skipped: release bundles ship the CRDs of their own kinds, as for
+// the CRD needs of missing-depends-on, and it is already listed as not reviewed.
 func missingCRD(c, _ *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	unknown := capList(append(unknownProducers(c), env.UnknownCRDs...), 3)
@@ -26,6 +28,9 @@ func missingCRD(c, _ *render.Cluster, env *Env) []Finding {
 	noticed := map[string]bool{} // unknown: one notice per kind for the cluster
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
+		if len(ks.Remote) > 0 {
+			continue // its remote resources, not fetched, usually ship its CRDs (knownNeeds); it is listed not reviewed
+		}
 		seen := map[string]bool{}
 		for _, o := range ks.Objects {
 			gk := o.ID.Group + "/" + o.ID.Kind
@@ -57,7 +62,7 @@ func missingCRD(c, _ *render.Cluster, env *Env) []Finding {
 			if o.ResourceSet != "" {
 				applier = "The apply of ResourceSet " + o.ResourceSet
 			}
-			f.Message = fmt.Sprintf("%s is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. %s fails with 'no matches for kind \"%s\" in version \"%s\"' and applies nothing, on every cluster built from this repository.",
+			f.Message = fmt.Sprintf("%s is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. %s fails with 'no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing.",
 				o.ID, kind, c.Name, catalog, applier, o.ID.Kind, o.Body.GetAPIVersion())
 			f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster (its chart in a HelmRelease, or its CRD manifests in a Kustomization that %s dependsOn), remove %s from %s:%d, or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
 				kind, ref, o.ID, o.File, o.Line, o.ID.Group)
@@ -113,9 +118,8 @@ var distributionGroups = map[string]bool{
 // repository: Flux's own (*.toolkit.fluxcd.io, source.extensions.fluxcd.io) unless the graph
 // holds Flux's CRDs (gotk-components.yaml: then those say which controllers are installed,
 // and an ImagePolicy without the image controllers' CRDs is missing),
-// flux-operator's when flux-operator is in the cluster (its root is a FluxInstance or a
-// flux-instance HelmRelease, or the graph has a FluxInstance or a flux-operator chart), and
-// distributionGroups.
+// flux-operator's (fluxcd.controlplane.io: a repository that uses them runs the operator, often
+// installed before Flux) unless the graph holds its CRDs, and distributionGroups.
 func (v *view) installedKind(group string) bool {
 	switch {
 	case distributionGroups[group] || strings.HasSuffix(group, ".openshift.io"):
@@ -123,7 +127,7 @@ func (v *view) installedKind(group string) bool {
 	case fluxGroup(group):
 		return !v.installed().fluxCRDs
 	case group == "fluxcd.controlplane.io":
-		return v.installed().fluxOperator
+		return !v.installed().operatorCRDs
 	}
 	return false
 }
@@ -133,38 +137,18 @@ type installation struct {
 	// fluxCRDs: the graph holds Flux's own CRDs (gotk-components.yaml: at least those of
 	// GitRepository and Kustomization, which every installation has).
 	fluxCRDs bool
-	// fluxOperator: flux-operator runs in the cluster.
-	fluxOperator bool
+	// operatorCRDs: the graph holds flux-operator's CRDs (at least FluxInstance's).
+	operatorCRDs bool
 }
 
 func (v *view) installed() *installation {
 	if v.flux == nil {
 		_, src := v.crdScope["source.toolkit.fluxcd.io/GitRepository"]
 		_, kus := v.crdScope["kustomize.toolkit.fluxcd.io/Kustomization"]
-		v.flux = &installation{fluxOperator: v.findFluxOperator(), fluxCRDs: src && kus}
+		_, op := v.crdScope["fluxcd.controlplane.io/FluxInstance"]
+		v.flux = &installation{fluxCRDs: src && kus, operatorCRDs: op}
 	}
 	return v.flux
-}
-
-// findFluxOperator reports whether flux-operator runs in the cluster.
-func (v *view) findFluxOperator() bool {
-	if root := v.c.Kustomizations[v.c.Root]; root != nil {
-		if kind, _ := docAt(v.c, root.File, root.Line); kind == "FluxInstance" || kind == "HelmRelease" {
-			return true
-		}
-	}
-	found := false
-	each(v.c, func(_ *render.Kustomization, o *render.Object) {
-		switch {
-		case o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance":
-			found = true
-		case o.ID.Group == "helm.toolkit.fluxcd.io" && o.ID.Kind == "HelmRelease":
-			if ch := v.chartOf(o); ch == "flux-operator" || ch == "flux-instance" {
-				found = true
-			}
-		}
-	})
-	return found
 }
 
 // fluxGroup reports whether group is one of Flux's own controllers.

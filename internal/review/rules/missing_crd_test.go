@@ -16,7 +16,7 @@ func TestMissingCRD(t *testing.T) {
 	}
 	missing := func(object, file, kind, apiVersion string, msg ...string) want {
 		return want{Rule: "missing-crd", Severity: Error, Kustomization: "flux-system/apps", Object: object, File: file, Line: 2,
-			Msg: append([]string{"which no CRD of cluster dev provides", "The dry-run of flux-system/apps fails with 'no matches for kind \"" + kind + "\" in version \"" + apiVersion + "\"'"}, msg...),
+			Msg:  append([]string{"which no CRD of cluster dev provides", "The dry-run of flux-system/apps fails with 'no matches for kind \"" + kind + "\" in version \"" + apiVersion + "\"'"}, msg...),
 			Sugg: []string{"remove " + object + " from " + file + ":2", "preinstalledCRDs.groups"}}
 	}
 	certManager := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
@@ -43,6 +43,10 @@ func TestMissingCRD(t *testing.T) {
 			files: apps(map[string]string{"apps/w.yaml": widget,
 				tierFile("crds"): tier("crds", "./crds", true), "crds/crd.yaml": crd("example.com", "Widget", "widgets", "Namespaced")}),
 		},
+		{
+			name: "a Kustomization with remote resources not fetched: its bundle may ship the CRD",
+			files: apps(map[string]string{"apps/w.yaml": widget, "apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - https://github.com/example/widget/releases/download/v1.0.0/install.yaml\n  - w.yaml\n"}),
+		},
 		{name: "preinstalled group", files: apps(map[string]string{"apps/w.yaml": widget}), pre: []string{"example.com"}},
 		{name: "built-in kinds", files: apps(map[string]string{"apps/cm.yaml": configMap("apps", "cm"), "apps/d.yaml": deployment("apps", "d")})},
 		{name: "Flux kinds without Flux CRDs in the graph", files: apps(map[string]string{"apps/r.yaml": obj("notification.toolkit.fluxcd.io/v1beta3", "Alert", "apps", "a", "spec: {}")})},
@@ -54,15 +58,12 @@ func TestMissingCRD(t *testing.T) {
 			want: []want{missing("ImagePolicy.image.toolkit.fluxcd.io/apps/p", "apps/r.yaml", "ImagePolicy", "image.toolkit.fluxcd.io/v1")},
 		},
 		{name: "Gateway API, served by distributions", files: apps(map[string]string{"apps/r.yaml": obj("gateway.networking.k8s.io/v1", "HTTPRoute", "apps", "r", "spec: {}")})},
+		{name: "flux-operator kind", files: apps(map[string]string{"apps/r.yaml": obj("fluxcd.controlplane.io/v1", "ResourceSetInputProvider", "apps", "r", "spec: {}")})},
 		{
-			name:  "flux-operator kind without flux-operator",
-			files: apps(map[string]string{"apps/r.yaml": obj("fluxcd.controlplane.io/v1", "ResourceSet", "apps", "r", "spec: {}")}),
-			want:  []want{missing("ResourceSet.fluxcd.controlplane.io/apps/r", "apps/r.yaml", "ResourceSet", "fluxcd.controlplane.io/v1")},
-		},
-		{
-			name: "flux-operator kind with a FluxInstance in the graph",
-			files: apps(map[string]string{"apps/r.yaml": obj("fluxcd.controlplane.io/v1", "ResourceSet", "apps", "r", "spec: {}"),
-				"apps/fi.yaml": obj("fluxcd.controlplane.io/v1", "FluxInstance", "flux-system", "flux", "spec: {}")}),
+			name: "a flux-operator kind its CRDs in the graph lack",
+			files: apps(map[string]string{"apps/r.yaml": obj("fluxcd.controlplane.io/v1", "FluxReport", "apps", "r", "spec: {}"),
+				tierFile("crds"): tier("crds", "./crds", true), "crds/crd.yaml": crd("fluxcd.controlplane.io", "FluxInstance", "fluxinstances", "Namespaced")}),
+			want: []want{missing("FluxReport.fluxcd.controlplane.io/apps/r", "apps/r.yaml", "FluxReport", "fluxcd.controlplane.io/v1")},
 		},
 		{
 			name: "catalog chart in the cluster, not rendered: its trigger counts",
