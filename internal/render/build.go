@@ -172,6 +172,11 @@ func mentions(msg string) []string {
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
 func buildError(ix *index, dir string, err error) *BuildError {
+	return summarize(locateError(ix, dir, err))
+}
+
+// locateError is buildError before summarize: the whole message, at its place.
+func locateError(ix *index, dir string, err error) *BuildError {
 	snap := ix.snap
 	abs := snap.root
 	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
@@ -333,7 +338,7 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 			if l := yamlErrorLine(ix.snap, file); l > 0 {
 				line = l
 			}
-			return nil, &BuildError{Message: err.Error(), File: file, Line: line}
+			return nil, summarize(&BuildError{Message: err.Error(), File: file, Line: line})
 		}
 		if sub != nil {
 			changed, be := sub.apply(ctx, r, obj, data)

@@ -72,6 +72,9 @@ type Finding struct {
 	Suggestion    string           `json:"suggestion"`
 	File          string           `json:"file,omitempty"`
 	Line          int              `json:"line,omitempty"`
+	// Details is the whole error chain that Message shortens to one sentence (kustomize's,
+	// for a render-error); empty when Message is all there is.
+	Details string `json:"details,omitempty"`
 	// DependsOn is, for missing-depends-on, the Kustomization ("namespace/name") to add to
 	// spec.dependsOn; empty when no edge can help.
 	DependsOn string `json:"dependsOn,omitempty"`

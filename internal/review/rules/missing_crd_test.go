@@ -44,7 +44,7 @@ func TestMissingCRD(t *testing.T) {
 				tierFile("crds"): tier("crds", "./crds", true), "crds/crd.yaml": crd("example.com", "Widget", "widgets", "Namespaced")}),
 		},
 		{
-			name: "a Kustomization with remote resources not fetched: its bundle may ship the CRD",
+			name:  "a Kustomization with remote resources not fetched: its bundle may ship the CRD",
 			files: apps(map[string]string{"apps/w.yaml": widget, "apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - https://github.com/example/widget/releases/download/v1.0.0/install.yaml\n  - w.yaml\n"}),
 		},
 		{name: "preinstalled group", files: apps(map[string]string{"apps/w.yaml": widget}), pre: []string{"example.com"}},
