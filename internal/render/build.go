@@ -76,6 +76,20 @@ func specForBuild(ks *unstructured.Unstructured) map[string]any {
 // restrictions) inside srcRoot. A build whose inputs a shared Cache holds unchanged is
 // taken from it instead.
 func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult {
+	out := r.kustomizeBuild(srcRoot, ks)
+	if out.err != nil && (out.err.File == "" || out.err.File == "." || r.guards.snap.state(out.err.File) == "dir") {
+		// An error in a folder without kustomization.yaml may name no file: the
+		// Kustomization's path is the place to fix (a SARIF location must be a file).
+		loc := ks.specError(r.ix, "path", "")
+		e := *out.err
+		e.File, e.Line = loc.File, loc.Line
+		out.err = &e
+	}
+	return out
+}
+
+// kustomizeBuild is runKustomize before its error is placed in a file.
+func (r *renderer) kustomizeBuild(srcRoot string, ks *Kustomization) *builtResult {
 	ix, abs, snap := r.ix, r.abs, r.guards.snap
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
@@ -106,12 +120,6 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 	rec := newRecordFS(mem, abs)
 	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
-	if out.err != nil && snap.state(out.err.File) == "dir" {
-		// A folder without kustomization.yaml names no file: the Kustomization's path is the
-		// place to fix (a SARIF location must be a file).
-		loc := ks.specError(ix, "path", "")
-		out.err.File, out.err.Line = loc.File, loc.Line
-	}
 	// Only builds that are a function of their recorded inputs and the key are kept: not
 	// one a guard refused (limits are not part of the key) nor one holding fetched remote
 	// content (which may change at its URL).
