@@ -99,8 +99,8 @@ func TestBuildErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"build", "--dir", bad}, "Kustomization flux-system/infra (cluster demo): infra/bad.yaml:3: failed to decode Kubernetes YAML from " +
-			"infra/bad.yaml: MalformedYAMLError: yaml: line 3: did not find expected ',' or ']'"},
+		// One sentence at the cause (render summarize); kustomize's chain is BuildError.Details.
+		{[]string{"build", "--dir", bad}, "Kustomization flux-system/infra (cluster demo): infra/bad.yaml:3: infra/bad.yaml:3 is not valid YAML: did not find expected ',' or ']'"},
 		{[]string{"build", "--dir", bad, "--kustomization", "infra"}, `--kustomization: want NAMESPACE/NAME, got "infra"`},
 		{[]string{"build", "--dir", bad, "--format", "table"}, `--format: want yaml or json, got "table"`},
 		{[]string{"build", "--dir", bad, "--rev", "main"}, "--rev and --repo do not apply to --dir"},

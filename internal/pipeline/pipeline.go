@@ -214,10 +214,10 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err := CheckClusters(bg, hg, opts.Clusters); err != nil {
 		return nil, err
 	}
-	pre, _ := Preinstalled(cfg, opts.ConfigPath, hs, hg) // the head's bootstrap, as its configuration
+	pre, notes := Preinstalled(cfg, opts.ConfigPath, hs, hg) // the head's bootstrap, as its configuration
 	rep := review.Review(bg, hg, review.Options{
 		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg,
-		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict()},
+		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict(), UnknownCRDs: unknownCRDs(notes)},
 	})
 	rep.Timings["render_base"], rep.Timings["render_head"] = renderBase, renderHead
 	if base.took+head.took > 0 { // read here (Commits), not by the caller

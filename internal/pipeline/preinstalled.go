@@ -112,3 +112,13 @@ func preinstalledConfig(pre []PreinstalledGroup) config.Preinstalled {
 	}
 	return p
 }
+
+// unknownCRDs names the bootstrap helmfile releases whose CRD groups are unknown (notes of
+// Preinstalled), for rules.Env.UnknownCRDs: "the bootstrap helmfile release at helmfile.yaml:12".
+func unknownCRDs(notes []helmfile.Note) []string {
+	var out []string
+	for _, n := range notes {
+		out = append(out, fmt.Sprintf("the bootstrap helmfile release at %s:%d", n.File, n.Line))
+	}
+	return out
+}

@@ -223,6 +223,9 @@ func (v *artifactView) remap(ks *Kustomization, gen *generator, ix *index) {
 		e := *ks.Err
 		e.File = v.real(e.File, gen)
 		e.Message = v.realPaths(strings.ReplaceAll(e.Message, v.r.abs+"/", ""), gen)
+		if e.Details != "" {
+			e.Details = v.realPaths(strings.ReplaceAll(e.Details, v.r.abs+"/", ""), gen)
+		}
 		ks.Err = &e
 	}
 }

@@ -191,9 +191,10 @@ func TestExternalArtifactErrorNamesRepositoryFiles(t *testing.T) {
 	})
 	c := render(t, tree(t, files), nil).Cluster("dev")
 	err := c.Kustomizations[Ref{"flux-system", "apps"}].Err
-	want := &BuildError{File: "apps/web/kustomization.yaml", Line: 1, Message: "accumulating resources: accumulation err='accumulating resources from 'gone.yaml': " +
-		"open apps/web/gone.yaml: no such file or directory': must build at directory: not a valid directory: " +
-		"evalsymlink failure on 'apps/web/gone.yaml' : lstat apps/web/gone.yaml: no such file or directory"}
+	want := &BuildError{File: "apps/web/kustomization.yaml", Line: 1, Message: "apps/web/kustomization.yaml:1 lists 'gone.yaml', which does not exist",
+		Details: "accumulating resources: accumulation err='accumulating resources from 'gone.yaml': " +
+			"open apps/web/gone.yaml: no such file or directory': must build at directory: not a valid directory: " +
+			"evalsymlink failure on 'apps/web/gone.yaml' : lstat apps/web/gone.yaml: no such file or directory"}
 	if d := cmp.Diff(want, err); d != "" {
 		t.Fatalf("error (-want +got):\n%s", d)
 	}

@@ -94,6 +94,20 @@ func specForBuild(ks *unstructured.Unstructured) map[string]any {
 // restrictions) inside srcRoot. A build whose inputs a shared Cache holds unchanged is
 // taken from it instead.
 func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult {
+	out := r.kustomizeBuild(srcRoot, ks)
+	if out.err != nil && (out.err.File == "" || out.err.File == "." || r.guards.snap.state(out.err.File) == "dir") {
+		// An error in a folder without kustomization.yaml may name no file: the
+		// Kustomization's path is the place to fix (a SARIF location must be a file).
+		loc := ks.specError(r.ix, "path", "")
+		e := *out.err
+		e.File, e.Line = loc.File, loc.Line
+		out.err = &e
+	}
+	return out
+}
+
+// kustomizeBuild is runKustomize before its error is placed in a file.
+func (r *renderer) kustomizeBuild(srcRoot string, ks *Kustomization) *builtResult {
 	ix, abs, snap := r.ix, r.abs, r.guards.snap
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
@@ -204,6 +218,11 @@ func mentions(msg string) []string {
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
 func buildError(ix *index, dir string, err error) *BuildError {
+	return summarize(locateError(ix, dir, err))
+}
+
+// locateError is buildError before summarize: the whole message, at its place.
+func locateError(ix *index, dir string, err error) *BuildError {
 	snap := ix.snap
 	abs := snap.root
 	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
@@ -220,6 +239,9 @@ func buildError(ix *index, dir string, err error) *BuildError {
 		}
 		if rel := snap.rel(p); snap.state(rel) == "file" && ix.readable(rel) {
 			be.File, be.Line = rel, yamlErrorLine(snap, rel)
+			if be.Line == 0 {
+				be.Line = ix.namelessLine(rel, msg)
+			}
 			if l := yamlLine.FindStringSubmatch(msg); l != nil && be.Line == 0 {
 				fmt.Sscanf(l[1], "%d", &be.Line)
 			}
@@ -252,7 +274,8 @@ func buildError(ix *index, dir string, err error) *BuildError {
 
 // yamlErrorLine parses the file as a YAML stream and returns the line of its first error,
 // counted from the start of the file (kustomize counts from the start of the document); 0
-// when it parses.
+// when it parses. A document that parses is also decoded, which finds what only decoding
+// does (a mapping key defined twice), at the line of the second key.
 func yamlErrorLine(snap *snapshot, rel string) int {
 	data, ok := snap.read(rel)
 	if !ok {
@@ -263,7 +286,10 @@ func yamlErrorLine(snap *snapshot, rel string) int {
 		var n yaml.Node
 		err := dec.Decode(&n)
 		if err == nil {
-			continue
+			var v any
+			if err = n.Decode(&v); err == nil {
+				continue
+			}
 		}
 		if l := yamlLine.FindStringSubmatch(err.Error()); l != nil {
 			line, _ := strconv.Atoi(l[1])
@@ -271,6 +297,25 @@ func yamlErrorLine(snap *snapshot, rel string) int {
 		}
 		return 0
 	}
+}
+
+// missingName is kustomize's error for an object without metadata.name; it prints the
+// object's apiVersion and kind ("missing metadata.name in object {{v1 ConfigMap} …").
+var missingName = regexp.MustCompile(`missing metadata\.name in object \{\{\S* (\w+)\}`)
+
+// namelessLine returns, for kustomize's "missing metadata.name" error, the first line of
+// the first document of rel of that kind without a name; 0 for another error.
+func (ix *index) namelessLine(rel, msg string) int {
+	m := missingName.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	for _, d := range ix.docs(rel) {
+		if d.Name == "" && d.Kind == m[1] {
+			return d.Start
+		}
+	}
+	return 0
 }
 
 func kustomizationFile(snap *snapshot, dir string) string {
@@ -304,13 +349,13 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 	keep := keepsOrigins(ks.Body)
 	var out []*Object
 	for _, r := range res.Resources() {
-		file := relDir
+		file, generated := relDir, false
 		if o, err := r.GetOrigin(); err == nil && o != nil {
 			switch {
 			case o.Path != "" && o.Repo == "":
 				file = filepath.Join(relDir, o.Path)
 			case o.ConfiguredIn != "":
-				file = filepath.Join(relDir, o.ConfiguredIn)
+				file, generated = filepath.Join(relDir, o.ConfiguredIn), true
 			}
 		}
 		file = filepath.ToSlash(filepath.Clean(file))
@@ -326,11 +371,20 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 			return nil, &BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.locate(file, origKind, origName)}
 		}
 		obj := &Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
+		if l := ix.generatorLine(file, origKind, origName); generated && l > 0 {
+			obj.Line = l // the generator entry, not line 1 of the kustomization file
+		}
 		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
 		// Map gives Go ints, which unstructured cannot copy).
 		data, err := nodeJSON(&r.RNode)
 		if err != nil {
-			return nil, &BuildError{Message: err.Error(), File: file, Line: obj.Line}
+			// kyaml decodes the object alone, so its "line N" counts from the document: the
+			// file's own parse gives the line in the file (a mapping key defined twice).
+			line := obj.Line
+			if l := yamlErrorLine(ix.snap, file); l > 0 {
+				line = l
+			}
+			return nil, summarize(&BuildError{Message: err.Error(), File: file, Line: line})
 		}
 		if sub != nil {
 			changed, be := sub.apply(ctx, r, obj, data)

@@ -161,6 +161,8 @@ func refusalBuildError(snap *snapshot, dir string, r *refusal, kfiles []string) 
 	be := &BuildError{Message: fmt.Sprintf("refused %s: %s", relPath(abs, r.path), r.reason), File: relPath(abs, dir), Line: 1}
 	if k := kustomizationFileLstat(snap, dir); k != "" {
 		be.File = relPath(abs, k)
+	} else if rel := relPath(abs, r.path); snap.state(rel) == "file" || snap.refused[rel] != "" {
+		be.File = rel // a generated kustomization lists no entry: the refused file is the place
 	}
 	return be
 }

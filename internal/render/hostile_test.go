@@ -100,7 +100,7 @@ func TestReadsOutsideTheCheckoutAreRefused(t *testing.T) {
 		{"kustomization.yaml symlink", "", map[string]string{"apps/kustomization.yaml": filepath.Join(outer, "kustomization.yaml")},
 			BuildError{Message: `refused apps/kustomization.yaml: apps/kustomization.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 1}},
 		{"generated kustomization with a symlinked manifest", "", map[string]string{"apps/sub/link.yaml": canary},
-			BuildError{Message: `refused apps/sub/link.yaml: apps/sub/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps", Line: 1}},
+			BuildError{Message: `refused apps/sub/link.yaml: apps/sub/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/sub/link.yaml", Line: 1}}, // the refused file, not the folder
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,7 +287,7 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 		{"file over MaxFileBytes", map[string]string{"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - big.yaml\n", "apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", Limits{},
 			BuildError{Message: `refused "big.yaml": apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)`, File: "apps/kustomization.yaml", Line: 3}},
 		{"generated kustomization with a big manifest", map[string]string{"apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", Limits{},
-			BuildError{Message: `refused apps/big.yaml: apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)`, File: "apps", Line: 1}},
+			BuildError{Message: `refused apps/big.yaml: apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)`, File: "apps/big.yaml", Line: 1}}, // the refused file, not the folder
 		{"bases included many times over", doubling, "", Limits{MaxBuildFiles: 1000},
 			BuildError{Message: `refused "../../l16": the build has read more than tiergate's limit of 1000 files (MaxBuildFiles); a base included many times over multiplies its files`, File: "apps/l15/b/kustomization.yaml", Line: 2}},
 		{"a big base included many times over", merge(doubling, map[string]string{"apps/l16/cm.yaml": cm("default", "a", "pad: "+strings.Repeat("x", 100<<10))}), "", Limits{MaxBuildBytes: 1 << 20},

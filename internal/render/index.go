@@ -22,8 +22,10 @@ type doc struct {
 	Name       string
 	Namespace  string
 	Line       int
-	Node       *yaml.Node // the document's mapping node, for the discovered kinds; never modified
-	obj        *docObject // the node as an object, converted once
+	// Start is the 1-based line of the document's first key (its `apiVersion:`, usually).
+	Start int
+	Node  *yaml.Node // the document's mapping node, for the discovered kinds; never modified
+	obj   *docObject // the node as an object, converted once
 }
 
 // docObject is a document converted to an unstructured object, once, on first use.
@@ -114,7 +116,7 @@ func parseDocs(data []byte) []doc {
 			continue
 		}
 		m := n.Content[0]
-		d := doc{Node: m, Line: m.Line, obj: &docObject{}}
+		d := doc{Node: m, Line: m.Line, Start: m.Line, obj: &docObject{}}
 		d.APIVersion = scalar(m, "apiVersion")
 		d.Kind = scalar(m, "kind")
 		if k := key(m, "kind"); k != nil {
@@ -215,6 +217,62 @@ func (ix *index) locate(rel, kind, name string) int {
 		return 1
 	}
 	return best
+}
+
+// generatorLine returns the line of the `name:` of the configMapGenerator (kind ConfigMap) or
+// secretGenerator (kind Secret) entry of kustomization file rel that made the object called
+// name: the entry named exactly so, else the longest entry name that name contains (a
+// namespace, prefix or hash suffix added); 0 when there is none.
+func (ix *index) generatorLine(rel, kind, name string) int {
+	section := map[string]string{"ConfigMap": "configMapGenerator", "Secret": "secretGenerator"}[kind]
+	data, err := ix.read(rel)
+	if section == "" || !ix.readable(rel) || err != nil {
+		return 0
+	}
+	best, bestLen, in := 0, 0, false
+	for i, l := range strings.Split(string(data), "\n") {
+		if m := topKey.FindStringSubmatch(l); m != nil {
+			in = m[1] == section
+			continue
+		}
+		m := entryName.FindStringSubmatch(l)
+		if !in || m == nil {
+			continue
+		}
+		switch n := strings.Trim(m[1], `"'`); {
+		case n == name:
+			return i + 1
+		case strings.Contains(name, n) && len(n) > bestLen:
+			best, bestLen = i+1, len(n)
+		}
+	}
+	return best
+}
+
+var (
+	topKey    = regexp.MustCompile(`^([A-Za-z]\w*)\s*:`)
+	entryName = regexp.MustCompile(`^\s+(?:-\s+)?name:\s*(\S+)\s*(?:#.*)?$`)
+)
+
+// dataKey finds the manifest of the ConfigMap or Secret kind namespace/name (a document
+// without a namespace counts: a kustomization or targetNamespace may set it) and returns its
+// file and the line of its data or stringData key; "" when no manifest has one. It reads
+// every YAML file, so it is for error paths only.
+func (ix *index) dataKey(kind, namespace, name, key string) (string, int) {
+	for _, rel := range ix.yamlFiles() {
+		if !ix.mentions(rel, name) {
+			continue
+		}
+		for _, d := range ix.docs(rel) {
+			if d.Kind != kind || d.Name != name || (d.Namespace != "" && d.Namespace != namespace) {
+				continue
+			}
+			if l := ix.lineOf(rel, d.Line, key+":"); l > 0 {
+				return rel, l
+			}
+		}
+	}
+	return "", 0
 }
 
 // keyLine returns the line of the spec field named field (of a Kubernetes object) in the

@@ -222,7 +222,7 @@ configMapGenerator:
 		"ConfigMap/web/p-a apps/a.yaml:2",
 		"ConfigMap/web/p-b apps/sub/b.yml:2",
 		"ConfigMap/web/p-c apps/base/c.yaml:2",
-		"ConfigMap/web/p-gen-6gc9d749f7 apps/base/kustomization.yaml:1",
+		"ConfigMap/web/p-gen-6gc9d749f7 apps/base/kustomization.yaml:3", // the generator entry's name
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("objects (-want +got):\n%s", d)
@@ -626,7 +626,8 @@ func TestSubstitutionSkipsObjectsWithoutDollar(t *testing.T) {
 		t.Errorf("ok objects (-want +got):\n%s", d)
 	}
 	bad := c.Kustomizations[Ref{"flux-system", "bad"}]
-	wantErr := &BuildError{Message: "post build failed for 'ConfigMap.v1.[noGrp]/a.default': envsubst error: 'my-zone' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'", File: "bad/a.yaml", Line: 2}
+	wantErr := &BuildError{Message: `postBuild variable "my-zone" is not a valid name (letters, digits and '_', not starting with a digit): Flux's substitution fails with "'my-zone' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"`,
+		File: "clusters/dev/tiers.yaml", Line: 31} // the substitute key
 	if d := cmp.Diff(wantErr, bad.Err); d != "" {
 		t.Errorf("bad error (-want +got):\n%s", d)
 	}

@@ -128,7 +128,10 @@ type Spec struct {
 // BuildError is a failed build kept as data. File and Line point at the most specific
 // place known: the kustomization.yaml line naming a missing file, else the file itself.
 type BuildError struct {
+	// Message says what fails in one sentence a Flux user can act on (summarize); Details,
+	// when set, is the error chain kustomize or Flux gave, whole, which Message shortens.
 	Message string
+	Details string
 	File    string
 	Line    int
 	// Rejected counts the Kustomizations the build emits that the API server rejects: the

@@ -153,6 +153,9 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 	for k, v := range ks.Spec.PostBuild.Substitute {
 		vars[k] = strings.ReplaceAll(v, "\n", "")
 	}
+	if be := invalidVar(ix, ks, vars); be != nil {
+		return nil, be
+	}
 	var secrets []string
 	for k, v := range fromSecrets {
 		if v != "" && vars[k] == v {
@@ -380,3 +383,43 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 type clientT = client.Client
+
+// varName is fluxcd/pkg/kustomize's varsubRegex: varSubstitution refuses any other name.
+var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
+
+// invalidVar is the error kustomize-controller's substitution fails with when a variable
+// name is not valid (fluxcd/pkg/kustomize varSubstitution: "'a-b' var name is invalid"),
+// at the line that defines it: the postBuild.substitute key, or the data key of the
+// substituteFrom ConfigMap or Secret (the last one defining it wins, as LoadVariables reads
+// them in order and substitute last); nil when every name is valid. Names are checked in
+// sorted order, so the error is the same on every run.
+func invalidVar(ix *index, ks *Kustomization, vars map[string]string) *BuildError {
+	var bad []string
+	for k := range vars {
+		if !varName.MatchString(k) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	k := bad[0]
+	be := ks.specError(ix, "postBuild", "")
+	be.Message = fmt.Sprintf("postBuild variable %q is not a valid name (letters, digits and '_', not starting with a digit): Flux's substitution fails with \"'%s' var name is invalid, must match '%s'\"", k, k, varName)
+	if _, inline := ks.Spec.PostBuild.Substitute[k]; inline {
+		if l := ix.lineOf(ks.File, ks.Line, k+":"); l > 0 {
+			be.Line = l
+		}
+		return be
+	}
+	from := ks.Spec.PostBuild.SubstituteFrom
+	for i := len(from) - 1; i >= 0; i-- {
+		if file, line := ix.dataKey(from[i].Kind, ks.Ref.Namespace, from[i].Name, k); file != "" {
+			be.File, be.Line = file, line
+			be.Message = fmt.Sprintf("key %q of substituteFrom %s/%s is not a valid postBuild variable name (letters, digits and '_', not starting with a digit): Flux's substitution fails with \"'%s' var name is invalid, must match '%s'\"", k, from[i].Kind, from[i].Name, k, varName)
+			return be
+		}
+	}
+	return be
+}

@@ -137,6 +137,24 @@ for s in base head; do ks apps ./apps > $R/nsnotset/$s/$T; mkdir -p $R/nsnotset/
 cm default settings > $R/nsnotset/base/apps/settings.yaml
 cm "" settings > $R/nsnotset/head/apps/settings.yaml
 
+# health-check-not-found: apps health-checks Deployment web/web, which infra renames at head.
+dep() { printf -- '---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\n  namespace: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n' "$1"; }
+new healthcheck
+for s in base head; do { ks infra ./infra; ks apps ./apps 'healthChecks:' '  - apiVersion: apps/v1' '    kind: Deployment' '    name: web' '    namespace: web'; } > $R/healthcheck/$s/$T; mkdir -p $R/healthcheck/$s/infra $R/healthcheck/$s/apps; cm web settings > $R/healthcheck/$s/apps/settings.yaml; done
+{ ns web; dep web; } > $R/healthcheck/base/infra/web.yaml
+{ ns web; dep web-server; } > $R/healthcheck/head/infra/web.yaml
+
+# missing-crd: apps gets an ExternalSecret; nothing in the cluster installs external-secrets.
+new missingcrd
+for s in base head; do ks apps ./apps > $R/missingcrd/$s/$T; mkdir -p $R/missingcrd/$s/apps; cm default settings > $R/missingcrd/$s/apps/settings.yaml; done
+printf 'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: db\n  namespace: default\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault}\n  dataFrom:\n    - extract: {key: db}\n' > $R/missingcrd/head/apps/db.yaml
+
+# target-namespace-renames-namespace: apps gets targetNamespace web; its folder holds Namespace podinfo.
+new renamens
+ks apps ./apps > $R/renamens/base/$T; ks apps ./apps 'targetNamespace: web' > $R/renamens/head/$T
+for s in base head; do mkdir -p $R/renamens/$s/apps; ns podinfo > $R/renamens/$s/apps/namespace.yaml; done
+cm podinfo settings > $R/renamens/base/apps/settings.yaml; cm "" settings > $R/renamens/head/apps/settings.yaml
+
 fix() { rm -rf $R/$1/fixed $R/$1/fixbase; cp -r $R/$1/head $R/$1/fixed; cp -r $R/$1/base $R/$1/fixbase; }
 ann() { # file: add prune disabled annotation after "  name:" line
   sed -i '0,/^  name: .*/s//&\n  annotations:\n    kustomize.toolkit.fluxcd.io\/prune: disabled/' $1; }
@@ -154,8 +172,12 @@ fix rendererr; cm default policies > $R/rendererr/fixed/apps/policies.yaml
 fix undefined; sed -i 's/\${cluster_region}/${cluster_region:=eu-west-1}/' $R/undefined/fixed/apps/settings.yaml
 fix unsubst; ks apps ./apps 'postBuild:' '  substitute:' '    domain: example.org' > $R/unsubst/fixed/$T
 fix nsnotset; cm default settings > $R/nsnotset/fixed/apps/settings.yaml
+fix healthcheck; sed -i 's/    name: web$/    name: web-server/' $R/healthcheck/fixed/$T
+fix missingcrd; mkdir -p $R/missingcrd/fixed/infra; ks infra ./infra 'wait: true' > $R/missingcrd/fixed/$T; ks apps ./apps 'dependsOn:' '  - name: infra' >> $R/missingcrd/fixed/$T
+printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: externalsecrets.external-secrets.io\nspec:\n  group: external-secrets.io\n  names: {kind: ExternalSecret, plural: externalsecrets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n' > $R/missingcrd/fixed/infra/crd.yaml
+fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

@@ -268,10 +268,14 @@ func suggestionText(f rules.Finding) string {
 	if f.Object != nil {
 		head += " · " + esc(clipTo(f.Object.String(), maxNameBytes))
 	}
-	if strings.ContainsAny(f.Suggestion, "\r\n") {
-		return head + ":\n\n" + fenced("", clip(f.Suggestion))
+	details := ""
+	if f.Details != "" { // the whole chain, after the advice
+		details = "\n  The whole error:\n\n" + fenced("", clip(f.Details))
 	}
-	return head + ": " + prose(clip(f.Suggestion)) + "\n"
+	if strings.ContainsAny(f.Suggestion, "\r\n") {
+		return head + ":\n\n" + fenced("", clip(f.Suggestion)) + details
+	}
+	return head + ": " + prose(clip(f.Suggestion)) + "\n" + details
 }
 
 // maxTextBytes caps one finding's message or suggestion in the comment, maxNameBytes its

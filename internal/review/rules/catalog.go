@@ -50,6 +50,9 @@ func (k RuntimeKind) basis(sep string) string {
 type Catalog struct {
 	kinds  map[string]RuntimeKind
 	groups map[string]RuntimeKind
+	// groupCharts lists, per group, every chart of the catalog that installs its CRDs
+	// (groups keeps one of them).
+	groupCharts map[string][]RuntimeKind
 	// preinstalled groups have their CRDs before Flux runs.
 	preinstalled map[string]bool
 }
@@ -74,6 +77,27 @@ func (c *Catalog) Lookup(groupKind string) (RuntimeKind, bool) {
 		return k, true
 	}
 	return RuntimeKind{}, false
+}
+
+// Providers returns every catalog entry that creates the CRD of "group/Kind" at runtime:
+// its kind entry, and each chart entry of its group; none when the group is preinstalled.
+func (c *Catalog) Providers(groupKind string) []RuntimeKind {
+	if c == nil {
+		return nil
+	}
+	group, kind := triggerID(groupKind)
+	if c.preinstalled[group] {
+		return nil
+	}
+	var out []RuntimeKind
+	if k, ok := c.kinds[groupKind]; ok {
+		out = append(out, k)
+	}
+	for _, k := range c.groupCharts[group] {
+		k.Kind = kind
+		out = append(out, k)
+	}
+	return out
 }
 
 // defaultCatalog: CDI creates its CRDs when the CDI resource reconciles (cdi-operator);
@@ -112,7 +136,7 @@ var defaultCatalog = []config.RuntimeCRDs{
 // NewCatalog returns the shipped catalog extended (or overridden, kind by kind) by the
 // runtimeCRDs of .tiergate.yaml, less the preinstalled CRDs.
 func NewCatalog(extra []config.RuntimeCRDs, pre ...config.Preinstalled) *Catalog {
-	c := &Catalog{kinds: map[string]RuntimeKind{}, groups: map[string]RuntimeKind{}, preinstalled: map[string]bool{}}
+	c := &Catalog{kinds: map[string]RuntimeKind{}, groups: map[string]RuntimeKind{}, groupCharts: map[string][]RuntimeKind{}, preinstalled: map[string]bool{}}
 	for _, p := range pre {
 		for _, g := range p.Groups {
 			c.preinstalled[g] = true
@@ -131,6 +155,7 @@ func NewCatalog(extra []config.RuntimeCRDs, pre ...config.Preinstalled) *Catalog
 		}
 		for _, g := range set.Groups {
 			c.groups[g] = RuntimeKind{Group: g, Trigger: set.CreatedWhen, Chart: set.Chart}
+			c.groupCharts[g] = append(c.groupCharts[g], c.groups[g])
 		}
 	}
 	return c

@@ -72,6 +72,9 @@ type Finding struct {
 	Suggestion    string           `json:"suggestion"`
 	File          string           `json:"file,omitempty"`
 	Line          int              `json:"line,omitempty"`
+	// Details is the whole error chain that Message shortens to one sentence (kustomize's,
+	// for a render-error); empty when Message is all there is.
+	Details string `json:"details,omitempty"`
 	// DependsOn is, for missing-depends-on, the Kustomization ("namespace/name") to add to
 	// spec.dependsOn; empty when no edge can help.
 	DependsOn string `json:"dependsOn,omitempty"`
@@ -130,6 +133,10 @@ type Env struct {
 	Catalog *Catalog
 	// Strict is true when undefined variables fail the reconcile (Flux 2.9 default).
 	Strict bool
+	// UnknownCRDs names what installs CRDs before Flux that tiergate could not read (a
+	// bootstrap helmfile release whose chart is templated or not in the chart catalog, as
+	// "helmfile.yaml:12: release cilium: …"): missing-crd is then unknown, a notice.
+	UnknownCRDs []string
 
 	views map[*render.Cluster]*view
 }
@@ -164,6 +171,7 @@ var State = []StateRule{
 	{"render-error", renderError},
 	{"helm-render-error", helmRenderError},
 	{"depends-on-not-found", dependsOnNotFound},
+	{"health-check-not-found", healthCheckNotFound},
 	{"depends-on-cycle", dependsOnCycle},
 	{"release-collision", releaseCollision},
 	{"duplicate-owner", duplicateOwner},
@@ -173,7 +181,9 @@ var State = []StateRule{
 	{"postrender-patch-unmatched", postrenderPatchUnmatched},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},
+	{"missing-crd", missingCRD},
 	{"namespace-not-set", namespaceNotSet},
+	{"target-namespace-renames-namespace", targetNamespaceRenamesNamespace},
 	{"undefined-variable", undefinedVariable},
 	{"unsubstituted-variable", unsubstitutedVariable},
 	{"chart-version-unchanged", chartVersionUnchanged},

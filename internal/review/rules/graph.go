@@ -29,6 +29,8 @@ type view struct {
 	rendered map[render.ObjectID]bool
 	// triggerRefs memoizes triggerOwners by trigger and chart.
 	triggerRefs map[string][]render.Ref
+	// flux is what the cluster's Flux installation serves; built on first use.
+	flux *installation
 }
 
 func newView(c *render.Cluster) *view {

@@ -20,7 +20,7 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
 			Message:    fmt.Sprintf("Kustomization %s fails to build, so Flux applies none of it: %s", ref, ks.Err.Message),
 			Suggestion: fmt.Sprintf("Fix %s:%d so that `kustomize build` succeeds for path %s.", ks.Err.File, ks.Err.Line, ks.Spec.Path),
-			File:       ks.Err.File, Line: ks.Err.Line, refs: []render.Ref{ref},
+			File:       ks.Err.File, Line: ks.Err.Line, Details: ks.Err.Details, refs: []render.Ref{ref},
 		}
 		if ks.Spec.SourceRef.Kind == "" { // no spec: the schema requires sourceRef in one
 			f.Message = fmt.Sprintf("Kustomization %s has no spec: the API server accepts it, and kustomize-controller fails it, as it names no source to build from.", ref)
@@ -51,7 +51,7 @@ func resourceSetErrors(c *render.Cluster, ks *render.Kustomization) []Finding {
 			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ks.Ref.String(), Object: &id,
 			Message:    fmt.Sprintf("ResourceSet %s/%s fails to render, so flux-operator applies none of its resources: %s", id.Namespace, id.Name, e.Err.Message),
 			Suggestion: fmt.Sprintf("Fix the template or inputs at %s:%d so that `flux-operator build resourceset` succeeds.", e.Err.File, e.Err.Line),
-			File:       e.Err.File, Line: e.Err.Line,
+			File:       e.Err.File, Line: e.Err.Line, Details: e.Err.Details,
 		})
 	}
 	return out

@@ -1,0 +1,157 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// missingCRD reports an object whose kind nothing provides: not built in, no CRD of it in
+// any Kustomization or rendered chart of the cluster, no trigger in the cluster of a
+// runtime-catalog entry for it, not preinstalled (.tiergate.yaml preinstalledCRDs or a
+// bootstrap helmfile), not one of the kinds a Flux installation or a distribution serves
+// (installedKind). kustomize-controller dry-runs every object before it applies a stage
+// (fluxcd/pkg ssa ResourceManager.ApplyAllStaged): the REST mapping fails with 'no matches
+// for kind', the whole apply fails, and so on every cluster built from the repository
+// (shrinedogg/biggs.dog#441: an ExternalSecret reused where nothing installs
+// external-secrets). One finding per Kustomization and kind, at its first object. When part
+// of the cluster is not rendered (unknownProducers) or a bootstrap helmfile could not be
+// read (Env.UnknownCRDs), the CRD may come from there: one notice per kind saying so. Objects a
+// HelmRelease's chart renders are left to helm-controller. A Kustomization with remote
+// resources not fetched is skipped: release bundles ship the CRDs of their own kinds, as for
+// the CRD needs of missing-depends-on, and it is already listed as not reviewed.
+func missingCRD(c, _ *render.Cluster, env *Env) []Finding {
+	v := env.view(c)
+	unknown := capList(append(unknownProducers(c), env.UnknownCRDs...), 3)
+	var out []Finding
+	noticed := map[string]bool{} // unknown: one notice per kind for the cluster
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		if len(ks.Remote) > 0 {
+			continue // its remote resources, not fetched, usually ship its CRDs (knownNeeds); it is listed not reviewed
+		}
+		seen := map[string]bool{}
+		for _, o := range ks.Objects {
+			gk := o.ID.Group + "/" + o.ID.Kind
+			if o.HelmRelease != "" || seen[gk] || noticed[gk] || v.crdKnown(o.ID, env) {
+				continue
+			}
+			seen[gk] = true
+			f := objectFinding("missing-crd", Error, c.Name, o, ref)
+			f.key = gk
+			kind := kindName(o.ID)
+			catalog := ""
+			if ps := env.Catalog.Providers(gk); len(ps) > 0 {
+				var names []string
+				for _, p := range ps {
+					names = append(names, "a "+p.TriggerName())
+				}
+				catalog = fmt.Sprintf(" (the runtime-CRD catalog has it from %s, and cluster %s has none)", joinOr(names), c.Name)
+			}
+			if len(unknown) > 0 {
+				noticed[gk] = true
+				f.Severity = Notice
+				f.Message = fmt.Sprintf("No reviewed Kustomization or chart of cluster %s installs the CRD of %s%s, used by %s and maybe others; not checked, since %s may install it.",
+					c.Name, kind, catalog, o.ID, joinAnd(unknown))
+				f.Suggestion = fmt.Sprintf("Nothing to do if one of them installs the CRD of %s; if the cluster has it before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.", kind, o.ID.Group)
+				out = append(out, f)
+				continue
+			}
+			applier := "The dry-run of " + ref.String()
+			if o.ResourceSet != "" {
+				applier = "The apply of ResourceSet " + o.ResourceSet
+			}
+			f.Message = fmt.Sprintf("%s is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. %s fails with 'no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing.",
+				o.ID, kind, c.Name, catalog, applier, o.ID.Kind, o.Body.GetAPIVersion())
+			f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster (its chart in a HelmRelease, or its CRD manifests in a Kustomization that %s dependsOn), remove %s from %s:%d, or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
+				kind, ref, o.ID, o.File, o.Line, o.ID.Group)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// joinOr joins phrases as "a, b or c".
+func joinOr(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// crdKnown reports whether the cluster serves id's kind: built in, a CRD of the graph (a
+// build's or a rendered chart's), a runtime-catalog kind whose trigger the cluster has,
+// preinstalled, or installedKind.
+func (v *view) crdKnown(id render.ObjectID, env *Env) bool {
+	gk := id.Group + "/" + id.Kind
+	if _, ok := v.crdScope[gk]; ok || env.Catalog.Preinstalled(id.Group) || v.installedKind(id.Group) {
+		return true
+	}
+	if fluxGroup(id.Group) {
+		return false // builtin lists Flux's kinds; installedKind has the last word on them
+	}
+	if builtin(id.Group, id.Kind) {
+		return true
+	}
+	for _, rk := range env.Catalog.Providers(gk) {
+		if len(v.triggerOwners(rk)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// distributionGroups are API groups whose CRDs Kubernetes distributions and managed
+// clusters install themselves, which no repository can show: Gateway API (GKE, AKS,
+// OpenShift, k3s/RKE2 with Traefik), CSI snapshots (GKE, AKS, EKS add-ons), k3s/RKE2's
+// HelmChart controller, Talos's API access (talos.dev ServiceAccount), OpenShift's and the
+// cloud providers' own groups.
+var distributionGroups = map[string]bool{
+	"gateway.networking.k8s.io": true, "snapshot.storage.k8s.io": true, "groupsnapshot.storage.k8s.io": true,
+	"helm.cattle.io": true, "k3s.cattle.io": true, "metrics.k8s.io": true, "talos.dev": true,
+	"networking.gke.io": true, "cloud.google.com": true, "monitoring.googleapis.com": true,
+	"vpcresources.k8s.aws": true, "crd.k8s.amazonaws.com": true,
+}
+
+// installedKind reports whether the kinds of group exist in any cluster that reconciles the
+// repository: Flux's own (*.toolkit.fluxcd.io, source.extensions.fluxcd.io) unless the graph
+// holds Flux's CRDs (gotk-components.yaml: then those say which controllers are installed,
+// and an ImagePolicy without the image controllers' CRDs is missing),
+// flux-operator's (fluxcd.controlplane.io: a repository that uses them runs the operator, often
+// installed before Flux) unless the graph holds its CRDs, and distributionGroups.
+func (v *view) installedKind(group string) bool {
+	switch {
+	case distributionGroups[group] || strings.HasSuffix(group, ".openshift.io"):
+		return true
+	case fluxGroup(group):
+		return !v.installed().fluxCRDs
+	case group == "fluxcd.controlplane.io":
+		return !v.installed().operatorCRDs
+	}
+	return false
+}
+
+// installation is what a view knows of the Flux installation, computed once.
+type installation struct {
+	// fluxCRDs: the graph holds Flux's own CRDs (gotk-components.yaml: at least those of
+	// GitRepository and Kustomization, which every installation has).
+	fluxCRDs bool
+	// operatorCRDs: the graph holds flux-operator's CRDs (at least FluxInstance's).
+	operatorCRDs bool
+}
+
+func (v *view) installed() *installation {
+	if v.flux == nil {
+		_, src := v.crdScope["source.toolkit.fluxcd.io/GitRepository"]
+		_, kus := v.crdScope["kustomize.toolkit.fluxcd.io/Kustomization"]
+		_, op := v.crdScope["fluxcd.controlplane.io/FluxInstance"]
+		v.flux = &installation{fluxCRDs: src && kus, operatorCRDs: op}
+	}
+	return v.flux
+}
+
+// fluxGroup reports whether group is one of Flux's own controllers.
+func fluxGroup(group string) bool {
+	return strings.HasSuffix(group, ".toolkit.fluxcd.io") || group == "source.extensions.fluxcd.io"
+}

@@ -1,0 +1,95 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// targetNamespaceRenamesNamespace reports a Namespace object that a Kustomization's
+// spec.targetNamespace renames. kustomize-controller builds with the target as the
+// kustomization.yaml `namespace:` (fluxcd/pkg/kustomize Generator), and kustomize's namespace
+// transformer sets metadata.name of every v1 Namespace to it (sigs.k8s.io/kustomize/api
+// filters/namespace Filter.run: the metadata/name field spec of kind Namespace, kept by
+// removeUnneededMetaFieldSpecs for apiVersion v1). So the Namespace the file shows is never
+// created, and the Kustomization owns, and prunes with itself, the target Namespace —
+// flux-system in flux2#3949 and #4570. The source name is read from the object's document.
+func targetNamespaceRenamesNamespace(c, _ *render.Cluster, _ *Env) []Finding {
+	var out []Finding
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		target := ks.Spec.TargetNamespace
+		if target == "" {
+			continue
+		}
+		for _, o := range ks.Objects {
+			if o.ID.Group != "" || o.ID.Kind != "Namespace" || o.ID.Name != target || o.HelmRelease != "" || o.ResourceSet != "" {
+				continue
+			}
+			_, orig := docAt(c, o.File, o.Line)
+			if orig == "" || orig == target {
+				continue
+			}
+			f := objectFinding("target-namespace-renames-namespace", Error, c.Name, o, ref)
+			f.key = orig
+			f.Message = fmt.Sprintf("Namespace %s (%s:%d) is renamed to %s by spec.targetNamespace of %s: kustomize's namespace transformer sets the name of every Namespace to the target namespace, so Namespace %s is never created and %s applies, owns and may prune Namespace %s instead.",
+				orig, o.File, o.Line, target, ref, orig, ref, target)
+			if target == c.Root.Namespace {
+				f.Message += fmt.Sprintf(" %s is the namespace of Flux itself: deleting %s, or a prune of its inventory, deletes it with everything in it.", target, ref)
+			}
+			for _, other := range c.Owners[o.ID] {
+				if other.Owner != ref {
+					f.Message += fmt.Sprintf(" %s also applies Namespace %s (%s:%d).", other.Owner, target, other.File, other.Line)
+					break
+				}
+			}
+			f.Suggestion = fmt.Sprintf("Move Namespace %s out of %s to a Kustomization without targetNamespace, or remove it from %s:%d if Namespace %s is the one meant.",
+				orig, ref, o.File, o.Line, target)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// docAt returns the kind and metadata.name of the document of file whose `kind:` key is on
+// line; "" when there is none.
+func docAt(c *render.Cluster, file string, line int) (kind, name string) {
+	data, ok := c.ReadFile(file)
+	if !ok {
+		return "", ""
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); errors.Is(err, io.EOF) || err != nil {
+			return "", ""
+		}
+		if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		m := n.Content[0]
+		kindLine := 0
+		kind, name = "", ""
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			switch m.Content[i].Value {
+			case "kind":
+				kindLine, kind = m.Content[i].Line, m.Content[i+1].Value
+			case "metadata":
+				md := m.Content[i+1]
+				for j := 0; j+1 < len(md.Content); j += 2 {
+					if md.Content[j].Value == "name" {
+						name = md.Content[j+1].Value
+					}
+				}
+			}
+		}
+		if kindLine == line {
+			return kind, name
+		}
+	}
+}

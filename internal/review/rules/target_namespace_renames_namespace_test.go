@@ -1,0 +1,53 @@
+package rules
+
+import "testing"
+
+// TestTargetNamespaceRenamesNamespace: kustomize's namespace transformer renames every v1
+// Namespace of a Kustomization with targetNamespace to the target.
+func TestTargetNamespaceRenamesNamespace(t *testing.T) {
+	apps := func(target string, files map[string]string) map[string]string {
+		extra := []string{}
+		if target != "" {
+			extra = append(extra, "targetNamespace: "+target)
+		}
+		return merge(map[string]string{tierFile("apps"): tier("apps", "./apps", true, extra...)}, files)
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{
+			name:  "Namespace renamed to the target",
+			files: apps("web", map[string]string{"apps/ns.yaml": namespaceObj("podinfo"), "apps/cm.yaml": configMap("", "settings")}),
+			want: []want{{Rule: "target-namespace-renames-namespace", Severity: Error, Kustomization: "flux-system/apps", Object: "Namespace/web",
+				File: "apps/ns.yaml", Line: 2,
+				Msg: []string{"Namespace podinfo (apps/ns.yaml:2) is renamed to web by spec.targetNamespace of flux-system/apps",
+					"Namespace podinfo is never created and flux-system/apps applies, owns and may prune Namespace web instead."},
+				Sugg: []string{"Move Namespace podinfo out of flux-system/apps", "remove it from apps/ns.yaml:2 if Namespace web is the one meant"}}},
+		},
+		{
+			name:  "a tier that takes flux-system",
+			files: apps("flux-system", map[string]string{"apps/ns.yaml": namespaceObj("tenant")}),
+			want: []want{{Rule: "target-namespace-renames-namespace", Severity: Error, Kustomization: "flux-system/apps", Object: "Namespace/flux-system",
+				File: "apps/ns.yaml", Line: 2,
+				Msg: []string{"renamed to flux-system", "flux-system is the namespace of Flux itself: deleting flux-system/apps, or a prune of its inventory, deletes it with everything in it."}}},
+		},
+		{
+			name: "the target Namespace also applied elsewhere",
+			files: apps("web", map[string]string{"apps/ns.yaml": namespaceObj("podinfo"),
+				tierFile("infra"): tier("infra", "./infra", true), "infra/ns.yaml": namespaceObj("web")}),
+			want: []want{{Rule: "target-namespace-renames-namespace", Severity: Error, Kustomization: "flux-system/apps", Object: "Namespace/web",
+				File: "apps/ns.yaml", Line: 2, Msg: []string{"flux-system/infra also applies Namespace web (infra/ns.yaml:2)."}}},
+		},
+		{name: "Namespace named as the target", files: apps("web", map[string]string{"apps/ns.yaml": namespaceObj("web")})},
+		{name: "no targetNamespace", files: apps("", map[string]string{"apps/ns.yaml": namespaceObj("podinfo")})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			checkFindings(t, stateRule(t, "target-namespace-renames-namespace")(c, nil, testEnv()), tc.want)
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render"
+)
+
+// unknownProducers lists, as short phrases ("HelmRelease apps/podinfo (chart not
+// rendered)"), the parts of c whose objects tiergate does not know in full: a Kustomization
+// not reviewed (remote resources, an unmapped source, a limit) or failing to build (the
+// cluster keeps what it applied before), a HelmRelease not rendered or failing to render
+// (not a suspended one: helm-controller leaves it as installed), a ResourceSet not rendered
+// or failing. Any of them may create an object or a CRD that the graph lacks, so rules that
+// report something missing from the whole cluster (health-check-not-found, missing-crd)
+// say "unknown" instead when the list is not empty.
+func unknownProducers(c *render.Cluster) []string {
+	var out []string
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		switch {
+		case ks.NotReviewed() != "":
+			out = append(out, fmt.Sprintf("Kustomization %s (not reviewed: %s)", ref, ks.NotReviewed()))
+		case ks.Err != nil:
+			out = append(out, fmt.Sprintf("Kustomization %s (fails to build)", ref))
+		}
+		for _, s := range ks.HelmReleaseSkipped {
+			if !s.Suspended {
+				out = append(out, fmt.Sprintf("HelmRelease %s/%s (chart not rendered)", s.HelmRelease.Namespace, s.HelmRelease.Name))
+			}
+		}
+		for _, e := range ks.HelmReleaseErrors {
+			out = append(out, fmt.Sprintf("HelmRelease %s/%s (chart fails to render)", e.HelmRelease.Namespace, e.HelmRelease.Name))
+		}
+		for _, s := range ks.ResourceSetSkipped {
+			out = append(out, fmt.Sprintf("ResourceSet %s/%s (not rendered)", s.ResourceSet.Namespace, s.ResourceSet.Name))
+		}
+		for _, e := range ks.ResourceSetErrors {
+			out = append(out, fmt.Sprintf("ResourceSet %s/%s (fails to render)", e.ResourceSet.Namespace, e.ResourceSet.Name))
+		}
+	}
+	return out
+}
+
+// capList keeps the first max phrases of s and counts the rest ("3 more").
+func capList(s []string, max int) []string {
+	if len(s) > max {
+		return append(s[:max:max], fmt.Sprintf("%d more", len(s)-max))
+	}
+	return s
+}
+
+// joinAnd joins phrases as "a, b and c".
+func joinAnd(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
