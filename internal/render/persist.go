@@ -177,7 +177,8 @@ type diskRelease struct {
 		Hook     string `json:",omitempty"`
 		CRD      bool   `json:",omitempty"`
 	}
-	Approximate []string `json:",omitempty"`
+	Approximate      []string              `json:",omitempty"`
+	UnmatchedPatches []helm.UnmatchedPatch `json:",omitempty"`
 }
 
 // loadRelease returns the stored render kept under key (renderChart's key: the chart's
@@ -195,7 +196,7 @@ func (c *Cache) loadRelease(key string) (*helm.Result, bool) {
 	if json.Unmarshal(data, &rec) != nil {
 		return nil, false
 	}
-	res := &helm.Result{Approximate: rec.Approximate, Docs: make([]helm.Doc, len(rec.Docs))}
+	res := &helm.Result{Approximate: rec.Approximate, UnmatchedPatches: rec.UnmatchedPatches, Docs: make([]helm.Doc, len(rec.Docs))}
 	for i, d := range rec.Docs {
 		var obj map[string]any
 		if utiljson.Unmarshal(d.Object, &obj) != nil || obj == nil {
@@ -213,7 +214,7 @@ func (c *Cache) saveRelease(key string, res *helm.Result) {
 		return
 	}
 	var rec diskRelease
-	rec.Approximate = res.Approximate
+	rec.Approximate, rec.UnmatchedPatches = res.Approximate, res.UnmatchedPatches
 	for _, d := range res.Docs {
 		obj, err := json.Marshal(d.Object)
 		if err != nil {
