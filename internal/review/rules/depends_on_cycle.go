@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -166,11 +167,15 @@ func shortestCycle(c *render.Cluster, members []render.Ref) []render.Ref {
 		queue = queue[1:]
 		for _, d := range c.Kustomizations[cur].Spec.DependsOn {
 			if d == start {
+				// Walked back from cur, then reversed: prepending would copy the path at
+				// every step, quadratic in a ring of thousands.
 				path := []render.Ref{}
 				for r := cur; r != start; r = prev[r] {
-					path = append([]render.Ref{r}, path...)
+					path = append(path, r)
 				}
-				return append([]render.Ref{start}, path...)
+				path = append(path, start)
+				slices.Reverse(path)
+				return path
 			}
 			if _, seen := prev[d]; in[d] && !seen {
 				prev[d] = cur
