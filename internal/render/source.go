@@ -29,6 +29,13 @@ func (s *Source) Root() string { return s.snap.root }
 // there is none or it was refused.
 func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.snap.read(rel) }
 
+// Refused returns why the repo-relative, slash-separated file rel was kept out of the
+// source (over MaxFileBytes, a YAML alias bomb, a symlink); false when it was not refused.
+func (s *Source) Refused(rel string) (string, bool) {
+	why, ok := s.snap.refused[rel]
+	return why, ok
+}
+
 // IsDir reports whether the repo-relative, slash-separated path rel is a folder.
 func (s *Source) IsDir(rel string) bool {
 	rel = cleanPath(rel)
