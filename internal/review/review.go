@@ -3,6 +3,7 @@ package review
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +78,9 @@ func Review(base, head *render.Graph, opts Options) *Report {
 	sortFindings(r.Findings)
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
+	if secrets := SecretStrings(base, head); len(secrets) > 0 {
+		redactStrings(reflect.ValueOf(r).Elem(), secrets)
+	}
 	return r
 }
 
