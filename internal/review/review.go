@@ -79,7 +79,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
 	if secrets := SecretStrings(base, head); len(secrets) > 0 {
-		redactStrings(reflect.ValueOf(r).Elem(), secrets)
+		redactStrings(reflect.ValueOf(r).Elem(), redactor(secrets))
 	}
 	return r
 }

@@ -95,15 +95,25 @@ func ownSecretValues(o *render.Object) []string {
 // "<redacted>", as written and as JSON escapes it, for outputs rendered as text (build,
 // graph).
 func RedactText(s string, secrets []string) string {
+	if len(secrets) == 0 {
+		return s
+	}
+	return redactor(secrets).Replace(s)
+}
+
+// redactor replaces each secret, and its JSON-escaped form, by "<redacted>"; secrets are
+// longest first, which strings.Replacer tries in order at each position.
+func redactor(secrets []string) *strings.Replacer {
+	var pairs []string
 	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, "<redacted>")
+		pairs = append(pairs, v, "<redacted>")
 		if q, err := json.Marshal(v); err == nil {
 			if esc := string(q[1 : len(q)-1]); esc != v {
-				s = strings.ReplaceAll(s, esc, "<redacted>")
+				pairs = append(pairs, esc, "<redacted>")
 			}
 		}
 	}
-	return s
+	return strings.NewReplacer(pairs...)
 }
 
 // redactStrings replaces every secret in every exported string reached from v (a pointer
@@ -113,11 +123,11 @@ func RedactText(s string, secrets []string) string {
 // comparison, so objects still match by their real identity across base and head. Pointers,
 // slices and maps are copied before they are changed: the report shares them with the
 // rendered graphs, which a Cache keeps.
-func redactStrings(v reflect.Value, secrets []string) {
+func redactStrings(v reflect.Value, secrets *strings.Replacer) {
 	switch v.Kind() {
 	case reflect.String:
 		if v.CanSet() {
-			if s := RedactText(v.String(), secrets); s != v.String() {
+			if s := secrets.Replace(v.String()); s != v.String() {
 				v.SetString(s)
 			}
 		}
