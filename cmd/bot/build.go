@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,10 +100,13 @@ func runBuild(cmd *cobra.Command, f buildFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	if err := writeBuild(cmd.OutOrStdout(), f.format, objs); err != nil {
+	var out bytes.Buffer
+	if err := writeBuild(&out, f.format, objs); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	return nil
+	// Names, labels and comments too may hold a Secret-derived value.
+	_, err = io.WriteString(cmd.OutOrStdout(), review.RedactText(out.String(), review.SecretStrings(g)))
+	return err
 }
 
 // builtObjects lists the redacted objects of the selected Kustomizations (only, or all),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -53,7 +54,13 @@ func graphCmd() *cobra.Command {
 				return &exitError{code: 2, err: err}
 			}
 			pre, notes := pipeline.Preinstalled(cfg, configPath, t.Source, g)
-			return printGraph(cmd.Context(), cmd.OutOrStdout(), formatName, g, preinstalled{Groups: pre, Notes: notes})
+			var out bytes.Buffer
+			if err := printGraph(cmd.Context(), &out, formatName, g, preinstalled{Groups: pre, Notes: notes}); err != nil {
+				return err
+			}
+			// A Kustomization or HelmRelease named after a Secret-derived value.
+			_, err = io.WriteString(cmd.OutOrStdout(), review.RedactText(out.String(), review.SecretStrings(g)))
+			return err
 		},
 	}
 	fl := cmd.Flags()

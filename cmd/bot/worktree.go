@@ -151,7 +151,7 @@ func (w *workTree) tree(l render.Limits) (*pipeline.Tree, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read work tree: %w", err)
 		}
-		if err := b.AddFile(rel, fi.Size(), "", func() ([]byte, error) { return os.ReadFile(p) }); err != nil {
+		if err := b.AddFile(rel, fi.Size(), "", func() ([]byte, error) { return render.ReadFileSized(p, fi.Size()) }); err != nil {
 			return nil, err
 		}
 	}

@@ -127,21 +127,35 @@ func (c *Config) SourceDir(source string) (string, bool) {
 // Load reads a configuration file. A missing file at the default location is not an
 // error (optional=true): it yields an empty Config.
 func Load(path string, optional bool) (*Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if optional && os.IsNotExist(err) {
 			return &Config{}, nil
 		}
 		return nil, fmt.Errorf("read config: %w", err)
 	}
+	defer f.Close()
+	// One byte over MaxBytes is enough for Parse to refuse it: the rest is never read.
+	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
 	return Parse(path, data)
 }
 
-// Parse decodes configuration text; name is used in errors, which read
+// MaxBytes is the largest configuration file Parse reads, 1 MiB: a real one has a few
+// kilobytes, and the head's comes from the pull request.
+const MaxBytes = 1 << 20
+
+// Parse decodes configuration text; name is used in errors, which are *Error and read
 // "name:line: key: message" (e.g. ".tiergate.yaml:12: rules.missing-wai: unknown key").
+// Text over MaxBytes is refused unread; yaml.v3 refuses an alias bomb ("excessive aliasing").
 // Rule ids are checked by CheckRules.
 func Parse(name string, data []byte) (*Config, error) {
 	c := Config{name: name}
+	if len(data) > MaxBytes {
+		return nil, &Error{File: name, Message: fmt.Sprintf("more than %d bytes, over tiergate's limit for a configuration file (config.MaxBytes)", MaxBytes)}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {

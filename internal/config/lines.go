@@ -48,25 +48,56 @@ func keyLines(data []byte) map[string]int {
 // where returns "file:line" of a key path, or of its nearest parent that is written (a
 // required key that is missing), or the file alone.
 func (c *Config) where(key string) string {
-	for key != "" {
-		if line, ok := c.lines[key]; ok {
-			return c.name + ":" + strconv.Itoa(line)
-		}
-		key = key[:max(strings.LastIndexAny(key, ".["), 0)]
+	if line := c.line(key); line > 0 {
+		return c.name + ":" + strconv.Itoa(line)
 	}
 	return c.name
 }
 
-// Errorf returns an error "file:line: key: message" for a key path such as
-// "clusters[0].path", for checks made outside this package (e.g. that a cluster's path
-// exists in the head tree); file is the name the Config was parsed under.
+// line is the 1-based line of a key path or of its nearest parent that is written; 0 when
+// none is.
+func (c *Config) line(key string) int {
+	for key != "" {
+		if line, ok := c.lines[key]; ok {
+			return line
+		}
+		key = key[:max(strings.LastIndexAny(key, ".["), 0)]
+	}
+	return 0
+}
+
+// Error is a configuration that cannot be used. File is the name given to Parse, Line the
+// 1-based line of the offending key (0: the file as a whole, as for a file refused for its
+// size), Message what is wrong ("rules.missing-wai: unknown key"); More holds the further
+// errors of the same decode, in file order. Error() reads "file:line: message", one line
+// per error.
+type Error struct {
+	File    string
+	Line    int
+	Message string
+	More    []*Error
+}
+
+func (e *Error) Error() string {
+	out := e.File + ": " + e.Message
+	if e.Line > 0 {
+		out = e.File + ":" + strconv.Itoa(e.Line) + ": " + e.Message
+	}
+	for _, m := range e.More {
+		out += "\n" + m.Error()
+	}
+	return out
+}
+
+// Errorf returns an *Error "file:line: key: message" for a key path such as
+// "clusters[0].path", at the line of the key (or of its nearest parent that is written).
 func (c *Config) Errorf(key, format string, args ...any) error {
 	return c.errorf(key, format, args...)
 }
 
-// errorf returns "file:line: key: message".
+// errorf returns an *Error "file:line: key: message".
 func (c *Config) errorf(key, format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %s", c.where(key), key, fmt.Sprintf(format, args...))
+	return &Error{File: c.name, Line: c.line(key), Message: key + ": " + fmt.Sprintf(format, args...)}
 }
 
 var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
@@ -76,33 +107,53 @@ var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in typ
 func decodeError(name string, data []byte, err error) error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
-		if rest, ok := strings.CutPrefix(err.Error(), "yaml: line "); ok {
-			return fmt.Errorf("%s:%s", name, rest)
+		if n, msg, ok := yamlLine(strings.TrimPrefix(err.Error(), "yaml: ")); ok {
+			return &Error{File: name, Line: n, Message: msg}
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return &Error{File: name, Message: err.Error()}
 	}
 	lines := keyLines(data)
-	out := make([]string, len(te.Errors))
-	for i, e := range te.Errors {
+	var out *Error
+	for _, e := range te.Errors {
+		one := &Error{File: name, Message: e}
 		if m := unknownField.FindStringSubmatch(e); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			if key := keyAt(lines, m[2], line); key != "" {
-				out[i] = fmt.Sprintf("%s:%d: %s: unknown key", name, line, key)
-				continue
+				one = &Error{File: name, Line: line, Message: key + ": unknown key"}
 			}
 		}
-		if rest, ok := strings.CutPrefix(e, "line "); ok {
-			n, msg, _ := strings.Cut(rest, ": ")
-			line, _ := strconv.Atoi(n)
-			if key := deepestAt(lines, line); key != "" {
-				msg = key + ": " + msg
+		if one.Line == 0 {
+			if line, msg, ok := yamlLine(e); ok {
+				if key := deepestAt(lines, line); key != "" {
+					msg = key + ": " + msg
+				}
+				one = &Error{File: name, Line: line, Message: msg}
 			}
-			out[i] = name + ":" + n + ": " + msg
+		}
+		if out == nil {
+			out = one
 		} else {
-			out[i] = name + ": " + e
+			out.More = append(out.More, one)
 		}
 	}
-	return errors.New(strings.Join(out, "\n"))
+	if out == nil {
+		return &Error{File: name, Message: err.Error()}
+	}
+	return out
+}
+
+// yamlLine splits yaml.v3's "line N: message".
+func yamlLine(e string) (int, string, bool) {
+	rest, ok := strings.CutPrefix(e, "line ")
+	if !ok {
+		return 0, "", false
+	}
+	n, msg, ok := strings.Cut(rest, ": ")
+	line, err := strconv.Atoi(n)
+	if !ok || err != nil {
+		return 0, "", false
+	}
+	return line, msg, true
 }
 
 // keyAt finds the path of key written at line.

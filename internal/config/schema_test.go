@@ -216,6 +216,9 @@ func TestExamplesAreValid(t *testing.T) {
 	more, _ := filepath.Glob("../../testdata/scenarios/*/*/.tiergate.yaml")
 	others, _ := filepath.Glob("../../cmd/bot/testdata/*.tiergate.yaml")
 	for _, f := range slices.Concat(files, more, others) {
+		if f == "../../testdata/scenarios/config-error/head/.tiergate.yaml" {
+			continue // broken on purpose: the scenario of a config-error
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -219,12 +219,17 @@ func (w *writer) writeFile(rel string, e object.TreeEntry) error {
 		}
 		return err
 	}
-	blob, err := w.repo.repo.BlobObject(e.Hash)
+	// Counted from the object header first: a blob over MaxFileBytes is never inflated.
+	size, err := w.repo.blobSize(e.Hash)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	if err := w.count(rel, blob.Size); err != nil {
+	if err := w.count(rel, size); err != nil {
 		return err
+	}
+	blob, err := w.repo.repo.BlobObject(e.Hash)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
 	}
 	mode := os.FileMode(0o644)
 	if e.Mode == filemode.Executable {
@@ -258,13 +263,17 @@ func writeBlob(p string, mode os.FileMode, blob *object.Blob) error {
 }
 
 func (w *writer) writeSymlink(rel string, e object.TreeEntry) error {
-	blob, err := w.repo.repo.BlobObject(e.Hash)
+	size, err := w.repo.blobSize(e.Hash)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	if blob.Size == 0 || blob.Size > maxSymlinkTarget {
+	if size == 0 || size > maxSymlinkTarget {
 		w.skip(rel, "invalid symlink target")
 		return nil
+	}
+	blob, err := w.repo.repo.BlobObject(e.Hash)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
 	}
 	rd, err := blob.Reader()
 	if err != nil {

@@ -164,7 +164,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(opts.ConfigPath, hs)
+	cfg, cfgErr, err := reviewConfig(opts.ConfigPath, head, base)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +178,11 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	threshold, err := rules.ParseSeverity(failOn)
 	if err != nil {
 		return nil, fmt.Errorf("fail-on: %w", err)
+	}
+	if cfgErr != nil && opts.FailOn == "" && threshold == rules.None {
+		// The base's failOn: never must not hide that the head's configuration is broken;
+		// only the operator's --fail-on never does.
+		threshold = rules.Error
 	}
 	ro := render.Options{Config: cfg, SourceIgnore: true, Clusters: opts.Clusters, Cache: opts.Cache, ExactBuild: opts.NoReuse,
 		Remote: remotePolicy(opts.AllowRemote, cfg, opts.Fork), Limits: opts.Limits, Helm: opts.Helm}
@@ -216,7 +221,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	}
 	pre, notes := Preinstalled(cfg, opts.ConfigPath, hs, hg) // the head's bootstrap, as its configuration
 	rep := review.Review(bg, hg, review.Options{
-		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg,
+		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg, ConfigError: cfgErr,
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict(), UnknownCRDs: unknownCRDs(notes)},
 	})
 	rep.Timings["render_base"], rep.Timings["render_head"] = renderBase, renderHead
@@ -275,7 +280,10 @@ func loadConfig(path string, src *render.Source) (*config.Config, error) {
 	if path != "" {
 		cfg, err = config.Load(path, false)
 	} else {
-		data, ok := src.ReadFile(config.FileName)
+		data, ok, rerr := readHeadConfig(src)
+		if rerr != nil {
+			return nil, rerr
+		}
 		if !ok {
 			return &config.Config{}, nil
 		}

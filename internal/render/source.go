@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -27,6 +28,13 @@ func (s *Source) Root() string { return s.snap.root }
 // ReadFile returns the content of the repo-relative, slash-separated file rel; false when
 // there is none or it was refused.
 func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.snap.read(rel) }
+
+// Refused returns why the repo-relative, slash-separated file rel was kept out of the
+// source (over MaxFileBytes, a YAML alias bomb, a symlink); false when it was not refused.
+func (s *Source) Refused(rel string) (string, bool) {
+	why, ok := s.snap.refused[rel]
+	return why, ok
+}
 
 // IsDir reports whether the repo-relative, slash-separated path rel is a folder.
 func (s *Source) IsDir(rel string) bool {
@@ -135,6 +143,25 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 // not empty, must name the content exactly: a git tree hash (GitTreeID).
 func (b *SourceBuilder) Source(id string) *Source { return &Source{snap: b.snap.finish(), id: id} }
 
+// ReadFileSized reads the file p, which its stat said has size bytes, reading no more
+// than that: a file that grew since (or a FIFO swapped in) fails rather than being read
+// whole past the MaxFileBytes check it passed.
+func ReadFileSized(p string, size int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, size+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > size {
+		return nil, fmt.Errorf("%s changed while it was read: more than the %d bytes it had", p, size)
+	}
+	return data, nil
+}
+
 // ReadSource reads the folder dir into a Source rendered at dir's absolute path, without
 // following symlinks and without entering .git folders, within l (zero fields take
 // DefaultLimits). It fails when dir cannot be read or exceeds a tree limit.
@@ -170,7 +197,7 @@ func ReadSource(dir string, l Limits) (*Source, error) {
 			if err != nil {
 				return err
 			}
-			return b.AddFile(rel, info.Size(), "", func() ([]byte, error) { return os.ReadFile(p) })
+			return b.AddFile(rel, info.Size(), "", func() ([]byte, error) { return ReadFileSized(p, info.Size()) })
 		default:
 			return b.entry(rel, d.Type())
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,8 +129,10 @@ type substitution struct {
 	// written is what substitution has produced so far, in bytes, bounded by maxBytes
 	// (Limits.MaxBuildBytes): a variable referenced many times multiplies its size.
 	written, maxBytes int64
-	// secrets are the values of variables read from Secrets, longest first.
-	secrets []string
+	// secrets are the values of variables read from Secrets, longest first; secretNames
+	// are those variables.
+	secrets     []string
+	secretNames map[string]bool
 }
 
 // newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
@@ -157,17 +160,14 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 		return nil, be
 	}
 	var secrets []string
+	secretNames := map[string]bool{}
 	for k, v := range fromSecrets {
 		if v != "" && vars[k] == v {
 			secrets = append(secrets, v)
+			secretNames[k] = true
 		}
 	}
-	sort.Slice(secrets, func(i, j int) bool {
-		if len(secrets[i]) != len(secrets[j]) {
-			return len(secrets[i]) > len(secrets[j])
-		}
-		return secrets[i] < secrets[j]
-	})
+	secrets = sortLongestFirst(secrets)
 	ks.Vars = map[string]bool{}
 	for k := range vars {
 		ks.Vars[k] = true
@@ -179,7 +179,19 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 		}
 		return nil, nil
 	}
-	return &substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes, secrets: secrets}, nil
+	return &substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes, secrets: secrets, secretNames: secretNames}, nil
+}
+
+// sortLongestFirst sorts values longest first (then by text) and drops repeats, the order
+// redaction replaces them in: a value that contains another goes first.
+func sortLongestFirst(values []string) []string {
+	sort.Slice(values, func(i, j int) bool {
+		if len(values[i]) != len(values[j]) {
+			return len(values[i]) > len(values[j])
+		}
+		return values[i] < values[j]
+	})
+	return slices.Compact(values)
 }
 
 // resolvedBody is a Kustomization whose postBuild holds vars, already resolved, as inline
@@ -255,6 +267,7 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 	if err != nil {
 		return false, &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
 	}
+	var derived []string
 	tree, err := parse.Parse(string(y))
 	if err == nil {
 		s.written += substitutedBytes(tree.Root, s.vars)
@@ -264,6 +277,7 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 		if !s.unknown {
 			obj.Undefined = undefinedVars(tree.Root, s.vars)
 		}
+		derived = secretDerived(tree.Root, s.vars, s.secretNames)
 	}
 	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *s.body, r,
 		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
@@ -271,6 +285,9 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 	}
 	s.checked = true
 	obj.SecretValues = s.secrets
+	if len(derived) > 0 {
+		obj.SecretValues = sortLongestFirst(append(slices.Clone(s.secrets), derived...))
+	}
 	return true, nil
 }
 

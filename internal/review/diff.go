@@ -131,7 +131,8 @@ func yamlOf(o, other *render.Object, head bool) string {
 		u = redact(u, other.Body, head)
 	}
 	u = redactSOPS(u, other.Body, head)
-	u = redactSubstituted(u, o.SecretValues, other.SecretValues, head)
+	// A Secret's own values too: they reappear in its metadata (last-applied-configuration).
+	u = redactSubstituted(u, bodySecrets(o), bodySecrets(other), head)
 	data, err := yaml.Marshal(u.Object)
 	if err != nil {
 		return ""

@@ -8,7 +8,8 @@ import (
 
 // Redacted is o's body as a review shows it, on its own: a Secret's data and stringData
 // values, SOPS metadata and ciphertext, and the values of postBuild variables read from a
-// Secret replaced by "<redacted>" (the keys stay). o.Body is not changed; the result may
+// Secret (and what operators made of them) replaced by "<redacted>" (the keys stay), as
+// are a Secret's own values wherever else in it they occur (its metadata). o.Body is not changed; the result may
 // be o.Body itself when there is nothing to redact.
 func Redacted(o *render.Object) *unstructured.Unstructured {
 	none := &unstructured.Unstructured{Object: map[string]any{}}
@@ -17,5 +18,5 @@ func Redacted(o *render.Object) *unstructured.Unstructured {
 		u = redact(u, none, false)
 	}
 	u = redactSOPS(u, none, false)
-	return redactSubstituted(u, o.SecretValues, nil, false)
+	return redactSubstituted(u, bodySecrets(o), nil, false)
 }

@@ -3,6 +3,7 @@ package review
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,10 @@ type Options struct {
 	BaseRev, HeadRev string
 	// Config supplies the rule severities and the ignore list of .tiergate.yaml; nil: none.
 	Config *config.Config
+	// ConfigError is the config-error finding of a head .tiergate.yaml that could not be
+	// used (pipeline); nil: none. No ignore entry or rule severity applies to it: the
+	// configuration that would say so is the one that is broken.
+	ConfigError *rules.Finding
 }
 
 // Review compares base and head cluster by cluster (matched by identity,
@@ -66,10 +71,16 @@ func Review(base, head *render.Graph, opts Options) *Report {
 		diffTime += time.Since(mid)
 	}
 	applyConfig(r, opts.Config)
+	if opts.ConfigError != nil {
+		r.Findings = append(r.Findings, *opts.ConfigError)
+	}
 	groupCauses(r.Findings)
 	sortFindings(r.Findings)
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
+	if secrets := SecretStrings(base, head); len(secrets) > 0 {
+		redactStrings(reflect.ValueOf(r).Elem(), redactor(secrets))
+	}
 	return r
 }
 

@@ -261,7 +261,12 @@ func severityLabel(s rules.Severity) string {
 // suggestionText is one new finding's suggestion; one that spans lines is YAML to paste, so
 // it goes in a code block.
 func suggestionText(f rules.Finding) string {
-	head := code(f.Rule) + " · " + clustersOf(f)
+	head := code(f.Rule)
+	if c := clustersOf(f); c != "" {
+		head += " · " + c
+	} else if f.File != "" { // a finding of no cluster (config-error): its file
+		head += " · " + location(f.File, f.Line, "")
+	}
 	if f.Kustomization != "" {
 		head += " · " + esc(clipTo(f.Kustomization, maxNameBytes))
 	}

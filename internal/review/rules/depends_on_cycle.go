@@ -171,11 +171,15 @@ func shortestCycle(deps func(render.Ref) []render.Ref, members []render.Ref) []r
 		queue = queue[1:]
 		for _, d := range deps(cur) {
 			if d == start {
+				// Walked back from cur, then reversed: prepending would copy the path at
+				// every step, quadratic in a ring of thousands.
 				path := []render.Ref{}
 				for r := cur; r != start; r = prev[r] {
-					path = append([]render.Ref{r}, path...)
+					path = append(path, r)
 				}
-				return append([]render.Ref{start}, path...)
+				path = append(path, start)
+				slices.Reverse(path)
+				return path
 			}
 			if _, seen := prev[d]; in[d] && !seen {
 				prev[d] = cur

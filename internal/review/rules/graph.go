@@ -15,8 +15,8 @@ type view struct {
 	crdOwners map[string][]render.Ref
 	// crdScope maps "group/Kind" to "Namespaced" or "Cluster" for CRDs in the graph.
 	crdScope map[string]string
-	reach    map[render.Ref]map[render.Ref]bool
-	after    map[render.Ref]map[render.Ref]bool
+	// reach is the dependsOn relation, after dependsOn and parents (see appliesAfter).
+	reach, after *reachability
 	// secretWriters maps a Secret to the Kustomizations whose objects write it at runtime;
 	// built on first use.
 	secretWriters map[render.ObjectID][]render.Ref
@@ -34,8 +34,23 @@ type view struct {
 }
 
 func newView(c *render.Cluster) *view {
-	v := &view{c: c, crdOwners: map[string][]render.Ref{}, crdScope: map[string]string{}, chartCRDs: map[string]RuntimeKind{},
-		reach: map[render.Ref]map[render.Ref]bool{}, after: map[render.Ref]map[render.Ref]bool{}}
+	v := &view{c: c, crdOwners: map[string][]render.Ref{}, crdScope: map[string]string{}, chartCRDs: map[string]RuntimeKind{}}
+	v.reach = newReachability(func(r render.Ref) []render.Ref {
+		if ks := c.Kustomizations[r]; ks != nil {
+			return ks.Spec.DependsOn
+		}
+		return nil
+	})
+	v.after = newReachability(func(r render.Ref) []render.Ref {
+		ks := c.Kustomizations[r]
+		if ks == nil {
+			return nil
+		}
+		if ks.Parent == nil {
+			return ks.Spec.DependsOn
+		}
+		return append(append([]render.Ref(nil), ks.Spec.DependsOn...), *ks.Parent)
+	})
 	v.rendered = map[render.ObjectID]bool{}
 	for _, ref := range c.Order {
 		for _, r := range c.Kustomizations[ref].Releases {
@@ -95,32 +110,14 @@ func (v *view) owners(id render.ObjectID) []render.Ref {
 // dependsOnPath reports whether from reaches to through spec.dependsOn, transitively
 // (KC checkDependencies: from waits until to is Ready at the same revision).
 func (v *view) dependsOnPath(from, to render.Ref) bool {
-	return closure(v.reach, from, func(r render.Ref) []render.Ref {
-		if ks := v.c.Kustomizations[r]; ks != nil {
-			return ks.Spec.DependsOn
-		}
-		return nil
-	})[to]
+	return v.reach.reaches(from, to)
 }
 
 // appliesAfter reports whether, on a cold cluster, from is applied only after to has
 // applied: through dependsOn edges and through parents (a Kustomization exists only once
 // its parent has applied it, after the parent's own dependencies are ready).
 func (v *view) appliesAfter(from, to render.Ref) bool {
-	if from == to {
-		return true
-	}
-	return closure(v.after, from, func(r render.Ref) []render.Ref {
-		ks := v.c.Kustomizations[r]
-		if ks == nil {
-			return nil
-		}
-		next := append([]render.Ref(nil), ks.Spec.DependsOn...)
-		if ks.Parent != nil {
-			next = append(next, *ks.Parent)
-		}
-		return next
-	})[to]
+	return from == to || v.after.reaches(from, to)
 }
 
 // ancestor reports whether a is a parent, grandparent... of b.
@@ -133,27 +130,6 @@ func (v *view) ancestor(a, b render.Ref) bool {
 		seen[*ks.Parent] = true
 	}
 	return false
-}
-
-func closure(memo map[render.Ref]map[render.Ref]bool, from render.Ref, next func(render.Ref) []render.Ref) map[render.Ref]bool {
-	if m, ok := memo[from]; ok {
-		return m
-	}
-	seen := map[render.Ref]bool{}
-	// A copy: next may return a Kustomization's own dependsOn, which the pushes below
-	// would otherwise overwrite.
-	stack := append([]render.Ref(nil), next(from)...)
-	for len(stack) > 0 {
-		r := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		stack = append(stack, next(r)...)
-	}
-	memo[from] = seen
-	return seen
 }
 
 // each calls fn for every object of every built Kustomization, in build order.

@@ -1,0 +1,53 @@
+package review
+
+import (
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/review/rules"
+)
+
+// redactStrings changes the report's strings, reached through pointers, slices and maps,
+// and leaves what the report shares with the rendered graphs alone.
+func TestRedactStringsCopiesShared(t *testing.T) {
+	shared := &render.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "s3cr3t-value-production"}
+	partial := []render.Partial{{Kustomization: "flux-system/s3cr3t-value", Reason: "x"}}
+	r := &Report{
+		Findings: []rules.Finding{{Rule: "tier-move", Object: shared, Message: "ConfigMap/default/s3cr3t-value-production moves"}},
+		Clusters: []ClusterSummary{{Name: "dev", Partial: partial}},
+		Timings:  map[string]float64{"s3cr3t-value": 1},
+	}
+	redactStrings(reflect.ValueOf(r).Elem(), redactor([]string{"s3cr3t-value"}))
+	if got := r.Findings[0].Object.Name + " | " + r.Findings[0].Message; got != "<redacted>-production | ConfigMap/default/<redacted>-production moves" {
+		t.Errorf("redacted finding: %q", got)
+	}
+	if r.Clusters[0].Partial[0].Kustomization != "flux-system/<redacted>" || r.Timings["<redacted>"] != 1 {
+		t.Errorf("redacted summary %+v, timings %v", r.Clusters[0].Partial, r.Timings)
+	}
+	if shared.Name != "s3cr3t-value-production" || partial[0].Kustomization != "flux-system/s3cr3t-value" {
+		t.Errorf("the graph's values changed: %q, %q", shared.Name, partial[0].Kustomization)
+	}
+}
+
+// SecretStrings keeps values of 4 bytes and more, longest first, without repeats: a
+// Secret's data as written and decoded, its stringData, and objects' SecretValues.
+func TestSecretStrings(t *testing.T) {
+	sec := &render.Object{ID: render.ObjectID{Kind: "Secret", Namespace: "a", Name: "s"}}
+	sec.Body = unstructuredOf(map[string]any{"data": map[string]any{"k": "aHVudGVyMg=="}, "stringData": map[string]any{"p": "abc", "q": "plain-text"}})
+	cm := &render.Object{ID: render.ObjectID{Kind: "ConfigMap", Namespace: "a", Name: "c"}, SecretValues: []string{"HUNTER2", "hunter2"}}
+	g := &render.Graph{Clusters: []*render.Cluster{{Kustomizations: map[render.Ref]*render.Kustomization{
+		{Namespace: "a", Name: "k"}: {Objects: []*render.Object{sec, cm}},
+	}}}}
+	got := SecretStrings(g, nil)
+	want := []string{"aHVudGVyMg==", "plain-text", "HUNTER2", "hunter2"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SecretStrings = %q, want %q", got, want)
+	}
+}
+
+func unstructuredOf(m map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: m}
+}
