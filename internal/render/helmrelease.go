@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -78,6 +79,15 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 	if ctx.Err() != nil {
 		return
 	}
+	// A kind whose CRD another chart installs has that CRD's scope: render again, from the
+	// cache, the releases that had to assume one.
+	if all := chartScopes(sc, outs); len(all) > len(sc) {
+		for i := range outs {
+			if outs[i].release != nil && len(outs[i].release.Notes) > 0 && ctx.Err() == nil {
+				outs[i] = r.helmRelease(ctx, c, jobs[i].hr, cl, rootSrc, all, apis, prior)
+			}
+		}
+	}
 	objects := c.ObjectCount()
 	for i, out := range outs {
 		ks, o := jobs[i].ks, jobs[i].hr
@@ -109,6 +119,19 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 			c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
 		}
 	}
+}
+
+// chartScopes is sc with the scopes of the CRDs the releases of outs render.
+func chartScopes(sc scopes, outs []releaseOutcome) scopes {
+	all := maps.Clone(sc)
+	for _, out := range outs {
+		for _, o := range out.objs {
+			if o.ID.Group == crdKind.Group && o.ID.Kind == crdKind.Kind && o.Body != nil {
+				all.add(o.Body.Object)
+			}
+		}
+	}
+	return all
 }
 
 // crdKind is the GroupKind of a CustomResourceDefinition.
@@ -364,9 +387,9 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 			if v, ok := r.shared.find(key, nil); ok {
 				return v.release.res, v.release.err
 			}
-			if res, ok := r.shared.loadRelease(key); ok {
-				r.shared.store(key, &cacheVariant{release: &releaseOut{res: res}, bytes: releaseBytes(key, res)})
-				return res, nil
+			if res, err, ok := r.shared.loadRelease(key); ok {
+				r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: releaseBytes(key, res)})
+				return res, err
 			}
 		}
 	}
@@ -374,8 +397,8 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 	if err == nil {
 		err = checkOutput(res, r.guards.limits)
 	}
-	if key != "" && err == nil {
-		r.shared.saveRelease(key, res)
+	if key != "" && (err == nil || !refused(err)) {
+		r.shared.saveRelease(key, res, err)
 	}
 	if key != "" && ctx.Err() == nil {
 		r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: releaseBytes(key, res)})

@@ -425,3 +425,28 @@ func TestHelmReleaseAllowHint(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmReleaseOtherChartCRDScope: a kind whose CRD another release's chart installs
+// (web's crds/ Gadget, scope Cluster) takes that scope in a second release too: no
+// namespace, no "scope unknown" note (the two render in parallel, so the second is
+// rendered again with the first's CRDs).
+func TestHelmReleaseOtherChartCRDScope(t *testing.T) {
+	c := helmTree(t, map[string]string{
+		"apps/web.yaml":                        hr("web", gitChart),
+		"apps/gadgets.yaml":                    hr("gadgets", "chart:\n    spec:\n      chart: ./charts/gadgets\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"),
+		"charts/gadgets/Chart.yaml":            "apiVersion: v2\nname: gadgets\nversion: 0.1.0\n",
+		"charts/gadgets/templates/gadget.yaml": "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: from-gadgets\n",
+	})
+	ks := c.Kustomizations[Ref{"flux-system", "apps"}]
+	if got := len(c.Owners[ObjectID{Group: "example.com", Kind: "Gadget", Name: "from-gadgets"}]); got != 1 {
+		t.Errorf("Gadget/from-gadgets (cluster-scoped) owners %d, want 1: %+v", got, viewReleases(c, ks.Ref))
+	}
+	for _, rel := range ks.Releases {
+		if len(rel.Notes) != 0 {
+			t.Errorf("%s notes %q, want none", rel.HelmRelease.Name, rel.Notes)
+		}
+	}
+	if len(ks.Releases) != 2 {
+		t.Errorf("%d releases rendered, want 2: %+v", len(ks.Releases), viewReleases(c, ks.Ref))
+	}
+}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 
@@ -169,8 +170,10 @@ func (c *Cache) saveObjects(v *cacheVariant, sub string, out builtObjects) {
 	}
 }
 
-// diskRelease is the stored form of a chart's successful render (helm.Result).
+// diskRelease is the stored form of a chart's render (helm.Result), or of the chart's own
+// failure (Err: Helm's message; tiergate's refusals are never stored).
 type diskRelease struct {
+	Err  string `json:",omitempty"`
 	Docs []struct {
 		Object   json.RawMessage
 		Template string `json:",omitempty"`
@@ -184,36 +187,46 @@ type diskRelease struct {
 // loadRelease returns the stored render kept under key (renderChart's key: the chart's
 // digest, the values, the HelmRelease and the cluster's versions). Objects decode as
 // Kubernetes objects do (whole numbers int64, others float64).
-func (c *Cache) loadRelease(key string) (*helm.Result, bool) {
+func (c *Cache) loadRelease(key string) (*helm.Result, error, bool) {
 	if c == nil || c.disk == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	data, ok := c.disk.Get(key)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	var rec diskRelease
 	if json.Unmarshal(data, &rec) != nil {
-		return nil, false
+		return nil, nil, false
+	}
+	if rec.Err != "" {
+		return nil, errors.New(rec.Err), true
 	}
 	res := &helm.Result{Approximate: rec.Approximate, UnmatchedPatches: rec.UnmatchedPatches, Docs: make([]helm.Doc, len(rec.Docs))}
 	for i, d := range rec.Docs {
 		var obj map[string]any
 		if utiljson.Unmarshal(d.Object, &obj) != nil || obj == nil {
-			return nil, false
+			return nil, nil, false
 		}
 		res.Docs[i] = helm.Doc{Object: obj, Template: d.Template, Hook: d.Hook, CRD: d.CRD}
 	}
-	return res, true
+	return res, nil, true
 }
 
-// saveRelease stores a chart's successful render under key. Failures are not stored: a
-// sandbox's time or memory bound may end one, which another run may not hit.
-func (c *Cache) saveRelease(key string, res *helm.Result) {
-	if c == nil || c.disk == nil || res == nil {
+// saveRelease stores a chart's render under key, or its failure chartErr (Helm's own: a
+// `required`, a kubeVersion; the caller never passes tiergate's refusals, since a sandbox's
+// time or memory bound may end a render that another run finishes).
+func (c *Cache) saveRelease(key string, res *helm.Result, chartErr error) {
+	if c == nil || c.disk == nil || (res == nil && chartErr == nil) {
 		return
 	}
 	var rec diskRelease
+	if chartErr != nil {
+		if data, err := json.Marshal(diskRelease{Err: chartErr.Error()}); err == nil {
+			c.disk.Put(key, data)
+		}
+		return
+	}
 	rec.Approximate, rec.UnmatchedPatches = res.Approximate, res.UnmatchedPatches
 	for _, d := range res.Docs {
 		obj, err := json.Marshal(d.Object)

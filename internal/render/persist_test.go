@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -37,12 +38,18 @@ func TestReleaseRoundTrip(t *testing.T) {
 	}
 	c := NewCache(1 << 20)
 	c.Persist(mapStore{})
-	c.saveRelease("k", res)
-	got, ok := c.loadRelease("k")
-	if !ok {
+	c.saveRelease("k", res, nil)
+	got, err, ok := c.loadRelease("k")
+	if !ok || err != nil {
 		t.Fatal("saved release not found")
 	}
 	if diff := cmp.Diff(res, got); diff != "" {
 		t.Errorf("round trip (-saved +loaded):\n%s", diff)
+	}
+	// A chart's own failure is stored as Helm's message and read back as the same error.
+	msg := "execution error at (app/templates/cm.yaml:3:4): values.name is required"
+	c.saveRelease("bad", nil, errors.New(msg))
+	if got, err, ok := c.loadRelease("bad"); !ok || got != nil || err == nil || err.Error() != msg {
+		t.Errorf("stored failure = %v, %v, %v; want nil, %q, true", got, err, ok, msg)
 	}
 }
