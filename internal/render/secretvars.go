@@ -75,7 +75,13 @@ func evalFunc(n *parse.FuncNode, args []string, vars map[string]string) (string,
 	case n.Name == ":" && len(args) <= 2: // substring
 		expr = "${" + n.Param + ":" + strings.Join(ref, ":") + "}"
 	case (n.Name == "/" || n.Name == "//" || n.Name == "/#" || n.Name == "/%") && len(args) <= 2:
-		expr = "${" + n.Param + n.Name + strings.Join(ref, "/") + "}"
+		// `${P/x/}` parses to one argument, and `${P/x}` is a bad substitution to envsubst:
+		// write the empty replacement back, or the value it yields is never known.
+		expr = "${" + n.Param + n.Name + strings.Join(ref, "/")
+		if len(args) == 1 {
+			expr += "/"
+		}
+		expr += "}"
 	case n.Name == "," || n.Name == ",," || n.Name == "^" || n.Name == "^^":
 		expr = "${" + n.Param + n.Name + "}"
 	default: // trims (#, ##, %, %%) and defaults (-, :-, =, :=, ?, :?, +, :+)
