@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -51,5 +53,25 @@ func TestReleaseRoundTrip(t *testing.T) {
 	c.saveRelease("bad", nil, errors.New(msg))
 	if got, err, ok := c.loadRelease("bad"); !ok || got != nil || err == nil || err.Error() != msg {
 		t.Errorf("stored failure = %v, %v, %v; want nil, %q, true", got, err, ok, msg)
+	}
+}
+
+// TestDigestIsGitBlobHash: a file read from a folder or a work tree has the digest its
+// commit gives it (the git blob hash), so a chart read from git at base and from disk at
+// head is the same chart (keptChart once saw every in-repo chart of --worktree as changed).
+func TestDigestIsGitBlobHash(t *testing.T) {
+	data := []byte("apiVersion: v2\nname: web\nversion: 1.2.3\n")
+	read := func() ([]byte, error) { return data, nil }
+	fromGit, fromDisk := NewSourceBuilder(Limits{}), NewSourceBuilder(Limits{})
+	if err := fromGit.AddFile("charts/web/Chart.yaml", int64(len(data)), plumbing.ComputeHash(plumbing.BlobObject, data).String(), read); err != nil {
+		t.Fatal(err)
+	}
+	if err := fromDisk.AddFile("charts/web/Chart.yaml", int64(len(data)), "", read); err != nil {
+		t.Fatal(err)
+	}
+	g, d := fromGit.Source("git").snap.digest("charts/web/Chart.yaml"), fromDisk.Source("dir").snap.digest("charts/web/Chart.yaml")
+	const want = "be2a4202d4d648315fc291e82186eddb4f373445" // git hash-object of the file
+	if g != want || d != want {
+		t.Errorf("digest from git %q, from disk %q, want %q", g, d, want)
 	}
 }

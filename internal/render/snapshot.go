@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // snapshot is a source artifact in memory, the only thing a render reads: every entry's
@@ -132,7 +134,9 @@ func (s *snapshot) readFollowing(rel string) ([]byte, string, bool) {
 // readAbs is read for an absolute path.
 func (s *snapshot) readAbs(p string) ([]byte, bool) { return s.read(s.rel(filepath.Clean(p))) }
 
-// digest returns a digest of rel's content (the git blob hash when the tree came from git).
+// digest returns rel's git blob hash: given when the tree came from git, computed
+// otherwise, so that a file read from a folder or a work tree has the digest its commit
+// would give it (keptChart compares a base chart read from git with a head read from disk).
 func (s *snapshot) digest(rel string) string {
 	s.mu.Lock()
 	d, ok := s.digests[rel]
@@ -140,7 +144,7 @@ func (s *snapshot) digest(rel string) string {
 	if ok {
 		return d
 	}
-	d = digest(s.data[rel])
+	d = plumbing.ComputeHash(plumbing.BlobObject, s.data[rel]).String()
 	s.mu.Lock()
 	s.digests[rel] = d
 	s.mu.Unlock()
