@@ -45,3 +45,23 @@ func TestPartialNoteRemoteCharts(t *testing.T) {
 		t.Error("the comment does not carry the note")
 	}
 }
+
+// TestRemoteChartSharedByClusters: one HelmRelease file that two clusters apply is one
+// HelmRelease to allow and one not reviewed (a cause shared by clusters counts once).
+func TestRemoteChartSharedByClusters(t *testing.T) {
+	reason := "HelmRelease podinfo/podinfo (infra/podinfo.yaml:2) not rendered: chart oci://quay.io/x/podinfo:6.0.0 is remote (allow quay.io to render it)"
+	r := &review.Report{}
+	for _, cl := range []string{"prod", "staging"} {
+		r.Clusters = append(r.Clusters, review.ClusterSummary{Name: cl, Partial: []render.Partial{{Kustomization: "flux-system/infra", Reason: reason}}})
+		r.Unreviewed = append(r.Unreviewed, review.Unreviewed{Cluster: cl, Kind: "HelmRelease", Name: "podinfo/podinfo", Kustomization: "flux-system/infra",
+			Reason: reason, Chart: "oci://quay.io/x/podinfo:6.0.0", Host: "quay.io", File: "infra/podinfo.yaml", Line: 2})
+	}
+	want := "\n> ⚠️ <b>Partial render</b>: 2 Kustomizations are reviewed in part (not everything they apply was rendered), so findings may be missing:\n" +
+		"> - 1 HelmRelease not rendered, its chart is remote: allow quay.io (1: podinfo/podinfo) to render it (`--allow-remote`)\n"
+	if d := cmp.Diff(want, partialNote(r)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if got, want := NotReviewed(r), "1 HelmRelease not reviewed"; got != want {
+		t.Errorf("NotReviewed = %q, want %q", got, want)
+	}
+}

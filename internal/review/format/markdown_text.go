@@ -44,8 +44,19 @@ func NewCounts(r *review.Report) string {
 // reads as a pass.
 func NotReviewed(r *review.Report) string {
 	byKind := map[string]int{}
+	seen := map[string]bool{}
 	for _, u := range r.Unreviewed {
-		byKind[u.Kind]++
+		// A HelmRelease or ResourceSet file that several clusters apply is one cause: counted
+		// once, as findings shared by clusters are. A Kustomization counts per cluster (of
+		// the clusters' Kustomizations).
+		key := fmt.Sprintf("%s\x00%s\x00%s:%d", u.Kind, u.Name, u.File, u.Line)
+		if u.Kind == "Kustomization" || u.File == "" {
+			key += "\x00" + u.Cluster
+		}
+		if !seen[key] {
+			seen[key] = true
+			byKind[u.Kind]++
+		}
 	}
 	var parts []string
 	if n := byKind["Kustomization"]; n > 0 {
@@ -182,7 +193,11 @@ func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
 			continue
 		}
 		covered[[3]string{u.Cluster, u.Kustomization, u.Reason}] = true
-		if key := u.Cluster + " " + u.Name; !seen[key] {
+		key := u.Cluster + " " + u.Name
+		if u.File != "" { // one file several clusters apply is one HelmRelease to allow
+			key = fmt.Sprintf("%s %s:%d", u.Name, u.File, u.Line)
+		}
+		if !seen[key] {
 			seen[key] = true
 			if _, ok := byHost[hint]; !ok {
 				order = append(order, hint)
@@ -204,8 +219,12 @@ func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%d: %s)", esc(h), len(names), list))
 	}
-	return covered, fmt.Sprintf("> - %s not rendered, their charts are remote: allow %s to render them (`--allow-remote`)\n",
-		plural(n, "HelmRelease", "HelmReleases"), strings.Join(parts, ", "))
+	their, them := "their charts are", "them"
+	if n == 1 {
+		their, them = "its chart is", "it"
+	}
+	return covered, fmt.Sprintf("> - %s not rendered, %s remote: allow %s to render %s (`--allow-remote`)\n",
+		plural(n, "HelmRelease", "HelmReleases"), their, strings.Join(parts, ", "), them)
 }
 
 // maxPartialNames is how many Kustomizations a grouped partial line names.
