@@ -208,12 +208,8 @@ func (s *Store) writeFile(key string, data []byte) {
 	s.count(&s.stats.Writes)
 }
 
-// Close writes what Put queued, then keeps the folder within its bound when this process
-// wrote to it: under the
-// folder's lock, the least recently used entries (every version's) are removed until the
-// rest take at most 90% of the bound. It returns the error of taking the lock or of
-// reading the folder.
-func (s *Store) Close() error {
+// drain ends the write queue and waits until the writer has written what Put queued.
+func (s *Store) drain() {
 	s.closing.Lock()
 	s.mu.Lock()
 	q := s.queue
@@ -224,6 +220,15 @@ func (s *Store) Close() error {
 	}
 	s.closing.Unlock()
 	s.writer.Wait()
+}
+
+// Close writes what Put queued, then keeps the folder within its bound when this process
+// wrote to it: under the
+// folder's lock, the least recently used entries (every version's) are removed until the
+// rest take at most 90% of the bound. It returns the error of taking the lock or of
+// reading the folder.
+func (s *Store) Close() error {
+	s.drain()
 	if s.written.Load() == 0 {
 		return nil
 	}

@@ -188,16 +188,7 @@ func TestConcurrentProcesses(t *testing.T) {
 // writeQueued waits for the writes Put queued, without trimming.
 func (s *Store) writeQueued(t *testing.T) {
 	t.Helper()
-	s.closing.Lock()
-	s.mu.Lock()
-	q := s.queue
-	s.queue = nil
-	s.mu.Unlock()
-	if q != nil {
-		close(q)
-	}
-	s.closing.Unlock()
-	s.writer.Wait()
+	s.drain()
 }
 
 // TestPutWhileWriting: Puts of one key racing its background write leave the newest
