@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/render"
@@ -38,9 +39,16 @@ func helmDependsOnNotFound(c *render.Cluster, sev Severity) []Finding {
 				File:       h.o.File, Line: dependsOnEntry(c, h.o.File, h.o.Line, dep.Name), key: "HelmRelease " + dep.String(),
 			}
 			if ks, ok := kustomizationNamed(c, dep); ok {
+				// The entry means that Kustomization: a HelmRelease of the same name in a part
+				// not rendered is no reason to doubt it, so an error even then.
+				f.Severity = Error
 				f.Message += fmt.Sprintf(" %s is a Kustomization: a HelmRelease's dependsOn names HelmReleases only, never a Kustomization.", ks)
 				f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of HelmRelease %s; to order it after Kustomization %s, add it to the dependsOn of Kustomization %s, which applies the HelmRelease (with `wait: true` on %s if the HelmRelease needs what it applies to be Ready).",
 					dep.Name, h.ref, ks, h.ks, ks)
+				if owner := c.Kustomizations[h.ks]; owner != nil && slices.Contains(owner.Spec.DependsOn, ks) {
+					f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of HelmRelease %s: Kustomization %s, which applies it, already dependsOn %s.",
+						dep.Name, h.ref, h.ks, ks)
+				}
 				if ks == h.ks {
 					f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of HelmRelease %s: Kustomization %s is the one that applies it, so the HelmRelease exists only once it is applying anyway.",
 						dep.Name, h.ref, ks)
