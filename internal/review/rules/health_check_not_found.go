@@ -19,11 +19,10 @@ import (
 // taken as written (no default: neither the Kustomization's namespace nor targetNamespace),
 // a Kustomization naming itself is skipped, and with `wait: true` the entries are ignored.
 // healthCheckExprs name a kind, not an object (cel.NewStatusReader): nothing to find there.
-// When part of the cluster is not rendered (unknownProducers) the object may come from it:
-// a notice saying so, not an error.
+// When part of the cluster is not rendered (unknownProducersIn: a HelmRelease only when
+// its release namespace is the entry's) the object may come from it: a notice saying so.
 func healthCheckNotFound(c, _ *render.Cluster, env *Env) []Finding {
 	v := env.view(c)
-	unknown := capList(unknownProducers(c), 3)
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -35,6 +34,7 @@ func healthCheckNotFound(c, _ *render.Cluster, env *Env) []Finding {
 			if !ok || (id.Kind == "Kustomization" && id.Namespace == ref.Namespace && id.Name == ref.Name) || v.exists(id) {
 				continue
 			}
+			unknown := capList(unknownProducersIn(c, id.Namespace), 3)
 			f := Finding{Rule: "health-check-not-found", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
 				File: ks.File, Line: healthCheckLine(c, ks, hc.Name), refs: []render.Ref{ref}, key: id.String()}
 			hint, fix := v.healthCheckHint(id, env)

@@ -92,6 +92,24 @@ func TestHealthCheckNotFound(t *testing.T) {
 			want: []want{{Rule: "health-check-not-found", Severity: Notice, Kustomization: "flux-system/apps", File: "clusters/dev/apps.yaml", Line: 16,
 				Msg: []string{"which no reviewed Kustomization or chart of cluster dev creates; not checked, since HelmRelease podinfo/podinfo (chart not rendered) may create it."}}},
 		},
+		{
+			// A chart whose release namespace is another one does not make the entry unknown.
+			name: "a chart not rendered in another namespace: still an error",
+			files: merge(infra, apps(entry("apps/v1", "Deployment", "nope", "podinfo")), map[string]string{
+				"infra/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "other", "remote",
+					"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}"),
+			}),
+			want: []want{notFound(16, []string{"which no Kustomization or chart of cluster dev creates"}, nil)},
+		},
+		{
+			name: "a chart not rendered whose targetNamespace is the entry's: unknown",
+			files: merge(infra, apps(entry("apps/v1", "Deployment", "nope", "podinfo")), map[string]string{
+				"infra/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "other", "remote",
+					"spec:", "  targetNamespace: podinfo", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}"),
+			}),
+			want: []want{{Rule: "health-check-not-found", Severity: Notice, Kustomization: "flux-system/apps", File: "clusters/dev/apps.yaml", Line: 16,
+				Msg: []string{"since HelmRelease other/remote (chart not rendered) may create it."}}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

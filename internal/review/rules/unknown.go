@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/tiergate/tiergate/internal/render"
 )
 
@@ -15,7 +17,14 @@ import (
 // or failing. Any of them may create an object or a CRD that the graph lacks, so rules that
 // report something missing from the whole cluster (health-check-not-found, missing-crd)
 // say "unknown" instead when the list is not empty.
-func unknownProducers(c *render.Cluster) []string {
+func unknownProducers(c *render.Cluster) []string { return unknownProducersIn(c, "") }
+
+// unknownProducersIn is unknownProducers for an object of namespace ns: a HelmRelease whose
+// release namespace (targetNamespace, else its own) is another one is left out, since a
+// chart's objects live in its release namespace but for the rare chart that names others,
+// and one remote chart must not make every health check of the cluster unknown. "" keeps
+// every HelmRelease (a cluster-scoped object, a CRD).
+func unknownProducersIn(c *render.Cluster, ns string) []string {
 	var out []string
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -26,11 +35,14 @@ func unknownProducers(c *render.Cluster) []string {
 			out = append(out, fmt.Sprintf("Kustomization %s (fails to build)", ref))
 		}
 		for _, s := range ks.HelmReleaseSkipped {
-			if !s.Suspended {
+			if !s.Suspended && (ns == "" || releaseNamespaceOf(ks, s.HelmRelease) == ns) {
 				out = append(out, fmt.Sprintf("HelmRelease %s/%s (chart not rendered)", s.HelmRelease.Namespace, s.HelmRelease.Name))
 			}
 		}
 		for _, e := range ks.HelmReleaseErrors {
+			if ns != "" && releaseNamespaceOf(ks, e.HelmRelease) != ns {
+				continue
+			}
 			out = append(out, fmt.Sprintf("HelmRelease %s/%s (chart fails to render)", e.HelmRelease.Namespace, e.HelmRelease.Name))
 		}
 		for _, s := range ks.ResourceSetSkipped {
@@ -41,6 +53,19 @@ func unknownProducers(c *render.Cluster) []string {
 		}
 	}
 	return out
+}
+
+// releaseNamespaceOf is the release namespace of HelmRelease id of ks: its
+// spec.targetNamespace, else its own namespace (helm-controller GetReleaseNamespace).
+func releaseNamespaceOf(ks *render.Kustomization, id render.ObjectID) string {
+	for _, o := range ks.Objects {
+		if o.ID == id && o.Body != nil {
+			if t, _, _ := unstructured.NestedString(o.Body.Object, "spec", "targetNamespace"); t != "" {
+				return t
+			}
+		}
+	}
+	return id.Namespace
 }
 
 // capList keeps the first max phrases of s and counts the rest ("3 more").
