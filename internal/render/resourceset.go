@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/resourceset"
 )
 
 // flux-operator's API group and the names it reads (api/v1 common_types.go).
@@ -471,16 +473,16 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 		if err != nil {
 			return nil, &rsError{"resources", fmt.Errorf("resources[%d]: failed to convert template to YAML: %w", i, err)}
 		}
-		tp, err := parseTemplate(string(text))
+		tp, err := resourceset.ParseTemplate(string(text))
 		if err != nil {
 			return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
 		}
 		for _, in := range sets {
-			data, err := execTemplate(tp, in, budget)
+			data, err := resourceset.ExecTemplate(tp, in, budget)
 			if err != nil {
 				return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
 			}
-			objs, err := readObjects(data)
+			objs, err := resourceset.ReadObjects(data)
 			if err == nil && len(objs) != 1 {
 				err = fmt.Errorf("failed to read object: resources[%d] renders %d objects, not one", i, len(objs))
 			}
@@ -493,15 +495,15 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	if res.ResourcesTemplate == "" {
 		return out, nil
 	}
-	tp, err := parseTemplate(res.ResourcesTemplate)
+	tp, err := resourceset.ParseTemplate(res.ResourcesTemplate)
 	if err != nil {
 		return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
 	}
 	for _, in := range sets {
-		data, err := execTemplate(tp, in, budget)
+		data, err := resourceset.ExecTemplate(tp, in, budget)
 		var objs []*unstructured.Unstructured
 		if err == nil {
-			objs, err = readObjects(data)
+			objs, err = resourceset.ReadObjects(data)
 		}
 		if err != nil {
 			return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
