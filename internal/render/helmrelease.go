@@ -20,6 +20,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // HelmRenderer renders one chart: helm.Render in process, or a sandbox Pool that runs it
@@ -253,10 +254,10 @@ func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl 
 			return skip(cs.remote.String(), hosts, reason)
 		}
 	}
-	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
+	if missing := helmrelease.MissingValuesFrom(ctx, hr, cl); missing != "" {
 		return skip(ch.ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
-	vals, err := helm.Values(ctx, hr, placeholderSecrets{cl})
+	vals, err := helm.Values(ctx, hr, helmrelease.PlaceholderSecrets{Client: cl})
 	if err != nil {
 		return fail(err)
 	}
@@ -265,12 +266,12 @@ func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl 
 	if err != nil {
 		return fail(err) // it names the HelmRelease and the chart
 	}
-	objs, notes, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, secretValues(ctx, hr, cl))
+	objs, notes, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, helmrelease.SecretValues(ctx, hr, cl))
 	if err != nil {
 		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
 	}
 	approx := res.Approximate
-	if readsSecrets(hr) {
+	if helmrelease.ReadsSecrets(hr) {
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
 	return releaseOutcome{built: built(), objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,

@@ -14,6 +14,7 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // hr is a HelmRelease of namespace apps with the given spec lines.
@@ -171,31 +172,12 @@ func TestHelmReleaseSecretValues(t *testing.T) {
 	// (upper, b64enc) can reach the output.
 	env, _, _ := unstructured.NestedSlice(dep[0].Body.Object, "spec", "template", "spec", "containers")
 	got := env[0].(map[string]any)["env"].([]any)[0].(map[string]any)["value"]
-	if want := secretPlaceholder("s3cr3t-token"); got != want || !strings.HasPrefix(want, "tiergate-redacted-") || len(want) != len("tiergate-redacted-")+8 {
+	if want := helmrelease.SecretPlaceholder("s3cr3t-token"); got != want || !strings.HasPrefix(want, "tiergate-redacted-") || len(want) != len("tiergate-redacted-")+8 {
 		t.Errorf("TOKEN = %v, want the placeholder %s", got, want)
 	}
 	rel := c.Kustomizations[Ref{"flux-system", "apps"}].Releases[0]
 	if d := cmp.Diff([]string{"valuesFrom Secret values replaced by placeholders"}, rel.Approximate); d != "" {
 		t.Errorf("Approximate (-want +got):\n%s", d)
-	}
-}
-
-// TestPlaceholderValue: a YAML document keeps its shape with every string replaced;
-// numbers and booleans keep their type; any other value is one placeholder.
-func TestPlaceholderValue(t *testing.T) {
-	p := secretPlaceholder
-	for _, tc := range []struct{ in, want string }{
-		{"db:\n  password: hunter22\n  port: 5432\n  tls: true\nusers: [alice]\n",
-			"db:\n  password: " + p("hunter22") + "\n  port: 5432\n  tls: true\nusers:\n- " + p("alice") + "\n"},
-		{"plain-token-value", p("plain-token-value")},
-		{"12345", p("12345")},
-	} {
-		if got := string(placeholderValue([]byte(tc.in))); got != tc.want {
-			t.Errorf("placeholderValue(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if p("a") == p("b") || p("a") != p("a") {
-		t.Errorf("placeholders must differ by value and repeat for the same value")
 	}
 }
 

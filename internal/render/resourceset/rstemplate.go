@@ -29,7 +29,7 @@ const rsMaxSeq = 10000
 // newTemplate): slim-sprig's HermeticTxtFuncMap (no env, expandenv, getHostByName, clock or
 // random functions), slugify, toYaml and mustToYaml. tiergate also removes ago, which
 // reads the clock, and bounds the functions that allocate by a count. inputs returns nil
-// here: execTemplate binds it to each input set.
+// here: ExecTemplate binds it to each input set.
 func rsFuncs() template.FuncMap {
 	fm := sprig.HermeticTxtFuncMap()
 	delete(fm, "ago")
