@@ -14,6 +14,7 @@ import (
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helmfile"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
@@ -104,9 +105,9 @@ type clusterGraphJSON struct {
 	preinstalled
 }
 
-func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph, pre preinstalled) error {
+func printGraph(_ context.Context, w io.Writer, f string, g *graph.Graph, pre preinstalled) error {
 	var graphs []review.ClusterGraph
-	empty := &render.Graph{}
+	empty := &graph.Graph{}
 	rep := review.Review(empty, g, review.Options{})
 	graphs = rep.Graphs
 	switch f {

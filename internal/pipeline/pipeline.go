@@ -16,6 +16,7 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -89,7 +90,7 @@ func (t *Tree) source() (*render.Source, error) {
 }
 
 // graph renders t with ro, or takes its graph from ro.Cache without reading the tree.
-func (t *Tree) graph(ctx context.Context, ro render.Options) (*render.Graph, error) {
+func (t *Tree) graph(ctx context.Context, ro render.Options) (*graph.Graph, error) {
 	if t.Source == nil && ro.Cache != nil {
 		if g, ok := ro.Cache.Graph(t.id, ro); ok {
 			return g, nil
@@ -199,7 +200,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		return d.Seconds()
 	}
 	// The base renders every cluster: a cluster selected by its head name may have another
-	// name at base (renamed), and render.Selected keeps its match.
+	// name at base (renamed), and graph.Selected keeps its match.
 	bo := ro
 	bo.Clusters = nil
 	bg, err := base.graph(ctx, bo)
@@ -214,7 +215,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	}
 	renderHead := lap()
 	if len(opts.Clusters) > 0 {
-		bg = render.Selected(bg, hg, opts.Clusters)
+		bg = graph.Selected(bg, hg, opts.Clusters)
 	}
 	if err := CheckClusters(bg, hg, opts.Clusters); err != nil {
 		return nil, err
@@ -234,7 +235,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 // CheckClusters refuses a review or graph that would silently check nothing: no cluster
 // found on either side, or a --cluster name that neither side has. Pass the same graph twice
 // for one commit.
-func CheckClusters(base, head *render.Graph, names []string) error {
+func CheckClusters(base, head *graph.Graph, names []string) error {
 	for _, n := range names {
 		if base.Cluster(n) == nil && head.Cluster(n) == nil {
 			return fmt.Errorf("cluster %q not found (clusters: %s)", n, clusterList(base, head))
@@ -246,7 +247,7 @@ func CheckClusters(base, head *render.Graph, names []string) error {
 	return nil
 }
 
-func clusterList(gs ...*render.Graph) string {
+func clusterList(gs ...*graph.Graph) string {
 	seen := map[string]bool{}
 	var out []string
 	for _, g := range gs {

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"sigs.k8s.io/kustomize/api/resmap"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Cache keeps kustomize build results across renders (the base and head of one review,
@@ -52,7 +54,7 @@ type cacheVariant struct {
 	remote []string // remote entries left out
 	// err is the build's error, nil when res is set: its message and place are repo-relative
 	// and read from the recorded inputs, so they hold in any tree where those are equal.
-	err *BuildError
+	err *graph.BuildError
 	// gen, instead of the fields above, is a generator output.
 	gen *generated
 	// docs, instead of the fields above, are the parsed documents of a file content.
@@ -62,7 +64,7 @@ type cacheVariant struct {
 	// release, instead of the fields above, is a chart's render (renderChart).
 	release *releaseOut
 	// graph, instead of the fields above, is the graph of a source.
-	graph *Graph
+	graph *graph.Graph
 	bytes int64
 	// id names the variant in the Store (variantID); "" when it is not persisted.
 	id string
@@ -150,7 +152,7 @@ func (v *cacheVariant) matches(fps *fingerprints) bool {
 }
 
 // add stores a build of key made from deps as they are in the tree fps describes.
-func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, err *BuildError) *cacheVariant {
+func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, err *graph.BuildError) *cacheVariant {
 	v := &cacheVariant{deps: deps, fps: make([]string, len(deps)), res: res, remote: remote, err: err}
 	for i, d := range deps {
 		fp := fps.of(d)
@@ -251,7 +253,7 @@ func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
 
 // keepGraph stores g, the graph of a source, under key. Its objects are mostly the
 // builds' (kept already); what it adds is estimated per object and per Kustomization.
-func (c *Cache) keepGraph(key string, g *Graph) {
+func (c *Cache) keepGraph(key string, g *graph.Graph) {
 	var n int64
 	for _, cl := range g.Clusters {
 		for _, ks := range cl.Kustomizations {

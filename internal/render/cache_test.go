@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 func cacheFleet() map[string]string {
@@ -125,8 +127,8 @@ func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
 		"b/kustomization.yaml": "resources: [kind.yaml]\n" + openAPIPatch,
 		"b/kind.yaml":          openAPIKind,
 	}))
-	items := func(g *Graph, name string) []any {
-		o := g.Cluster("dev").Kustomizations[Ref{"flux-system", name}].Objects[0]
+	items := func(g *graph.Graph, name string) []any {
+		o := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}].Objects[0]
 		v, _, _ := unstructuredSlice(o.Body.Object, "spec", "items")
 		return v
 	}
@@ -243,7 +245,7 @@ func TestGraphKeptBySourceID(t *testing.T) {
 		return src
 	}
 	cache := NewCache(0)
-	render := func(src *Source, opts Options) *Graph {
+	render := func(src *Source, opts Options) *graph.Graph {
 		opts.Cache = cache
 		g, err := RenderSource(context.Background(), src, opts)
 		if err != nil {
@@ -293,7 +295,7 @@ func TestOpenAPIAnyCaseIsBuiltAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := g.Cluster("dev").Kustomizations[Ref{"flux-system", name}]
+		k := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}]
 		if k.Err != nil || len(k.Objects) != 1 {
 			t.Fatalf("%s: %d objects, err %v", name, len(k.Objects), k.Err)
 		}
@@ -320,7 +322,7 @@ func TestBuildsKeptPerLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := g.Cluster("dev").Kustomizations[Ref{"flux-system", "flux-system"}]
+	root := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "flux-system"}]
 	want := "refused clusters/dev/kustomization.yml: the build has read more than tiergate's limit of 1 YAML documents (MaxBuildDocuments); kustomize's time grows with their square"
 	if root.Err == nil || root.Err.Message != want {
 		t.Errorf("root under MaxBuildDocuments 1: error %v, want %q", root.Err, want)

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // depOp is what a build asked of the filesystem about one path.
@@ -114,7 +116,7 @@ func (fs *recordFS) recorded() ([]dep, bool) {
 // fingerprints computes, once per tree, the state of a dep: a short digest of what the
 // operation would see there. Equal fingerprints mean the operation returns the same.
 type fingerprints struct {
-	snap *snapshot
+	snap *graph.Snapshot
 	mu   sync.Mutex
 	m    map[dep]fingerprint
 }
@@ -124,7 +126,7 @@ type fingerprint struct {
 	size   int64 // bytes read to compute it: the input size of a build
 }
 
-func newFingerprints(snap *snapshot) *fingerprints {
+func newFingerprints(snap *graph.Snapshot) *fingerprints {
 	return &fingerprints{snap: snap, m: map[dep]fingerprint{}}
 }
 
@@ -146,13 +148,13 @@ func (f *fingerprints) of(d dep) fingerprint {
 func (f *fingerprints) compute(d dep) fingerprint {
 	s := f.snap
 	if d.Op == depGlob {
-		matches, _ := srcFS{s: s}.Glob(filepath.Join(s.root, filepath.FromSlash(d.Path)))
+		matches, _ := srcFS{s: s}.Glob(filepath.Join(s.Root, filepath.FromSlash(d.Path)))
 		for i, m := range matches {
-			matches[i] = s.rel(m)
+			matches[i] = s.Rel(m)
 		}
-		return fingerprint{digest: digest([]byte(strings.Join(matches, "\x00")))}
+		return fingerprint{digest: graph.Digest([]byte(strings.Join(matches, "\x00")))}
 	}
-	st := s.state(d.Path)
+	st := s.State(d.Path)
 	switch {
 	case d.Op == depStat:
 		return fingerprint{digest: st}
@@ -161,7 +163,7 @@ func (f *fingerprints) compute(d dep) fingerprint {
 	case d.Op == depRead:
 		return f.file(d.Path)
 	case d.Op == depList && st == "dir":
-		return fingerprint{digest: digest([]byte(strings.Join(s.names[d.Path], "\x00")))}
+		return fingerprint{digest: graph.Digest([]byte(strings.Join(s.Names[d.Path], "\x00")))}
 	case d.Op == depList:
 		return fingerprint{digest: st}
 	case st == "absent":
@@ -172,7 +174,7 @@ func (f *fingerprints) compute(d dep) fingerprint {
 	var size int64
 	var walk func(rel, name string)
 	walk = func(rel, name string) {
-		typ := s.types[rel]
+		typ := s.Types[rel]
 		h.Write([]byte(name + "\x00" + typ.String() + "\x00"))
 		if typ.IsRegular() {
 			fp := f.file(rel)
@@ -180,7 +182,7 @@ func (f *fingerprints) compute(d dep) fingerprint {
 			h.Write([]byte(fp.digest))
 		}
 		if typ.IsDir() {
-			for _, n := range s.names[rel] {
+			for _, n := range s.Names[rel] {
 				walk(path.Join(rel, n), path.Join(name, n))
 			}
 		}
@@ -191,9 +193,9 @@ func (f *fingerprints) compute(d dep) fingerprint {
 
 // file fingerprints the regular file rel; a refused one has no content to see.
 func (f *fingerprints) file(rel string) fingerprint {
-	data, ok := f.snap.read(rel)
+	data, ok := f.snap.Read(rel)
 	if !ok {
 		return fingerprint{digest: "refused"}
 	}
-	return fingerprint{digest: f.snap.digest(rel), size: int64(len(data))}
+	return fingerprint{digest: f.snap.Digest(rel), size: int64(len(data))}
 }

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
 
@@ -54,11 +55,11 @@ type chartSource struct {
 // then source-controller's reconcilers for the source it names. Sources are the
 // cluster's rendered objects; src maps a Flux source to the repository folder its
 // artifact is built from (sourceRoot), ok false when it is not the repository.
-func resolveChart(hr *unstructured.Unstructured, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+func resolveChart(hr *unstructured.Unstructured, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) chartSource {
 	ns := hr.GetNamespace()
 	if ref, ok, _ := unstructured.NestedMap(hr.Object, "spec", "chartRef"); ok {
 		kind, name := strOf(ref, "kind"), strOf(ref, "name")
-		sref := SourceRef{Kind: kind, Name: name, Namespace: cmp.Or(strOf(ref, "namespace"), ns)}
+		sref := graph.SourceRef{Kind: kind, Name: name, Namespace: cmp.Or(strOf(ref, "namespace"), ns)}
 		switch kind {
 		case "OCIRepository":
 			return ociChart(sref, c, src)
@@ -110,9 +111,9 @@ func helmChartKey(cs chartSource, namespace, name string, spec map[string]any) s
 // namespace ns: source-controller's HelmChartReconciler buildFromHelmRepository (http
 // index or OCI registry) and buildFromTarballArtifact (a chart path in a GitRepository or
 // Bucket artifact).
-func templateChart(spec map[string]any, ns string, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) chartSource {
 	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
-	sref := SourceRef{Kind: strOf(sr, "kind"), Name: strOf(sr, "name"), Namespace: cmp.Or(strOf(sr, "namespace"), ns)}
+	sref := graph.SourceRef{Kind: strOf(sr, "kind"), Name: strOf(sr, "name"), Namespace: cmp.Or(strOf(sr, "namespace"), ns)}
 	chart, version := strOf(spec, "chart"), strOf(spec, "version")
 	files, _, _ := unstructured.NestedStringSlice(spec, "valuesFiles")
 	ignore, _, _ := unstructured.NestedBool(spec, "ignoreMissingValuesFiles")
@@ -147,7 +148,7 @@ func templateChart(spec map[string]any, ns string, c *Cluster, src func(SourceRe
 // wins over semver over tag, and "latest" is the default (source-controller
 // OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
 // (.tiergate.yaml sources) holds the chart at its folder.
-func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+func ociChart(sref graph.SourceRef, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) chartSource {
 	if root, ok := src(sref); ok {
 		return chartSource{inRepo: true, root: root, dir: root}
 	}
@@ -170,8 +171,8 @@ func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) ch
 }
 
 // sourceBody is the first rendered object of the Flux source s in c, nil when none.
-func sourceBody(c *Cluster, s SourceRef) *unstructured.Unstructured {
-	objs := c.Owners[ObjectID{Group: sourceGroup, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]
+func sourceBody(c *graph.Cluster, s graph.SourceRef) *unstructured.Unstructured {
+	objs := c.Owners[graph.ObjectID{Group: sourceGroup, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]
 	if len(objs) == 0 {
 		return nil
 	}

@@ -12,6 +12,8 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/ignore"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // repoChart is a chart loaded from the repository's files, with the digest of every
@@ -28,12 +30,12 @@ type repoChart struct {
 // downloaded by source-controller's DependencyManager, so the chart is remote. valuesFiles
 // (relative to the source root) replace values.yaml as source-controller's local builder
 // does (mergeFileValues, then OverwriteChartDefaultValues, internal/helm/chart).
-func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, error) {
-	if snap.state(cs.dir) != "dir" {
+func loadRepoChart(snap *graph.Snapshot, cs chartSource, maxBytes int64) (*repoChart, error) {
+	if snap.State(cs.dir) != "dir" {
 		return nil, fmt.Errorf("chart folder %s is not in the repository", cs.dir)
 	}
 	rules := ignore.Empty()
-	if data, ok := snap.read(path.Join(cs.dir, ignore.HelmIgnore)); ok {
+	if data, ok := snap.Read(path.Join(cs.dir, ignore.HelmIgnore)); ok {
 		r, err := ignore.Parse(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path.Join(cs.dir, ignore.HelmIgnore), err)
@@ -46,10 +48,10 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 	var total int64
 	var walk func(rel string) error
 	walk = func(rel string) error {
-		for _, n := range snap.names[path.Join(cs.dir, rel)] {
+		for _, n := range snap.Names[path.Join(cs.dir, rel)] {
 			name := path.Join(rel, n)
 			full := path.Join(cs.dir, name)
-			isDir := snap.state(full) == "dir"
+			isDir := snap.State(full) == "dir"
 			if rules.Ignore(name, fileInfo{name: n, mode: dirMode(isDir)}) {
 				continue
 			}
@@ -59,7 +61,7 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 				}
 				continue
 			}
-			data, ok := snap.read(full)
+			data, ok := snap.Read(full)
 			if !ok {
 				continue // a symlink or a refused file: source-controller's artifact has neither
 			}
@@ -67,7 +69,7 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 				return fmt.Errorf("chart %s is over tiergate's limit of %d bytes (MaxBuildBytes)", cs.dir, maxBytes)
 			}
 			files = append(files, &archive.BufferedFile{Name: name, Data: bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))})
-			fmt.Fprintf(&sum, "%s\x00%s\x00", name, snap.digest(full))
+			fmt.Fprintf(&sum, "%s\x00%s\x00", name, snap.Digest(full))
 		}
 		return nil
 	}
@@ -93,7 +95,7 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 			}
 		}
 	}
-	return &repoChart{chart: ch, digest: digest([]byte(sum.String()))}, nil
+	return &repoChart{chart: ch, digest: graph.Digest([]byte(sum.String()))}, nil
 }
 
 // vendored fails when a dependency of Chart.yaml is not under charts/.
@@ -118,11 +120,11 @@ func (e *remoteDependency) Error() string { return e.msg }
 
 // mergeFileValues merges cs.valuesFiles, relative to the source root, in order
 // (source-controller mergeFileValues); a missing one fails unless ignoreMissing.
-func mergeFileValues(snap *snapshot, cs chartSource, sum *strings.Builder) (map[string]any, error) {
+func mergeFileValues(snap *graph.Snapshot, cs chartSource, sum *strings.Builder) (map[string]any, error) {
 	out := map[string]any{}
 	for _, p := range cs.valuesFiles {
 		rel := cleanPath(path.Join(cs.root, p))
-		data, ok := snap.read(rel)
+		data, ok := snap.Read(rel)
 		if !ok {
 			if cs.ignoreMissing {
 				continue
@@ -134,7 +136,7 @@ func mergeFileValues(snap *snapshot, cs chartSource, sum *strings.Builder) (map[
 			return nil, fmt.Errorf("unmarshaling values from '%s' failed: %w", p, err)
 		}
 		out = loader.MergeMaps(out, v)
-		fmt.Fprintf(sum, "values\x00%s\x00%s\x00", p, snap.digest(rel))
+		fmt.Fprintf(sum, "values\x00%s\x00%s\x00", p, snap.Digest(rel))
 	}
 	return out, nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // fluxGroup is the API group of Flux Kustomizations (v1 and v1beta2 are accepted).
@@ -30,22 +32,22 @@ type rawSpec struct {
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"dependsOn"`
-	HealthChecks []HealthCheck `json:"healthChecks"`
+	HealthChecks []graph.HealthCheck `json:"healthChecks"`
 	SourceRef    struct {
 		Kind      string `json:"kind"`
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"sourceRef"`
-	TargetNamespace    string     `json:"targetNamespace"`
-	PostBuild          *PostBuild `json:"postBuild"`
-	SubstituteStrategy string     `json:"substituteStrategy"`
-	DeletionPolicy     string     `json:"deletionPolicy"`
+	TargetNamespace    string           `json:"targetNamespace"`
+	PostBuild          *graph.PostBuild `json:"postBuild"`
+	SubstituteStrategy string           `json:"substituteStrategy"`
+	DeletionPolicy     string           `json:"deletionPolicy"`
 }
 
 // invalidSpec is a Kustomization object that the kustomize.toolkit.fluxcd.io/v1 schema
 // rejects: the API server refuses it, so the apply of whatever emits it fails.
 type invalidSpec struct {
-	ref   Ref
+	ref   graph.Ref
 	field string // the top-level spec field at fault ("prune"); "" for spec itself
 	msg   string // what is wrong, e.g. "spec.prune: expected a boolean, got a string"
 	meta  bool   // the fault is in metadata: reported at the object's first line
@@ -76,8 +78,8 @@ func jsonValueKind(v any) string {
 // newKustomization reads a Flux Kustomization object. Namespaces of dependsOn and
 // sourceRef default to the Kustomization's own, as kustomize-controller defaults them.
 // An object the schema rejects is an *invalidSpec; one without spec is errNoSpec.
-func newKustomization(u *unstructured.Unstructured, file string, line int, parent *Ref) (*Kustomization, error) {
-	ref := Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
+func newKustomization(u *unstructured.Unstructured, file string, line int, parent *graph.Ref) (*graph.Kustomization, error) {
+	ref := graph.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
 	// A custom resource's name is a DNS subdomain (apiextensions-apiserver
 	// registry/customresource/validator.go validateObjectMetaDeclaratively: NameIsDNSSubdomain).
 	if errs := validation.IsDNS1123Subdomain(ref.Name); len(errs) > 0 {
@@ -114,7 +116,7 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 	if rs.SourceRef.Kind == "" || rs.SourceRef.Name == "" {
 		return nil, &invalidSpec{ref: ref, field: "sourceRef", msg: "spec.sourceRef needs kind and name"}
 	}
-	ks := &Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u, body: &bodyJSON{}}
+	ks := &graph.Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u, JSON: &graph.BodyJSON{}}
 	s := &ks.Spec
 	s.Path, s.Prune, s.Wait, s.Suspend, s.Force = rs.Path, rs.Prune, rs.Wait, rs.Suspend, rs.Force
 	s.HealthChecks, s.TargetNamespace, s.PostBuild = rs.HealthChecks, rs.TargetNamespace, rs.PostBuild
@@ -128,9 +130,9 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 		if ns == "" {
 			ns = ref.Namespace
 		}
-		s.DependsOn = append(s.DependsOn, Ref{Namespace: ns, Name: d.Name})
+		s.DependsOn = append(s.DependsOn, graph.Ref{Namespace: ns, Name: d.Name})
 	}
-	s.SourceRef = SourceRef{Kind: rs.SourceRef.Kind, Name: rs.SourceRef.Name, Namespace: rs.SourceRef.Namespace}
+	s.SourceRef = graph.SourceRef{Kind: rs.SourceRef.Kind, Name: rs.SourceRef.Name, Namespace: rs.SourceRef.Namespace}
 	if s.SourceRef.Namespace == "" {
 		s.SourceRef.Namespace = ref.Namespace
 	}

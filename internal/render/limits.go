@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"gopkg.in/yaml.v3"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Limits bounds the work one Render does on an untrusted tree. A zero field takes its
@@ -102,12 +103,6 @@ func (l Limits) withDefaults() Limits {
 // the path.
 var ErrLimitExceeded = errors.New("render limit exceeded")
 
-// isYAMLName reports whether the generator or the index would parse the file rel.
-func isYAMLName(rel string) bool {
-	ext := filepath.Ext(rel)
-	return ext == ".yaml" || ext == ".yml" || ext == ".json" || path.Base(rel) == "Kustomization"
-}
-
 // aliasBomb returns why data must not be parsed, or "": YAML aliases that expand to more
 // than ten times the document and over 100,000 nodes ("billion laughs"). kustomize's
 // reader expands every alias (kyaml RNode.DeAnchor) without a bound, so a few hundred
@@ -157,15 +152,15 @@ type refusal struct {
 
 // refusedUnder returns the first refused YAML file below dir that the generator would
 // read when dir has no kustomization file of its own.
-func refusedUnder(snap *snapshot, dir string) *refusal {
-	abs, refused := snap.root, snap.refused
+func refusedUnder(snap *graph.Snapshot, dir string) *refusal {
+	abs, refused := snap.Root, snap.Refused
 	if k := kustomizationFileLstat(snap, dir); k != "" {
-		if r, ok := refused[relPath(abs, k)]; ok {
+		if r, ok := refused[graph.RelPath(abs, k)]; ok {
 			return &refusal{path: k, reason: r}
 		}
 		return nil
 	}
-	prefix := relPath(abs, dir) + "/"
+	prefix := graph.RelPath(abs, dir) + "/"
 	var hits []string
 	for rel := range refused {
 		if ext := filepath.Ext(rel); strings.HasPrefix(rel, prefix) && (ext == ".yaml" || ext == ".yml") {
@@ -181,9 +176,9 @@ func refusedUnder(snap *snapshot, dir string) *refusal {
 
 // kustomizationFileLstat is kustomizationFile without following symlinks: it returns the
 // name present in dir even when it is a symlink, so that a refused one is reported.
-func kustomizationFileLstat(snap *snapshot, dir string) string {
+func kustomizationFileLstat(snap *graph.Snapshot, dir string) string {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if snap.state(snap.rel(filepath.Join(dir, n))) != "absent" {
+		if snap.State(snap.Rel(filepath.Join(dir, n))) != "absent" {
 			return filepath.Join(dir, n)
 		}
 	}
@@ -193,13 +188,13 @@ func kustomizationFileLstat(snap *snapshot, dir string) string {
 // guards is what the builds of one Render share to stay inside their limits.
 type guards struct {
 	limits   Limits
-	snap     *snapshot
+	snap     *graph.Snapshot
 	fetch    *fetcher // nil fetches nothing
 	deadline time.Time
 	timedOut atomic.Bool // a Kustomization was not built for the Timeout
 }
 
-func newGuards(snap *snapshot, opts Options) *guards {
+func newGuards(snap *graph.Snapshot, opts Options) *guards {
 	l := opts.Limits.withDefaults()
 	g := &guards{limits: l, snap: snap, deadline: time.Now().Add(l.Timeout)}
 	if len(opts.Remote.Allow) > 0 {
@@ -219,7 +214,7 @@ func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*guardFS
 // allowed remote file that failed is the build's error, whatever kustomize made of it; a
 // URL left out where the build cannot do without it makes the build partial, not failed.
 func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res resmap.ResMap, err error) *builtResult {
-	abs := ix.snap.root
+	abs := ix.snap.Root
 	out := &builtResult{remote: rfs.remote(), copies: rfs.copiesRel(abs)}
 	switch {
 	case gfs.refusalError(dir) != nil:
@@ -244,13 +239,13 @@ func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res 
 
 // admit reports whether ks may be built: not when it already failed (a limit refused it)
 // nor once the Render is past its Timeout, which then fails it.
-func (g *guards) admit(ks *Kustomization) bool {
+func (g *guards) admit(ks *graph.Kustomization) bool {
 	if ks.Err != nil {
 		return false
 	}
 	if time.Now().After(g.deadline) {
 		g.timedOut.Store(true)
-		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the review reached tiergate's render time limit of %s (Timeout)", g.limits.Timeout), File: ks.File, Line: ks.Line, Limit: true}
+		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the review reached tiergate's render time limit of %s (Timeout)", g.limits.Timeout), File: ks.File, Line: ks.Line, Limit: true}
 		return false
 	}
 	return true
@@ -258,34 +253,34 @@ func (g *guards) admit(ks *Kustomization) bool {
 
 // countKustomization fails child when the cluster already holds MaxKustomizations;
 // n counts the cluster's Kustomizations, child included.
-func (g *guards) countKustomization(child *Kustomization, n int) {
+func (g *guards) countKustomization(child *graph.Kustomization, n int) {
 	if n > g.limits.MaxKustomizations {
-		child.Err = &BuildError{Message: fmt.Sprintf("not rendered: the cluster has more than tiergate's limit of %d Kustomizations (MaxKustomizations)", g.limits.MaxKustomizations), File: child.File, Line: child.Line, Limit: true}
+		child.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the cluster has more than tiergate's limit of %d Kustomizations (MaxKustomizations)", g.limits.MaxKustomizations), File: child.File, Line: child.Line, Limit: true}
 	}
 }
 
 // countObjects fails ks, and drops its objects, when they take the cluster's object
 // count, *n, past MaxObjects.
-func (g *guards) countObjects(ks *Kustomization, n *int) {
+func (g *guards) countObjects(ks *graph.Kustomization, n *int) {
 	*n += len(ks.Objects)
 	if *n > g.limits.MaxObjects && len(ks.Objects) > 0 {
-		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", g.limits.MaxObjects), File: ks.File, Line: ks.Line, Limit: true}
+		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", g.limits.MaxObjects), File: ks.File, Line: ks.Line, Limit: true}
 		ks.Objects = nil
 	}
 }
 
 // countSubstituted fails ks, and drops its objects, when what substitution wrote for it
 // takes the cluster's total, *n, past MaxSubstitutedBytes.
-func (g *guards) countSubstituted(ks *Kustomization, n *int64) {
-	*n += ks.substituted
-	if *n > g.limits.MaxSubstitutedBytes && ks.substituted > 0 {
-		ks.Err = &BuildError{Message: fmt.Sprintf("not rendered: postBuild substitution in the cluster writes more than tiergate's limit of %d bytes (MaxSubstitutedBytes)", g.limits.MaxSubstitutedBytes), File: ks.File, Line: ks.Line, Limit: true}
+func (g *guards) countSubstituted(ks *graph.Kustomization, n *int64) {
+	*n += ks.Substituted
+	if *n > g.limits.MaxSubstitutedBytes && ks.Substituted > 0 {
+		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: postBuild substitution in the cluster writes more than tiergate's limit of %d bytes (MaxSubstitutedBytes)", g.limits.MaxSubstitutedBytes), File: ks.File, Line: ks.Line, Limit: true}
 		ks.Objects = nil
 	}
 }
 
 // relabel points the objects of fetched remote files at their URL.
-func relabel(objs []*Object, copies map[string]string) {
+func relabel(objs []*graph.Object, copies map[string]string) {
 	for _, o := range objs {
 		if u, ok := copies[o.File]; ok {
 			o.File, o.Line = u, 0

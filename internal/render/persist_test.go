@@ -69,7 +69,7 @@ func TestDigestIsGitBlobHash(t *testing.T) {
 	if err := fromDisk.AddFile("charts/web/Chart.yaml", int64(len(data)), "", read); err != nil {
 		t.Fatal(err)
 	}
-	g, d := fromGit.Source("git").snap.digest("charts/web/Chart.yaml"), fromDisk.Source("dir").snap.digest("charts/web/Chart.yaml")
+	g, d := fromGit.Source("git").snap.Digest("charts/web/Chart.yaml"), fromDisk.Source("dir").snap.Digest("charts/web/Chart.yaml")
 	const want = "be2a4202d4d648315fc291e82186eddb4f373445" // git hash-object of the file
 	if g != want || d != want {
 		t.Errorf("digest from git %q, from disk %q, want %q", g, d, want)

@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Source is a source artifact held in memory, as Render reads it: the files of a folder
@@ -15,7 +17,7 @@ import (
 // alias bombs are kept as refused entries that no build may read. It is immutable and may
 // be rendered any number of times, concurrently.
 type Source struct {
-	snap *snapshot
+	snap *graph.Snapshot
 	// id, when set, names the content: sources with the same id have the same files
 	// (a git tree hash). Render keeps the graph of such a source in its Cache.
 	id string
@@ -23,16 +25,16 @@ type Source struct {
 
 // Root is the absolute path the source is rendered at (repo-relative paths in a Graph
 // are relative to it): the folder ReadSource read, or the virtual root of a SourceBuilder.
-func (s *Source) Root() string { return s.snap.root }
+func (s *Source) Root() string { return s.snap.Root }
 
 // ReadFile returns the content of the repo-relative, slash-separated file rel; false when
 // there is none or it was refused.
-func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.snap.read(rel) }
+func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.snap.Read(rel) }
 
 // Refused returns why the repo-relative, slash-separated file rel was kept out of the
 // source (over MaxFileBytes, a YAML alias bomb, a symlink); false when it was not refused.
 func (s *Source) Refused(rel string) (string, bool) {
-	why, ok := s.snap.refused[rel]
+	why, ok := s.snap.Refused[rel]
 	return why, ok
 }
 
@@ -42,14 +44,14 @@ func (s *Source) IsDir(rel string) bool {
 	if rel == "" {
 		rel = "."
 	}
-	return s.snap.state(rel) == "dir"
+	return s.snap.State(rel) == "dir"
 }
 
 // SourceBuilder assembles a Source entry by entry (a git tree walk), enforcing the tree
 // limits as it goes: MaxFiles (files, folders and symlinks), MaxDepth and MaxTotalBytes
 // fail Add with an error wrapping ErrLimitExceeded that names the limit and the path.
 type SourceBuilder struct {
-	snap   *snapshot
+	snap   *graph.Snapshot
 	limits Limits
 	files  int
 	total  int64
@@ -64,7 +66,7 @@ const VirtualRoot = "/tiergate-artifact"
 
 // NewSourceBuilder starts an empty source under l (zero fields take DefaultLimits).
 func NewSourceBuilder(l Limits) *SourceBuilder {
-	return &SourceBuilder{snap: newSnapshot(VirtualRoot), limits: l.withDefaults()}
+	return &SourceBuilder{snap: graph.NewSnapshot(VirtualRoot), limits: l.withDefaults()}
 }
 
 // AddFile adds the regular file rel (slash-separated, relative to the root) of size bytes.
@@ -79,22 +81,22 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 		return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", ErrLimitExceeded, b.limits.MaxTotalBytes, rel)
 	}
 	if size > b.limits.MaxFileBytes {
-		b.snap.refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, size, b.limits.MaxFileBytes)
+		b.snap.Refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, size, b.limits.MaxFileBytes)
 		return nil
 	}
 	data, err := read()
 	if err != nil {
 		return fmt.Errorf("read %s: %w", rel, err)
 	}
-	if isYAMLName(rel) {
+	if graph.IsYAMLName(rel) {
 		if why := aliasBomb(data); why != "" {
-			b.snap.refused[rel] = rel + why
+			b.snap.Refused[rel] = rel + why
 			return nil
 		}
 	}
-	b.snap.data[rel] = data
+	b.snap.Data[rel] = data
 	if digest != "" {
-		b.snap.digests[rel] = digest
+		b.snap.Digests[rel] = digest
 	}
 	return nil
 }
@@ -110,9 +112,9 @@ func (b *SourceBuilder) AddSymlink(rel, target string) error {
 		return err
 	}
 	if target != "" && len(target) <= MaxSymlinkTarget {
-		b.snap.links[rel] = target
+		b.snap.Links[rel] = target
 	}
-	b.snap.refused[rel] = rel + " is a symlink, which source-controller leaves out of the artifact"
+	b.snap.Refused[rel] = rel + " is a symlink, which source-controller leaves out of the artifact"
 	return nil
 }
 
@@ -122,7 +124,7 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 		return fmt.Errorf("invalid path %q in source", rel)
 	}
 	if dir := path.Dir(rel); dir != "." {
-		if _, ok := b.snap.types[dir]; !ok {
+		if _, ok := b.snap.Types[dir]; !ok {
 			if err := b.entry(dir, fs.ModeDir); err != nil {
 				return err
 			}
@@ -135,13 +137,13 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 	case depth > b.limits.MaxDepth:
 		return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", ErrLimitExceeded, b.limits.MaxDepth, rel, depth)
 	}
-	b.snap.add(rel, typ)
+	b.snap.Add(rel, typ)
 	return nil
 }
 
 // Source returns the source built so far; the builder must not be used after. id, when
 // not empty, must name the content exactly: a git tree hash (GitTreeID).
-func (b *SourceBuilder) Source(id string) *Source { return &Source{snap: b.snap.finish(), id: id} }
+func (b *SourceBuilder) Source(id string) *Source { return &Source{snap: b.snap.Finish(), id: id} }
 
 // ReadFileSized reads the file p, which its stat said has size bytes, reading no more
 // than that: a file that grew since (or a FIFO swapped in) fails rather than being read
@@ -174,19 +176,19 @@ func ReadSource(dir string, l Limits) (*Source, error) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	b := NewSourceBuilder(l)
-	b.snap.root = abs
+	b.snap.Root = abs
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == abs {
 			return err
 		}
-		rel := relPath(abs, p)
+		rel := graph.RelPath(abs, p)
 		switch {
 		case d.IsDir():
 			if err := b.entry(rel, fs.ModeDir); err != nil {
 				return err
 			}
 			if d.Name() == ".git" {
-				b.snap.unwalked[rel] = true
+				b.snap.Unwalked[rel] = true
 				return filepath.SkipDir
 			}
 		case d.Type()&fs.ModeSymlink != 0:

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // srcFS is a snapshot as kustomize's on-disk filesystem would show it at the snapshot's
@@ -24,7 +26,7 @@ import (
 // into existing folders (the generated kustomization file, fetched remote files), as the
 // controller writes them into its copy of the artifact; the snapshot is never changed.
 type srcFS struct {
-	s *snapshot
+	s *graph.Snapshot
 	w *written // nil: read-only
 }
 
@@ -50,7 +52,7 @@ func (f srcFS) typeOf(rel string) (fs.FileMode, bool) {
 	if _, ok := f.w.file(rel); ok {
 		return 0, true
 	}
-	t, ok := f.s.types[rel]
+	t, ok := f.s.Types[rel]
 	return t, ok
 }
 
@@ -59,12 +61,12 @@ func (f srcFS) dataOf(rel string) ([]byte, bool) {
 	if data, ok := f.w.file(rel); ok {
 		return data, true
 	}
-	return f.s.read(rel)
+	return f.s.Read(rel)
 }
 
 // namesOf lists the folder rel, written files included, sorted as a folder read is.
 func (f srcFS) namesOf(rel string) []string {
-	names := append([]string(nil), f.s.names[rel]...)
+	names := append([]string(nil), f.s.Names[rel]...)
 	if f.w == nil {
 		return names
 	}
@@ -88,8 +90,8 @@ var errReadOnly = errors.New("the source artifact is read-only")
 // is missing or not a folder.
 func (f srcFS) lookup(p string) (fs.FileMode, error) {
 	p = filepath.Clean(p)
-	rel := f.s.rel(p)
-	if rel == ".." || strings.HasPrefix(rel, "../") || !f.s.knows(rel) {
+	rel := f.s.Rel(p)
+	if rel == ".." || strings.HasPrefix(rel, "../") || !f.s.Knows(rel) {
 		return 0, &fs.PathError{Op: "lstat", Path: p, Err: syscall.ENOENT}
 	}
 	// The first missing component is the one lstat reports.
@@ -99,7 +101,7 @@ func (f srcFS) lookup(p string) (fs.FileMode, error) {
 			break
 		}
 		if t, _ := f.typeOf(cur); !t.IsDir() {
-			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.root, filepath.FromSlash(cur)), Err: syscall.ENOTDIR}
+			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.Root, filepath.FromSlash(cur)), Err: syscall.ENOTDIR}
 		}
 		if cur == "." {
 			cur = elem
@@ -107,7 +109,7 @@ func (f srcFS) lookup(p string) (fs.FileMode, error) {
 			cur += "/" + elem
 		}
 		if _, ok := f.typeOf(cur); !ok {
-			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.root, filepath.FromSlash(cur)), Err: syscall.ENOENT}
+			return 0, &fs.PathError{Op: "lstat", Path: filepath.Join(f.s.Root, filepath.FromSlash(cur)), Err: syscall.ENOENT}
 		}
 	}
 	t, _ := f.typeOf(rel)
@@ -136,7 +138,7 @@ func (f srcFS) WriteFile(p string, data []byte) error {
 	if f.w.files == nil {
 		f.w.files = map[string][]byte{}
 	}
-	f.w.files[f.s.rel(p)] = bytes.Clone(data)
+	f.w.files[f.s.Rel(p)] = bytes.Clone(data)
 	return nil
 }
 
@@ -158,7 +160,7 @@ func (f srcFS) ReadFile(p string) ([]byte, error) {
 	case t.IsDir():
 		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EISDIR}
 	}
-	data, ok := f.dataOf(f.s.rel(filepath.Clean(p)))
+	data, ok := f.dataOf(f.s.Rel(filepath.Clean(p)))
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.EACCES}
 	}
@@ -186,7 +188,7 @@ func (f srcFS) ReadDir(p string) ([]string, error) {
 	case !t.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOTDIR}
 	}
-	return f.namesOf(f.s.rel(filepath.Clean(p))), nil
+	return f.namesOf(f.s.Rel(filepath.Clean(p))), nil
 }
 
 // CleanedAbs is fsOnDisk.CleanedAbs: the folder, and the file name when p is a file.
@@ -225,13 +227,13 @@ func (f srcFS) Glob(pattern string) ([]string, error) {
 	if _, err := filepath.Match(pattern, ""); err != nil {
 		return nil, err
 	}
-	rel := f.s.rel(filepath.Clean(pattern))
+	rel := f.s.Rel(filepath.Clean(pattern))
 	if rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil, nil
 	}
 	matches, err := fs.Glob(snapFS(f), rel)
 	for i, m := range matches {
-		matches[i] = filepath.Join(f.s.root, filepath.FromSlash(m))
+		matches[i] = filepath.Join(f.s.Root, filepath.FromSlash(m))
 	}
 	if err != nil || filesys.IsHiddenFilePath(pattern) {
 		return matches, err
@@ -245,13 +247,13 @@ func (f srcFS) Walk(root string, fn filepath.WalkFunc) error {
 	if _, err := f.lookup(root); err != nil {
 		return fn(root, nil, err)
 	}
-	rel := f.s.rel(filepath.Clean(root))
+	rel := f.s.Rel(filepath.Clean(root))
 	return fs.WalkDir(snapFS(f), rel, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		info, _ := d.Info()
-		return fn(filepath.Join(f.s.root, filepath.FromSlash(p)), info, nil)
+		return fn(filepath.Join(f.s.Root, filepath.FromSlash(p)), info, nil)
 	})
 }
 
@@ -265,7 +267,7 @@ func (f snapFS) Open(name string) (fs.File, error) {
 
 func (f snapFS) Stat(name string) (fs.FileInfo, error) {
 	t, ok := srcFS(f).typeOf(name)
-	if !ok || !fs.ValidPath(name) || !f.s.knows(name) {
+	if !ok || !fs.ValidPath(name) || !f.s.Knows(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
 	info := fileInfo{name: path.Base(name), mode: t}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestSrcFSAnswersAsOnDisk: kustomize reads a Source through srcFS where
@@ -139,7 +141,7 @@ func TestFolderNamesGitAccepts(t *testing.T) {
 				files[folder+"/kustomization.yaml"] = "resources: [sub/cm.yaml]\n"
 			}
 			c := render(t, tree(t, merge(bootstrap("dev"), files)), nil).Cluster("dev")
-			apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+			apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 			var got []string
 			for _, o := range apps.Objects {
 				got = append(got, o.ID.String()+" "+o.File)
