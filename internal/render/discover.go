@@ -14,6 +14,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // root is a discovered cluster root before rendering.
@@ -214,7 +215,7 @@ func uncovered(all []root) []root {
 // path is its own folder or a parent of it.
 func rootOf(d doc, file string) (root, bool, bool) {
 	group := strings.SplitN(d.APIVersion, "/", 2)[0]
-	if group != fluxGroup || d.Kind != "Kustomization" {
+	if group != kustomize.FluxGroup || d.Kind != "Kustomization" {
 		return root{}, false, false
 	}
 	u, err := d.object()
@@ -224,7 +225,7 @@ func rootOf(d doc, file string) (root, bool, bool) {
 	if u.GetNamespace() == "" {
 		u.SetNamespace("flux-system")
 	}
-	ks, err := newKustomization(u, file, d.Line, nil)
+	ks, err := kustomize.NewKustomization(u, file, d.Line, nil)
 	if err != nil {
 		return root{}, false, false
 	}
@@ -387,7 +388,7 @@ func chartName(u *unstructured.Unstructured) string {
 // syntheticRoot is the root Kustomization that flux bootstrap or flux-operator creates.
 func syntheticRoot(ns, name, p string, src graph.SourceRef, file string, line int) *graph.Kustomization {
 	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": fluxGroup + "/v1",
+		"apiVersion": kustomize.FluxGroup + "/v1",
 		"kind":       "Kustomization",
 		"metadata":   map[string]any{"name": name, "namespace": ns},
 		"spec": map[string]any{
@@ -397,7 +398,7 @@ func syntheticRoot(ns, name, p string, src graph.SourceRef, file string, line in
 			"sourceRef": map[string]any{"kind": src.Kind, "name": src.Name, "namespace": src.Namespace},
 		},
 	}}
-	ks, err := newKustomization(u, file, line, nil)
+	ks, err := kustomize.NewKustomization(u, file, line, nil)
 	if err != nil {
 		panic(err) // every field is set above
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // Options tunes Render.
@@ -475,12 +476,12 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 	var rejected []string
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
-		if !isFluxKustomization(o.Body) {
+		if !kustomize.IsFluxKustomization(o.Body) {
 			continue
 		}
 		ref := ks.Ref
-		child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
-		if errors.Is(err, errNoSpec) {
+		child, err := kustomize.NewKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
+		if errors.Is(err, kustomize.ErrNoSpec) {
 			// Applied, then failed by kustomize-controller: a node that builds nothing.
 			out = append(out, &graph.Kustomization{Ref: graph.Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}, Parent: &ref,
 				File: o.File, Line: o.Line, Body: o.Body, JSON: &graph.BodyJSON{}, Err: &graph.BuildError{Message: err.Error(), File: o.File, Line: o.Line}})
@@ -488,9 +489,9 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 		}
 		if err != nil {
 			line := o.Line
-			var inv *invalidSpec
-			if errors.As(err, &inv) && !inv.meta {
-				line = r.ix.keyLine(o.File, o.Line, inv.field)
+			var inv *kustomize.InvalidSpec
+			if errors.As(err, &inv) && !inv.Meta {
+				line = r.ix.keyLine(o.File, o.Line, inv.Field)
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
 			if ks.Err == nil {
@@ -522,13 +523,13 @@ func (r *renderer) priorChildren(ks *graph.Kustomization, prior *graph.Cluster) 
 		}
 		file, line := p.File, p.Line
 		for _, o := range ks.Objects {
-			if isFluxKustomization(o.Body) && o.Body.GetName() == ref.Name && o.Body.GetNamespace() == ref.Namespace {
+			if kustomize.IsFluxKustomization(o.Body) && o.Body.GetName() == ref.Name && o.Body.GetNamespace() == ref.Namespace {
 				file, line = o.File, o.Line
 				break
 			}
 		}
 		parent := ks.Ref
-		child, err := newKustomization(p.Body, file, line, &parent)
+		child, err := kustomize.NewKustomization(p.Body, file, line, &parent)
 		if err != nil {
 			continue // it was valid when it was applied; a changed kustomizationDefaults is no reason
 		}
@@ -540,7 +541,7 @@ func (r *renderer) priorChildren(ks *graph.Kustomization, prior *graph.Cluster) 
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
 func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens generators) {
-	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (errNoSpec)
+	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (kustomize.ErrNoSpec)
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // tree writes files (path → content) into a new temporary directory.
@@ -376,7 +377,7 @@ func TestSelfAndCyclicParentsTerminate(t *testing.T) {
 	if d := cmp.Diff([]string{"flux-system", "a", "b"}, got); d != "" {
 		t.Fatalf("order (-want +got):\n%s", d)
 	}
-	if n := len(c.Owners[graph.ObjectID{Group: fluxGroup, Kind: "Kustomization", Namespace: "flux-system", Name: "a"}]); n != 2 {
+	if n := len(c.Owners[graph.ObjectID{Group: kustomize.FluxGroup, Kind: "Kustomization", Namespace: "flux-system", Name: "a"}]); n != 2 {
 		t.Fatalf("Kustomization a should have 2 owners (root and b), got %d", n)
 	}
 }
@@ -581,8 +582,8 @@ func TestKustomizationWithoutSpec(t *testing.T) {
 		rootErr    *graph.BuildError
 		appsErr    *graph.BuildError // nil: apps is not a node
 	}{
-		{"no spec", noSpec, nil, &graph.BuildError{Message: errNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
-		{"spec: null", noSpec + "spec:\n", nil, &graph.BuildError{Message: errNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
+		{"no spec", noSpec, nil, &graph.BuildError{Message: kustomize.ErrNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
+		{"spec: null", noSpec + "spec:\n", nil, &graph.BuildError{Message: kustomize.ErrNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
 		{"spec of a string", noSpec + "spec: ./apps\n", &graph.BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec: expected an object, got a string (clusters/dev/apps.yaml:6)",
 			File: "clusters/dev/apps.yaml", Line: 6, Rejected: 1}, nil}, // the spec line
 	} {

@@ -273,7 +273,7 @@ type BodyJSON struct {
 
 // BodyJSON returns ks.Body as JSON (Body is never modified once ks is made).
 func (ks *Kustomization) BodyJSON() []byte {
-	if ks.JSON == nil { // not made by newKustomization
+	if ks.JSON == nil { // not made by kustomize.NewKustomization
 		data, _ := json.Marshal(ks.Body.Object)
 		return data
 	}
