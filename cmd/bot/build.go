@@ -12,7 +12,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/pipeline"
-	"github.com/tiergate/tiergate/internal/render"
+
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 )
@@ -20,7 +20,7 @@ import (
 type buildFlags struct {
 	repo, rev, dir, config, format, kustomization string
 	clusters, allowRemote                         []string
-	limits                                        render.Limits
+	limits                                        graph.Limits
 	cache                                         cacheFlags
 }
 

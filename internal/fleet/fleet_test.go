@@ -83,7 +83,7 @@ func TestSpecErrors(t *testing.T) {
 // renderCommit renders commit h of g as the pipeline does.
 func renderCommit(t *testing.T, g *gitrepo.Repo, h plumbing.Hash) *graph.Graph {
 	t.Helper()
-	tree, err := pipeline.Load(g, h, render.Limits{})
+	tree, err := pipeline.Load(g, h, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestLoadFollowsSourceIgnoreSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	tr, err := Load(repo, h, render.Limits{})
+	tr, err := Load(repo, h, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

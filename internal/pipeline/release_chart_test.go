@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/config"
-	"github.com/tiergate/tiergate/internal/render"
+
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -122,7 +122,7 @@ func TestPreinstalledFromHelmRelease(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "helmfile.yaml"), []byte(hf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := ReadDir(dir, render.Limits{})
+	tree, err := ReadDir(dir, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

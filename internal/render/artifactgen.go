@@ -16,6 +16,7 @@ import (
 	"github.com/fluxcd/pkg/sourceignore"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -188,7 +189,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc graph.
 	v.r = &renderer{
 		abs: snap.Root, ix: newIndex(snap, r.shared), workers: 1,
 		guards: &guards{limits: r.guards.limits, snap: snap, fetch: r.guards.fetch, deadline: r.guards.deadline},
-		cache:  &buildCache{m: map[string]*builtResult{}}, shared: r.shared, fps: newFingerprints(snap),
+		cache:  &buildCache{m: map[string]*builtResult{}}, shared: r.shared, fps: fsys.NewFingerprints(snap),
 		exact: r.exact, policy: r.policy, artifact: ref,
 	}
 }
@@ -198,7 +199,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc graph.
 func (r *renderer) generatorSource(src, rootSrc graph.SourceRef) (string, bool) {
 	if r.cfg != nil {
 		if dir, ok := r.cfg.SourceDir(src.String()); ok {
-			return cleanPath(dir), true
+			return fsys.CleanPath(dir), true
 		}
 	}
 	return "", src == rootSrc

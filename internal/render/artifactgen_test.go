@@ -214,7 +214,7 @@ func TestExternalArtifactCopyLimit(t *testing.T) {
 		"apps/a.yaml":            cm("default", "a"),
 		"apps/b.yaml":            cm("default", "b"),
 	})
-	g, err := Render(context.Background(), tree(t, files), Options{Limits: Limits{MaxFiles: 10}})
+	g, err := Render(context.Background(), tree(t, files), Options{Limits: graph.Limits{MaxFiles: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

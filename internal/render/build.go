@@ -19,6 +19,7 @@ import (
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -147,7 +148,7 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 // freshBuild is a kustomize build just run, with what it read.
 type freshBuild struct {
 	out     *builtResult
-	deps    []dep
+	deps    []fsys.Dep
 	inside  bool // every dep is inside the tree
 	refused bool // a guard refused a path
 }
@@ -159,14 +160,14 @@ func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) fresh
 	// The generated kustomization file goes where kustomize-controller writes it: into the
 	// folder (fluxcd/pkg/kustomize's in-memory layer refuses folder names that git, Flux and
 	// the disk accept, such as "a,b" or "a b").
-	mem := srcFS{snap, &written{}}
+	mem := fsys.SrcFS{Snap: snap, Written: &fsys.Written{}}
 	if err := mem.WriteFile(kfile, manifest); err != nil {
 		return freshBuild{out: &builtResult{err: buildError(ix, dir, err)}}
 	}
-	rec := newRecordFS(mem, abs)
+	rec := fsys.NewRecordFS(mem, abs)
 	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
-	deps, inside := rec.recorded()
+	deps, inside := rec.Recorded()
 	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.refusalError(dir) != nil}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -195,9 +196,9 @@ func TestParallelBuildsIsolateOpenAPI(t *testing.T) {
 
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	dir := tree(t, cacheFleet())
-	fps := newFingerprints(mustSnapshot(t, dir))
-	deps := []dep{{depRead, "base/c.yaml"}}
-	c := NewCache(3 * (fps.of(deps[0]).size*memPerInputByte + 2)) // three entries with 2-byte keys
+	fps := fsys.NewFingerprints(mustSnapshot(t, dir))
+	deps := []fsys.Dep{{Op: fsys.DepRead, Path: "base/c.yaml"}}
+	c := NewCache(3 * (fps.Of(deps[0]).Size*memPerInputByte + 2)) // three entries with 2-byte keys
 	for _, k := range []string{"k1", "k2", "k3"} {
 		c.add(k, deps, fps, nil, nil, nil)
 	}
@@ -236,16 +237,16 @@ func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error
 // options; a source without id, or a render that may fetch remote files, is not kept.
 func TestGraphKeptBySourceID(t *testing.T) {
 	dir := tree(t, cacheFleet())
-	read := func(id string) *Source {
-		src, err := ReadSource(dir, Limits{})
+	read := func(id string) *fsys.Source {
+		src, err := fsys.ReadSource(dir, graph.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		src.id = id
+		src.ID = id
 		return src
 	}
 	cache := NewCache(0)
-	render := func(src *Source, opts Options) *graph.Graph {
+	render := func(src *fsys.Source, opts Options) *graph.Graph {
 		opts.Cache = cache
 		g, err := RenderSource(context.Background(), src, opts)
 		if err != nil {
@@ -256,13 +257,13 @@ func TestGraphKeptBySourceID(t *testing.T) {
 	first := render(read("tree-a"), Options{})
 	cases := []struct {
 		name string
-		src  *Source
+		src  *fsys.Source
 		opts Options
 		same bool
 	}{
 		{"same id and options", read("tree-a"), Options{}, true},
 		{"same id, other clusters", read("tree-a"), Options{Clusters: []string{"dev"}}, false},
-		{"same id, other limits", read("tree-a"), Options{Limits: Limits{MaxObjects: 7}}, false},
+		{"same id, other limits", read("tree-a"), Options{Limits: graph.Limits{MaxObjects: 7}}, false},
 		{"other id", read("tree-b"), Options{}, false},
 		{"no id", read(""), Options{}, false},
 		{"remote fetching allowed", read("tree-a"), Options{Remote: RemotePolicy{Allow: []string{"example.com"}}}, false},
@@ -318,7 +319,7 @@ func TestBuildsKeptPerLimits(t *testing.T) {
 	if _, err := Render(context.Background(), dir, Options{Cache: cache}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Render(context.Background(), dir, Options{Cache: cache, Limits: Limits{MaxBuildDocuments: 1}})
+	g, err := Render(context.Background(), dir, Options{Cache: cache, Limits: graph.Limits{MaxBuildDocuments: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

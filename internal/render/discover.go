@@ -13,6 +13,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
@@ -67,7 +68,7 @@ func (r root) id() string {
 	case graph.DiscoveryConfig:
 		return "config:" + r.name
 	case graph.DiscoveryFolders:
-		return "folder:" + cleanPath(r.ks.Spec.Path)
+		return "folder:" + fsys.CleanPath(r.ks.Spec.Path)
 	}
 	return r.ref().String() + "@" + r.ks.Spec.SourceRef.String()
 }
@@ -141,7 +142,7 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.D
 			}
 			// The configuration is the head's: a cluster it adds has no folder at the base yet.
 			dir, _ := cfg.SourceDir(src.String())
-			if p := cleanPath(path.Join(dir, c.Path)); ix.snap.State(cmp.Or(p, ".")) != "dir" {
+			if p := fsys.CleanPath(path.Join(dir, c.Path)); ix.snap.State(cmp.Or(p, ".")) != "dir" {
 				continue
 			}
 			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true, by: graph.DiscoveryConfig})
@@ -194,7 +195,7 @@ func uncovered(all []root) []root {
 	for _, r := range all {
 		covered := false
 		for _, o := range all {
-			p := cleanPath(o.ks.Spec.Path)
+			p := fsys.CleanPath(o.ks.Spec.Path)
 			if o.ks != r.ks && p != "" && strings.HasPrefix(r.ks.File, p+"/") {
 				covered = true
 				break
@@ -206,7 +207,7 @@ func uncovered(all []root) []root {
 		}
 		seen[dir] = true
 		src := graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
-		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true, by: graph.DiscoveryFolders})
+		out = append(out, root{name: lastElem(fsys.CleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true, by: graph.DiscoveryFolders})
 	}
 	return dedupe(out)
 }
@@ -229,7 +230,7 @@ func rootOf(d doc, file string) (root, bool, bool) {
 	if err != nil {
 		return root{}, false, false
 	}
-	p := cleanPath(ks.Spec.Path)
+	p := fsys.CleanPath(ks.Spec.Path)
 	dir := path.Dir(file)
 	// An empty path ("", ".", "./") is the source's root, a parent of every folder.
 	boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
@@ -239,7 +240,7 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		if path.Base(d) == "flux-system" {
 			d = path.Dir(d)
 		}
-		name = lastElem(cleanPath(d), ks.Ref.Name)
+		name = lastElem(fsys.CleanPath(d), ks.Ref.Name)
 	}
 	return root{name: name, ks: ks, by: graph.DiscoveryRoots}, boot, true
 }
@@ -374,7 +375,7 @@ func operatorRoot(ns string, sync map[string]any, instance, file string, line in
 		instance = name
 	}
 	src := graph.SourceRef{Kind: kind, Namespace: ns, Name: name}
-	return root{name: lastElem(cleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true, by: graph.DiscoveryRoots}, true
+	return root{name: lastElem(fsys.CleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true, by: graph.DiscoveryRoots}, true
 }
 
 func chartName(u *unstructured.Unstructured) string {
@@ -418,11 +419,6 @@ func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
 	return u, u.UnmarshalJSON(j)
 }
 
-func cleanPath(p string) string {
-	p = path.Clean("/" + strings.TrimSpace(p))
-	return strings.TrimPrefix(p, "/")
-}
-
 func lastElem(p, fallback string) string {
 	if p == "" {
 		return fallback
@@ -436,7 +432,7 @@ func dedupe(rs []root) []root {
 	names := map[string]int{}
 	var out []root
 	for _, r := range rs {
-		p := cleanPath(r.ks.Spec.Path)
+		p := fsys.CleanPath(r.ks.Spec.Path)
 		if seen[p] {
 			continue
 		}
@@ -446,7 +442,7 @@ func dedupe(rs []root) []root {
 	}
 	for i := range out {
 		if names[out[i].name] > 1 {
-			out[i].name = strings.ReplaceAll(cleanPath(out[i].ks.Spec.Path), "/", "-")
+			out[i].name = strings.ReplaceAll(fsys.CleanPath(out[i].ks.Spec.Path), "/", "-")
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })

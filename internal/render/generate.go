@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -56,7 +57,7 @@ func (r *renderer) generate(root, dir string, ks *graph.Kustomization) ([]byte, 
 
 // runGenerator writes deps to the render's scratch folder and runs fluxcd/pkg/kustomize's
 // generator there; paths in its answer are given back at the artifact's root.
-func (r *renderer) runGenerator(root, dir string, ks *graph.Kustomization, deps []dep) ([]byte, string, error) {
+func (r *renderer) runGenerator(root, dir string, ks *graph.Kustomization, deps []fsys.Dep) ([]byte, string, error) {
 	scratch, err := r.scratch.write(r.guards.snap, deps)
 	if err != nil {
 		return nil, "", err
@@ -81,7 +82,7 @@ type scratch struct {
 }
 
 // write makes sure deps are on disk and returns the scratch folder, made on first use.
-func (s *scratch) write(snap *graph.Snapshot, deps []dep) (string, error) {
+func (s *scratch) write(snap *graph.Snapshot, deps []fsys.Dep) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dir == "" {
@@ -109,7 +110,7 @@ func (s *scratch) write(snap *graph.Snapshot, deps []dep) (string, error) {
 		return nil
 	}
 	for _, d := range deps {
-		if err := write(d.Path, d.Op == depTree); err != nil {
+		if err := write(d.Path, d.Op == fsys.DepTree); err != nil {
 			return "", err
 		}
 	}
@@ -150,27 +151,27 @@ func materialize(snap *graph.Snapshot, to, rel string) error {
 // recognized kustomization file name exists and is a file, in order, up to the first
 // one, and its content; without one, every name and content below dir (scanManifests
 // walks it); and whether each component path exists.
-func (r *renderer) generatorDeps(dir string, ks *graph.Kustomization) []dep {
+func (r *renderer) generatorDeps(dir string, ks *graph.Kustomization) []fsys.Dep {
 	snap := r.guards.snap
 	rel := snap.Rel(dir)
-	var deps []dep
+	var deps []fsys.Dep
 	found := false
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		p := path.Join(rel, n)
-		deps = append(deps, dep{depStat, p})
+		deps = append(deps, fsys.Dep{Op: fsys.DepStat, Path: p})
 		if snap.State(p) == "file" {
-			deps = append(deps, dep{depRead, p})
+			deps = append(deps, fsys.Dep{Op: fsys.DepRead, Path: p})
 			found = true
 			break
 		}
 	}
 	if !found {
-		deps = append(deps, dep{depTree, rel})
+		deps = append(deps, fsys.Dep{Op: fsys.DepTree, Path: rel})
 	}
 	components, _, _ := unstructured.NestedStringSlice(ks.Body.Object, "spec", "components")
 	for _, c := range components {
 		if p := path.Join(rel, c); snap.Knows(p) {
-			deps = append(deps, dep{depStat, p})
+			deps = append(deps, fsys.Dep{Op: fsys.DepStat, Path: p})
 		}
 	}
 	return deps

@@ -15,6 +15,7 @@ import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
@@ -33,7 +34,7 @@ type Options struct {
 	// faster kustomizeBuild; tests compare the two.
 	ExactBuild bool
 	// Limits bounds the work on an untrusted tree; zero fields take DefaultLimits.
-	Limits Limits
+	Limits graph.Limits
 	// Remote says which remote files may be fetched; the zero value fetches none.
 	Remote RemotePolicy
 	// SourceIgnore applies what source-controller leaves out when it packs the artifact
@@ -61,7 +62,7 @@ const maxRounds = 5
 // artifact (ReadSource, then RenderSource). It fails only when dir cannot be read or
 // exceeds a tree limit; build failures are kept as data.
 func Render(ctx context.Context, dir string, opts Options) (*graph.Graph, error) {
-	src, err := ReadSource(dir, opts.Limits)
+	src, err := fsys.ReadSource(dir, opts.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", dir, err)
 	}
@@ -75,8 +76,8 @@ func Render(ctx context.Context, dir string, opts Options) (*graph.Graph, error)
 // id and options: rendering is a function of the files and the options, unless remote
 // files are fetched (never kept) or the Timeout cut the render short (not kept). The
 // graph is shared: callers must not modify it.
-func RenderSource(ctx context.Context, src *Source, opts Options) (*graph.Graph, error) {
-	key := graphKey(src.id, opts)
+func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.Graph, error) {
+	key := graphKey(src.ID, opts)
 	if g, ok := opts.Cache.lookupGraph(key, opts.Prior); ok {
 		return g, nil
 	}
@@ -138,18 +139,18 @@ func graphKey(id string, opts Options) string {
 	o, err := json.Marshal(struct {
 		Config        *config.Config
 		Clusters      []string
-		Limits        Limits
+		Limits        graph.Limits
 		Exact, Ignore bool
 		Policy        string
-	}{opts.Config, opts.Clusters, opts.Limits.withDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key()})
+	}{opts.Config, opts.Clusters, opts.Limits.WithDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key()})
 	if err != nil {
 		return ""
 	}
 	return "graph\x00" + id + "\x00" + graph.Digest(o)
 }
 
-func renderSource(ctx context.Context, src *Source, opts Options) (*graph.Graph, *guards, error) {
-	snap := src.snap
+func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.Graph, *guards, error) {
+	snap := src.Snapshot
 	if opts.SourceIgnore {
 		snap = ignored(snap, "", opts.Cache)
 	}
@@ -193,7 +194,7 @@ func newRenderer(snap *graph.Snapshot, opts Options) *renderer {
 	r := &renderer{
 		abs: snap.Root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
-		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
+		shared: opts.Cache, fps: fsys.NewFingerprints(gd.snap), exact: opts.ExactBuild,
 		policy: buildPolicy(opts), prior: opts.Prior, helm: opts.Helm, charts: opts.Charts, remote: opts.Remote,
 	}
 	if r.helm == nil {
@@ -208,7 +209,7 @@ func newRenderer(snap *graph.Snapshot, opts Options) *renderer {
 // buildPolicy is what, besides its inputs, decides a build's outcome: the remote policy and
 // the per-build limits (a build within looser limits may be refused under tighter ones).
 func buildPolicy(opts Options) string {
-	l := opts.Limits.withDefaults()
+	l := opts.Limits.WithDefaults()
 	return fmt.Sprintf("%s %d %d %d %d", opts.Remote.key(), l.MaxFileBytes, l.MaxBuildBytes, l.MaxBuildFiles, l.MaxBuildDocuments)
 }
 
@@ -231,7 +232,7 @@ func dropNested(cs []*graph.Cluster) []*graph.Cluster {
 				continue
 			}
 			for _, ks := range o.Kustomizations {
-				if ks.Parent != nil && ks.Ref.Name == c.Root.Name && cleanPath(ks.Spec.Path) == c.RootDir {
+				if ks.Parent != nil && ks.Ref.Name == c.Root.Name && fsys.CleanPath(ks.Spec.Path) == c.RootDir {
 					nested = true
 				}
 			}
@@ -285,8 +286,8 @@ type renderer struct {
 	cache   *buildCache
 	workers int
 	guards  *guards
-	shared  *Cache        // across renders; nil: none
-	fps     *fingerprints // state of this tree's build inputs
+	shared  *Cache             // across renders; nil: none
+	fps     *fsys.Fingerprints // state of this tree's build inputs
 	exact   bool
 	policy  string       // the remote policy, part of every shared cache key
 	objects sync.Map     // objectsKey → builtObjects, across the rounds of this render
@@ -362,7 +363,7 @@ func contests(rt root, child *graph.Kustomization) bool {
 	if !rt.synthetic || rt.orig != (graph.Ref{}) || child.Ref != rt.ks.Ref {
 		return false
 	}
-	return cleanPath(child.Spec.Path) != cleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
+	return fsys.CleanPath(child.Spec.Path) != fsys.CleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
 }
 
 // round renders the cluster wave by wave (a parent before the Kustomizations it emits),
@@ -371,7 +372,7 @@ func contests(rt root, child *graph.Kustomization) bool {
 // (known lists those of the previous round), which the round returns.
 func (r *renderer) round(ctx context.Context, rt root, seed store, known generators) (*graph.Cluster, store, generators) {
 	c := &graph.Cluster{
-		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, Source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
+		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, Source: r.guards.snap, Root: rt.ks.Ref, RootDir: fsys.CleanPath(rt.ks.Spec.Path),
 		Kustomizations: map[graph.Ref]*graph.Kustomization{}, Owners: map[graph.ObjectID][]*graph.Object{},
 	}
 	// sourceRoot maps the root's source to the repository only when it is a GitRepository or
@@ -672,7 +673,7 @@ func (r *renderer) withDefaults(u *unstructured.Unstructured) *unstructured.Unst
 func (r *renderer) sourceRoot(ref, rootSrc graph.SourceRef) (string, bool) {
 	if r.cfg != nil {
 		if dir, ok := r.cfg.SourceDir(ref.String()); ok {
-			return cleanPath(dir), true
+			return fsys.CleanPath(dir), true
 		}
 	}
 	if ref.Kind == "" || ref == rootSrc && (ref.Kind == "GitRepository" || ref == r.artifact) {

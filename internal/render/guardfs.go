@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -69,7 +70,7 @@ func (g *guardFS) ReadFile(path string) ([]byte, error) {
 		return nil, g.deny(r)
 	}
 	data, err := g.FileSystem.ReadFile(path)
-	if why := aliasBomb(data); why != "" {
+	if why := fsys.AliasBomb(data); why != "" {
 		return nil, g.deny(&refusal{path: path, reason: graph.RelPath(g.abs, path) + why})
 	}
 	g.mu.Lock()

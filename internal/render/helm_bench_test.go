@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkHelmFleet(b *testing.B) {
 		}
 	}
 	dir := tree(b, files)
-	src, err := ReadSource(dir, Limits{})
+	src, err := fsys.ReadSource(dir, graph.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

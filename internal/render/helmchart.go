@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
@@ -138,7 +139,7 @@ func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(gr
 		if !ok {
 			return chartSource{unresolved: fmt.Sprintf("chart %s is in %s, which is not this repository (map it in .tiergate.yaml sources)", chart, sref)}
 		}
-		return chartSource{inRepo: true, root: root, dir: cleanPath(path.Join(root, chart)), valuesFiles: files, ignoreMissing: ignore,
+		return chartSource{inRepo: true, root: root, dir: fsys.CleanPath(path.Join(root, chart)), valuesFiles: files, ignoreMissing: ignore,
 			strategy: strOf(spec, "reconcileStrategy")}
 	}
 	return chartSource{unresolved: fmt.Sprintf("sourceRef kind %q is not a chart source", sref.Kind)}

@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v4/pkg/ignore"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -52,7 +53,7 @@ func loadRepoChart(snap *graph.Snapshot, cs chartSource, maxBytes int64) (*repoC
 			name := path.Join(rel, n)
 			full := path.Join(cs.dir, name)
 			isDir := snap.State(full) == "dir"
-			if rules.Ignore(name, fileInfo{name: n, mode: dirMode(isDir)}) {
+			if rules.Ignore(name, fsys.FileInfo{FileName: n, FileMode: dirMode(isDir)}) {
 				continue
 			}
 			if isDir {
@@ -123,7 +124,7 @@ func (e *remoteDependency) Error() string { return e.msg }
 func mergeFileValues(snap *graph.Snapshot, cs chartSource, sum *strings.Builder) (map[string]any, error) {
 	out := map[string]any{}
 	for _, p := range cs.valuesFiles {
-		rel := cleanPath(path.Join(cs.root, p))
+		rel := fsys.CleanPath(path.Join(cs.root, p))
 		data, ok := snap.Read(rel)
 		if !ok {
 			if cs.ignoreMissing {

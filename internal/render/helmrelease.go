@@ -432,7 +432,7 @@ type releaseOut struct {
 
 // checkOutput fails a render past the caps one build has (MaxBuildDocuments documents,
 // MaxBuildBytes bytes as JSON): a release is capped as a Kustomization's build is.
-func checkOutput(res *helm.Result, l Limits) error {
+func checkOutput(res *helm.Result, l graph.Limits) error {
 	if len(res.Docs) > l.MaxBuildDocuments {
 		return &limitError{fmt.Sprintf("not rendered: the chart renders %d documents, more than tiergate's limit of %d (MaxBuildDocuments)", len(res.Docs), l.MaxBuildDocuments)}
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
@@ -197,7 +198,7 @@ func TestHelmRenderCache(t *testing.T) {
 	cache := NewCache(0)
 	h := &countingHelm{}
 	for _, f := range []map[string]string{files, files, merge(files, map[string]string{"apps/web.yaml": hr("web", gitChart, "values: {replicas: 3}")})} {
-		src, err := ReadSource(tree(t, f), Limits{})
+		src, err := fsys.ReadSource(tree(t, f), graph.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +245,7 @@ func TestHelmReleaseOutputCap(t *testing.T) {
 		"apps/many.yaml":                hr("many", strings.Replace(gitChart, "./charts/web", "./charts/many", 1)),
 		"charts/many/Chart.yaml":        "apiVersion: v2\nname: many\nversion: 0.1.0\n",
 		"charts/many/templates/cm.yaml": "{{- range until 20 }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ . }}\n{{- end }}\n"})
-	g, err := Render(context.Background(), tree(t, files), Options{Limits: Limits{MaxBuildDocuments: 10}})
+	g, err := Render(context.Background(), tree(t, files), Options{Limits: graph.Limits{MaxBuildDocuments: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

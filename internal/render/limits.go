@@ -1,8 +1,6 @@
 package render
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -10,139 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gopkg.in/yaml.v3"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
-
-// Limits bounds the work one Render does on an untrusted tree. A zero field takes its
-// default. Tree limits (files, total bytes, depth) fail Render with ErrLimitExceeded, as
-// nothing can be discovered safely; the others fail the Kustomization that hits them with
-// a BuildError naming the limit, so the rest of the graph still renders.
-type Limits struct {
-	// MaxFileBytes caps one file kustomize may read; default 8 MiB. A larger file is refused
-	// where it is listed.
-	MaxFileBytes int64
-	// MaxTotalBytes caps the regular files of the tree together; default 512 MiB.
-	MaxTotalBytes int64
-	// MaxFiles caps the files, directories and symlinks of the tree; default 200,000.
-	MaxFiles int
-	// MaxDepth caps directory nesting below the root (a/b/c.yaml has depth 3); default 64.
-	MaxDepth int
-	// MaxBuildBytes caps the bytes one kustomize build reads, counting a file once per
-	// read: it bounds bases included many times over; default 128 MiB.
-	MaxBuildBytes int64
-	// MaxBuildFiles caps the files one kustomize build reads, counting a file once per
-	// read: kustomize's work per base outweighs its bytes; default 10,000.
-	MaxBuildFiles int
-	// MaxBuildDocuments caps the YAML documents one kustomize build reads: kustomize's
-	// time grows with the square of a build's objects (1,000 take 6 s, 4,000 two minutes
-	// on a shared 2-core machine), and a build cannot be interrupted; default 5,000.
-	MaxBuildDocuments int
-	// MaxObjects caps the objects one cluster renders; default 100,000.
-	MaxObjects int
-	// MaxSubstitutedBytes caps what postBuild substitution writes in one cluster, all its
-	// Kustomizations together (MaxBuildBytes bounds each one); default 256 MiB.
-	MaxSubstitutedBytes int64
-	// MaxKustomizations caps the Flux Kustomizations one cluster renders; default 5,000.
-	MaxKustomizations int
-	// Timeout caps the wall time of one Render; Kustomizations not built by then fail with
-	// a BuildError. Default 5 minutes.
-	Timeout time.Duration
-}
-
-// DefaultLimits are the limits a zero Limits field takes.
-var DefaultLimits = Limits{
-	MaxFileBytes: 8 << 20, MaxTotalBytes: 512 << 20, MaxFiles: 200000, MaxDepth: 64,
-	MaxBuildBytes: 128 << 20, MaxBuildFiles: 10000, MaxBuildDocuments: 5000, MaxObjects: 100000, MaxSubstitutedBytes: 256 << 20, MaxKustomizations: 5000, Timeout: 5 * time.Minute,
-}
-
-// withDefaults returns l with each zero field set from DefaultLimits.
-func (l Limits) withDefaults() Limits {
-	d := DefaultLimits
-	if l.MaxFileBytes > 0 {
-		d.MaxFileBytes = l.MaxFileBytes
-	}
-	if l.MaxTotalBytes > 0 {
-		d.MaxTotalBytes = l.MaxTotalBytes
-	}
-	if l.MaxFiles > 0 {
-		d.MaxFiles = l.MaxFiles
-	}
-	if l.MaxDepth > 0 {
-		d.MaxDepth = l.MaxDepth
-	}
-	if l.MaxBuildBytes > 0 {
-		d.MaxBuildBytes = l.MaxBuildBytes
-	}
-	if l.MaxBuildFiles > 0 {
-		d.MaxBuildFiles = l.MaxBuildFiles
-	}
-	if l.MaxBuildDocuments > 0 {
-		d.MaxBuildDocuments = l.MaxBuildDocuments
-	}
-	if l.MaxObjects > 0 {
-		d.MaxObjects = l.MaxObjects
-	}
-	if l.MaxSubstitutedBytes > 0 {
-		d.MaxSubstitutedBytes = l.MaxSubstitutedBytes
-	}
-	if l.MaxKustomizations > 0 {
-		d.MaxKustomizations = l.MaxKustomizations
-	}
-	if l.Timeout > 0 {
-		d.Timeout = l.Timeout
-	}
-	return d
-}
-
-// ErrLimitExceeded is wrapped by the error ReadSource and SourceBuilder return when the
-// tree exceeds a Limits bound (files, total bytes, depth); the message names the limit and
-// the path.
-var ErrLimitExceeded = errors.New("render limit exceeded")
-
-// aliasBomb returns why data must not be parsed, or "": YAML aliases that expand to more
-// than ten times the document and over 100,000 nodes ("billion laughs"). kustomize's
-// reader expands every alias (kyaml RNode.DeAnchor) without a bound, so a few hundred
-// bytes would keep a build busy for hours.
-func aliasBomb(data []byte) string {
-	if !bytes.Contains(data, []byte("*")) {
-		return ""
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var n yaml.Node
-		if dec.Decode(&n) != nil {
-			return "" // the end, or an error kustomize reports itself
-		}
-		nodes, memo := 0, map[*yaml.Node]int{}
-		var count func(*yaml.Node) int
-		count = func(n *yaml.Node) int {
-			if n.Kind == yaml.AliasNode && n.Alias != nil {
-				if c, ok := memo[n.Alias]; ok {
-					return c
-				}
-				c := count(n.Alias)
-				memo[n.Alias] = c
-				return c
-			}
-			nodes++
-			c := 1
-			for _, ch := range n.Content {
-				c += count(ch)
-				if c > 1<<40 {
-					return c // enough to refuse; stops overflow
-				}
-			}
-			return c
-		}
-		if total := count(&n); total > 100000 && total > 10*nodes {
-			return fmt.Sprintf(" has YAML aliases that expand to %d nodes from %d, which kustomize would expand without bound (billion laughs)", total, nodes)
-		}
-	}
-}
 
 // refusal is why a build may not read a path.
 type refusal struct {
@@ -187,7 +57,7 @@ func kustomizationFileLstat(snap *graph.Snapshot, dir string) string {
 
 // guards is what the builds of one Render share to stay inside their limits.
 type guards struct {
-	limits   Limits
+	limits   graph.Limits
 	snap     *graph.Snapshot
 	fetch    *fetcher // nil fetches nothing
 	deadline time.Time
@@ -195,7 +65,7 @@ type guards struct {
 }
 
 func newGuards(snap *graph.Snapshot, opts Options) *guards {
-	l := opts.Limits.withDefaults()
+	l := opts.Limits.WithDefaults()
 	g := &guards{limits: l, snap: snap, deadline: time.Now().Add(l.Timeout)}
 	if len(opts.Remote.Allow) > 0 {
 		g.fetch = newFetcher(opts.Remote)

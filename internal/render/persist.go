@@ -9,6 +9,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/resmap"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
@@ -38,7 +39,7 @@ type diskBuilds struct {
 
 // diskBuild is one build of a key: valid where Deps have the fingerprints FPs.
 type diskBuild struct {
-	Deps   []dep
+	Deps   []fsys.Dep
 	FPs    []string
 	Remote []string          `json:",omitempty"`
 	Err    *graph.BuildError `json:",omitempty"`
@@ -57,7 +58,7 @@ type diskObjects struct {
 }
 
 // variantID names a variant of key on disk: the key and its inputs' fingerprints.
-func variantID(key string, deps []dep, fps []string) string {
+func variantID(key string, deps []fsys.Dep, fps []string) string {
 	var b strings.Builder
 	b.WriteString(key)
 	for i, d := range deps {
@@ -68,7 +69,7 @@ func variantID(key string, deps []dep, fps []string) string {
 
 // loadDisk returns the stored build (or generator output) of key that matches fps, made
 // into a variant kept in memory too; false when the store has none.
-func (c *Cache) loadDisk(kind, key string, fps *fingerprints) (*cacheVariant, bool) {
+func (c *Cache) loadDisk(kind, key string, fps *fsys.Fingerprints) (*cacheVariant, bool) {
 	if c == nil || c.disk == nil {
 		return nil, false
 	}

@@ -8,36 +8,37 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // failedParent reads the base and head of testdata/scenarios/failed-parent: at head the
 // root rejects apps (dependsOn is a string), so it applies nothing it emits.
-func failedParent(t *testing.T, id string) (base, head *Source) {
+func failedParent(t *testing.T, id string) (base, head *fsys.Source) {
 	t.Helper()
 	return scenario(t, "failed-parent", id)
 }
 
 // scenario reads the base and head of testdata/scenarios/<name>, with ids id-base and
 // id-head ("" keeps nothing in a Cache).
-func scenario(t *testing.T, name, id string) (base, head *Source) {
+func scenario(t *testing.T, name, id string) (base, head *fsys.Source) {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "scenarios", name)
-	base, err := ReadSource(filepath.Join(dir, "base"), Limits{})
+	base, err := fsys.ReadSource(filepath.Join(dir, "base"), graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err = ReadSource(filepath.Join(dir, "head"), Limits{})
+	head, err = fsys.ReadSource(filepath.Join(dir, "head"), graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if id != "" {
-		base.id, head.id = id+"-base", id+"-head"
+		base.ID, head.ID = id+"-base", id+"-head"
 	}
 	return base, head
 }
 
-func renderOK(t *testing.T, src *Source, opts Options) *graph.Graph {
+func renderOK(t *testing.T, src *fsys.Source, opts Options) *graph.Graph {
 	t.Helper()
 	g, err := RenderSource(context.Background(), src, opts)
 	if err != nil {
@@ -103,7 +104,7 @@ func TestGraphKeptPerPrior(t *testing.T) {
 	first := renderOK(t, head, Options{Cache: cache, Prior: bg})
 	for _, tc := range []struct {
 		name  string
-		src   *Source
+		src   *fsys.Source
 		prior *graph.Graph
 		want  *graph.Graph
 	}{

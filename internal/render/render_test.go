@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
@@ -697,9 +698,9 @@ func TestApplySpecIgnore(t *testing.T) {
 // mustSnapshot reads dir as Render does.
 func mustSnapshot(t *testing.T, dir string) *graph.Snapshot {
 	t.Helper()
-	src, err := ReadSource(dir, Limits{})
+	src, err := fsys.ReadSource(dir, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return src.snap
+	return src.Snapshot
 }

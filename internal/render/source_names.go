@@ -1,25 +1,11 @@
 package render
 
 import (
-	"sort"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
-
-// RegularFiles lists the repo-relative paths of the regular files whose content the source
-// holds, sorted; tree discovery outside the Flux graph (bootstrap helmfiles) walks them.
-func (s *Source) RegularFiles() []string {
-	out := make([]string, 0, len(s.snap.Data))
-	for rel := range s.snap.Data {
-		if s.snap.Knows(rel) {
-			out = append(out, rel)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 // SourceFiles is what the clusters of g's sources contain: the files of the folders the
 // review maps their Kustomizations' sources to (the root's GitRepository is the repository,
@@ -27,7 +13,7 @@ func (s *Source) RegularFiles() []string {
 // to the folder, as source-controller packs the artifact), after the tree's .sourceignore
 // rules (Options.SourceIgnore). A fixture folder that no source packs is not in it. Nil for
 // a graph without clusters.
-func SourceFiles(g *graph.Graph) *Source {
+func SourceFiles(g *graph.Graph) *fsys.Source {
 	var snap *graph.Snapshot
 	var views []graph.SourceView
 	for _, c := range g.Clusters {
@@ -40,13 +26,13 @@ func SourceFiles(g *graph.Graph) *Source {
 		return nil
 	}
 	if len(views) == 0 {
-		return &Source{snap: snap} // no source tiergate maps: which files count is unknown
+		return &fsys.Source{Snapshot: snap} // no source tiergate maps: which files count is unknown
 	}
 	matchers := make([]func(rel string) bool, len(views))
 	for i, v := range views {
 		matchers[i] = v.Contains()
 	}
-	return &Source{snap: snap.Without(func(rel string, dir bool) bool {
+	return &fsys.Source{Snapshot: snap.Without(func(rel string, dir bool) bool {
 		if dir {
 			return true // a folder stays when a file below it does
 		}

@@ -1,13 +1,17 @@
-package render
+package fsys
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -17,34 +21,34 @@ import (
 // alias bombs are kept as refused entries that no build may read. It is immutable and may
 // be rendered any number of times, concurrently.
 type Source struct {
-	snap *graph.Snapshot
+	Snapshot *graph.Snapshot
 	// id, when set, names the content: sources with the same id have the same files
 	// (a git tree hash). Render keeps the graph of such a source in its Cache.
-	id string
+	ID string
 }
 
 // Root is the absolute path the source is rendered at (repo-relative paths in a Graph
 // are relative to it): the folder ReadSource read, or the virtual root of a SourceBuilder.
-func (s *Source) Root() string { return s.snap.Root }
+func (s *Source) Root() string { return s.Snapshot.Root }
 
 // ReadFile returns the content of the repo-relative, slash-separated file rel; false when
 // there is none or it was refused.
-func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.snap.Read(rel) }
+func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.Snapshot.Read(rel) }
 
 // Refused returns why the repo-relative, slash-separated file rel was kept out of the
 // source (over MaxFileBytes, a YAML alias bomb, a symlink); false when it was not refused.
 func (s *Source) Refused(rel string) (string, bool) {
-	why, ok := s.snap.Refused[rel]
+	why, ok := s.Snapshot.Refused[rel]
 	return why, ok
 }
 
 // IsDir reports whether the repo-relative, slash-separated path rel is a folder.
 func (s *Source) IsDir(rel string) bool {
-	rel = cleanPath(rel)
+	rel = CleanPath(rel)
 	if rel == "" {
 		rel = "."
 	}
-	return s.snap.State(rel) == "dir"
+	return s.Snapshot.State(rel) == "dir"
 }
 
 // SourceBuilder assembles a Source entry by entry (a git tree walk), enforcing the tree
@@ -52,7 +56,7 @@ func (s *Source) IsDir(rel string) bool {
 // fail Add with an error wrapping ErrLimitExceeded that names the limit and the path.
 type SourceBuilder struct {
 	snap   *graph.Snapshot
-	limits Limits
+	limits graph.Limits
 	files  int
 	total  int64
 }
@@ -65,8 +69,8 @@ func GitTreeID(tree string) string { return "git tree " + tree }
 const VirtualRoot = "/tiergate-artifact"
 
 // NewSourceBuilder starts an empty source under l (zero fields take DefaultLimits).
-func NewSourceBuilder(l Limits) *SourceBuilder {
-	return &SourceBuilder{snap: graph.NewSnapshot(VirtualRoot), limits: l.withDefaults()}
+func NewSourceBuilder(l graph.Limits) *SourceBuilder {
+	return &SourceBuilder{snap: graph.NewSnapshot(VirtualRoot), limits: l.WithDefaults()}
 }
 
 // AddFile adds the regular file rel (slash-separated, relative to the root) of size bytes.
@@ -78,7 +82,7 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 	}
 	b.total += size
 	if b.total > b.limits.MaxTotalBytes {
-		return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", ErrLimitExceeded, b.limits.MaxTotalBytes, rel)
+		return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", graph.ErrLimitExceeded, b.limits.MaxTotalBytes, rel)
 	}
 	if size > b.limits.MaxFileBytes {
 		b.snap.Refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, size, b.limits.MaxFileBytes)
@@ -89,7 +93,7 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 		return fmt.Errorf("read %s: %w", rel, err)
 	}
 	if graph.IsYAMLName(rel) {
-		if why := aliasBomb(data); why != "" {
+		if why := AliasBomb(data); why != "" {
 			b.snap.Refused[rel] = rel + why
 			return nil
 		}
@@ -133,9 +137,9 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 	b.files++
 	switch depth := strings.Count(rel, "/") + 1; {
 	case b.files > b.limits.MaxFiles:
-		return fmt.Errorf("%w: MaxFiles is %d, reached at %s", ErrLimitExceeded, b.limits.MaxFiles, rel)
+		return fmt.Errorf("%w: MaxFiles is %d, reached at %s", graph.ErrLimitExceeded, b.limits.MaxFiles, rel)
 	case depth > b.limits.MaxDepth:
-		return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", ErrLimitExceeded, b.limits.MaxDepth, rel, depth)
+		return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", graph.ErrLimitExceeded, b.limits.MaxDepth, rel, depth)
 	}
 	b.snap.Add(rel, typ)
 	return nil
@@ -143,7 +147,7 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 
 // Source returns the source built so far; the builder must not be used after. id, when
 // not empty, must name the content exactly: a git tree hash (GitTreeID).
-func (b *SourceBuilder) Source(id string) *Source { return &Source{snap: b.snap.Finish(), id: id} }
+func (b *SourceBuilder) Source(id string) *Source { return &Source{Snapshot: b.snap.Finish(), ID: id} }
 
 // ReadFileSized reads the file p, which its stat said has size bytes, reading no more
 // than that: a file that grew since (or a FIFO swapped in) fails rather than being read
@@ -167,7 +171,7 @@ func ReadFileSized(p string, size int64) ([]byte, error) {
 // ReadSource reads the folder dir into a Source rendered at dir's absolute path, without
 // following symlinks and without entering .git folders, within l (zero fields take
 // DefaultLimits). It fails when dir cannot be read or exceeds a tree limit.
-func ReadSource(dir string, l Limits) (*Source, error) {
+func ReadSource(dir string, l graph.Limits) (*Source, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -209,4 +213,64 @@ func ReadSource(dir string, l Limits) (*Source, error) {
 		return nil, err
 	}
 	return b.Source(""), nil
+}
+
+// AliasBomb returns why data must not be parsed, or "": YAML aliases that expand to more
+// than ten times the document and over 100,000 nodes ("billion laughs"). kustomize's
+// reader expands every alias (kyaml RNode.DeAnchor) without a bound, so a few hundred
+// bytes would keep a build busy for hours.
+func AliasBomb(data []byte) string {
+	if !bytes.Contains(data, []byte("*")) {
+		return ""
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if dec.Decode(&n) != nil {
+			return "" // the end, or an error kustomize reports itself
+		}
+		nodes, memo := 0, map[*yaml.Node]int{}
+		var count func(*yaml.Node) int
+		count = func(n *yaml.Node) int {
+			if n.Kind == yaml.AliasNode && n.Alias != nil {
+				if c, ok := memo[n.Alias]; ok {
+					return c
+				}
+				c := count(n.Alias)
+				memo[n.Alias] = c
+				return c
+			}
+			nodes++
+			c := 1
+			for _, ch := range n.Content {
+				c += count(ch)
+				if c > 1<<40 {
+					return c // enough to refuse; stops overflow
+				}
+			}
+			return c
+		}
+		if total := count(&n); total > 100000 && total > 10*nodes {
+			return fmt.Sprintf(" has YAML aliases that expand to %d nodes from %d, which kustomize would expand without bound (billion laughs)", total, nodes)
+		}
+	}
+}
+
+// CleanPath is p as a clean repo-relative path: trimmed, without a leading "/" or "..".
+func CleanPath(p string) string {
+	p = path.Clean("/" + strings.TrimSpace(p))
+	return strings.TrimPrefix(p, "/")
+}
+
+// RegularFiles lists the repo-relative paths of the regular files whose content the source
+// holds, sorted; tree discovery outside the Flux graph (bootstrap helmfiles) walks them.
+func (s *Source) RegularFiles() []string {
+	out := make([]string, 0, len(s.Snapshot.Data))
+	for rel := range s.Snapshot.Data {
+		if s.Snapshot.Knows(rel) {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
