@@ -10,6 +10,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // failingRenderer is a HelmRenderer whose every render fails with err.
@@ -41,7 +42,7 @@ func TestHelmReleaseRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			apps := g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
-			want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"},
+			want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"},
 				Err: graph.BuildError{Message: tc.err.Error(), File: "apps/web.yaml", Line: 2, Limit: tc.limit}}}
 			if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
 				t.Errorf("(-want +got):\n%s", d)

@@ -64,7 +64,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 			continue // kustomize-controller applies nothing of a failed build (flux-semantics.md §3)
 		}
 		for _, o := range ks.Objects {
-			if o.ID.Group == helmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
+			if o.ID.Group == helmrelease.HelmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
 				jobs = append(jobs, job{ks, o})
 			}
 		}
@@ -224,20 +224,20 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		return releaseOutcome{skip: &graph.ReleaseSkip{HelmRelease: o.ID, Suspended: true, File: o.File, Line: o.Line,
 			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) is suspended: helm-controller does not reconcile it, so its chart is not rendered", name, o.File, o.Line)}}
 	}
-	cs := resolveChart(hr, c, func(s graph.SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
-	if cs.unresolved != "" {
-		return skip("", nil, cs.unresolved)
+	cs := helmrelease.ResolveChart(hr, c, func(s graph.SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
+	if cs.Unresolved != "" {
+		return skip("", nil, cs.Unresolved)
 	}
-	if cs.inRepo {
-		rc, err := loadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
-		var rd *remoteDependency
+	if cs.InRepo {
+		rc, err := helmrelease.LoadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
+		var rd *helmrelease.RemoteDependency
 		switch {
 		case errors.As(err, &rd):
-			return skip(cs.dir, nil, rd.msg)
+			return skip(cs.Dir, nil, rd.Msg)
 		case err != nil:
 			return fail(err)
 		}
-		ch = &graph.LoadedChart{Chart: rc.chart, Ref: cs.dir, Digest: "repo:" + rc.digest, HelmChart: cs.helmChart}
+		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart}
 		if kept := keptChart(prior, cs, ch); kept != nil {
 			ch = kept
 		}
@@ -250,9 +250,9 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		case err != nil:
 			return fail(err)
 		case ch == nil && hosts == nil:
-			return skip(cs.remote.String(), []string{chartHost(cs.remote)}, reason) // the chart's host, as the report names it
+			return skip(cs.Remote.String(), []string{helmrelease.ChartHost(cs.Remote)}, reason) // the chart's host, as the report names it
 		case ch == nil:
-			return skip(cs.remote.String(), hosts, reason)
+			return skip(cs.Remote.String(), hosts, reason)
 		}
 	}
 	if missing := helmrelease.MissingValuesFrom(ctx, hr, cl); missing != "" {
@@ -287,11 +287,11 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 // CachedChart check; internal/controller/helmchart_controller.go buildFromTarballArtifact:
 // Force on a new generation, VersionMetadata only under Revision). So a template or
 // values.yaml change without a version bump is not released: the cluster keeps the chart.
-func keptChart(prior *graph.Cluster, cs chartSource, ch *graph.LoadedChart) *graph.LoadedChart {
-	if prior == nil || cs.helmChart == "" || cs.strategy == "Revision" {
+func keptChart(prior *graph.Cluster, cs helmrelease.ChartSource, ch *graph.LoadedChart) *graph.LoadedChart {
+	if prior == nil || cs.HelmChart == "" || cs.Strategy == "Revision" {
 		return nil
 	}
-	old := prior.HelmCharts[cs.helmChart]
+	old := prior.HelmCharts[cs.HelmChart]
 	if old == nil || old.Digest == ch.Digest || old.Chart.Metadata.Name != ch.Chart.Metadata.Name ||
 		old.Chart.Metadata.Version != ch.Chart.Metadata.Version {
 		return nil
@@ -306,8 +306,8 @@ func keptChart(prior *graph.Cluster, cs chartSource, ch *graph.LoadedChart) *gra
 // its host; nil, the hosts to allow (nil when that is the chart's host alone: a fork, a
 // failed pull) and the reason when it does not, or the pull fails; an error when the chart does not match its
 // OCIRepository's revision (helm-controller fails the release).
-func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*graph.LoadedChart, []string, string, error) {
-	ref, host := cs.remote, chartHost(cs.remote)
+func (r *renderer) remoteChart(ctx context.Context, cs helmrelease.ChartSource) (*graph.LoadedChart, []string, string, error) {
+	ref, host := cs.Remote, helmrelease.ChartHost(cs.Remote)
 	switch {
 	case r.remote.Fork:
 		return nil, nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
@@ -329,10 +329,10 @@ func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*graph.Load
 	if err != nil {
 		return nil, nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
 	}
-	if len(cs.valuesFiles) > 0 {
+	if len(cs.ValuesFiles) > 0 {
 		return nil, nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
 	}
-	if cs.ociSource {
+	if cs.OCISource {
 		if err := withRevision(ch, ref, pulled); err != nil {
 			return nil, nil, "", err
 		}

@@ -253,7 +253,7 @@ func TestHelmReleaseOutputCap(t *testing.T) {
 	if apps == nil || apps.Err != nil {
 		t.Fatalf("Kustomization apps not built: %+v", apps)
 	}
-	want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Err: graph.BuildError{
+	want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Err: graph.BuildError{
 		Message: "not rendered: the chart renders 20 documents, more than tiergate's limit of 10 (MaxBuildDocuments)", File: "apps/many.yaml", Line: 2, Limit: true}}}
 	if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -268,7 +268,7 @@ func TestReleaseObjectsScope(t *testing.T) {
 	}
 	res := &helm.Result{Docs: []helm.Doc{doc("v1", "ConfigMap", "a"), doc("v1", "Namespace", "b"), doc("example.org/v1", "Gizmo", "c"),
 		doc("example.com/v1", "Gadget", "d"), doc("source.toolkit.fluxcd.io/v1", "OCIRepository", "e")}}
-	hrObj := &graph.Object{ID: graph.ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"}, Owner: graph.Ref{Namespace: "flux-system", Name: "apps"}, File: "apps/web.yaml", Line: 2}
+	hrObj := &graph.Object{ID: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"}, Owner: graph.Ref{Namespace: "flux-system", Name: "apps"}, File: "apps/web.yaml", Line: 2}
 	sc := scopes{{Group: "example.com", Kind: "Gadget"}: false}
 	objs, notes, err := releaseObjects(res, hrObj, "web", sc, nil)
 	if err != nil {

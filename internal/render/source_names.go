@@ -5,6 +5,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // SourceFiles is what the clusters of g's sources contain: the files of the folders the
@@ -64,7 +65,7 @@ func (r *renderer) sourceViews(c *graph.Cluster, rt root, rootSrc graph.SourceRe
 			continue
 		}
 		v := graph.SourceView{Dir: dir}
-		if b := sourceBody(c, s); b != nil && s.Kind == "GitRepository" {
+		if b := helmrelease.SourceBody(c, s); b != nil && s.Kind == "GitRepository" {
 			v.Ignore, _, _ = unstructured.NestedString(b.Object, "spec", "ignore")
 		}
 		out = append(out, v)
