@@ -144,8 +144,8 @@ func templateChart(spec map[string]any, ns string, c *Cluster, src func(SourceRe
 }
 
 // ociChart resolves an OCIRepository chartRef: its spec.url and spec.ref, where digest
-// wins over semver over tag, and "latest" is the default (source-controller
-// OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
+// wins over semver (its semverFilter read with it) over tag, and "latest" is the default
+// (source-controller OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
 // (.tiergate.yaml sources) holds the chart at its folder.
 func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
 	if root, ok := src(sref); ok {
@@ -162,7 +162,7 @@ func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) ch
 	case ref["digest"] != "":
 		r.Digest = ref["digest"]
 	case ref["semver"] != "":
-		r.Version = ref["semver"]
+		r.Version, r.SemverFilter = ref["semver"], ref["semverFilter"]
 	default:
 		r.Tag = cmp.Or(ref["tag"], "latest")
 	}

@@ -194,7 +194,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl cl
 func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string, prior *Cluster) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
-	var ch *loadedChart
+	var ch, tree *loadedChart // tree: the tree's chart when ch is the one the HelmChart keeps
 	// built is what the HelmChart holds once ch is loaded, whether the release renders or not.
 	built := func() *loadedChart {
 		if ch != nil && ch.helmChart != "" {
@@ -237,7 +237,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl 
 		}
 		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest, helmChart: cs.helmChart}
 		if kept := keptChart(prior, cs, ch); kept != nil {
-			ch = kept
+			tree, ch = ch, kept
 		}
 	} else {
 		var reason string
@@ -261,6 +261,9 @@ func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl 
 		return fail(err)
 	}
 	req := helm.Request{Chart: ch.chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	if tree != nil {
+		ch.kept += r.nextBumpFailure(ctx, req, tree)
+	}
 	res, err := r.renderChart(ctx, req, ch.digest)
 	if err != nil {
 		return fail(err) // it names the HelmRelease and the chart
