@@ -13,8 +13,9 @@ import (
 
 // TestHelmReleaseChartVersionKept: an in-repo chart whose files change without a version
 // bump is not rebuilt under reconcileStrategy ChartVersion (the default), so the head
-// renders the chart the HelmChart holds (the base's) with the head's values, and says so;
-// a version bump, reconcileStrategy Revision, a changed HelmChart spec or no prior render
+// renders the chart the HelmChart holds (the base's) with the head's values, and says so,
+// naming Helm's error when the tree's chart fails (only then: a tree chart that renders
+// adds nothing); a version bump, reconcileStrategy Revision, a changed HelmChart spec or no prior render
 // the tree's chart.
 func TestHelmReleaseChartVersionKept(t *testing.T) {
 	const ref = "Deployment.apps/apps/web-web"
@@ -74,11 +75,12 @@ func TestHelmReleaseChartVersionKept(t *testing.T) {
 	}{
 		{"template changes, version does not: the base's chart with the head's values", []string{gitChart}, []string{gitChart, "values: {replicas: 3}"}, pullPolicy,
 			[]string{"replicas=3", "policy=<nil>", kept}},
-		{"a failing template without a bump is not released either", []string{gitChart}, []string{gitChart},
+		{"a failing template without a bump is not released either, and the next bump's failure is named", []string{gitChart}, []string{gitChart},
 			func(f map[string]string) {
 				f["charts/web/templates/role.yaml"] = "{{ required \"role.name must be set\" .Values.role }}\n"
 			},
-			[]string{"replicas=1", "policy=<nil>", kept}},
+			[]string{"replicas=1", "policy=<nil>", kept + "; the changed chart itself fails to render, so its next version bump fails the upgrade: " +
+				"render HelmRelease apps/web (chart web 1.2.3): execution error at (web/templates/role.yaml:1:3): role.name must be set"}},
 		{"version bumped", []string{gitChart}, []string{gitChart}, bump, []string{"replicas=1", "policy=Always", "kept="}},
 		{"reconcileStrategy Revision", []string{revision}, []string{revision}, pullPolicy, []string{"replicas=1", "policy=Always", "kept="}},
 		{"HelmChart spec changes: a new generation forces the build", []string{gitChart}, []string{interval}, pullPolicy, []string{"replicas=1", "policy=Always", "kept="}},

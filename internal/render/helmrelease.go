@@ -196,7 +196,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *graph.Cluster, o *graph.O
 func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph.Object, cl client.Client, rootSrc graph.SourceRef, sc scopes, apis []string, prior *graph.Cluster) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
-	var ch *graph.LoadedChart
+	var ch, tree *graph.LoadedChart // tree: the tree's chart when ch is the one the HelmChart keeps
 	// built is what the HelmChart holds once ch is loaded, whether the release renders or not.
 	built := func() *graph.LoadedChart {
 		if ch != nil && ch.HelmChart != "" {
@@ -239,7 +239,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		}
 		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart}
 		if kept := keptChart(prior, cs, ch); kept != nil {
-			ch = kept
+			tree, ch = ch, kept
 		}
 	} else {
 		var reason string
@@ -263,6 +263,9 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		return fail(err)
 	}
 	req := helm.Request{Chart: ch.Chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	if tree != nil {
+		ch.Kept += r.nextBumpFailure(ctx, req, tree)
+	}
 	res, err := r.renderChart(ctx, req, ch.Digest)
 	if err != nil {
 		return fail(err) // it names the HelmRelease and the chart

@@ -146,8 +146,8 @@ func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(gr
 }
 
 // ociChart resolves an OCIRepository chartRef: its spec.url and spec.ref, where digest
-// wins over semver over tag, and "latest" is the default (source-controller
-// OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
+// wins over semver (its semverFilter read with it) over tag, and "latest" is the default
+// (source-controller OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
 // (.tiergate.yaml sources) holds the chart at its folder.
 func ociChart(sref graph.SourceRef, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	if root, ok := src(sref); ok {
@@ -164,7 +164,7 @@ func ociChart(sref graph.SourceRef, c *graph.Cluster, src func(graph.SourceRef) 
 	case ref["digest"] != "":
 		r.Digest = ref["digest"]
 	case ref["semver"] != "":
-		r.Version = ref["semver"]
+		r.Version, r.SemverFilter = ref["semver"], ref["semverFilter"]
 	default:
 		r.Tag = cmp.Or(ref["tag"], "latest")
 	}

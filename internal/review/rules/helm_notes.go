@@ -79,6 +79,10 @@ func approximateParts(rel graph.Release) (parts, fix []string) {
 // repackages a Git or Bucket chart only when Chart.yaml's version changes
 // (internal/helm/chart/builder_local.go localChartBuilder.Build), so the chart change is not
 // released and the cluster keeps the old templates. A warning: the change has no effect.
+// ChartKept also names Helm's error when the changed chart itself fails to render, which
+// the next version bump brings (render nextBumpFailure). The base's chart is taken as the
+// packaged one: which commit source-controller packaged depends on the commits it observed
+// (each reconcile builds the tree of the revision it fetched), which no git history tells.
 func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
@@ -88,7 +92,7 @@ func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
 				continue
 			}
 			f := releaseFinding("chart-version-unchanged", Warning, c, ks, rel.HelmRelease)
-			f.Message = fmt.Sprintf("HelmRelease %s/%s does not get this change of its chart: %s (the objects shown are rendered from it).",
+			f.Message = fmt.Sprintf("HelmRelease %s/%s does not get this change of its chart (the objects shown are rendered from the chart it keeps, taken to be the base's: if earlier commits changed the chart without a bump too, the cluster runs the one packaged when its version or HelmChart spec last changed): %s.",
 				rel.HelmRelease.Namespace, rel.HelmRelease.Name, rel.ChartKept)
 			f.Suggestion = fmt.Sprintf("Bump `version` in %s/Chart.yaml (now %s), or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit.",
 				rel.Chart, rel.Version)

@@ -61,7 +61,7 @@ func TestChartVersionUnchanged(t *testing.T) {
 	const kept = "chart charts/web changes but its version 1.2.3 does not, and source-controller rebuilds a chart under reconcileStrategy ChartVersion only when the version changes: the release keeps the chart it has"
 	got := chartVersionUnchanged(releaseCluster(graph.Release{Chart: "charts/web", Version: "1.2.3", ChartKept: kept}), nil, &Env{})
 	want := []Finding{{Rule: "chart-version-unchanged", Severity: Warning, Cluster: "dev", Object: webHR, Kustomization: "flux-system/apps", File: "apps/web.yaml", Line: 3,
-		Message:    "HelmRelease apps/web does not get this change of its chart: " + kept + " (the objects shown are rendered from it).",
+		Message:    "HelmRelease apps/web does not get this change of its chart (the objects shown are rendered from the chart it keeps, taken to be the base's: if earlier commits changed the chart without a bump too, the cluster runs the one packaged when its version or HelmChart spec last changed): " + kept + ".",
 		Suggestion: "Bump `version` in charts/web/Chart.yaml (now 1.2.3), or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit."}}
 	if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Finding{})); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

@@ -45,6 +45,12 @@ type Ref struct {
 	// pulled as it is, never read as a range (OCIRepositoryReconciler.getArtifactRef,
 	// source-controller internal/controller/ocirepository_controller.go). Version wins.
 	Tag string
+	// SemverFilter (OCI only) is an OCIRepository's ref.semverFilter: a Go regular
+	// expression a tag must match before Version selects among the tags; with it the tag
+	// list is always read, an exact Version included (OCIRepositoryReconciler.getTagBySemver
+	// and filterTags, source-controller internal/controller/ocirepository_controller.go).
+	// Only read with Version set.
+	SemverFilter string
 	// Digest (OCI only) pins the manifest, "sha256:<hex>"; it wins over Version, as in
 	// OCIRepository's getArtifactRef.
 	Digest string
@@ -53,7 +59,8 @@ type Ref struct {
 // String prints the reference as errors name it: oci://host/path/chart:tag-or-version,
 // oci://host/path/chart@digest, https://host/repo chart:version, and a semver range as a
 // range, not like a tag: oci://host/path/chart (semver ~1.2), https://host/repo chart
-// (semver 1.x); "" (the latest stable version) prints nothing.
+// (semver 1.x); a semverFilter joins the semver: oci://host/path/chart (semver 1.x,
+// semverFilter ^1\.); "" (the latest stable version) prints nothing.
 func (r Ref) String() string {
 	s := r.URL
 	if u, err := url.Parse(r.URL); err == nil && u.User != nil {
@@ -65,6 +72,8 @@ func (r Ref) String() string {
 	switch {
 	case r.Digest != "":
 		return s + "@" + r.Digest
+	case r.Version != "" && r.SemverFilter != "":
+		return s + " (semver " + r.Version + ", semverFilter " + r.SemverFilter + ")"
 	case r.Version != "" && isRange(r.Version):
 		return s + " (semver " + r.Version + ")"
 	case r.Version != "":
@@ -155,7 +164,7 @@ func (f *Fetcher) Fetch(ctx context.Context, ref Ref) (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)
 	}
-	c, err := f.charts.do(ctx, fmt.Sprintf("%q", []string{ref.Kind, ref.URL, ref.Chart, ref.Version, ref.Tag, ref.Digest}), f.policy.Timeout,
+	c, err := f.charts.do(ctx, fmt.Sprintf("%q", []string{ref.Kind, ref.URL, ref.Chart, ref.Version, ref.Tag, ref.Digest, ref.SemverFilter}), f.policy.Timeout,
 		func(ctx context.Context) (*Chart, error) {
 			if ref.Kind == KindOCI {
 				return f.fetchOCI(ctx, ref, u)

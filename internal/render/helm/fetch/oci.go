@@ -50,6 +50,10 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 		}
 	} else if ref.Version == "" && ref.Tag != "" {
 		tag = ref.Tag
+	} else if ref.SemverFilter != "" {
+		if tag, err = f.filteredTag(ctx, repo, ref.Version, ref.SemverFilter); err != nil {
+			return nil, err
+		}
 	} else if tag, err = f.resolveTag(ctx, repo, ref.Version); err != nil {
 		return nil, err
 	}
@@ -102,15 +106,24 @@ func (f *Fetcher) resolveTag(ctx context.Context, repo *remote.Repository, ver s
 	if _, err := constraint(ver); err != nil {
 		return ver, nil
 	}
+	tags, err := listTags(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	return pickTag(tags, ver)
+}
+
+// listTags reads every tag of repo (at most maxTagPages pages).
+func listTags(ctx context.Context, repo *remote.Repository) ([]string, error) {
 	var tags []string
 	err := repo.Tags(ctx, "", func(page []string) error {
 		tags = append(tags, page...)
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("list tags: %w", err)
+		return nil, fmt.Errorf("list tags: %w", err)
 	}
-	return pickTag(tags, ver)
+	return tags, nil
 }
 
 // manifest returns the chart's image manifest: the one stored as want when want is set and
