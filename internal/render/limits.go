@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // refusal is why a build may not read a path.
@@ -98,7 +99,7 @@ func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res 
 		gfs.mu.Lock()
 		kfiles := gfs.kfiles
 		gfs.mu.Unlock()
-		if be := pluginError(out.err, ix.snap, kfiles); be != nil {
+		if be := kustomize.PluginError(out.err, ix.snap, kfiles); be != nil {
 			out.err = be
 		}
 	default:

@@ -1,4 +1,4 @@
-package render
+package kustomize
 
 import (
 	"strings"
@@ -12,10 +12,10 @@ import (
 // functions, external plugins and helmCharts fail its build.
 var pluginFields = []string{"transformers:", "generators:", "validators:", "helmCharts:", "helmGlobals:", "helmChartInflationGenerator:"}
 
-// pluginError says, for a build that kustomize failed because a plugin is not builtin or
+// PluginError says, for a build that kustomize failed because a plugin is not builtin or
 // Helm is disabled, that kustomize-controller refuses it too, and points at the key that
 // asked for it in the latest kustomization file read; nil for other errors.
-func pluginError(be *graph.BuildError, snap *graph.Snapshot, kfiles []string) *graph.BuildError {
+func PluginError(be *graph.BuildError, snap *graph.Snapshot, kfiles []string) *graph.BuildError {
 	abs := snap.Root
 	if !strings.Contains(be.Message, "external plugins disabled") && !strings.Contains(be.Message, "must specify --enable-helm") {
 		return nil
