@@ -236,7 +236,7 @@ type Kustomization struct {
 	// that was not fetched (a patch targeting an object of a remote base): what was not
 	// fetched is unknown, so the build is not reviewed rather than failed.
 	NeedsRemote string
-	// PriorSpec says that Spec and Body are the Kustomization's at Options.Prior: its
+	// PriorSpec says that Spec and Body are the Kustomization's at render.Options.Prior: its
 	// parent fails, so Flux applies nothing the parent emits, and the object already in
 	// the cluster keeps reconciling this commit's files with its old spec.
 	PriorSpec bool
@@ -300,7 +300,7 @@ type Cluster struct {
 	// RootFile is the repo-relative file the root was found in (gotk-sync.yaml, the
 	// FluxInstance's or HelmRelease's manifest, .tiergate.yaml).
 	RootFile string
-	// Dir is the absolute path the cluster was rendered at (Source.Root); File paths are
+	// Dir is the absolute path the cluster was rendered at (fsys.Source.Root); File paths are
 	// relative to it. Read files with ReadFile: a source from git has no folder on disk.
 	Dir string
 	// Source is what the cluster was rendered from.
@@ -319,18 +319,18 @@ type Cluster struct {
 	// Owners maps every object to the Kustomizations that emit it, in build order.
 	Owners map[ObjectID][]*Object
 	// HelmCharts are the in-repo charts the cluster's HelmCharts hold after this commit, by
-	// chartSource.helmChart: what the next commit's render keeps under ChartVersion.
+	// helmrelease.ChartSource.HelmChart: what the next commit's render keeps under ChartVersion.
 	HelmCharts map[string]*LoadedChart
-	// Sources are the folders its Kustomizations' sources pack (Graph.SourceFiles).
+	// Sources are the folders its Kustomizations' sources pack (render.SourceFiles).
 	Sources []SourceView
 }
 
 // Graph is the rendering of one commit: every cluster found.
 type Graph struct {
 	Clusters []*Cluster
-	// Unselected names the clusters found but left out by Options.Clusters.
+	// Unselected names the clusters found but left out by render.Options.Clusters.
 	Unselected []string
-	// unselected are the clusters of Unselected, identity only (Name, ID, RootFile).
+	// UnselectedClusters are the clusters of Unselected, identity only (Name, ID, RootFile).
 	UnselectedClusters []*Cluster
 	// Discovery says how the clusters were found; DiscoveryFolders means the repository
 	// has no Flux root at all.
@@ -340,7 +340,7 @@ type Graph struct {
 }
 
 // Failed reports whether a Kustomization, a ResourceSet or a HelmRelease of g fails or is
-// not rendered, so that Options.Prior matters.
+// not rendered, so that render.Options.Prior matters.
 func (g *Graph) Failed() bool {
 	for _, c := range g.Clusters {
 		for _, ks := range c.Kustomizations {
@@ -436,7 +436,7 @@ type LoadedChart struct {
 	Chart  *chart.Chart
 	Ref    string
 	Digest string
-	// HelmChart is the HelmChart that builds it (chartSource.helmChart), "" for none.
+	// HelmChart is the HelmChart that builds it (helmrelease.ChartSource.HelmChart), "" for none.
 	HelmChart string
 	// Kept says why this is the prior commit's chart, not the tree's ("" when it is the tree's).
 	Kept string
