@@ -60,11 +60,15 @@ and the exit status is 2 with its error.`,
 
 // builtObject is one object of `build --format json`.
 type builtObject struct {
-	Cluster       string         `json:"cluster"`
-	Kustomization string         `json:"kustomization"`
-	File          string         `json:"file"`
-	Line          int            `json:"line"`
-	Object        map[string]any `json:"object"`
+	Cluster       string `json:"cluster"`
+	Kustomization string `json:"kustomization"`
+	File          string `json:"file"`
+	Line          int    `json:"line"`
+	// HelmRelease ("namespace/name") and Template (Helm's "# Source:") are set for an
+	// object a chart renders; File and Line are then the HelmRelease's manifest.
+	HelmRelease string         `json:"helmRelease,omitempty"`
+	Template    string         `json:"template,omitempty"`
+	Object      map[string]any `json:"object"`
 }
 
 func runBuild(cmd *cobra.Command, f buildFlags) error {
@@ -134,7 +138,7 @@ func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 			}
 			for _, o := range ks.Objects {
 				out = append(out, builtObject{Cluster: c.Name, Kustomization: ref.String(), File: o.File, Line: o.Line,
-					Object: review.Redacted(o).Object})
+					HelmRelease: o.HelmRelease, Template: o.Template, Object: review.Redacted(o).Object})
 			}
 		}
 	}
@@ -148,7 +152,8 @@ func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 }
 
 // writeBuild prints objs as JSON (an array) or as YAML documents, each after a comment
-// naming its cluster, Kustomization and file:line.
+// naming its cluster, Kustomization and file:line (for a chart's object, its HelmRelease,
+// the HelmRelease's file:line and the chart template).
 func writeBuild(w io.Writer, format string, objs []builtObject) error {
 	if format == "json" {
 		if objs == nil {
@@ -163,7 +168,12 @@ func writeBuild(w io.Writer, format string, objs []builtObject) error {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "---\n# cluster %s, Kustomization %s, %s:%d\n%s", o.Cluster, o.Kustomization, o.File, o.Line, data); err != nil {
+		// A chart's objects all share the HelmRelease's file:line; the template tells them apart.
+		from := fmt.Sprintf("%s:%d", o.File, o.Line)
+		if o.HelmRelease != "" {
+			from = fmt.Sprintf("HelmRelease %s (%s), template %s", o.HelmRelease, from, o.Template)
+		}
+		if _, err := fmt.Fprintf(w, "---\n# cluster %s, Kustomization %s, %s\n%s", o.Cluster, o.Kustomization, from, data); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,5 +115,48 @@ func TestBuildErrors(t *testing.T) {
 	// The other Kustomizations still build on their own.
 	if _, _, code, err := runErr(t, "build", "--dir", bad, "--kustomization", "flux-system/apps"); code != 0 {
 		t.Errorf("apps: exit %d, %v", code, err)
+	}
+}
+
+// TestBuildChartObjectHeaders: a chart's objects share their HelmRelease's file:line, so
+// each header names the HelmRelease once and the template; a plain object has file:line.
+func TestBuildChartObjectHeaders(t *testing.T) {
+	out, errOut, code, err := runErr(t, "build", "--dir", "../../testdata/scenarios/helm-in-repo/head", "--kustomization", "flux-system/apps")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, errOut)
+	}
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "# ") {
+			got = append(got, l)
+		}
+	}
+	const hr = "# cluster dev, Kustomization flux-system/apps, HelmRelease default/podinfo (apps/podinfo.yaml:2), template "
+	want := []string{
+		"# cluster dev, Kustomization flux-system/apps, apps/podinfo.yaml:2",
+		hr + "podinfo/crds/widgets.yaml",
+		hr + "podinfo/charts/common/templates/configmap.yaml",
+		hr + "podinfo/templates/service.yaml",
+		hr + "podinfo/templates/deployment.yaml",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("headers (-want +got):\n%s", diff)
+	}
+	out, _, code, err = runErr(t, "build", "--dir", "../../testdata/scenarios/helm-in-repo/head", "--kustomization", "flux-system/apps", "--format", "json")
+	if code != 0 {
+		t.Fatalf("json: exit %d, %v", code, err)
+	}
+	var objs []builtObject
+	if err := json.Unmarshal([]byte(out), &objs); err != nil {
+		t.Fatal(err)
+	}
+	var where []string
+	for _, o := range objs {
+		where = append(where, o.HelmRelease+"|"+o.Template)
+	}
+	wantWhere := []string{"|", "default/podinfo|podinfo/crds/widgets.yaml", "default/podinfo|podinfo/charts/common/templates/configmap.yaml",
+		"default/podinfo|podinfo/templates/service.yaml", "default/podinfo|podinfo/templates/deployment.yaml"}
+	if diff := cmp.Diff(wantWhere, where); diff != "" {
+		t.Errorf("json helmRelease|template (-want +got):\n%s", diff)
 	}
 }

@@ -230,3 +230,31 @@ func TestVersionNamesTheBuild(t *testing.T) {
 		t.Error("Version is not a function of the tiergate version")
 	}
 }
+
+// TestWriteRecreatesRemovedFolder: an entry is written into a shard folder that exists, and
+// into one removed since (by another process's trim, or by hand): both reach the disk.
+func TestWriteRecreatesRemovedFolder(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, "v1", 0)
+	s.Put("a", []byte("alpha"))
+	s.writeQueued(t)
+	s.Put("b", []byte("beta")) // the version folder exists, b's shard may not
+	s.writeQueued(t)
+	if err := os.RemoveAll(s.dir); err != nil {
+		t.Fatal(err)
+	}
+	s.Put("c", []byte("gamma"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, dir, "v1", 0)
+	for key, want := range map[string]string{"a": "", "b": "", "c": "gamma"} {
+		got, ok := r.Get(key)
+		if ok != (want != "") || string(got) != want {
+			t.Errorf("Get(%s) = %q, %t; want %q, %t", key, got, ok, want, want != "")
+		}
+	}
+	if st := s.Stats(); st.Writes != 3 {
+		t.Errorf("writes = %d, want 3", st.Writes)
+	}
+}

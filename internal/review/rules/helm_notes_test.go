@@ -70,3 +70,26 @@ func TestChartVersionUnchanged(t *testing.T) {
 		t.Errorf("a chart built from the tree: %+v, want none", got)
 	}
 }
+
+// TestHelmRenderApproximateKey: a change of only the reasons keeps one notice for one
+// HelmRelease (identity is rule, cluster and object, not the text), and another
+// HelmRelease is another notice.
+func TestHelmRenderApproximateKey(t *testing.T) {
+	base := helmApproximate(releaseCluster(graph.Release{Approximate: []string{"lookup"}}), nil, &Env{})
+	head := helmApproximate(releaseCluster(graph.Release{Approximate: []string{"randAlphaNum", "valuesFrom Secret values replaced by placeholders"},
+		Notes: []string{"scope of Widget.example.com unknown: taken as namespaced"}}), nil, &Env{})
+	if len(base) != 1 || len(head) != 1 {
+		t.Fatalf("got %d and %d findings, want 1 and 1", len(base), len(head))
+	}
+	if base[0].Message == head[0].Message {
+		t.Fatalf("messages are equal, the test needs them to differ: %q", base[0].Message)
+	}
+	if d := cmp.Diff(base[0].Key(), head[0].Key()); d != "" {
+		t.Errorf("key changed with the reasons (-base +head):\n%s", d)
+	}
+	other := head[0]
+	other.Object = &graph.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "apps", Name: "api"}
+	if other.Key() == head[0].Key() {
+		t.Errorf("two HelmReleases share the key %q", other.Key())
+	}
+}

@@ -78,10 +78,33 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	}
 	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
 	f.Message = msg + "."
-	f.Suggestion = fmt.Sprintf("Merge in two steps: first add the annotation `helm.sh/resource-policy: keep` to the objects that must survive "+
-		"through the chart of HelmRelease %s (or its postRenderers) and let helm-controller upgrade the release; then merge this change (Helm leaves kept objects, "+
-		"and the new owner takes them over). Or, if the objects should go, nothing to do.", name)
+	f.Suggestion = uninstallAdvice(name, at != hr)
 	return f, true
+}
+
+// uninstallAdvice is the two-step advice for the uninstall of HelmRelease name; renamed is
+// true when head still applies the HelmRelease (its release is renamed, so helm-controller
+// installs a new release). Helm's uninstall leaves an object annotated
+// `helm.sh/resource-policy: keep` with its old meta.helm.sh/release-name/-namespace
+// (helm pkg/action/uninstall.go, pkg/action/resource_policy.go filterManifestsToKeep). The
+// install of the new release then refuses it ("invalid ownership metadata", helm
+// pkg/action/validate.go existingResourceConflict) unless it takes ownership
+// (pkg/action/install.go: TakeOwnership uses requireAdoption, which adopts any existing
+// object); helm-controller sets TakeOwnership unless spec.install.disableTakeOwnership
+// (internal/action/install.go newInstall). kustomize-controller's server-side apply checks
+// no Helm annotation, so plain manifests take a kept object over as it is.
+func uninstallAdvice(name string, renamed bool) string {
+	first := fmt.Sprintf("Merge in two steps: first add the annotation `helm.sh/resource-policy: keep` to the objects that must survive "+
+		"through the chart of HelmRelease %s (or its postRenderers) and let helm-controller upgrade the release; then merge this change. ", name)
+	if renamed {
+		return first + "Helm leaves the kept objects annotated with the old release (meta.helm.sh/release-name, meta.helm.sh/release-namespace); " +
+			"helm-controller's install of the new release takes ownership of them, unless spec.install.disableTakeOwnership is true: then Helm refuses them " +
+			"('invalid ownership metadata') and, before the second step, their two annotations must be set to the new release name and storage namespace " +
+			"(or disableTakeOwnership removed). Or, if the objects should go, nothing to do."
+	}
+	return first + "Helm leaves the kept objects, and plain manifests of the same objects take them over on kustomize-controller's apply (it checks no Helm annotation; " +
+		"remove the `helm.sh/resource-policy` annotation and the meta.helm.sh annotations from the manifests' objects if they are copied from the chart). " +
+		"Or, if the objects should go, nothing to do."
 }
 
 // appliedElsewhere names the head owner that applies o's identity other than o's own

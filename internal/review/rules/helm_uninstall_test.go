@@ -1,6 +1,10 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 // TestHelmUninstall: a HelmRelease removed under garbage collection, or whose release
 // target changes, is uninstalled; an error when the uninstall deletes what head applies
@@ -115,4 +119,30 @@ func TestHelmUninstallNotDoubled(t *testing.T) {
 	}
 	checkFindings(t, changeRule(t, "helm-uninstall")(base, head, testEnv()), []want{{Rule: "helm-uninstall", Severity: Error, Kustomization: "flux-system/a",
 		Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2}})
+}
+
+// TestUninstallAdvice: a renamed release is adopted by helm-controller's take-ownership
+// (and refused under disableTakeOwnership); a removed one is taken over by plain manifests.
+func TestUninstallAdvice(t *testing.T) {
+	const first = "Merge in two steps: first add the annotation `helm.sh/resource-policy: keep` to the objects that must survive " +
+		"through the chart of HelmRelease apps/web (or its postRenderers) and let helm-controller upgrade the release; then merge this change. "
+	for _, tc := range []struct {
+		name    string
+		renamed bool
+		want    string
+	}{
+		{"renamed release", true, first + "Helm leaves the kept objects annotated with the old release (meta.helm.sh/release-name, meta.helm.sh/release-namespace); " +
+			"helm-controller's install of the new release takes ownership of them, unless spec.install.disableTakeOwnership is true: then Helm refuses them " +
+			"('invalid ownership metadata') and, before the second step, their two annotations must be set to the new release name and storage namespace " +
+			"(or disableTakeOwnership removed). Or, if the objects should go, nothing to do."},
+		{"removed release", false, first + "Helm leaves the kept objects, and plain manifests of the same objects take them over on kustomize-controller's apply (it checks no Helm annotation; " +
+			"remove the `helm.sh/resource-policy` annotation and the meta.helm.sh annotations from the manifests' objects if they are copied from the chart). " +
+			"Or, if the objects should go, nothing to do."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, uninstallAdvice("apps/web", tc.renamed)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
 }
