@@ -12,14 +12,15 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/pipeline"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 )
 
 type buildFlags struct {
 	repo, rev, dir, config, format, kustomization string
 	clusters, allowRemote                         []string
-	limits                                        render.Limits
+	limits                                        graph.Limits
 	cache                                         cacheFlags
 }
 
@@ -74,13 +75,13 @@ func runBuild(cmd *cobra.Command, f buildFlags) error {
 	if f.format != "yaml" && f.format != "json" {
 		return usageErr("--format: want yaml or json, got %q", f.format)
 	}
-	var only *render.Ref
+	var only *graph.Ref
 	if f.kustomization != "" {
 		ns, name, ok := strings.Cut(f.kustomization, "/")
 		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 			return usageErr("--kustomization: want NAMESPACE/NAME, got %q", f.kustomization)
 		}
-		only = &render.Ref{Namespace: ns, Name: name}
+		only = &graph.Ref{Namespace: ns, Name: name}
 	}
 	if err := checkAllowRemote(f.allowRemote); err != nil {
 		return err
@@ -116,7 +117,7 @@ func runBuild(cmd *cobra.Command, f buildFlags) error {
 // builtObjects lists the redacted objects of the selected Kustomizations (only, or all),
 // cluster by cluster in the graph's order. A Kustomization that failed or was not built
 // is an error naming it, its file and line; so is an only that no cluster holds.
-func builtObjects(g *render.Graph, only *render.Ref) ([]builtObject, error) {
+func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 	var out []builtObject
 	var errs []error
 	found := false

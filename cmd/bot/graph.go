@@ -13,7 +13,8 @@ import (
 
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helmfile"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
@@ -22,7 +23,7 @@ import (
 func graphCmd() *cobra.Command {
 	var repoDir, rev, dir, formatName, configPath string
 	var clusters, allowRemote []string
-	var limits render.Limits
+	var limits graph.Limits
 	var cache cacheFlags
 	cmd := &cobra.Command{
 		Use:   "graph",
@@ -76,7 +77,7 @@ func graphCmd() *cobra.Command {
 	return cmd
 }
 
-func graphTree(repoDir, rev, dir string, l render.Limits) (*pipeline.Tree, error) {
+func graphTree(repoDir, rev, dir string, l graph.Limits) (*pipeline.Tree, error) {
 	if dir != "" {
 		return pipeline.ReadDir(dir, l)
 	}
@@ -104,9 +105,9 @@ type clusterGraphJSON struct {
 	preinstalled
 }
 
-func printGraph(_ context.Context, w io.Writer, f string, g *render.Graph, pre preinstalled) error {
+func printGraph(_ context.Context, w io.Writer, f string, g *graph.Graph, pre preinstalled) error {
 	var graphs []review.ClusterGraph
-	empty := &render.Graph{}
+	empty := &graph.Graph{}
 	rep := review.Review(empty, g, review.Options{})
 	graphs = rep.Graphs
 	switch f {

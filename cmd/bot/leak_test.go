@@ -9,7 +9,8 @@ import (
 
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/publish"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // leakValues are every Secret-derived value of testdata/scenarios/secret-leaks, both sides:
@@ -57,11 +58,11 @@ func TestSecretLeaks(t *testing.T) {
 			outputs["build "+rev+" "+f] = runAll(t, "build", "--repo", repo, "--rev", rev, "--format", f)
 		}
 	}
-	base, err := pipeline.ReadDir(dir+"/base", render.Limits{})
+	base, err := pipeline.ReadDir(dir+"/base", graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := pipeline.ReadDir(dir+"/head", render.Limits{})
+	head, err := pipeline.ReadDir(dir+"/head", graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tiergate/tiergate/internal/config"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // checkAllowRemote validates --allow-remote as .tiergate.yaml's remote.allow is validated;
@@ -18,11 +19,11 @@ func checkAllowRemote(hosts []string) error {
 	return nil
 }
 
-// limitFlags registers the limits on what one review may read and render (render.Limits,
-// docs/reliability.md), with render.DefaultLimits as defaults. The operator sets them, not
+// limitFlags registers the limits on what one review may read and render (graph.Limits,
+// docs/reliability.md), with graph.DefaultLimits as defaults. The operator sets them, not
 // the repository: its .tiergate.yaml comes from the pull request under review.
-func limitFlags(fl *pflag.FlagSet, l *render.Limits) {
-	d := render.DefaultLimits
+func limitFlags(fl *pflag.FlagSet, l *graph.Limits) {
+	d := graph.DefaultLimits
 	fl.Int64Var(&l.MaxFileBytes, "max-file-bytes", d.MaxFileBytes, "largest file a build may read, in bytes")
 	fl.Int64Var(&l.MaxTotalBytes, "max-tree-bytes", d.MaxTotalBytes, "largest tree a review renders, all files together, in bytes")
 	fl.IntVar(&l.MaxFiles, "max-files", d.MaxFiles, "most files and folders in a reviewed tree")

@@ -7,6 +7,8 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 )
 
@@ -14,7 +16,7 @@ import (
 // remote policy of --allow-remote narrowed by cfg, charts pulled from the hosts it allows
 // and rendered in a sandbox Pool (the tree may be a PR's checkout).
 // The persistent cache of c keeps builds and pulled charts across runs; warnings go to warn.
-func renderTree(ctx context.Context, src *render.Source, cfg *config.Config, clusters, allowRemote []string, limits render.Limits, c *cacheFlags, warn io.Writer) (*render.Graph, error) {
+func renderTree(ctx context.Context, src *fsys.Source, cfg *config.Config, clusters, allowRemote []string, limits graph.Limits, c *cacheFlags, warn io.Writer) (*graph.Graph, error) {
 	pool := sandbox.NewPool(sandbox.Options{})
 	defer pool.Close()
 	cache, charts, done := c.openCache(warn)

@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tiergate/tiergate/internal/pipeline"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/format"
@@ -22,7 +23,7 @@ type reviewFlags struct {
 	clusters, allowRemote  []string
 	noMergeBase, noReuse   bool
 	failOnUnreviewed       bool
-	limits                 render.Limits
+	limits                 graph.Limits
 	worktree               bool      // the head is the work tree of repo
 	stderr                 io.Writer // warnings; nil: none
 	// helmSandbox renders charts in bot helm-worker child processes (the flag's default);

@@ -21,7 +21,8 @@ import (
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 	"github.com/tiergate/tiergate/internal/review/rules"
 	"github.com/tiergate/tiergate/internal/server"
@@ -40,7 +41,7 @@ type serveFlags struct {
 	buildCacheMiB                                  int64
 	allowRemote                                    []string
 	botLogins                                      []string
-	limits                                         render.Limits
+	limits                                         graph.Limits
 	helm                                           helmPoolFlags
 }
 

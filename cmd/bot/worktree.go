@@ -17,7 +17,9 @@ import (
 
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // workTree is the work tree of a git repository as `git add --all` would stage it: the
@@ -31,10 +33,10 @@ type workTree struct {
 }
 
 // openWorkTree finds the work tree holding dir and lists it, at most maxFiles entries (0:
-// render.DefaultLimits.MaxFiles). Files are hashed as they are read, not kept.
+// graph.DefaultLimits.MaxFiles). Files are hashed as they are read, not kept.
 func openWorkTree(dir string, maxFiles int) (*workTree, error) {
 	if maxFiles <= 0 {
-		maxFiles = render.DefaultLimits.MaxFiles
+		maxFiles = graph.DefaultLimits.MaxFiles
 	}
 	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
@@ -125,8 +127,8 @@ func blobHash(p string) (string, error) {
 }
 
 // tree reads the listed files into a review side within l. Rev names it in the report.
-func (w *workTree) tree(l render.Limits) (*pipeline.Tree, error) {
-	b := render.NewSourceBuilder(l)
+func (w *workTree) tree(l graph.Limits) (*pipeline.Tree, error) {
+	b := fsys.NewSourceBuilder(l)
 	paths := slices.Sorted(func(yield func(string) bool) {
 		for p := range w.Files {
 			if !yield(p) {
@@ -151,7 +153,7 @@ func (w *workTree) tree(l render.Limits) (*pipeline.Tree, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read work tree: %w", err)
 		}
-		if err := b.AddFile(rel, fi.Size(), "", func() ([]byte, error) { return render.ReadFileSized(p, fi.Size()) }); err != nil {
+		if err := b.AddFile(rel, fi.Size(), "", func() ([]byte, error) { return fsys.ReadFileSized(p, fi.Size()) }); err != nil {
 			return nil, err
 		}
 	}

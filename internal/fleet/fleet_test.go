@@ -14,6 +14,7 @@ import (
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 )
 
@@ -80,9 +81,9 @@ func TestSpecErrors(t *testing.T) {
 }
 
 // renderCommit renders commit h of g as the pipeline does.
-func renderCommit(t *testing.T, g *gitrepo.Repo, h plumbing.Hash) *render.Graph {
+func renderCommit(t *testing.T, g *gitrepo.Repo, h plumbing.Hash) *graph.Graph {
 	t.Helper()
-	tree, err := pipeline.Load(g, h, render.Limits{})
+	tree, err := pipeline.Load(g, h, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,12 +116,12 @@ func TestRenderBase(t *testing.T) {
 				t.Errorf("%s %s: error %v, skipped %q", c.Name, ref, ks.Err, ks.Skipped)
 			}
 		}
-		if p := c.Partials(); len(p) != 0 {
+		if p := render.Partials(c); len(p) != 0 {
 			t.Errorf("%s: partial %v", c.Name, p)
 		}
 		checkLayers(t, c)
 		checkSubstitution(t, c)
-		plain := c.Kustomizations[render.Ref{Namespace: "flux-system", Name: "app-0003"}]
+		plain := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "app-0003"}]
 		var files []string
 		for _, o := range plain.Objects {
 			files = append(files, o.File)
@@ -136,14 +137,14 @@ func TestRenderBase(t *testing.T) {
 
 // checkLayers derives each tier's layer from dependsOn (one more than its dependencies',
 // which must agree) and counts tiers per layer.
-func checkLayers(t *testing.T, c *render.Cluster) {
+func checkLayers(t *testing.T, c *graph.Cluster) {
 	layer := map[string]int{}
 	var of func(name string) int
 	of = func(name string) int {
 		if l, ok := layer[name]; ok {
 			return l
 		}
-		deps := c.Kustomizations[render.Ref{Namespace: "flux-system", Name: name}].Spec.DependsOn
+		deps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}].Spec.DependsOn
 		l := 0
 		for i, d := range deps {
 			if dl := of(d.Name) + 1; i > 0 && dl != l {
@@ -168,13 +169,13 @@ func checkLayers(t *testing.T, c *render.Cluster) {
 
 // checkSubstitution reads app-0000's ConfigMap: substitute, substituteFrom the
 // cluster-vars ConfigMap of cluster-config, a default, the overlay patch and the Component.
-func checkSubstitution(t *testing.T, c *render.Cluster) {
-	vars := c.Owners[render.ObjectID{Kind: "ConfigMap", Namespace: "flux-system", Name: "cluster-vars"}]
+func checkSubstitution(t *testing.T, c *graph.Cluster) {
+	vars := c.Owners[graph.ObjectID{Kind: "ConfigMap", Namespace: "flux-system", Name: "cluster-vars"}]
 	if len(vars) != 1 || vars[0].Owner.Name != "cluster-config" {
 		t.Fatalf("%s: cluster-vars owners %v", c.Name, vars)
 	}
 	region, _, _ := unstructured.NestedString(vars[0].Body.Object, "data", "region")
-	cm := c.Owners[render.ObjectID{Kind: "ConfigMap", Namespace: "app-0000", Name: "app-0000-config"}]
+	cm := c.Owners[graph.ObjectID{Kind: "ConfigMap", Namespace: "app-0000", Name: "app-0000-config"}]
 	if len(cm) != 1 {
 		t.Fatalf("%s: app-0000-config owners %v", c.Name, cm)
 	}
@@ -229,7 +230,7 @@ func TestShapes(t *testing.T) {
 	base := renderCommit(t, g, fr.Base)
 	var clusters []review.ClusterSummary
 	for _, c := range fr.Clusters {
-		clusters = append(clusters, review.ClusterSummary{Name: c, Root: "clusters/" + c, Kustomizations: smallKustomizations, Objects: smallObjects, Partial: []render.Partial{}})
+		clusters = append(clusters, review.ClusterSummary{Name: c, Root: "clusters/" + c, Kustomizations: smallKustomizations, Objects: smallObjects, Partial: []graph.Partial{}})
 	}
 	ks := func(name string) string { return "flux-system/" + name }
 	empty := func() map[string]int { return map[string]int{} }
@@ -290,8 +291,8 @@ func TestShapes(t *testing.T) {
 }
 
 // dependsOn reports whether Kustomization from lists to in its dependsOn.
-func dependsOn(c *render.Cluster, from, to string) bool {
-	for _, d := range c.Kustomizations[render.Ref{Namespace: "flux-system", Name: from}].Spec.DependsOn {
+func dependsOn(c *graph.Cluster, from, to string) bool {
+	for _, d := range c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: from}].Spec.DependsOn {
 		if d.Name == to {
 			return true
 		}

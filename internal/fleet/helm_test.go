@@ -8,7 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/fleet"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestHelmReleaseFleet checks what HelmReleases adds: a HelmRelease in each of the first
@@ -53,9 +54,9 @@ func TestHelmReleaseFleet(t *testing.T) {
 		if diff := cmp.Diff(wantObjs, objs); diff != "" {
 			t.Errorf("%s objects of HelmRelease app-0001 (-want +got):\n%s", c.Name, diff)
 		}
-		dep := c.Owners[render.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "app-0001", Name: "app-0001-app"}][0]
+		dep := c.Owners[graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "app-0001", Name: "app-0001-app"}][0]
 		region, _, _ := unstructured.NestedString(dep.Body.Object, "metadata", "labels", "fleet.example/region")
-		vars := c.Owners[render.ObjectID{Kind: "ConfigMap", Namespace: "flux-system", Name: "cluster-vars"}][0]
+		vars := c.Owners[graph.ObjectID{Kind: "ConfigMap", Namespace: "flux-system", Name: "cluster-vars"}][0]
 		if want, _, _ := unstructured.NestedString(vars.Body.Object, "data", "region"); region != want || want == "" {
 			t.Errorf("%s: Deployment region label %q, want the cluster's region %q", c.Name, region, want)
 		}
@@ -76,8 +77,8 @@ func TestHelmReleaseFleet(t *testing.T) {
 }
 
 // imageOf is the image tag of app's Deployment app-3 in c.
-func imageOf(c *render.Cluster, app string) string {
-	for _, o := range c.Owners[render.ObjectID{Group: "apps", Kind: "Deployment", Namespace: app, Name: app + "-3"}] {
+func imageOf(c *graph.Cluster, app string) string {
+	for _, o := range c.Owners[graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: app, Name: app + "-3"}] {
 		cs, _, _ := unstructured.NestedSlice(o.Body.Object, "spec", "template", "spec", "containers")
 		if len(cs) > 0 {
 			img := cs[0].(map[string]any)["image"].(string)

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/config"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -59,7 +60,7 @@ func configError(err error) *rules.Finding {
 
 // readHeadConfig returns the tree's .tiergate.yaml; ok is false when it has none. A file
 // the source refused (over MaxFileBytes, an alias bomb, a symlink) is a *config.Error.
-func readHeadConfig(src *render.Source) (data []byte, ok bool, err error) {
+func readHeadConfig(src *fsys.Source) (data []byte, ok bool, err error) {
 	if why, refused := src.Refused(config.FileName); refused {
 		// why starts with the path ("x has 9437184 bytes, over ..."), which Error repeats.
 		return nil, true, &config.Error{File: config.FileName, Message: "it" + strings.TrimPrefix(why, config.FileName)}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -19,7 +20,7 @@ import (
 func memTree(t *testing.T, rev string, extra map[string][]byte) *Tree {
 	t.Helper()
 	dir := "../../testdata/scenarios/demo/" + rev
-	b := render.NewSourceBuilder(render.Limits{})
+	b := fsys.NewSourceBuilder(graph.Limits{})
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

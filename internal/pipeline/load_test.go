@@ -13,6 +13,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestLoadFollowsSourceIgnoreSymlink: a commit (the demo scenario's head) whose
@@ -58,7 +59,7 @@ func TestLoadFollowsSourceIgnoreSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	tr, err := Load(repo, h, render.Limits{})
+	tr, err := Load(repo, h, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestLoadFollowsSourceIgnoreSymlink(t *testing.T) {
 		t.Fatalf("no cluster demo: %d clusters", len(g.Clusters))
 	}
 	var got []string
-	for _, o := range c.Kustomizations[render.Ref{Namespace: "flux-system", Name: "apps"}].Objects {
+	for _, o := range c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Objects {
 		got = append(got, o.File)
 	}
 	if d := cmp.Diff([]string{"apps/web/deployment.yaml"}, got); d != "" {

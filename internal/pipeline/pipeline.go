@@ -16,6 +16,8 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -40,8 +42,8 @@ type Options struct {
 	AllowRemote []string
 	// Fork says the head comes from a fork: nothing remote is fetched.
 	Fork bool
-	// Limits bounds what each render reads and builds (zero fields: render.DefaultLimits).
-	Limits render.Limits
+	// Limits bounds what each render reads and builds (zero fields: graph.DefaultLimits).
+	Limits graph.Limits
 	// Helm renders HelmRelease charts (a sandbox Pool the caller owns); nil: in process.
 	Helm render.HelmRenderer
 	// ChartCacheDir keeps pulled charts by digest across reviews; "": in memory only.
@@ -67,7 +69,7 @@ func (r *Result) Failed() bool {
 
 // Tree is one side of a review: the source artifact, in memory, and its revision.
 type Tree struct {
-	Source *render.Source
+	Source *fsys.Source
 	Rev    string
 	// For a commit read on first need (Commits' base): its Source id, and how to read it.
 	id   string
@@ -76,7 +78,7 @@ type Tree struct {
 }
 
 // source returns t's Source, reading it first if need be.
-func (t *Tree) source() (*render.Source, error) {
+func (t *Tree) source() (*fsys.Source, error) {
 	if t.Source == nil && t.read != nil {
 		start := time.Now()
 		r, err := t.read()
@@ -89,7 +91,7 @@ func (t *Tree) source() (*render.Source, error) {
 }
 
 // graph renders t with ro, or takes its graph from ro.Cache without reading the tree.
-func (t *Tree) graph(ctx context.Context, ro render.Options) (*render.Graph, error) {
+func (t *Tree) graph(ctx context.Context, ro render.Options) (*graph.Graph, error) {
 	if t.Source == nil && ro.Cache != nil {
 		if g, ok := ro.Cache.Graph(t.id, ro); ok {
 			return g, nil
@@ -103,17 +105,17 @@ func (t *Tree) graph(ctx context.Context, ro render.Options) (*render.Graph, err
 }
 
 // Load reads the tree of commit h of repo into memory, within the tree limits of l
-// (render.Limits: files, depth, bytes). Nothing is written to disk.
-func Load(repo *gitrepo.Repo, h plumbing.Hash, l render.Limits) (*Tree, error) {
+// (graph.Limits: files, depth, bytes). Nothing is written to disk.
+func Load(repo *gitrepo.Repo, h plumbing.Hash, l graph.Limits) (*Tree, error) {
 	tree, err := repo.TreeHash(h)
 	if err != nil {
 		return nil, err
 	}
-	b := render.NewSourceBuilder(l)
+	b := fsys.NewSourceBuilder(l)
 	err = repo.Files(h, func(f gitrepo.File) error {
 		if f.Symlink {
 			target := ""
-			if f.Size <= render.MaxSymlinkTarget {
+			if f.Size <= fsys.MaxSymlinkTarget {
 				data, err := f.Read()
 				if err != nil {
 					return err
@@ -127,13 +129,13 @@ func Load(repo *gitrepo.Repo, h plumbing.Hash, l render.Limits) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", h, err)
 	}
-	return &Tree{Source: b.Source(render.GitTreeID(tree.String())), Rev: h.String()}, nil
+	return &Tree{Source: b.Source(fsys.GitTreeID(tree.String())), Rev: h.String()}, nil
 }
 
 // ReadDir reads a plain folder into memory, without following symlinks and skipping .git,
 // within the tree limits of l; dir is never changed.
-func ReadDir(dir string, l render.Limits) (*Tree, error) {
-	src, err := render.ReadSource(dir, l)
+func ReadDir(dir string, l graph.Limits) (*Tree, error) {
+	src, err := fsys.ReadSource(dir, l)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +155,7 @@ func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, 
 	if err != nil {
 		return nil, err
 	}
-	b := &Tree{Rev: base.String(), id: render.GitTreeID(tree.String()),
+	b := &Tree{Rev: base.String(), id: fsys.GitTreeID(tree.String()),
 		read: func() (*Tree, error) { return Load(repo, base, opts.Limits) }}
 	return Trees(ctx, b, h, opts)
 }
@@ -199,7 +201,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 		return d.Seconds()
 	}
 	// The base renders every cluster: a cluster selected by its head name may have another
-	// name at base (renamed), and render.Selected keeps its match.
+	// name at base (renamed), and graph.Selected keeps its match.
 	bo := ro
 	bo.Clusters = nil
 	bg, err := base.graph(ctx, bo)
@@ -214,7 +216,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	}
 	renderHead := lap()
 	if len(opts.Clusters) > 0 {
-		bg = render.Selected(bg, hg, opts.Clusters)
+		bg = graph.Selected(bg, hg, opts.Clusters)
 	}
 	if err := CheckClusters(bg, hg, opts.Clusters); err != nil {
 		return nil, err
@@ -234,7 +236,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 // CheckClusters refuses a review or graph that would silently check nothing: no cluster
 // found on either side, or a --cluster name that neither side has. Pass the same graph twice
 // for one commit.
-func CheckClusters(base, head *render.Graph, names []string) error {
+func CheckClusters(base, head *graph.Graph, names []string) error {
 	for _, n := range names {
 		if base.Cluster(n) == nil && head.Cluster(n) == nil {
 			return fmt.Errorf("cluster %q not found (clusters: %s)", n, clusterList(base, head))
@@ -246,7 +248,7 @@ func CheckClusters(base, head *render.Graph, names []string) error {
 	return nil
 }
 
-func clusterList(gs ...*render.Graph) string {
+func clusterList(gs ...*graph.Graph) string {
 	seen := map[string]bool{}
 	var out []string
 	for _, g := range gs {
@@ -270,11 +272,11 @@ func clusterList(gs ...*render.Graph) string {
 
 // LoadConfig reads path, else the source's .tiergate.yaml when present: the PR may change
 // the configuration it is reviewed with, as it changes the manifests.
-func LoadConfig(path string, src *render.Source) (*config.Config, error) {
+func LoadConfig(path string, src *fsys.Source) (*config.Config, error) {
 	return loadConfig(path, src)
 }
 
-func loadConfig(path string, src *render.Source) (*config.Config, error) {
+func loadConfig(path string, src *fsys.Source) (*config.Config, error) {
 	var cfg *config.Config
 	var err error
 	if path != "" {
@@ -299,7 +301,7 @@ func loadConfig(path string, src *render.Source) (*config.Config, error) {
 }
 
 // checkClusterPaths verifies that each configured cluster's path is a folder of the tree.
-func checkClusterPaths(cfg *config.Config, src *render.Source) error {
+func checkClusterPaths(cfg *config.Config, src *fsys.Source) error {
 	for i, c := range cfg.Clusters {
 		dir := ""
 		ref := c.SourceRef

@@ -6,6 +6,8 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helmfile"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -29,7 +31,7 @@ func (p PreinstalledGroup) String() string { return fmt.Sprintf("%s (%s)", p.Gro
 // storage namespace equal the helmfile release's name and namespace (matchRelease).
 // Notes say which helmfile releases could not be read or have charts the catalog does
 // not know.
-func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *render.Graph) ([]PreinstalledGroup, []helmfile.Note) {
+func Preinstalled(cfg *config.Config, configPath string, src *fsys.Source, g *graph.Graph) ([]PreinstalledGroup, []helmfile.Note) {
 	if configPath == "" {
 		configPath = config.FileName
 	}
@@ -41,7 +43,7 @@ func Preinstalled(cfg *config.Config, configPath string, src *render.Source, g *
 	}
 	var notes []helmfile.Note
 	if g != nil {
-		if sf := g.SourceFiles(); sf != nil {
+		if sf := render.SourceFiles(g); sf != nil {
 			src = sf // the helmfiles the cluster's sources hold, not fixtures the artifact leaves out
 		}
 	}

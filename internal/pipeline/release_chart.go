@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -24,15 +24,15 @@ type helmRelease struct {
 // releaseIndex maps "storage namespace/release name" to the HelmReleases of g that manage
 // that Helm release, one entry per distinct HelmRelease and chart (a HelmRelease rendered
 // in several clusters or Kustomizations is one).
-func releaseIndex(g *render.Graph) map[string][]helmRelease {
+func releaseIndex(g *graph.Graph) map[string][]helmRelease {
 	out := map[string][]helmRelease{}
 	if g == nil {
 		return out
 	}
 	seen := map[helmRelease]bool{}
 	for _, c := range g.Clusters {
-		sources := map[render.ObjectID]*unstructured.Unstructured{}
-		var hrs []*render.Object
+		sources := map[graph.ObjectID]*unstructured.Unstructured{}
+		var hrs []*graph.Object
 		for id, objs := range c.Owners {
 			if len(objs) == 0 || objs[0].Body == nil {
 				continue
@@ -74,7 +74,7 @@ func releaseIndex(g *render.Graph) map[string][]helmRelease {
 // the HelmChart's spec.chart or the OCIRepository's last spec.url path element (the
 // chart's repository name), the source looked up in sources by the reference's namespace,
 // defaulting to the HelmRelease's (CrossNamespaceSourceReference). "" when unknown.
-func chartOf(hr *unstructured.Unstructured, sources map[render.ObjectID]*unstructured.Unstructured) string {
+func chartOf(hr *unstructured.Unstructured, sources map[graph.ObjectID]*unstructured.Unstructured) string {
 	if ch, _, _ := unstructured.NestedString(hr.Object, "spec", "chart", "spec", "chart"); ch != "" {
 		return ch
 	}
@@ -86,7 +86,7 @@ func chartOf(hr *unstructured.Unstructured, sources map[render.ObjectID]*unstruc
 	if ns == "" {
 		ns = hr.GetNamespace()
 	}
-	src := sources[render.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: ref["kind"], Namespace: ns, Name: ref["name"]}]
+	src := sources[graph.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: ref["kind"], Namespace: ns, Name: ref["name"]}]
 	if src == nil {
 		return ""
 	}

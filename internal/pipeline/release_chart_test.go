@@ -11,23 +11,24 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/config"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // graphOf is one cluster owning the objects of docs (YAML), as a Kustomization's build.
-func graphOf(t *testing.T, docs ...string) *render.Graph {
+func graphOf(t *testing.T, docs ...string) *graph.Graph {
 	t.Helper()
-	c := &render.Cluster{Name: "main", Owners: map[render.ObjectID][]*render.Object{}}
+	c := &graph.Cluster{Name: "main", Owners: map[graph.ObjectID][]*graph.Object{}}
 	for _, d := range docs {
 		u := &unstructured.Unstructured{}
 		if err := yaml.Unmarshal([]byte(d), &u.Object); err != nil {
 			t.Fatal(err)
 		}
 		gv := u.GroupVersionKind()
-		id := render.ObjectID{Group: gv.Group, Kind: gv.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
-		c.Owners[id] = append(c.Owners[id], &render.Object{ID: id, Body: u})
+		id := graph.ObjectID{Group: gv.Group, Kind: gv.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+		c.Owners[id] = append(c.Owners[id], &graph.Object{ID: id, Body: u})
 	}
-	return &render.Graph{Clusters: []*render.Cluster{c}}
+	return &graph.Graph{Clusters: []*graph.Cluster{c}}
 }
 
 const hrHead = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n"
@@ -121,7 +122,7 @@ func TestPreinstalledFromHelmRelease(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "helmfile.yaml"), []byte(hf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := ReadDir(dir, render.Limits{})
+	tree, err := ReadDir(dir, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestReuseEqualsRebuild reviews every scenario three ways — a full rebuild with
@@ -51,11 +53,11 @@ var unseenBuilds = map[string]int64{"failed-parent": 1, "failed-parent-substitut
 // reviewJSON reviews two plain trees and returns the JSON report without its timings.
 func reviewJSON(t *testing.T, base, head string, opts Options) string {
 	t.Helper()
-	b, err := ReadDir(base, render.Limits{})
+	b, err := ReadDir(base, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ReadDir(head, render.Limits{})
+	h, err := ReadDir(head, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func TestCachedBaseIsNotRead(t *testing.T) {
 	if reads != 1 {
 		t.Errorf("--cluster: %d reads, want the cached base (1)", reads)
 	}
-	review(lazyBase(), Options{Cache: cache, Limits: render.Limits{MaxFileBytes: 1 << 20}})
+	review(lazyBase(), Options{Cache: cache, Limits: graph.Limits{MaxFileBytes: 1 << 20}})
 	review(lazyBase(), Options{NoReuse: true})
 	if reads != 3 {
 		t.Errorf("other options, and no cache: %d reads in all, want 3", reads)
@@ -113,9 +115,9 @@ func TestCachedBaseIsNotRead(t *testing.T) {
 }
 
 // sourceWithID reads dir as a Source named id, as pipeline.Load names a git tree.
-func sourceWithID(t *testing.T, dir, id string) *render.Source {
+func sourceWithID(t *testing.T, dir, id string) *fsys.Source {
 	t.Helper()
-	b := render.NewSourceBuilder(render.Limits{})
+	b := fsys.NewSourceBuilder(graph.Limits{})
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -16,6 +16,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // copyOp is one spec.artifacts[].copy entry of an ArtifactGenerator (source-watcher
@@ -50,7 +52,7 @@ type stagedFile struct {
 // sourceTree is one generator source as source-watcher sees it once fetched: the folder
 // prefix of the repository snapshot that holds the source's artifact.
 type sourceTree struct {
-	snap   *snapshot
+	snap   *graph.Snapshot
 	prefix string // "" for the repository root
 }
 
@@ -68,8 +70,8 @@ func (t sourceTree) typeOf(p string) (fs.FileMode, bool) {
 	if rel == "" {
 		rel = "."
 	}
-	m, ok := t.snap.types[rel]
-	if !ok || !t.snap.knows(rel) || (!m.IsDir() && !m.IsRegular()) {
+	m, ok := t.snap.Types[rel]
+	if !ok || !t.snap.Knows(rel) || (!m.IsDir() && !m.IsRegular()) {
 		return 0, false
 	}
 	return m, true
@@ -98,7 +100,7 @@ func (t sourceTree) ReadDir(name string) ([]fs.DirEntry, error) {
 		rel = "."
 	}
 	var out []fs.DirEntry
-	for _, n := range t.snap.names[rel] {
+	for _, n := range t.snap.Names[rel] {
 		if cm, ok := t.typeOf(path.Join(name, n)); ok {
 			out = append(out, fs.FileInfoToDirEntry(entryInfo{name: n, mode: cm}))
 		}
@@ -244,17 +246,17 @@ func (s *staged) write(src sourceTree, p, dest string) error {
 		return fmt.Errorf("open %s: is a directory", dest)
 	}
 	if s.writes++; s.writes > s.max {
-		return fmt.Errorf("%w: the copy operations write more than %d files (MaxFiles)", ErrLimitExceeded, s.max)
+		return fmt.Errorf("%w: the copy operations write more than %d files (MaxFiles)", graph.ErrLimitExceeded, s.max)
 	}
 	if err := s.mkdir(path.Dir(dest)); err != nil {
 		return err
 	}
 	rel := src.rel(p)
 	f := &stagedFile{origin: rel}
-	if why, ok := src.snap.refused[rel]; ok {
+	if why, ok := src.snap.Refused[rel]; ok {
 		f.refused = why
 	} else {
-		f.data, _ = src.snap.read(rel)
+		f.data, _ = src.snap.Read(rel)
 	}
 	s.files[dest] = f
 	return nil
@@ -265,9 +267,9 @@ func (s *staged) write(src sourceTree, p, dest string) error {
 // values files), the source over the destination, written back as one YAML document.
 func (s *staged) merge(src sourceTree, p, dest string) error {
 	rel := src.rel(p)
-	data, ok := src.snap.read(rel)
+	data, ok := src.snap.Read(rel)
 	if !ok {
-		return fmt.Errorf("open %s: %s", p, src.snap.refused[rel])
+		return fmt.Errorf("open %s: %s", p, src.snap.Refused[rel])
 	}
 	over, err := loadYAMLDocs(data)
 	if err != nil {
@@ -358,24 +360,24 @@ func matchesAny(p string, patterns []string) bool {
 
 // snapshot turns the staged artifact into a snapshot rendered at root, and says which
 // repository file each of its files came from, and which were merged.
-func (s *staged) snapshot(root string) (*snapshot, map[string]string, map[string]bool) {
-	out := newSnapshot(root)
+func (s *staged) snapshot(root string) (*graph.Snapshot, map[string]string, map[string]bool) {
+	out := graph.NewSnapshot(root)
 	origin, merged := map[string]string{}, map[string]bool{}
 	for _, d := range slices.Sorted(maps.Keys(s.dirs)) {
-		out.addPath(d, fs.ModeDir)
+		out.AddPath(d, fs.ModeDir)
 	}
 	for p, f := range s.files {
-		out.addPath(p, 0)
+		out.AddPath(p, 0)
 		origin[p] = f.origin
 		if f.merged {
 			merged[p] = true
 		}
 		switch {
 		case f.refused != "":
-			out.refused[p] = f.refused
+			out.Refused[p] = f.refused
 		default:
-			out.data[p] = f.data
+			out.Data[p] = f.data
 		}
 	}
-	return out.finish(), origin, merged
+	return out.Finish(), origin, merged
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/fluxcd/pkg/sourceignore"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Flux 2.7's ArtifactGenerator (fluxcd/source-watcher): it copies files of Flux sources
@@ -47,7 +49,7 @@ type generatorSpec struct {
 
 // generator is an ArtifactGenerator of the cluster's graph and one artifact it produces.
 type generator struct {
-	obj      *Object
+	obj      *graph.Object
 	spec     generatorSpec
 	artifact int    // index in spec.Artifacts
 	key      string // the generator as applied and the artifact: equal keys build equally
@@ -55,11 +57,11 @@ type generator struct {
 
 // generators maps each ExternalArtifact (kind/namespace/name) to the generator producing
 // it; the first one applied wins.
-type generators map[SourceRef]*generator
+type generators map[graph.SourceRef]*generator
 
 // add records o when it is an ArtifactGenerator. Its ExternalArtifacts are named after its
 // artifacts, in its namespace (source-watcher reconcileExternalArtifact).
-func (g generators) add(o *Object) {
+func (g generators) add(o *graph.Object) {
 	if o.ID.Group != generatorGroup || o.ID.Kind != generatorKind {
 		return
 	}
@@ -69,7 +71,7 @@ func (g generators) add(o *Object) {
 		return // the API server rejects it: no artifact
 	}
 	for i, a := range spec.Artifacts {
-		ref := SourceRef{Kind: externalKind, Namespace: o.ID.Namespace, Name: a.Name}
+		ref := graph.SourceRef{Kind: externalKind, Namespace: o.ID.Namespace, Name: a.Name}
 		if _, ok := g[ref]; !ok {
 			g[ref] = &generator{obj: o, spec: spec, artifact: i, key: ref.String() + "\x00" + o.Owner.String() + "\x00" + string(raw)}
 		}
@@ -109,13 +111,13 @@ type artifactView struct {
 	origin map[string]string
 	merged map[string]bool // artifact files a Merge wrote: their lines are no file's
 	skip   string
-	err    *BuildError
+	err    *graph.BuildError
 }
 
 // buildFromGenerator builds ks, whose source is an ExternalArtifact, from the artifact
 // the cluster's ArtifactGenerator makes of it; Skipped when there is none or it cannot be
 // reproduced from the repository.
-func (r *renderer) buildFromGenerator(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT, gens generators) {
+func (r *renderer) buildFromGenerator(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens generators) {
 	ref := ks.Spec.SourceRef
 	gen := gens[ref]
 	if gen == nil {
@@ -145,7 +147,7 @@ func (r *renderer) buildFromGenerator(ctx context.Context, ks *Kustomization, ro
 
 // makeView runs the generator's copy operations for ref over the sources it names: the
 // cluster's own source is the repository, one mapped in .tiergate.yaml a folder of it.
-func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc SourceRef) {
+func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc graph.SourceRef) {
 	name := gen.obj.ID.Namespace + "/" + gen.obj.ID.Name
 	if gen.spec.PathPattern != "" {
 		v.skip = fmt.Sprintf("sourceRef %s: ArtifactGenerator %s uses pathPattern, which tiergate does not reproduce", ref, name)
@@ -153,7 +155,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc Source
 	}
 	sources := map[string]sourceTree{}
 	for _, s := range gen.spec.Sources {
-		src := SourceRef{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}
+		src := graph.SourceRef{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}
 		if src.Namespace == "" {
 			src.Namespace = gen.obj.ID.Namespace
 		}
@@ -173,7 +175,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc Source
 		}
 		if err != nil {
 			line := r.ix.lineOf(gen.obj.File, gen.obj.Line, op.From)
-			v.err = &BuildError{File: gen.obj.File, Line: max(line, gen.obj.Line),
+			v.err = &graph.BuildError{File: gen.obj.File, Line: max(line, gen.obj.Line),
 				Message: fmt.Sprintf("ArtifactGenerator %s cannot build artifact %s: failed to apply copy operation from '%s' to '%s': %v", name, ref.Name, op.From, op.To, err)}
 			return
 		}
@@ -182,22 +184,22 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc Source
 	// source-watcher archives the staged folder with storage.SourceIgnoreFilter(nil, nil):
 	// fluxcd/pkg/sourceignore's default exclusions (ArtifactBuilder.Build).
 	m := sourceignore.NewDefaultMatcher(nil, nil)
-	snap = snap.without(func(rel string, dir bool) bool { return m.Match(strings.Split(rel, "/"), dir) })
+	snap = snap.Without(func(rel string, dir bool) bool { return m.Match(strings.Split(rel, "/"), dir) })
 	v.origin, v.merged = origin, merged
 	v.r = &renderer{
-		abs: snap.root, ix: newIndex(snap, r.shared), workers: 1,
+		abs: snap.Root, ix: newIndex(snap, r.shared), workers: 1,
 		guards: &guards{limits: r.guards.limits, snap: snap, fetch: r.guards.fetch, deadline: r.guards.deadline},
-		cache:  &buildCache{m: map[string]*builtResult{}}, shared: r.shared, fps: newFingerprints(snap),
+		cache:  &buildCache{m: map[string]*builtResult{}}, shared: r.shared, fps: fsys.NewFingerprints(snap),
 		exact: r.exact, policy: r.policy, artifact: ref,
 	}
 }
 
 // generatorSource maps a generator's source to its repository folder, as a
 // Kustomization's source is mapped; an ExternalArtifact only through .tiergate.yaml.
-func (r *renderer) generatorSource(src, rootSrc SourceRef) (string, bool) {
+func (r *renderer) generatorSource(src, rootSrc graph.SourceRef) (string, bool) {
 	if r.cfg != nil {
 		if dir, ok := r.cfg.SourceDir(src.String()); ok {
-			return cleanPath(dir), true
+			return fsys.CleanPath(dir), true
 		}
 	}
 	return "", src == rootSrc
@@ -206,8 +208,8 @@ func (r *renderer) generatorSource(src, rootSrc SourceRef) (string, bool) {
 // remap points the objects and the error of ks, built in the artifact, at the repository
 // files they were copied from. An object of a merged file is placed in the file copied
 // first (ix is the repository's index), where its kind and name are.
-func (v *artifactView) remap(ks *Kustomization, gen *generator, ix *index) {
-	objs := make([]*Object, len(ks.Objects))
+func (v *artifactView) remap(ks *graph.Kustomization, gen *generator, ix *index) {
+	objs := make([]*graph.Object, len(ks.Objects))
 	for i, o := range ks.Objects {
 		c := *o
 		c.File = v.real(o.File, gen)
@@ -238,7 +240,7 @@ func (v *artifactView) realPaths(msg string, gen *generator) string {
 	return pathToken.ReplaceAllStringFunc(msg, func(p string) string {
 		// An absent path (a missing file) is named through its nearest folder.
 		for d, rest := p, ""; d != "."; d, rest = path.Dir(d), path.Join(path.Base(d), rest) {
-			if st := v.r.guards.snap.state(d); st == "file" || st == "dir" {
+			if st := v.r.guards.snap.State(d); st == "file" || st == "dir" {
 				return path.Join(v.real(d, gen), rest)
 			}
 		}
@@ -277,13 +279,13 @@ func (r *renderer) removeViews() {
 }
 
 // generates reports whether an ArtifactGenerator of c produces the ExternalArtifact s.
-func (c *Cluster) generates(s SourceRef) bool { return len(c.ArtifactOwners(s)) > 0 }
+func generates(c *graph.Cluster, s graph.SourceRef) bool { return len(ArtifactOwners(c, s)) > 0 }
 
 // ArtifactOwners returns the Kustomizations of c that apply an ArtifactGenerator producing
 // the ExternalArtifact s (kind, namespace, name), or may (a pathPattern), sorted: the artifact exists only once one
 // of them has applied it (source-watcher reconcileExternalArtifact creates it).
-func (c *Cluster) ArtifactOwners(s SourceRef) []Ref {
-	var out []Ref
+func ArtifactOwners(c *graph.Cluster, s graph.SourceRef) []graph.Ref {
+	var out []graph.Ref
 	for id, objs := range c.Owners {
 		if id.Group != generatorGroup || id.Kind != generatorKind || id.Namespace != s.Namespace {
 			continue

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // The scenario's base: an ArtifactGenerator in clusters/staging copies infrastructure/ and
@@ -35,14 +36,14 @@ func TestExternalArtifactBuildsFromGenerator(t *testing.T) {
 	}
 	// staging/values.yaml is merged into the base's (source-watcher mergeMap); the
 	// excluded smoke-test.yaml is not in the artifact.
-	for _, o := range c.Kustomizations[Ref{"flux-system", "apps"}].Objects {
+	for _, o := range c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Objects {
 		if o.ID.Kind == "ConfigMap" {
 			if d := cmp.Diff(map[string]any{"replicas": "2", "color": "blue"}, o.Body.Object["data"]); d != "" {
 				t.Fatalf("merged data (-want +got):\n%s", d)
 			}
 		}
 	}
-	if p := c.Partials(); len(p) != 0 {
+	if p := Partials(c); len(p) != 0 {
 		t.Fatalf("partials: %+v", p)
 	}
 }
@@ -89,8 +90,8 @@ func TestExternalArtifactNotReviewed(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := render(t, generatorTree(t, tc.gen), tc.cfg).Cluster("dev")
-			want := []Partial{{Kustomization: "flux-system/apps", Reason: tc.want}}
-			if d := cmp.Diff(want, c.Partials()); d != "" {
+			want := []graph.Partial{{Kustomization: "flux-system/apps", Reason: tc.want}}
+			if d := cmp.Diff(want, Partials(c)); d != "" {
 				t.Fatalf("partials (-want +got):\n%s", d)
 			}
 		})
@@ -107,9 +108,9 @@ func TestExternalArtifactMappedSourceAndCopyError(t *testing.T) {
 	}
 	gen = strings.Replace(gen, "@repo/web/cm.yaml", "@repo/web/*.json", 1)
 	c = render(t, generatorTree(t, gen), cfg).Cluster("dev")
-	want := &BuildError{File: "clusters/dev/gen.yaml", Line: 14, Message: "ArtifactGenerator flux-system/gen cannot build artifact web: " +
+	want := &graph.BuildError{File: "clusters/dev/gen.yaml", Line: 14, Message: "ArtifactGenerator flux-system/gen cannot build artifact web: " +
 		"failed to apply copy operation from '@repo/web/*.json' to '@artifact/app/': no files match pattern 'web/*.json' in source 'repo'"}
-	if d := cmp.Diff(want, c.Kustomizations[Ref{"flux-system", "apps"}].Err); d != "" {
+	if d := cmp.Diff(want, c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Err); d != "" {
 		t.Fatalf("error (-want +got):\n%s", d)
 	}
 }
@@ -190,8 +191,8 @@ func TestExternalArtifactErrorNamesRepositoryFiles(t *testing.T) {
 		"apps/web/cm.yaml":            cm("default", "web"),
 	})
 	c := render(t, tree(t, files), nil).Cluster("dev")
-	err := c.Kustomizations[Ref{"flux-system", "apps"}].Err
-	want := &BuildError{File: "apps/web/kustomization.yaml", Line: 1, Message: "apps/web/kustomization.yaml:1 lists 'gone.yaml', which does not exist",
+	err := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Err
+	want := &graph.BuildError{File: "apps/web/kustomization.yaml", Line: 1, Message: "apps/web/kustomization.yaml:1 lists 'gone.yaml', which does not exist",
 		Details: "accumulating resources: accumulation err='accumulating resources from 'gone.yaml': " +
 			"open apps/web/gone.yaml: no such file or directory': must build at directory: not a valid directory: " +
 			"evalsymlink failure on 'apps/web/gone.yaml' : lstat apps/web/gone.yaml: no such file or directory"}
@@ -213,14 +214,14 @@ func TestExternalArtifactCopyLimit(t *testing.T) {
 		"apps/a.yaml":            cm("default", "a"),
 		"apps/b.yaml":            cm("default", "b"),
 	})
-	g, err := Render(context.Background(), tree(t, files), Options{Limits: Limits{MaxFiles: 10}})
+	g, err := Render(context.Background(), tree(t, files), Options{Limits: graph.Limits{MaxFiles: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &BuildError{File: "clusters/dev/gen.yaml", Line: 14, Message: "ArtifactGenerator flux-system/gen cannot build artifact web: " +
+	want := &graph.BuildError{File: "clusters/dev/gen.yaml", Line: 14, Message: "ArtifactGenerator flux-system/gen cannot build artifact web: " +
 		"failed to apply copy operation from '@repo/apps/**' to '@artifact/copy5/': failed to copy file 'apps/a.yaml' to 'copy5/a.yaml': " +
 		"render limit exceeded: the copy operations write more than 10 files (MaxFiles)"}
-	if d := cmp.Diff(want, g.Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}].Err); d != "" {
+	if d := cmp.Diff(want, g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Err); d != "" {
 		t.Fatalf("error (-want +got):\n%s", d)
 	}
 }

@@ -18,6 +18,9 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -27,7 +30,7 @@ type builtResult struct {
 	res    resmap.ResMap
 	remote []string
 	copies map[string]string // in-memory copy of a fetched remote file → its URL
-	err    *BuildError
+	err    *graph.BuildError
 	// variant is the shared cache's copy of this build, which keeps its objects across
 	// renders; nil when the build is not shared.
 	variant *cacheVariant
@@ -59,7 +62,7 @@ type buildCache struct {
 
 // kustomize returns the build of ks in srcRoot, running build only the first time the
 // (source root, spec) pair is seen in this render. The result is shared: callers deep-copy it.
-func (c *buildCache) kustomize(srcRoot string, ks *Kustomization, build func() *builtResult) *builtResult {
+func (c *buildCache) kustomize(srcRoot string, ks *graph.Kustomization, build func() *builtResult) *builtResult {
 	spec, _ := json.Marshal(specForBuild(ks.Body))
 	key := srcRoot + "\x00" + string(spec)
 	c.mu.Lock()
@@ -93,12 +96,12 @@ func specForBuild(ks *unstructured.Unstructured) map[string]any {
 // does (KC build(): generate, then build with builtin plugins only and no load
 // restrictions) inside srcRoot. A build whose inputs a shared Cache holds unchanged is
 // taken from it instead.
-func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult {
+func (r *renderer) runKustomize(srcRoot string, ks *graph.Kustomization) *builtResult {
 	out := r.kustomizeBuild(srcRoot, ks)
-	if out.err != nil && (out.err.File == "" || out.err.File == "." || r.guards.snap.state(out.err.File) == "dir") {
+	if out.err != nil && (out.err.File == "" || out.err.File == "." || r.guards.snap.State(out.err.File) == "dir") {
 		// An error in a folder without kustomization.yaml may name no file: the
 		// Kustomization's path is the place to fix (a SARIF location must be a file).
-		loc := ks.specError(r.ix, "path", "")
+		loc := specError(ks, r.ix, "path", "")
 		e := *out.err
 		e.File, e.Line = loc.File, loc.Line
 		out.err = &e
@@ -107,13 +110,13 @@ func (r *renderer) runKustomize(srcRoot string, ks *Kustomization) *builtResult 
 }
 
 // kustomizeBuild is runKustomize before its error is placed in a file.
-func (r *renderer) kustomizeBuild(srcRoot string, ks *Kustomization) *builtResult {
+func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *builtResult {
 	ix, abs, snap := r.ix, r.abs, r.guards.snap
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
 	dir := filepath.Join(root, filepath.FromSlash(path.Clean("/"+ks.Spec.Path)))
-	if snap.state(snap.rel(dir)) != "dir" {
-		return &builtResult{err: ks.specError(ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
+	if snap.State(snap.Rel(dir)) != "dir" {
+		return &builtResult{err: specError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
 	}
 	if rf := refusedUnder(snap, dir); rf != nil {
 		return &builtResult{err: refusalBuildError(snap, dir, rf, nil)}
@@ -122,7 +125,7 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *Kustomization) *builtResul
 	if be != nil {
 		return &builtResult{err: be}
 	}
-	key := digest([]byte(r.policy + "\x00" + relPath(abs, root) + "\x00" + relPath(abs, kfile) + "\x00" + string(manifest)))
+	key := graph.Digest([]byte(r.policy + "\x00" + graph.RelPath(abs, root) + "\x00" + graph.RelPath(abs, kfile) + "\x00" + string(manifest)))
 	if r.shared != nil {
 		if v, ok := r.shared.lookup(key, r.fps); ok {
 			out := &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v}
@@ -145,7 +148,7 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *Kustomization) *builtResul
 // freshBuild is a kustomize build just run, with what it read.
 type freshBuild struct {
 	out     *builtResult
-	deps    []dep
+	deps    []fsys.Dep
 	inside  bool // every dep is inside the tree
 	refused bool // a guard refused a path
 }
@@ -157,14 +160,14 @@ func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) fresh
 	// The generated kustomization file goes where kustomize-controller writes it: into the
 	// folder (fluxcd/pkg/kustomize's in-memory layer refuses folder names that git, Flux and
 	// the disk accept, such as "a,b" or "a b").
-	mem := srcFS{snap, &written{}}
+	mem := fsys.SrcFS{Snap: snap, Written: &fsys.Written{}}
 	if err := mem.WriteFile(kfile, manifest); err != nil {
 		return freshBuild{out: &builtResult{err: buildError(ix, dir, err)}}
 	}
-	rec := newRecordFS(mem, abs)
+	rec := fsys.NewRecordFS(mem, abs)
 	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
-	deps, inside := rec.recorded()
+	deps, inside := rec.Recorded()
 	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.refusalError(dir) != nil}
 }
 
@@ -217,19 +220,19 @@ func mentions(msg string) []string {
 // buildError turns a kustomize error into data: the message without temporary paths, and
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
-func buildError(ix *index, dir string, err error) *BuildError {
+func buildError(ix *index, dir string, err error) *graph.BuildError {
 	return summarize(locateError(ix, dir, err))
 }
 
 // locateError is buildError before summarize: the whole message, at its place.
-func locateError(ix *index, dir string, err error) *BuildError {
+func locateError(ix *index, dir string, err error) *graph.BuildError {
 	snap := ix.snap
-	abs := snap.root
+	abs := snap.Root
 	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
 	relDir, _ := filepath.Rel(abs, dir)
-	be := &BuildError{Message: msg, File: filepath.ToSlash(relDir), Line: 1}
+	be := &graph.BuildError{Message: msg, File: filepath.ToSlash(relDir), Line: 1}
 	if k := kustomizationFile(snap, dir); k != "" {
-		be.File = relPath(abs, k)
+		be.File = graph.RelPath(abs, k)
 	}
 	paths := absPathRE.FindAllString(err.Error(), -1)
 	for i := len(paths) - 1; i >= 0; i-- {
@@ -237,7 +240,7 @@ func locateError(ix *index, dir string, err error) *BuildError {
 		if rel, e := filepath.Rel(abs, p); e != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if rel := snap.rel(p); snap.state(rel) == "file" && ix.readable(rel) {
+		if rel := snap.Rel(p); snap.State(rel) == "file" && ix.readable(rel) {
 			be.File, be.Line = rel, yamlErrorLine(snap, rel)
 			if be.Line == 0 {
 				be.Line = ix.namelessLine(rel, msg)
@@ -251,7 +254,7 @@ func locateError(ix *index, dir string, err error) *BuildError {
 		// A missing entry or a directory: the nearest kustomization file lists it.
 		for d := p; strings.HasPrefix(d, abs) && d != abs; d = filepath.Dir(d) {
 			if k := kustomizationFile(snap, d); k != "" {
-				be.File, be.Line = relPath(abs, k), 1
+				be.File, be.Line = graph.RelPath(abs, k), 1
 				if rel, e := filepath.Rel(d, p); e == nil {
 					if l := ix.lineOf(be.File, 1, filepath.ToSlash(rel)); l > 0 {
 						be.Line = l
@@ -276,8 +279,8 @@ func locateError(ix *index, dir string, err error) *BuildError {
 // counted from the start of the file (kustomize counts from the start of the document); 0
 // when it parses. A document that parses is also decoded, which finds what only decoding
 // does (a mapping key defined twice), at the line of the second key.
-func yamlErrorLine(snap *snapshot, rel string) int {
-	data, ok := snap.read(rel)
+func yamlErrorLine(snap *graph.Snapshot, rel string) int {
+	data, ok := snap.Read(rel)
 	if !ok {
 		return 0
 	}
@@ -318,36 +321,31 @@ func (ix *index) namelessLine(rel, msg string) int {
 	return 0
 }
 
-func kustomizationFile(snap *snapshot, dir string) string {
+func kustomizationFile(snap *graph.Snapshot, dir string) string {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if snap.state(snap.rel(filepath.Join(dir, n))) == "file" {
+		if snap.State(snap.Rel(filepath.Join(dir, n))) == "file" {
 			return filepath.Join(dir, n)
 		}
 	}
 	return ""
 }
 
-func relPath(abs, p string) string {
-	rel, _ := filepath.Rel(abs, p)
-	return filepath.ToSlash(rel)
-}
-
 // specError is a failure caused by the Kustomization's own spec, located at that field.
-func (ks *Kustomization) specError(ix *index, field, msg string) *BuildError {
+func specError(ks *graph.Kustomization, ix *index, field, msg string) *graph.BuildError {
 	line := ks.Line
 	if l := ix.lineOf(ks.File, ks.Line, field+":"); l > 0 {
 		line = l
 	}
-	return &BuildError{Message: msg, File: ks.File, Line: line}
+	return &graph.BuildError{Message: msg, File: ks.File, Line: line}
 }
 
 // objectsFrom converts a build output into Objects, locating each in its source file.
-func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustomization, res resmap.ResMap, sub *substitution) ([]*Object, *BuildError) {
+func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *substitution) ([]*graph.Object, *graph.BuildError) {
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	dir, _ := securejoin.SecureJoin(root, ks.Spec.Path)
 	relDir, _ := filepath.Rel(abs, dir)
 	keep := keepsOrigins(ks.Body)
-	var out []*Object
+	var out []*graph.Object
 	for _, r := range res.Resources() {
 		file, generated := relDir, false
 		if o, err := r.GetOrigin(); err == nil && o != nil {
@@ -363,14 +361,14 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 			ann := r.GetAnnotations()
 			delete(ann, originAnnotation)
 			if err := r.SetAnnotations(ann); err != nil {
-				return nil, &BuildError{Message: err.Error(), File: file, Line: 1}
+				return nil, &graph.BuildError{Message: err.Error(), File: file, Line: 1}
 			}
 		}
 		origKind, origName := r.GetKind(), r.GetName()
 		if r.GetApiVersion() == "" || origKind == "" || origName == "" {
-			return nil, &BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.locate(file, origKind, origName)}
+			return nil, &graph.BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.locate(file, origKind, origName)}
 		}
-		obj := &Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
+		obj := &graph.Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
 		if l := ix.generatorLine(file, origKind, origName); generated && l > 0 {
 			obj.Line = l // the generator entry, not line 1 of the kustomization file
 		}
@@ -384,7 +382,7 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 			if l := yamlErrorLine(ix.snap, file); l > 0 {
 				line = l
 			}
-			return nil, summarize(&BuildError{Message: err.Error(), File: file, Line: line})
+			return nil, summarize(&graph.BuildError{Message: err.Error(), File: file, Line: line})
 		}
 		if sub != nil {
 			changed, be := sub.apply(ctx, r, obj, data)
@@ -402,7 +400,7 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *Kustom
 			err = obj.Body.UnmarshalJSON(data)
 		}
 		if err != nil {
-			return nil, &BuildError{Message: err.Error(), File: file, Line: obj.Line}
+			return nil, &graph.BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
 		obj.ID = idOf(obj.Body)
 		out = append(out, obj)
@@ -433,7 +431,7 @@ func nodeJSON(rn *kyaml.RNode) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func idOf(u *unstructured.Unstructured) ObjectID {
+func idOf(u *unstructured.Unstructured) graph.ObjectID {
 	gvk := u.GroupVersionKind()
-	return ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+	return graph.ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 }

@@ -5,6 +5,9 @@ import (
 	"sync"
 
 	"sigs.k8s.io/kustomize/api/resmap"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Cache keeps kustomize build results across renders (the base and head of one review,
@@ -46,13 +49,13 @@ type cacheEntry struct {
 
 // cacheVariant is one build of a key, valid in any tree where deps have these fingerprints.
 type cacheVariant struct {
-	deps   []dep
+	deps   []fsys.Dep
 	fps    []string
 	res    resmap.ResMap
 	remote []string // remote entries left out
 	// err is the build's error, nil when res is set: its message and place are repo-relative
 	// and read from the recorded inputs, so they hold in any tree where those are equal.
-	err *BuildError
+	err *graph.BuildError
 	// gen, instead of the fields above, is a generator output.
 	gen *generated
 	// docs, instead of the fields above, are the parsed documents of a file content.
@@ -62,7 +65,7 @@ type cacheVariant struct {
 	// release, instead of the fields above, is a chart's render (renderChart).
 	release *releaseOut
 	// graph, instead of the fields above, is the graph of a source.
-	graph *Graph
+	graph *graph.Graph
 	bytes int64
 	// id names the variant in the Store (variantID); "" when it is not persisted.
 	id string
@@ -103,7 +106,7 @@ func (c *Cache) Stats() CacheStats {
 
 // lookup returns a build of key whose deps are unchanged in the tree fps describes,
 // counted as a hit or a miss.
-func (c *Cache) lookup(key string, fps *fingerprints) (*cacheVariant, bool) {
+func (c *Cache) lookup(key string, fps *fsys.Fingerprints) (*cacheVariant, bool) {
 	v, ok := c.find(key, fps)
 	if !ok {
 		v, ok = c.loadDisk("build", key, fps)
@@ -117,7 +120,7 @@ func (c *Cache) lookup(key string, fps *fingerprints) (*cacheVariant, bool) {
 }
 
 // find is lookup without counting: the generator's outputs are not builds.
-func (c *Cache) find(key string, fps *fingerprints) (*cacheVariant, bool) {
+func (c *Cache) find(key string, fps *fsys.Fingerprints) (*cacheVariant, bool) {
 	c.mu.Lock()
 	el, ok := c.byKey[key]
 	var variants []*cacheVariant
@@ -140,9 +143,9 @@ func (c *Cache) count(n *int64) {
 	c.mu.Unlock()
 }
 
-func (v *cacheVariant) matches(fps *fingerprints) bool {
+func (v *cacheVariant) matches(fps *fsys.Fingerprints) bool {
 	for i, d := range v.deps {
-		if fps.of(d).digest != v.fps[i] {
+		if fps.Of(d).Digest != v.fps[i] {
 			return false
 		}
 	}
@@ -150,12 +153,12 @@ func (v *cacheVariant) matches(fps *fingerprints) bool {
 }
 
 // add stores a build of key made from deps as they are in the tree fps describes.
-func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap, remote []string, err *BuildError) *cacheVariant {
+func (c *Cache) add(key string, deps []fsys.Dep, fps *fsys.Fingerprints, res resmap.ResMap, remote []string, err *graph.BuildError) *cacheVariant {
 	v := &cacheVariant{deps: deps, fps: make([]string, len(deps)), res: res, remote: remote, err: err}
 	for i, d := range deps {
-		fp := fps.of(d)
-		v.fps[i] = fp.digest
-		v.bytes += fp.size
+		fp := fps.Of(d)
+		v.fps[i] = fp.Digest
+		v.bytes += fp.Size
 	}
 	v.bytes = v.bytes*memPerInputByte + int64(len(key))
 	c.saveDisk("build", key, v)
@@ -164,11 +167,11 @@ func (c *Cache) add(key string, deps []dep, fps *fingerprints, res resmap.ResMap
 
 // addGenerated stores the generator's output for key, made from deps as they are in the
 // tree fps describes; it holds about its manifest and dep paths in memory.
-func (c *Cache) addGenerated(key string, deps []dep, fps *fingerprints, g *generated) {
+func (c *Cache) addGenerated(key string, deps []fsys.Dep, fps *fsys.Fingerprints, g *generated) {
 	v := &cacheVariant{deps: deps, fps: make([]string, len(deps)), gen: g}
 	v.bytes = int64(len(key) + len(g.manifest) + len(g.kfile))
 	for i, d := range deps {
-		v.fps[i] = fps.of(d).digest
+		v.fps[i] = fps.Of(d).Digest
 		v.bytes += int64(len(d.Path) + len(v.fps[i]))
 	}
 	c.saveDisk("gen", key, v)
@@ -251,7 +254,7 @@ func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
 
 // keepGraph stores g, the graph of a source, under key. Its objects are mostly the
 // builds' (kept already); what it adds is estimated per object and per Kustomization.
-func (c *Cache) keepGraph(key string, g *Graph) {
+func (c *Cache) keepGraph(key string, g *graph.Graph) {
 	var n int64
 	for _, cl := range g.Clusters {
 		for _, ks := range cl.Kustomizations {

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 func cacheFleet() map[string]string {
@@ -125,8 +128,8 @@ func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
 		"b/kustomization.yaml": "resources: [kind.yaml]\n" + openAPIPatch,
 		"b/kind.yaml":          openAPIKind,
 	}))
-	items := func(g *Graph, name string) []any {
-		o := g.Cluster("dev").Kustomizations[Ref{"flux-system", name}].Objects[0]
+	items := func(g *graph.Graph, name string) []any {
+		o := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}].Objects[0]
 		v, _, _ := unstructuredSlice(o.Body.Object, "spec", "items")
 		return v
 	}
@@ -193,9 +196,9 @@ func TestParallelBuildsIsolateOpenAPI(t *testing.T) {
 
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	dir := tree(t, cacheFleet())
-	fps := newFingerprints(mustSnapshot(t, dir))
-	deps := []dep{{depRead, "base/c.yaml"}}
-	c := NewCache(3 * (fps.of(deps[0]).size*memPerInputByte + 2)) // three entries with 2-byte keys
+	fps := fsys.NewFingerprints(mustSnapshot(t, dir))
+	deps := []fsys.Dep{{Op: fsys.DepRead, Path: "base/c.yaml"}}
+	c := NewCache(3 * (fps.Of(deps[0]).Size*memPerInputByte + 2)) // three entries with 2-byte keys
 	for _, k := range []string{"k1", "k2", "k3"} {
 		c.add(k, deps, fps, nil, nil, nil)
 	}
@@ -234,16 +237,16 @@ func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error
 // options; a source without id, or a render that may fetch remote files, is not kept.
 func TestGraphKeptBySourceID(t *testing.T) {
 	dir := tree(t, cacheFleet())
-	read := func(id string) *Source {
-		src, err := ReadSource(dir, Limits{})
+	read := func(id string) *fsys.Source {
+		src, err := fsys.ReadSource(dir, graph.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		src.id = id
+		src.ID = id
 		return src
 	}
 	cache := NewCache(0)
-	render := func(src *Source, opts Options) *Graph {
+	render := func(src *fsys.Source, opts Options) *graph.Graph {
 		opts.Cache = cache
 		g, err := RenderSource(context.Background(), src, opts)
 		if err != nil {
@@ -254,13 +257,13 @@ func TestGraphKeptBySourceID(t *testing.T) {
 	first := render(read("tree-a"), Options{})
 	cases := []struct {
 		name string
-		src  *Source
+		src  *fsys.Source
 		opts Options
 		same bool
 	}{
 		{"same id and options", read("tree-a"), Options{}, true},
 		{"same id, other clusters", read("tree-a"), Options{Clusters: []string{"dev"}}, false},
-		{"same id, other limits", read("tree-a"), Options{Limits: Limits{MaxObjects: 7}}, false},
+		{"same id, other limits", read("tree-a"), Options{Limits: graph.Limits{MaxObjects: 7}}, false},
 		{"other id", read("tree-b"), Options{}, false},
 		{"no id", read(""), Options{}, false},
 		{"remote fetching allowed", read("tree-a"), Options{Remote: RemotePolicy{Allow: []string{"example.com"}}}, false},
@@ -293,7 +296,7 @@ func TestOpenAPIAnyCaseIsBuiltAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := g.Cluster("dev").Kustomizations[Ref{"flux-system", name}]
+		k := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}]
 		if k.Err != nil || len(k.Objects) != 1 {
 			t.Fatalf("%s: %d objects, err %v", name, len(k.Objects), k.Err)
 		}
@@ -316,11 +319,11 @@ func TestBuildsKeptPerLimits(t *testing.T) {
 	if _, err := Render(context.Background(), dir, Options{Cache: cache}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Render(context.Background(), dir, Options{Cache: cache, Limits: Limits{MaxBuildDocuments: 1}})
+	g, err := Render(context.Background(), dir, Options{Cache: cache, Limits: graph.Limits{MaxBuildDocuments: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := g.Cluster("dev").Kustomizations[Ref{"flux-system", "flux-system"}]
+	root := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "flux-system"}]
 	want := "refused clusters/dev/kustomization.yml: the build has read more than tiergate's limit of 1 YAML documents (MaxBuildDocuments); kustomize's time grows with their square"
 	if root.Err == nil || root.Err.Message != want {
 		t.Errorf("root under MaxBuildDocuments 1: error %v, want %q", root.Err, want)

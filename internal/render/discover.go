@@ -13,19 +13,22 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // root is a discovered cluster root before rendering.
 type root struct {
 	name string
-	ks   *Kustomization
+	ks   *graph.Kustomization
 	// synthetic roots are made from a FluxInstance, a flux-instance HelmRelease or
 	// .tiergate.yaml rather than read from a Kustomization manifest.
 	synthetic bool
 	// by says how the root was found.
-	by Discovery
+	by graph.Discovery
 	// orig is the root's Ref before rekeyed moved it aside; zero when it was not.
-	orig Ref
+	orig graph.Ref
 	// unresolved says why a flux-instance HelmRelease's sync is unknown (its valuesFrom
 	// is not in the repository); the root is then found but not reviewed.
 	unresolved string
@@ -39,9 +42,9 @@ func (r root) rekeyed() root {
 	r.orig = ks.Ref
 	origin := "FluxInstance"
 	switch {
-	case r.by == DiscoveryConfig:
+	case r.by == graph.DiscoveryConfig:
 		origin = config.FileName
-	case r.by == DiscoveryFolders:
+	case r.by == graph.DiscoveryFolders:
 		origin = "folder stand-in"
 	}
 	ks.Ref.Name += " (" + origin + ")"
@@ -50,43 +53,30 @@ func (r root) rekeyed() root {
 }
 
 // ref is the root's Ref as Flux knows it.
-func (r root) ref() Ref {
-	if r.orig != (Ref{}) {
+func (r root) ref() graph.Ref {
+	if r.orig != (graph.Ref{}) {
 		return r.orig
 	}
 	return r.ks.Ref
 }
-
-// Discovery says how a graph's clusters were found.
-type Discovery string
-
-const (
-	// DiscoveryConfig: the clusters of .tiergate.yaml.
-	DiscoveryConfig Discovery = "config"
-	// DiscoveryRoots: Flux roots (bootstrap, FluxInstance, flux-instance HelmRelease).
-	DiscoveryRoots Discovery = "roots"
-	// DiscoveryFolders: no Flux root exists; each folder of Kustomizations that nothing
-	// else covers is reviewed as a cluster.
-	DiscoveryFolders Discovery = "uncovered-folders"
-)
 
 // id is the cluster's identity across commits (Cluster.ID): what Flux itself knows the
 // root by, its Kustomization and source, never its folder. Configured clusters are their
 // configured name; uncovered folders (no Flux object roots them) are their folder.
 func (r root) id() string {
 	switch r.by {
-	case DiscoveryConfig:
+	case graph.DiscoveryConfig:
 		return "config:" + r.name
-	case DiscoveryFolders:
-		return "folder:" + cleanPath(r.ks.Spec.Path)
+	case graph.DiscoveryFolders:
+		return "folder:" + fsys.CleanPath(r.ks.Spec.Path)
 	}
 	return r.ref().String() + "@" + r.ks.Spec.SourceRef.String()
 }
 
 // sourceFolders maps each GitRepository, OCIRepository and Bucket of the tree to the
 // folders of its manifests.
-func sourceFolders(ix *index, files []string) map[SourceRef]map[string]bool {
-	out := map[SourceRef]map[string]bool{}
+func sourceFolders(ix *index, files []string) map[graph.SourceRef]map[string]bool {
+	out := map[graph.SourceRef]map[string]bool{}
 	for _, rel := range files {
 		if !ix.mentions(rel, bootstrapSources...) {
 			continue
@@ -95,7 +85,7 @@ func sourceFolders(ix *index, files []string) map[SourceRef]map[string]bool {
 			if !slices.Contains(bootstrapSources, d.Kind) || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
 				continue
 			}
-			ref := SourceRef{Kind: d.Kind, Namespace: cmp.Or(d.Namespace, "flux-system"), Name: d.Name}
+			ref := graph.SourceRef{Kind: d.Kind, Namespace: cmp.Or(d.Namespace, "flux-system"), Name: d.Name}
 			if out[ref] == nil {
 				out[ref] = map[string]bool{}
 			}
@@ -113,7 +103,7 @@ func sourceFolders(ix *index, files []string) map[SourceRef]map[string]bool {
 var bootstrapSources = []string{"GitRepository", "OCIRepository", "Bucket"}
 
 // eachGitRepository calls fn for every GitRepository document of files.
-func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file string, d doc)) {
+func eachGitRepository(ix *index, files []string, fn func(ref graph.SourceRef, file string, d doc)) {
 	for _, rel := range files {
 		if !ix.mentions(rel, "GitRepository") {
 			continue
@@ -126,14 +116,14 @@ func eachGitRepository(ix *index, files []string, fn func(ref SourceRef, file st
 			if ns == "" {
 				ns = "flux-system"
 			}
-			fn(SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
+			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
 		}
 	}
 }
 
 // folderBuild returns the objects a Kustomization whose path is the repo-relative dir
 // would build (generator, kustomize, no substitution); nil when the build fails.
-type folderBuild func(dir string) []*Object
+type folderBuild func(dir string) []*graph.Object
 
 // discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
 // configured clusters, else the bootstrap pattern (a Kustomization whose path holds its own
@@ -141,23 +131,23 @@ type folderBuild func(dir string) []*Object
 // build of their folder; only when none exists, the folders holding Kustomizations that no
 // other Kustomization's path covers, each applied by a root as flux-operator's sync.path
 // would be.
-func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discovery) {
+func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.Discovery) {
 	if cfg != nil && len(cfg.Clusters) > 0 {
 		var out []root
 		for _, c := range cfg.Clusters {
-			src := SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
+			src := graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
 			if c.SourceRef != "" {
 				p := strings.SplitN(c.SourceRef, "/", 3)
-				src = SourceRef{Kind: p[0], Namespace: p[1], Name: p[2]}
+				src = graph.SourceRef{Kind: p[0], Namespace: p[1], Name: p[2]}
 			}
 			// The configuration is the head's: a cluster it adds has no folder at the base yet.
 			dir, _ := cfg.SourceDir(src.String())
-			if p := cleanPath(path.Join(dir, c.Path)); ix.snap.state(cmp.Or(p, ".")) != "dir" {
+			if p := fsys.CleanPath(path.Join(dir, c.Path)); ix.snap.State(cmp.Or(p, ".")) != "dir" {
 				continue
 			}
-			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true, by: DiscoveryConfig})
+			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true, by: graph.DiscoveryConfig})
 		}
-		return out, DiscoveryConfig
+		return out, graph.DiscoveryConfig
 	}
 	var boot, all []root
 	files := ix.yamlFiles()
@@ -189,12 +179,12 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, Discove
 	// A flux-instance root whose sync is unknown is still a root: what it reconciles is not
 	// reviewed, rather than every uncovered folder (an .archive/) reviewed in its place.
 	if len(boot) == 0 && len(unresolved) > 0 {
-		return dedupe(unresolved), DiscoveryRoots
+		return dedupe(unresolved), graph.DiscoveryRoots
 	}
 	if len(boot) == 0 {
-		return uncovered(all), DiscoveryFolders
+		return uncovered(all), graph.DiscoveryFolders
 	}
-	return dedupe(boot), DiscoveryRoots
+	return dedupe(boot), graph.DiscoveryRoots
 }
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies
@@ -205,7 +195,7 @@ func uncovered(all []root) []root {
 	for _, r := range all {
 		covered := false
 		for _, o := range all {
-			p := cleanPath(o.ks.Spec.Path)
+			p := fsys.CleanPath(o.ks.Spec.Path)
 			if o.ks != r.ks && p != "" && strings.HasPrefix(r.ks.File, p+"/") {
 				covered = true
 				break
@@ -216,8 +206,8 @@ func uncovered(all []root) []root {
 			continue
 		}
 		seen[dir] = true
-		src := SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
-		out = append(out, root{name: lastElem(cleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true, by: DiscoveryFolders})
+		src := graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
+		out = append(out, root{name: lastElem(fsys.CleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true, by: graph.DiscoveryFolders})
 	}
 	return dedupe(out)
 }
@@ -226,7 +216,7 @@ func uncovered(all []root) []root {
 // path is its own folder or a parent of it.
 func rootOf(d doc, file string) (root, bool, bool) {
 	group := strings.SplitN(d.APIVersion, "/", 2)[0]
-	if group != fluxGroup || d.Kind != "Kustomization" {
+	if group != kustomize.FluxGroup || d.Kind != "Kustomization" {
 		return root{}, false, false
 	}
 	u, err := d.object()
@@ -236,11 +226,11 @@ func rootOf(d doc, file string) (root, bool, bool) {
 	if u.GetNamespace() == "" {
 		u.SetNamespace("flux-system")
 	}
-	ks, err := newKustomization(u, file, d.Line, nil)
+	ks, err := kustomize.NewKustomization(u, file, d.Line, nil)
 	if err != nil {
 		return root{}, false, false
 	}
-	p := cleanPath(ks.Spec.Path)
+	p := fsys.CleanPath(ks.Spec.Path)
 	dir := path.Dir(file)
 	// An empty path ("", ".", "./") is the source's root, a parent of every folder.
 	boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
@@ -250,9 +240,9 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		if path.Base(d) == "flux-system" {
 			d = path.Dir(d)
 		}
-		name = lastElem(cleanPath(d), ks.Ref.Name)
+		name = lastElem(fsys.CleanPath(d), ks.Ref.Name)
 	}
-	return root{name: name, ks: ks, by: DiscoveryRoots}, boot, true
+	return root{name: name, ks: ks, by: graph.DiscoveryRoots}, boot, true
 }
 
 // operatorRoots finds the roots flux-operator creates: FluxInstances and flux-instance
@@ -282,7 +272,7 @@ func operatorRoots(ix *index, files []string, build folderBuild) []root {
 	}
 	var out []root
 	for _, dir := range dirs {
-		var objs []*Object
+		var objs []*graph.Object
 		if build != nil {
 			objs = build(dir)
 		}
@@ -297,12 +287,12 @@ func operatorRoots(ix *index, files []string, build folderBuild) []root {
 }
 
 // rawObjects reads the documents of files as objects, unbuilt.
-func rawObjects(ix *index, files []string) []*Object {
-	var out []*Object
+func rawObjects(ix *index, files []string) []*graph.Object {
+	var out []*graph.Object
 	for _, rel := range files {
 		for _, d := range ix.docs(rel) {
 			if u, err := d.object(); err == nil {
-				out = append(out, &Object{ID: idOf(u), File: rel, Line: d.Line, Body: u})
+				out = append(out, &graph.Object{ID: idOf(u), File: rel, Line: d.Line, Body: u})
 			}
 		}
 	}
@@ -311,7 +301,7 @@ func rawObjects(ix *index, files []string) []*Object {
 
 // operatorRootsOf reads u as a FluxInstance, a flux-instance HelmRelease, or a ResourceSet
 // whose untemplated resources are those; objs resolve a HelmRelease's valuesFrom.
-func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs []*Object) []root {
+func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs []*graph.Object) []root {
 	group := strings.SplitN(u.GetAPIVersion(), "/", 2)[0]
 	switch {
 	case group == "fluxcd.controlplane.io" && u.GetKind() == "FluxInstance":
@@ -333,8 +323,8 @@ func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs [
 			return []root{r}
 		}
 		if missing := missingValues(u, objs); len(missing) > 0 {
-			src := SourceRef{Kind: "GitRepository", Namespace: cmp.Or(ns, "flux-system"), Name: cmp.Or(ns, "flux-system")}
-			return []root{{name: src.Name, ks: syntheticRoot(src.Namespace, src.Name, "", src, file, line), synthetic: true, by: DiscoveryRoots,
+			src := graph.SourceRef{Kind: "GitRepository", Namespace: cmp.Or(ns, "flux-system"), Name: cmp.Or(ns, "flux-system")}
+			return []root{{name: src.Name, ks: syntheticRoot(src.Namespace, src.Name, "", src, file, line), synthetic: true, by: graph.DiscoveryRoots,
 				unresolved: fmt.Sprintf("HelmRelease %s/%s (%s:%d) takes its instance.sync from %s, which the repository does not hold: "+
 					"its root path is unknown; name the cluster in %s clusters to review it", cmp.Or(u.GetNamespace(), "flux-system"), u.GetName(), file, line,
 					strings.Join(missing, ", "), config.FileName)}}
@@ -384,8 +374,8 @@ func operatorRoot(ns string, sync map[string]any, instance, file string, line in
 	if instance == "" {
 		instance = name
 	}
-	src := SourceRef{Kind: kind, Namespace: ns, Name: name}
-	return root{name: lastElem(cleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true, by: DiscoveryRoots}, true
+	src := graph.SourceRef{Kind: kind, Namespace: ns, Name: name}
+	return root{name: lastElem(fsys.CleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true, by: graph.DiscoveryRoots}, true
 }
 
 func chartName(u *unstructured.Unstructured) string {
@@ -397,9 +387,9 @@ func chartName(u *unstructured.Unstructured) string {
 }
 
 // syntheticRoot is the root Kustomization that flux bootstrap or flux-operator creates.
-func syntheticRoot(ns, name, p string, src SourceRef, file string, line int) *Kustomization {
+func syntheticRoot(ns, name, p string, src graph.SourceRef, file string, line int) *graph.Kustomization {
 	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": fluxGroup + "/v1",
+		"apiVersion": kustomize.FluxGroup + "/v1",
 		"kind":       "Kustomization",
 		"metadata":   map[string]any{"name": name, "namespace": ns},
 		"spec": map[string]any{
@@ -409,7 +399,7 @@ func syntheticRoot(ns, name, p string, src SourceRef, file string, line int) *Ku
 			"sourceRef": map[string]any{"kind": src.Kind, "name": src.Name, "namespace": src.Namespace},
 		},
 	}}
-	ks, err := newKustomization(u, file, line, nil)
+	ks, err := kustomize.NewKustomization(u, file, line, nil)
 	if err != nil {
 		panic(err) // every field is set above
 	}
@@ -429,11 +419,6 @@ func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
 	return u, u.UnmarshalJSON(j)
 }
 
-func cleanPath(p string) string {
-	p = path.Clean("/" + strings.TrimSpace(p))
-	return strings.TrimPrefix(p, "/")
-}
-
 func lastElem(p, fallback string) string {
 	if p == "" {
 		return fallback
@@ -447,7 +432,7 @@ func dedupe(rs []root) []root {
 	names := map[string]int{}
 	var out []root
 	for _, r := range rs {
-		p := cleanPath(r.ks.Spec.Path)
+		p := fsys.CleanPath(r.ks.Spec.Path)
 		if seen[p] {
 			continue
 		}
@@ -457,7 +442,7 @@ func dedupe(rs []root) []root {
 	}
 	for i := range out {
 		if names[out[i].name] > 1 {
-			out[i].name = strings.ReplaceAll(cleanPath(out[i].ks.Spec.Path), "/", "-")
+			out[i].name = strings.ReplaceAll(fsys.CleanPath(out[i].ks.Spec.Path), "/", "-")
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })

@@ -5,8 +5,10 @@
 // its owner and the file and line it came from. A build error is data, never a crash: the
 // Kustomization keeps its error and the rest of the graph is still rendered.
 //
-// render knows nothing of git, forges or rules; it reads a Source, the artifact in memory
+// render knows nothing of git, forges or rules; it reads an fsys.Source, the artifact in memory
 // (a folder's or a git tree's files, which pipeline reads), and applies source-controller's
 // ignore rules to it. Only fluxcd/pkg/kustomize's generator touches the disk, in a scratch
-// folder holding exactly what it reads.
+// folder holding exactly what it reads. The graph it returns is of render/graph's types;
+// render is the orchestrator, and the behaviour packages it calls (fsys, kustomize,
+// helmrelease, resourceset) never import it.
 package render

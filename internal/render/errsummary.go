@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Kustomize reports a failure as the chain of every step it was in ("accumulating
@@ -24,7 +26,7 @@ var (
 // summarize shortens be's message to one sentence naming the file and line of the cause,
 // keeping the whole chain in Details; be is returned as it is when no pattern knows the
 // chain, or when the chain is one sentence already.
-func summarize(be *BuildError) *BuildError {
+func summarize(be *graph.BuildError) *graph.BuildError {
 	if be == nil || be.Details != "" {
 		return be
 	}

@@ -11,6 +11,9 @@ import (
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // generated is the output of fluxcd/pkg/kustomize's generator for one Kustomization in one
@@ -26,11 +29,11 @@ type generated struct {
 // folder holding what generatorDeps lists (a superset of what it reads), laid out as in
 // the artifact; and the shared cache keeps its output by the whole Kustomization object,
 // the root and the folder, to reuse wherever those deps are unchanged.
-func (r *renderer) generate(root, dir string, ks *Kustomization) ([]byte, string, *BuildError) {
+func (r *renderer) generate(root, dir string, ks *graph.Kustomization) ([]byte, string, *graph.BuildError) {
 	deps := r.generatorDeps(dir, ks)
 	var key string
 	if r.shared != nil {
-		key = digest([]byte("generate\x00" + relPath(r.abs, root) + "\x00" + relPath(r.abs, dir) + "\x00" + string(ks.bodyJSON())))
+		key = graph.Digest([]byte("generate\x00" + graph.RelPath(r.abs, root) + "\x00" + graph.RelPath(r.abs, dir) + "\x00" + string(ks.BodyJSON())))
 		v, ok := r.shared.find(key, r.fps)
 		if !ok {
 			v, ok = r.shared.loadDisk("gen", key, r.fps)
@@ -47,25 +50,25 @@ func (r *renderer) generate(root, dir string, ks *Kustomization) ([]byte, string
 		return nil, "", buildError(r.ix, dir, err)
 	}
 	if r.shared != nil {
-		r.shared.addGenerated(key, deps, r.fps, &generated{manifest: manifest, kfile: relPath(r.abs, kfile)})
+		r.shared.addGenerated(key, deps, r.fps, &generated{manifest: manifest, kfile: graph.RelPath(r.abs, kfile)})
 	}
 	return manifest, kfile, nil
 }
 
 // runGenerator writes deps to the render's scratch folder and runs fluxcd/pkg/kustomize's
 // generator there; paths in its answer are given back at the artifact's root.
-func (r *renderer) runGenerator(root, dir string, ks *Kustomization, deps []dep) ([]byte, string, error) {
+func (r *renderer) runGenerator(root, dir string, ks *graph.Kustomization, deps []fsys.Dep) ([]byte, string, error) {
 	scratch, err := r.scratch.write(r.guards.snap, deps)
 	if err != nil {
 		return nil, "", err
 	}
-	sroot := filepath.Join(scratch, filepath.FromSlash(relPath(r.abs, root)))
-	sdir := filepath.Join(scratch, filepath.FromSlash(relPath(r.abs, dir)))
+	sroot := filepath.Join(scratch, filepath.FromSlash(graph.RelPath(r.abs, root)))
+	sdir := filepath.Join(scratch, filepath.FromSlash(graph.RelPath(r.abs, dir)))
 	manifest, kfile, _, err := fluxkustomize.NewGenerator(sroot, *ks.Body).GenerateManifest(sdir)
 	if err != nil {
 		return nil, "", errors.New(strings.ReplaceAll(err.Error(), scratch, r.abs))
 	}
-	return manifest, filepath.Join(r.abs, filepath.FromSlash(relPath(scratch, kfile))), nil
+	return manifest, filepath.Join(r.abs, filepath.FromSlash(graph.RelPath(scratch, kfile))), nil
 }
 
 // scratch is a folder on disk holding the parts of one render's artifact that generator
@@ -79,7 +82,7 @@ type scratch struct {
 }
 
 // write makes sure deps are on disk and returns the scratch folder, made on first use.
-func (s *scratch) write(snap *snapshot, deps []dep) (string, error) {
+func (s *scratch) write(snap *graph.Snapshot, deps []fsys.Dep) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dir == "" {
@@ -98,7 +101,7 @@ func (s *scratch) write(snap *snapshot, deps []dep) (string, error) {
 			s.written[rel] = true
 		}
 		if tree {
-			for _, n := range snap.names[rel] {
+			for _, n := range snap.Names[rel] {
 				if err := write(path.Join(rel, n), true); err != nil {
 					return err
 				}
@@ -107,7 +110,7 @@ func (s *scratch) write(snap *snapshot, deps []dep) (string, error) {
 		return nil
 	}
 	for _, d := range deps {
-		if err := write(d.Path, d.Op == depTree); err != nil {
+		if err := write(d.Path, d.Op == fsys.DepTree); err != nil {
 			return "", err
 		}
 	}
@@ -128,16 +131,16 @@ func (s *scratch) remove() {
 // its content (a refused file is written empty: only its name can matter to the
 // generator, which refusedUnder already stopped for YAML); nothing for an absent path
 // or a symlink, which artifacts do not hold.
-func materialize(snap *snapshot, to, rel string) error {
+func materialize(snap *graph.Snapshot, to, rel string) error {
 	p := filepath.Join(to, filepath.FromSlash(rel))
-	switch snap.state(rel) {
+	switch snap.State(rel) {
 	case "dir":
 		return os.MkdirAll(p, 0o755)
 	case "file":
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		data, _ := snap.read(rel)
+		data, _ := snap.Read(rel)
 		return os.WriteFile(p, data, 0o644)
 	}
 	return nil
@@ -148,27 +151,27 @@ func materialize(snap *snapshot, to, rel string) error {
 // recognized kustomization file name exists and is a file, in order, up to the first
 // one, and its content; without one, every name and content below dir (scanManifests
 // walks it); and whether each component path exists.
-func (r *renderer) generatorDeps(dir string, ks *Kustomization) []dep {
+func (r *renderer) generatorDeps(dir string, ks *graph.Kustomization) []fsys.Dep {
 	snap := r.guards.snap
-	rel := snap.rel(dir)
-	var deps []dep
+	rel := snap.Rel(dir)
+	var deps []fsys.Dep
 	found := false
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		p := path.Join(rel, n)
-		deps = append(deps, dep{depStat, p})
-		if snap.state(p) == "file" {
-			deps = append(deps, dep{depRead, p})
+		deps = append(deps, fsys.Dep{Op: fsys.DepStat, Path: p})
+		if snap.State(p) == "file" {
+			deps = append(deps, fsys.Dep{Op: fsys.DepRead, Path: p})
 			found = true
 			break
 		}
 	}
 	if !found {
-		deps = append(deps, dep{depTree, rel})
+		deps = append(deps, fsys.Dep{Op: fsys.DepTree, Path: rel})
 	}
 	components, _, _ := unstructured.NestedStringSlice(ks.Body.Object, "spec", "components")
 	for _, c := range components {
-		if p := path.Join(rel, c); snap.knows(p) {
-			deps = append(deps, dep{depStat, p})
+		if p := path.Join(rel, c); snap.Knows(p) {
+			deps = append(deps, fsys.Dep{Op: fsys.DepStat, Path: p})
 		}
 	}
 	return deps

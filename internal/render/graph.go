@@ -15,6 +15,9 @@ import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // Options tunes Render.
@@ -31,7 +34,7 @@ type Options struct {
 	// faster kustomizeBuild; tests compare the two.
 	ExactBuild bool
 	// Limits bounds the work on an untrusted tree; zero fields take DefaultLimits.
-	Limits Limits
+	Limits graph.Limits
 	// Remote says which remote files may be fetched; the zero value fetches none.
 	Remote RemotePolicy
 	// SourceIgnore applies what source-controller leaves out when it packs the artifact
@@ -42,7 +45,7 @@ type Options struct {
 	// or nil. A Kustomization that fails here applies nothing, so the Kustomizations it
 	// emitted at Prior stay in the cluster with their Prior spec and reconcile this
 	// commit's files: they are rendered so (Kustomization.PriorSpec).
-	Prior *Graph
+	Prior *graph.Graph
 	// Helm renders HelmRelease charts (a sandbox Pool, one per review); nil: helm.Render
 	// in process.
 	Helm HelmRenderer
@@ -58,8 +61,8 @@ const maxRounds = 5
 // Render builds the Flux graph of every cluster found in dir, the root of a source
 // artifact (ReadSource, then RenderSource). It fails only when dir cannot be read or
 // exceeds a tree limit; build failures are kept as data.
-func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
-	src, err := ReadSource(dir, opts.Limits)
+func Render(ctx context.Context, dir string, opts Options) (*graph.Graph, error) {
+	src, err := fsys.ReadSource(dir, opts.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", dir, err)
 	}
@@ -73,18 +76,18 @@ func Render(ctx context.Context, dir string, opts Options) (*Graph, error) {
 // id and options: rendering is a function of the files and the options, unless remote
 // files are fetched (never kept) or the Timeout cut the render short (not kept). The
 // graph is shared: callers must not modify it.
-func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error) {
-	key := graphKey(src.id, opts)
+func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.Graph, error) {
+	key := graphKey(src.ID, opts)
 	if g, ok := opts.Cache.lookupGraph(key, opts.Prior); ok {
 		return g, nil
 	}
 	g, gd, err := renderSource(ctx, src, opts)
 	if err == nil && key != "" && !gd.timedOut.Load() {
-		if g.failed() {
+		if g.Failed() {
 			key = priorKey(key, opts.Prior)
 		}
 		if key != "" {
-			g.key = key
+			g.Key = key
 			opts.Cache.keepGraph(key, g)
 		}
 	}
@@ -93,14 +96,14 @@ func RenderSource(ctx context.Context, src *Source, opts Options) (*Graph, error
 
 // Graph returns the graph RenderSource keeps for a source with that id under opts, when
 // it has it: a caller that knows a tree's id need not read the tree.
-func (c *Cache) Graph(id string, opts Options) (*Graph, bool) {
+func (c *Cache) Graph(id string, opts Options) (*graph.Graph, bool) {
 	opts.Cache = c
 	return c.lookupGraph(graphKey(id, opts), opts.Prior)
 }
 
 // lookupGraph finds the graph kept under key: one where nothing fails does not depend on
 // the prior graph, one where something fails is kept per prior (priorKey).
-func (c *Cache) lookupGraph(key string, prior *Graph) (*Graph, bool) {
+func (c *Cache) lookupGraph(key string, prior *graph.Graph) (*graph.Graph, bool) {
 	if c == nil || key == "" {
 		return nil, false
 	}
@@ -117,14 +120,14 @@ func (c *Cache) lookupGraph(key string, prior *Graph) (*Graph, bool) {
 
 // priorKey is the key of a graph, kept under key, that read prior; "" when prior cannot
 // be named (it was not kept).
-func priorKey(key string, prior *Graph) string {
+func priorKey(key string, prior *graph.Graph) string {
 	switch {
 	case prior == nil:
 		return key + "\x00no prior"
-	case prior.key == "":
+	case prior.Key == "":
 		return ""
 	}
-	return key + "\x00prior\x00" + prior.key
+	return key + "\x00prior\x00" + prior.Key
 }
 
 // graphKey is the Cache key of the graph of the source id under opts; "" when it may not
@@ -136,18 +139,18 @@ func graphKey(id string, opts Options) string {
 	o, err := json.Marshal(struct {
 		Config        *config.Config
 		Clusters      []string
-		Limits        Limits
+		Limits        graph.Limits
 		Exact, Ignore bool
 		Policy        string
-	}{opts.Config, opts.Clusters, opts.Limits.withDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key()})
+	}{opts.Config, opts.Clusters, opts.Limits.WithDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key()})
 	if err != nil {
 		return ""
 	}
-	return "graph\x00" + id + "\x00" + digest(o)
+	return "graph\x00" + id + "\x00" + graph.Digest(o)
 }
 
-func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guards, error) {
-	snap := src.snap
+func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.Graph, *guards, error) {
+	snap := src.Snapshot
 	if opts.SourceIgnore {
 		snap = ignored(snap, "", opts.Cache)
 	}
@@ -163,19 +166,19 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 		}
 	}
 	gd := r.guards
-	g := &Graph{Discovery: by}
-	operator := map[*Cluster]bool{}
+	g := &graph.Graph{Discovery: by}
+	operator := map[*graph.Cluster]bool{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
 			g.Unselected = append(g.Unselected, rt.name)
-			g.unselected = append(g.unselected, &Cluster{Name: rt.name, ID: rt.id(), RootFile: rt.ks.File})
+			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.name, ID: rt.id(), RootFile: rt.ks.File})
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		c := r.cluster(ctx, rt)
-		operator[c] = rt.synthetic && rt.by == DiscoveryRoots
+		operator[c] = rt.synthetic && rt.by == graph.DiscoveryRoots
 		g.Clusters = append(g.Clusters, c)
 	}
 	if err := ctx.Err(); err != nil {
@@ -186,12 +189,12 @@ func renderSource(ctx context.Context, src *Source, opts Options) (*Graph, *guar
 }
 
 // newRenderer indexes snap and readies the builds of one render of it.
-func newRenderer(snap *snapshot, opts Options) *renderer {
+func newRenderer(snap *graph.Snapshot, opts Options) *renderer {
 	gd := newGuards(snap, opts)
 	r := &renderer{
-		abs: snap.root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
+		abs: snap.Root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
-		shared: opts.Cache, fps: newFingerprints(gd.snap), exact: opts.ExactBuild,
+		shared: opts.Cache, fps: fsys.NewFingerprints(gd.snap), exact: opts.ExactBuild,
 		policy: buildPolicy(opts), prior: opts.Prior, helm: opts.Helm, charts: opts.Charts, remote: opts.Remote,
 	}
 	if r.helm == nil {
@@ -206,7 +209,7 @@ func newRenderer(snap *snapshot, opts Options) *renderer {
 // buildPolicy is what, besides its inputs, decides a build's outcome: the remote policy and
 // the per-build limits (a build within looser limits may be refused under tighter ones).
 func buildPolicy(opts Options) string {
-	l := opts.Limits.withDefaults()
+	l := opts.Limits.WithDefaults()
 	return fmt.Sprintf("%s %d %d %d %d", opts.Remote.key(), l.MaxFileBytes, l.MaxBuildBytes, l.MaxBuildFiles, l.MaxBuildDocuments)
 }
 
@@ -220,8 +223,8 @@ func contains(list []string, s string) bool {
 }
 
 // dropNested removes clusters whose root another cluster's graph already reconciles.
-func dropNested(cs []*Cluster) []*Cluster {
-	var out []*Cluster
+func dropNested(cs []*graph.Cluster) []*graph.Cluster {
+	var out []*graph.Cluster
 	for _, c := range cs {
 		nested := false
 		for _, o := range cs {
@@ -229,7 +232,7 @@ func dropNested(cs []*Cluster) []*Cluster {
 				continue
 			}
 			for _, ks := range o.Kustomizations {
-				if ks.Parent != nil && ks.Ref.Name == c.Root.Name && cleanPath(ks.Spec.Path) == c.RootDir {
+				if ks.Parent != nil && ks.Ref.Name == c.Root.Name && fsys.CleanPath(ks.Spec.Path) == c.RootDir {
 					nested = true
 				}
 			}
@@ -246,8 +249,8 @@ func dropNested(cs []*Cluster) []*Cluster {
 // then manages itself): the others lie in folders Flux does not reconcile, such as an
 // .archive/ of a retired installation. When none is applied (all installed out of band),
 // all are kept.
-func dropUnreached(cs []*Cluster, operator map[*Cluster]bool) []*Cluster {
-	reached := func(c *Cluster) bool {
+func dropUnreached(cs []*graph.Cluster, operator map[*graph.Cluster]bool) []*graph.Cluster {
+	reached := func(c *graph.Cluster) bool {
 		for _, o := range cs {
 			for _, objs := range o.Owners {
 				for _, obj := range objs {
@@ -259,7 +262,7 @@ func dropUnreached(cs []*Cluster, operator map[*Cluster]bool) []*Cluster {
 		}
 		return false
 	}
-	var out []*Cluster
+	var out []*graph.Cluster
 	applied := false
 	for _, c := range cs {
 		switch {
@@ -283,31 +286,31 @@ type renderer struct {
 	cache   *buildCache
 	workers int
 	guards  *guards
-	shared  *Cache        // across renders; nil: none
-	fps     *fingerprints // state of this tree's build inputs
+	shared  *Cache             // across renders; nil: none
+	fps     *fsys.Fingerprints // state of this tree's build inputs
 	exact   bool
-	policy  string   // the remote policy, part of every shared cache key
-	objects sync.Map // objectsKey → builtObjects, across the rounds of this render
-	prior   *Graph   // Options.Prior
-	scratch scratch  // the generator's folder on disk
-	views   sync.Map // ArtifactGenerator artifact → *artifactView, for this render
+	policy  string       // the remote policy, part of every shared cache key
+	objects sync.Map     // objectsKey → builtObjects, across the rounds of this render
+	prior   *graph.Graph // Options.Prior
+	scratch scratch      // the generator's folder on disk
+	views   sync.Map     // ArtifactGenerator artifact → *artifactView, for this render
 	helm    HelmRenderer
 	charts  ChartFetcher
 	remote  RemotePolicy
 	// artifact is the ExternalArtifact whose tree this renderer reads (an artifact view);
 	// zero for the repository's own tree.
-	artifact SourceRef
+	artifact graph.SourceRef
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
-func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
+func (r *renderer) cluster(ctx context.Context, rt root) *graph.Cluster {
 	seed, gens := store{}, generators{}
-	var c *Cluster
+	var c *graph.Cluster
 	var st store
 	for round := 0; round < maxRounds; round++ {
 		var found generators
 		c, st, found = r.round(ctx, rt, seed, gens)
-		if c.Contested != nil && rt.orig == (Ref{}) {
+		if c.Contested != nil && rt.orig == (graph.Ref{}) {
 			// A synthetic root hides nothing: render again with it moved aside.
 			return r.cluster(ctx, rt.rekeyed())
 		}
@@ -318,17 +321,17 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 	}
 	rootSrc := rt.ks.Spec.SourceRef
 	if rt.unresolved != "" {
-		rootSrc = SourceRef{Kind: "none"}
+		rootSrc = graph.SourceRef{Kind: "none"}
 	}
-	var prior *Cluster
+	var prior *graph.Cluster
 	if r.prior != nil {
-		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
+		prior = r.prior.Counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	r.helmReleases(ctx, c, finalStore(c, st).client(), rootSrc, prior)
-	c.sources = r.sourceViews(c, rt, rootSrc)
-	if rt.orig != (Ref{}) {
+	c.Sources = r.sourceViews(c, rt, rootSrc)
+	if rt.orig != (graph.Ref{}) {
 		c.Contested = c.Kustomizations[rt.orig]
-		if rt.by != DiscoveryRoots {
+		if rt.by != graph.DiscoveryRoots {
 			c.Contested = nil // tiergate's own stand-in: no second applier in the cluster
 		}
 	}
@@ -339,7 +342,7 @@ func (r *renderer) cluster(ctx context.Context, rt root) *Cluster {
 // of st that no build of c emits (a failed Kustomization's objects at the prior commit):
 // st keeps the first version each round saw, which may predate a substitution that a
 // later round resolved, and a HelmRelease's valuesFrom reads the settled cluster.
-func finalStore(c *Cluster, st store) store {
+func finalStore(c *graph.Cluster, st store) store {
 	out := store{}
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
@@ -356,39 +359,39 @@ func finalStore(c *Cluster, st store) store {
 
 // contests reports whether child, emitted by a build, is the synthetic root's own Ref with
 // another path or source: the real Kustomization that the root would otherwise hide.
-func contests(rt root, child *Kustomization) bool {
-	if !rt.synthetic || rt.orig != (Ref{}) || child.Ref != rt.ks.Ref {
+func contests(rt root, child *graph.Kustomization) bool {
+	if !rt.synthetic || rt.orig != (graph.Ref{}) || child.Ref != rt.ks.Ref {
 		return false
 	}
-	return cleanPath(child.Spec.Path) != cleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
+	return fsys.CleanPath(child.Spec.Path) != fsys.CleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
 }
 
 // round renders the cluster wave by wave (a parent before the Kustomizations it emits),
 // building each wave in parallel. ConfigMaps and Secrets become visible to substituteFrom
 // from the next wave on, and to every wave in the next round; so do ArtifactGenerators
 // (known lists those of the previous round), which the round returns.
-func (r *renderer) round(ctx context.Context, rt root, seed store, known generators) (*Cluster, store, generators) {
-	c := &Cluster{
-		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, source: r.guards.snap, Root: rt.ks.Ref, RootDir: cleanPath(rt.ks.Spec.Path),
-		Kustomizations: map[Ref]*Kustomization{}, Owners: map[ObjectID][]*Object{},
+func (r *renderer) round(ctx context.Context, rt root, seed store, known generators) (*graph.Cluster, store, generators) {
+	c := &graph.Cluster{
+		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, Source: r.guards.snap, Root: rt.ks.Ref, RootDir: fsys.CleanPath(rt.ks.Spec.Path),
+		Kustomizations: map[graph.Ref]*graph.Kustomization{}, Owners: map[graph.ObjectID][]*graph.Object{},
 	}
 	// sourceRoot maps the root's source to the repository only when it is a GitRepository or
 	// .tiergate.yaml maps it: an OCIRepository or Bucket is an artifact made elsewhere.
 	rootSrc := rt.ks.Spec.SourceRef
 	if rt.unresolved != "" {
-		rootSrc = SourceRef{Kind: "none"} // its path is unknown: nothing is built from it
+		rootSrc = graph.SourceRef{Kind: "none"} // its path is unknown: nothing is built from it
 	}
-	var prior *Cluster
+	var prior *graph.Cluster
 	if r.prior != nil {
-		prior = r.prior.counterpart(rt.id(), rt.ks.File, rt.name)
+		prior = r.prior.Counterpart(rt.id(), rt.ks.File, rt.name)
 	}
 	st, gens, found := seed.clone(), known.clone(), generators{}
-	fresh := map[ObjectID]bool{} // the ConfigMaps and Secrets this round has built
+	fresh := map[graph.ObjectID]bool{} // the ConfigMaps and Secrets this round has built
 	rootCopy := *rt.ks
-	wave := []*Kustomization{&rootCopy}
-	seen := map[Ref]bool{rt.ks.Ref: true}
+	wave := []*graph.Kustomization{&rootCopy}
+	seen := map[graph.Ref]bool{rt.ks.Ref: true}
 	objects, substituted := 0, int64(0)
-	var kept []*Kustomization // priorChildren of failed Kustomizations, not yet built
+	var kept []*graph.Kustomization // priorChildren of failed Kustomizations, not yet built
 	for ctx.Err() == nil {
 		if len(wave) == 0 {
 			// Those come last: one that a working parent emits at this commit, at any depth,
@@ -399,12 +402,12 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 			}
 		}
 		cl := st.client()
-		m := iter.Mapper[*Kustomization, struct{}]{MaxGoroutines: r.workers}
-		m.Map(wave, func(ks **Kustomization) struct{} {
+		m := iter.Mapper[*graph.Kustomization, struct{}]{MaxGoroutines: r.workers}
+		m.Map(wave, func(ks **graph.Kustomization) struct{} {
 			r.build(ctx, *ks, rootSrc, cl, gens)
 			return struct{}{}
 		})
-		var next []*Kustomization
+		var next []*graph.Kustomization
 		for _, ks := range wave {
 			if ks == &rootCopy && rt.unresolved != "" {
 				ks.Skipped = rt.unresolved
@@ -439,8 +442,8 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 }
 
 // enqueue returns the Kustomizations of list not seen yet, sorted by Ref, and marks them seen.
-func (r *renderer) enqueue(list []*Kustomization, seen map[Ref]bool) []*Kustomization {
-	var out []*Kustomization
+func (r *renderer) enqueue(list []*graph.Kustomization, seen map[graph.Ref]bool) []*graph.Kustomization {
+	var out []*graph.Kustomization
 	for _, ks := range list {
 		if !seen[ks.Ref] {
 			seen[ks.Ref] = true
@@ -456,7 +459,7 @@ func (r *renderer) enqueue(list []*Kustomization, seen map[Ref]bool) []*Kustomiz
 // substituteFrom: the objects it applied at the prior commit (kustomize-controller applies
 // nothing of a failed build, flux-semantics.md §3), none when it is new. Without a prior
 // it returns built: what this commit's files hold is the best guess.
-func priorObjects(ref Ref, prior *Cluster, built []*Object) []*Object {
+func priorObjects(ref graph.Ref, prior *graph.Cluster, built []*graph.Object) []*graph.Object {
 	if prior == nil {
 		return built
 	}
@@ -469,31 +472,31 @@ func priorObjects(ref Ref, prior *Cluster, built []*Object) []*Object {
 // children records the objects of ks in c and returns the Flux Kustomizations among
 // them. One the API server would reject fails ks: the apply fails as a whole
 // (flux-semantics.md §3). The error names every rejected one, at its first.
-func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
-	var out []*Kustomization
+func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.Kustomization {
+	var out []*graph.Kustomization
 	var rejected []string
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
-		if !isFluxKustomization(o.Body) {
+		if !kustomize.IsFluxKustomization(o.Body) {
 			continue
 		}
 		ref := ks.Ref
-		child, err := newKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
-		if errors.Is(err, errNoSpec) {
+		child, err := kustomize.NewKustomization(r.withDefaults(o.Body), o.File, o.Line, &ref)
+		if errors.Is(err, kustomize.ErrNoSpec) {
 			// Applied, then failed by kustomize-controller: a node that builds nothing.
-			out = append(out, &Kustomization{Ref: Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}, Parent: &ref,
-				File: o.File, Line: o.Line, Body: o.Body, body: &bodyJSON{}, Err: &BuildError{Message: err.Error(), File: o.File, Line: o.Line}})
+			out = append(out, &graph.Kustomization{Ref: graph.Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}, Parent: &ref,
+				File: o.File, Line: o.Line, Body: o.Body, JSON: &graph.BodyJSON{}, Err: &graph.BuildError{Message: err.Error(), File: o.File, Line: o.Line}})
 			continue
 		}
 		if err != nil {
 			line := o.Line
-			var inv *invalidSpec
-			if errors.As(err, &inv) && !inv.meta {
-				line = r.ix.keyLine(o.File, o.Line, inv.field)
+			var inv *kustomize.InvalidSpec
+			if errors.As(err, &inv) && !inv.Meta {
+				line = r.ix.keyLine(o.File, o.Line, inv.Field)
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
 			if ks.Err == nil {
-				ks.Err = &BuildError{File: o.File, Line: line}
+				ks.Err = &graph.BuildError{File: o.File, Line: line}
 			}
 			continue
 		}
@@ -509,11 +512,11 @@ func (r *renderer) children(ks *Kustomization, c *Cluster) []*Kustomization {
 // cluster, with their prior spec: kustomize-controller applies nothing of a failed build
 // (flux-semantics.md §3), so they stay as they were. They point at their manifest in this
 // commit when ks still emits them (where a fix goes), else at the prior one.
-func (r *renderer) priorChildren(ks *Kustomization, prior *Cluster) []*Kustomization {
+func (r *renderer) priorChildren(ks *graph.Kustomization, prior *graph.Cluster) []*graph.Kustomization {
 	if prior == nil {
 		return nil
 	}
-	var out []*Kustomization
+	var out []*graph.Kustomization
 	for _, ref := range prior.Order {
 		p := prior.Kustomizations[ref]
 		if p.Parent == nil || *p.Parent != ks.Ref {
@@ -521,13 +524,13 @@ func (r *renderer) priorChildren(ks *Kustomization, prior *Cluster) []*Kustomiza
 		}
 		file, line := p.File, p.Line
 		for _, o := range ks.Objects {
-			if isFluxKustomization(o.Body) && o.Body.GetName() == ref.Name && o.Body.GetNamespace() == ref.Namespace {
+			if kustomize.IsFluxKustomization(o.Body) && o.Body.GetName() == ref.Name && o.Body.GetNamespace() == ref.Namespace {
 				file, line = o.File, o.Line
 				break
 			}
 		}
 		parent := ks.Ref
-		child, err := newKustomization(p.Body, file, line, &parent)
+		child, err := kustomize.NewKustomization(p.Body, file, line, &parent)
 		if err != nil {
 			continue // it was valid when it was applied; a changed kustomizationDefaults is no reason
 		}
@@ -538,8 +541,8 @@ func (r *renderer) priorChildren(ks *Kustomization, prior *Cluster) []*Kustomiza
 }
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
-func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceRef, cl clientT, gens generators) {
-	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (errNoSpec)
+func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens generators) {
+	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (kustomize.ErrNoSpec)
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
@@ -576,13 +579,13 @@ func (r *renderer) build(ctx context.Context, ks *Kustomization, rootSrc SourceR
 		return
 	}
 	out := r.objectsOf(ctx, built, src, ks, sub)
-	ks.Objects, ks.Err, ks.substituted = out.objs, out.err, out.substituted
+	ks.Objects, ks.Err, ks.Substituted = out.objs, out.err, out.substituted
 }
 
 // objectsOf returns the objects of built for ks after the substitution sub: kept by this
 // render, or by the shared Cache (in memory, then its Store) for a shared build, else made
 // by objectsFrom and kept. They are shared: never modified.
-func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string, ks *Kustomization, sub *substitution) builtObjects {
+func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string, ks *graph.Kustomization, sub *substitution) builtObjects {
 	// The substituteFrom fixpoint renders a cluster several times, and most Kustomizations
 	// see the same variables in every round, and in the other render of a review.
 	subKey := substitutionKey(ks, sub)
@@ -601,7 +604,7 @@ func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string
 	}
 	res := built.resources()
 	if res == nil { // a build read from the Store that no longer builds (not expected)
-		return builtObjects{err: &BuildError{Message: "internal error: a cached build of this Kustomization could not be made again", File: ks.File, Line: ks.Line}}
+		return builtObjects{err: &graph.BuildError{Message: "internal error: a cached build of this Kustomization could not be made again", File: ks.File, Line: ks.Line}}
 	}
 	objs, be := objectsFrom(ctx, r.ix, r.abs, src, ks, res.DeepCopy(), sub)
 	if be == nil {
@@ -627,15 +630,15 @@ type objectsKey struct {
 }
 
 type builtObjects struct {
-	objs        []*Object
-	err         *BuildError
+	objs        []*graph.Object
+	err         *graph.BuildError
 	substituted int64 // bytes substitution wrote
 }
 
 // substitutionKey is everything objectsFrom reads besides the build: the Kustomization
 // as applied and the variables substitution resolved for it.
-func substitutionKey(ks *Kustomization, sub *substitution) string {
-	body := ks.bodyJSON()
+func substitutionKey(ks *graph.Kustomization, sub *substitution) string {
+	body := ks.BodyJSON()
 	if sub == nil {
 		return string(body)
 	}
@@ -667,10 +670,10 @@ func (r *renderer) withDefaults(u *unstructured.Unstructured) *unstructured.Unst
 // own GitRepository is the repository itself unless .tiergate.yaml maps it. A root of
 // another kind (an OCIRepository or Bucket pushed from CI) holds an artifact of an unknown
 // folder, so only the configuration maps it.
-func (r *renderer) sourceRoot(ref, rootSrc SourceRef) (string, bool) {
+func (r *renderer) sourceRoot(ref, rootSrc graph.SourceRef) (string, bool) {
 	if r.cfg != nil {
 		if dir, ok := r.cfg.SourceDir(ref.String()); ok {
-			return cleanPath(dir), true
+			return fsys.CleanPath(dir), true
 		}
 	}
 	if ref.Kind == "" || ref == rootSrc && (ref.Kind == "GitRepository" || ref == r.artifact) {

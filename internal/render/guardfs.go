@@ -10,6 +10,9 @@ import (
 	"unicode"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // guardFS is the filesystem kustomize builds through, above the remote and in-memory
@@ -20,7 +23,7 @@ import (
 // kustomization line that asked for the path rather than kustomize's wrapped message.
 type guardFS struct {
 	filesys.FileSystem
-	snap      *snapshot
+	snap      *graph.Snapshot
 	abs, root string // the tree and the source root, absolute
 	maxBytes  int64
 	maxFiles  int
@@ -43,9 +46,9 @@ func (g *guardFS) check(path string) *refusal {
 	if a != g.root && !strings.HasPrefix(a, g.root+string(filepath.Separator)) {
 		return &refusal{path: a, reason: "it resolves outside the source root, which kustomize-controller's secure filesystem refuses"}
 	}
-	rel := relPath(g.abs, a)
+	rel := graph.RelPath(g.abs, a)
 	for p := rel; p != "." && p != ""; p = filepath.ToSlash(filepath.Dir(p)) {
-		if r, ok := g.snap.refused[p]; ok {
+		if r, ok := g.snap.Refused[p]; ok {
 			return &refusal{path: a, reason: r}
 		}
 	}
@@ -59,7 +62,7 @@ func (g *guardFS) deny(r *refusal) error {
 		g.first = r
 	}
 	g.mu.Unlock()
-	return fmt.Errorf("refused %s: %s", relPath(g.root, r.path), r.reason)
+	return fmt.Errorf("refused %s: %s", graph.RelPath(g.root, r.path), r.reason)
 }
 
 func (g *guardFS) ReadFile(path string) ([]byte, error) {
@@ -67,8 +70,8 @@ func (g *guardFS) ReadFile(path string) ([]byte, error) {
 		return nil, g.deny(r)
 	}
 	data, err := g.FileSystem.ReadFile(path)
-	if why := aliasBomb(data); why != "" {
-		return nil, g.deny(&refusal{path: path, reason: relPath(g.abs, path) + why})
+	if why := fsys.AliasBomb(data); why != "" {
+		return nil, g.deny(&refusal{path: path, reason: graph.RelPath(g.abs, path) + why})
 	}
 	g.mu.Lock()
 	g.read += int64(len(data))
@@ -139,7 +142,7 @@ func (g *guardFS) Walk(path string, fn filepath.WalkFunc) error {
 
 // refusalError is the build's first refusal as a BuildError at the line of the
 // kustomization file that lists the refused path; nil when nothing was refused.
-func (g *guardFS) refusalError(dir string) *BuildError {
+func (g *guardFS) refusalError(dir string) *graph.BuildError {
 	g.mu.Lock()
 	r, kfiles := g.first, g.kfiles
 	g.mu.Unlock()
@@ -151,17 +154,17 @@ func (g *guardFS) refusalError(dir string) *BuildError {
 
 // refusalBuildError locates r at the entry naming it in the latest of kfiles that does,
 // else at the first line of dir's kustomization file.
-func refusalBuildError(snap *snapshot, dir string, r *refusal, kfiles []string) *BuildError {
-	abs := snap.root
+func refusalBuildError(snap *graph.Snapshot, dir string, r *refusal, kfiles []string) *graph.BuildError {
+	abs := snap.Root
 	for i := len(kfiles) - 1; i >= 0; i-- {
 		if line, entry := entryLine(snap, kfiles[i], r.path); line > 0 {
-			return &BuildError{Message: fmt.Sprintf("refused %q: %s", entry, r.reason), File: relPath(abs, kfiles[i]), Line: line}
+			return &graph.BuildError{Message: fmt.Sprintf("refused %q: %s", entry, r.reason), File: graph.RelPath(abs, kfiles[i]), Line: line}
 		}
 	}
-	be := &BuildError{Message: fmt.Sprintf("refused %s: %s", relPath(abs, r.path), r.reason), File: relPath(abs, dir), Line: 1}
+	be := &graph.BuildError{Message: fmt.Sprintf("refused %s: %s", graph.RelPath(abs, r.path), r.reason), File: graph.RelPath(abs, dir), Line: 1}
 	if k := kustomizationFileLstat(snap, dir); k != "" {
-		be.File = relPath(abs, k)
-	} else if rel := relPath(abs, r.path); snap.state(rel) == "file" || snap.refused[rel] != "" {
+		be.File = graph.RelPath(abs, k)
+	} else if rel := graph.RelPath(abs, r.path); snap.State(rel) == "file" || snap.Refused[rel] != "" {
 		be.File = rel // a generated kustomization lists no entry: the refused file is the place
 	}
 	return be
@@ -171,8 +174,8 @@ func refusalBuildError(snap *snapshot, dir string, r *refusal, kfiles []string) 
 // resolves to target (an absolute path) or to a folder above it; 0 when none does.
 // kfile is read from the artifact: kustomize may have read a rewritten copy, with the
 // same entries.
-func entryLine(snap *snapshot, kfile, target string) (int, string) {
-	data, ok := snap.readAbs(kfile)
+func entryLine(snap *graph.Snapshot, kfile, target string) (int, string) {
+	data, ok := snap.ReadAbs(kfile)
 	if !ok {
 		return 0, ""
 	}

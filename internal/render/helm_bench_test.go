@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // BenchmarkHelmFleet renders a cluster of 100 HelmReleases (10 Kustomizations of 10, each
@@ -20,7 +23,7 @@ func BenchmarkHelmFleet(b *testing.B) {
 		}
 	}
 	dir := tree(b, files)
-	src, err := ReadSource(dir, Limits{})
+	src, err := fsys.ReadSource(dir, graph.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +46,7 @@ func BenchmarkHelmFleet(b *testing.B) {
 	b.Run("warm", func(b *testing.B) { run(b, func() *Cache { return warm }) })
 }
 
-func countReleases(g *Graph) int {
+func countReleases(g *graph.Graph) int {
 	n := 0
 	for _, c := range g.Clusters {
 		for _, ks := range c.Kustomizations {

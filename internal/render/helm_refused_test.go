@@ -7,8 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // failingRenderer is a HelmRenderer whose every render fails with err.
@@ -39,9 +41,9 @@ func TestHelmReleaseRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			apps := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}]
-			want := []ReleaseError{{HelmRelease: ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"},
-				Err: BuildError{Message: tc.err.Error(), File: "apps/web.yaml", Line: 2, Limit: tc.limit}}}
+			apps := g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+			want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"},
+				Err: graph.BuildError{Message: tc.err.Error(), File: "apps/web.yaml", Line: 2, Limit: tc.limit}}}
 			if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}

@@ -27,6 +27,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
 
@@ -187,7 +188,7 @@ func TestCorpusChartsFromRegistry(t *testing.T) {
 		t.Errorf("not rendered (-want +got):\n%s\nunexpected: %s", d, strings.Join(errs, "\n"))
 	}
 	c := g.Clusters[0]
-	image := func(id ObjectID) any {
+	image := func(id graph.ObjectID) any {
 		objs := c.Owners[id]
 		if len(objs) == 0 {
 			return nil
@@ -195,13 +196,13 @@ func TestCorpusChartsFromRegistry(t *testing.T) {
 		v, _, _ := unstructured.NestedSlice(objs[0].Body.Object, "spec", "template", "spec", "containers")
 		return []any{objs[0].HelmRelease, v}
 	}
-	got := image(ObjectID{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "atuin"})
+	got := image(graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "atuin"})
 	wantAtuin := []any{"default/atuin", []any{map[string]any{"name": "app",
 		"image": "ghcr.io/atuinsh/atuin:18.19.0@sha256:4d0ccca1d151f860b3f469c60df78bf1ab798f15e88dc1912d31d6741653eb99"}}}
 	if d := cmp.Diff(wantAtuin, got); d != "" {
 		t.Errorf("atuin Deployment (-want +got):\n%s", d)
 	}
-	ksm := c.Owners[ObjectID{Kind: "ConfigMap", Namespace: "o11y", Name: "kube-prometheus-stack-ksm"}]
+	ksm := c.Owners[graph.ObjectID{Kind: "ConfigMap", Namespace: "o11y", Name: "kube-prometheus-stack-ksm"}]
 	if len(ksm) != 1 || ksm[0].Body.Object["data"].(map[string]any)["first"] != "source.toolkit.fluxcd.io" {
 		t.Errorf("kube-prometheus-stack's valuesFrom did not reach the chart: %v", ksm)
 	}
@@ -235,10 +236,10 @@ func TestOCIRepositoryChartRevision(t *testing.T) {
 		Charts:  []string{"good " + ref + "1.0.0 " + version},
 		Errors:  []string{"apps/bad.yaml:11: artifact revision 1.0.1 does not match chart version 0.9.0"},
 	}
-	if d := cmp.Diff(want, viewReleases(c, Ref{"flux-system", "apps"})); d != "" {
+	if d := cmp.Diff(want, viewReleases(c, graph.Ref{Namespace: "flux-system", Name: "apps"})); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	if got := c.Owners[ObjectID{Kind: "ConfigMap", Namespace: "apps", Name: "good"}][0].Body.Object["data"]; !cmp.Equal(got, map[string]any{"chart": version}) {
+	if got := c.Owners[graph.ObjectID{Kind: "ConfigMap", Namespace: "apps", Name: "good"}][0].Body.Object["data"]; !cmp.Equal(got, map[string]any{"chart": version}) {
 		t.Errorf("the chart sees version %v, want %s", got, version)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -31,7 +32,7 @@ func init() {
 }
 
 // newScopes reads the scope of every CRD in c.
-func newScopes(c *Cluster) scopes {
+func newScopes(c *graph.Cluster) scopes {
 	sc := scopes{}
 	for id, objs := range c.Owners {
 		if id.Group == "apiextensions.k8s.io" && id.Kind == "CustomResourceDefinition" && objs[0].Body != nil {
@@ -64,7 +65,7 @@ func (sc scopes) namespaced(group, kind string) (namespaced, known bool) {
 // apiVersions are the API versions the cluster serves beyond the built-in ones: every
 // served version of the graph's CRDs, as "group/version" and "group/version/Kind", and
 // .tiergate.yaml apiVersions. Sorted.
-func (r *renderer) apiVersions(c *Cluster) []string {
+func (r *renderer) apiVersions(c *graph.Cluster) []string {
 	set := map[string]bool{}
 	for id, objs := range c.Owners {
 		if id.Group != "apiextensions.k8s.io" || id.Kind != "CustomResourceDefinition" || objs[0].Body == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestHelmReleaseChartVersionKept: an in-repo chart whose files change without a version
@@ -18,7 +19,7 @@ import (
 // the tree's chart.
 func TestHelmReleaseChartVersionKept(t *testing.T) {
 	const ref = "Deployment.apps/apps/web-web"
-	renderBoth := func(t *testing.T, baseSpec, headSpec []string, change func(map[string]string)) (*Cluster, *Cluster) {
+	renderBoth := func(t *testing.T, baseSpec, headSpec []string, change func(map[string]string)) (*graph.Cluster, *graph.Cluster) {
 		t.Helper()
 		files := merge(bootstrap("dev"), webChart(), map[string]string{
 			"clusters/dev/apps.yaml": ks("apps", "./apps"),
@@ -37,9 +38,9 @@ func TestHelmReleaseChartVersionKept(t *testing.T) {
 		return base.Clusters[0], head.Clusters[0]
 	}
 	// view is the Deployment's replicas and image pull policy, and the release's ChartKept.
-	view := func(t *testing.T, c *Cluster) []string {
+	view := func(t *testing.T, c *graph.Cluster) []string {
 		t.Helper()
-		ks := c.Kustomizations[Ref{"flux-system", "apps"}]
+		ks := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 		out := []string{}
 		for _, o := range ks.Objects {
 			if o.ID.String() == ref {

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -11,9 +12,9 @@ import (
 // is released by the next version bump, so a failure of tree is what that bump brings
 // (helm-controller fails the upgrade and the installed release stays). It returns the note
 // for the kept chart, "" when tree renders or ctx ended.
-func (r *renderer) nextBumpFailure(ctx context.Context, req helm.Request, tree *loadedChart) string {
-	req.Chart = tree.chart
-	_, err := r.renderChart(ctx, req, tree.digest)
+func (r *renderer) nextBumpFailure(ctx context.Context, req helm.Request, tree *graph.LoadedChart) string {
+	req.Chart = tree.Chart
+	_, err := r.renderChart(ctx, req, tree.Digest)
 	if err == nil || ctx.Err() != nil {
 		return ""
 	}

@@ -17,9 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // HelmRenderer renders one chart: helm.Render in process, or a sandbox Pool that runs it
@@ -48,12 +50,12 @@ type ChartFetcher interface {
 // not feed substituteFrom (docs/decisions.md). A HelmRelease that is not rendered or fails
 // keeps the objects it rendered in prior (the cluster at the review's base): a failed
 // upgrade leaves the installed release as it was, and an unknown one changes nothing known.
-func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Client, rootSrc SourceRef, prior *Cluster) {
+func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client.Client, rootSrc graph.SourceRef, prior *graph.Cluster) {
 	sc := newScopes(c)
 	apis := r.apiVersions(c)
 	type job struct {
-		ks *Kustomization
-		hr *Object
+		ks *graph.Kustomization
+		hr *graph.Object
 	}
 	var jobs []job
 	for _, ref := range c.Order {
@@ -62,7 +64,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 			continue // kustomize-controller applies nothing of a failed build (flux-semantics.md §3)
 		}
 		for _, o := range ks.Objects {
-			if o.ID.Group == helmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
+			if o.ID.Group == helmrelease.HelmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
 				jobs = append(jobs, job{ks, o})
 			}
 		}
@@ -92,13 +94,13 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 	for i, out := range outs {
 		ks, o := jobs[i].ks, jobs[i].hr
 		if out.built != nil {
-			if c.helmCharts == nil {
-				c.helmCharts = map[string]*loadedChart{}
+			if c.HelmCharts == nil {
+				c.HelmCharts = map[string]*graph.LoadedChart{}
 			}
-			c.helmCharts[out.built.helmChart] = out.built
+			c.HelmCharts[out.built.HelmChart] = out.built
 		}
 		if objects += len(out.objs); objects > r.guards.limits.MaxObjects {
-			out = releaseOutcome{err: &ReleaseError{HelmRelease: o.ID, Err: BuildError{File: o.File, Line: o.Line, Limit: true,
+			out = releaseOutcome{err: &graph.ReleaseError{HelmRelease: o.ID, Err: graph.BuildError{File: o.File, Line: o.Line, Limit: true,
 				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}}}
 		}
 		if out.skip != nil || out.err != nil {
@@ -112,7 +114,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *Cluster, cl client.Clien
 		case out.release != nil:
 			ks.Releases = append(ks.Releases, *out.release)
 		}
-		out.objs = slices.DeleteFunc(out.objs, func(obj *Object) bool { return createdNamespace(obj) && len(c.Owners[obj.ID]) > 0 })
+		out.objs = slices.DeleteFunc(out.objs, func(obj *graph.Object) bool { return createdNamespace(obj) && len(c.Owners[obj.ID]) > 0 })
 		// ks.Objects may be a build's slice shared with other renders: never append in place.
 		ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
 		for _, obj := range out.objs {
@@ -141,17 +143,17 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // (no template). Helm creates it only when it is missing and never deletes it
 // (helm pkg/action/install.go RunWithContext: Create, AlreadyExists ignored), so it is left out when a Kustomization or an
 // earlier release of the cluster emits it: it is then theirs, not a second owner.
-func createdNamespace(obj *Object) bool {
+func createdNamespace(obj *graph.Object) bool {
 	return obj.Template == "" && obj.ID.Group == "" && obj.ID.Kind == "Namespace"
 }
 
 // priorRelease returns copies of the objects HelmRelease hr ("namespace/name") rendered in
 // prior, owned by ks; none without a prior.
-func priorRelease(prior *Cluster, ks Ref, hr string) []*Object {
+func priorRelease(prior *graph.Cluster, ks graph.Ref, hr string) []*graph.Object {
 	if prior == nil {
 		return nil
 	}
-	var out []*Object
+	var out []*graph.Object
 	for _, ref := range prior.Order {
 		for _, o := range prior.Kustomizations[ref].Objects {
 			if o.HelmRelease == hr {
@@ -167,43 +169,43 @@ func priorRelease(prior *Cluster, ks Ref, hr string) []*Object {
 // releaseOutcome is what one HelmRelease gives its Kustomization: objects and the
 // release, or why not.
 type releaseOutcome struct {
-	objs    []*Object
-	release *Release
-	skip    *ReleaseSkip
-	err     *ReleaseError
+	objs    []*graph.Object
+	release *graph.Release
+	skip    *graph.ReleaseSkip
+	err     *graph.ReleaseError
 	// built is the in-repo chart the release's HelmChart holds after this commit, nil when
 	// no HelmChart builds it.
-	built *loadedChart
+	built *graph.LoadedChart
 }
 
 // helmRelease renders one HelmRelease o, or says why it is not rendered.
-func (r *renderer) helmRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string, prior *Cluster) releaseOutcome {
+func (r *renderer) helmRelease(ctx context.Context, c *graph.Cluster, o *graph.Object, cl client.Client, rootSrc graph.SourceRef, sc scopes, apis []string, prior *graph.Cluster) releaseOutcome {
 	out := r.renderRelease(ctx, c, o, cl, rootSrc, sc, apis, prior)
-	if out.built != nil && out.built.kept != "" {
+	if out.built != nil && out.built.Kept != "" {
 		switch {
 		case out.release != nil:
-			out.release.ChartKept = out.built.kept
+			out.release.ChartKept = out.built.Kept
 		case out.err != nil:
-			out.err.Err.Message += " (" + out.built.kept + ")"
+			out.err.Err.Message += " (" + out.built.Kept + ")"
 		}
 	}
 	return out
 }
 
 // renderRelease is helmRelease but for the note of a kept chart.
-func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl client.Client, rootSrc SourceRef, sc scopes, apis []string, prior *Cluster) releaseOutcome {
+func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph.Object, cl client.Client, rootSrc graph.SourceRef, sc scopes, apis []string, prior *graph.Cluster) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
-	var ch, tree *loadedChart // tree: the tree's chart when ch is the one the HelmChart keeps
+	var ch, tree *graph.LoadedChart // tree: the tree's chart when ch is the one the HelmChart keeps
 	// built is what the HelmChart holds once ch is loaded, whether the release renders or not.
-	built := func() *loadedChart {
-		if ch != nil && ch.helmChart != "" {
+	built := func() *graph.LoadedChart {
+		if ch != nil && ch.HelmChart != "" {
 			return ch
 		}
 		return nil
 	}
 	skip := func(chart string, hosts []string, reason string) releaseOutcome {
-		s := &ReleaseSkip{HelmRelease: o.ID, Chart: chart,
+		s := &graph.ReleaseSkip{HelmRelease: o.ID, Chart: chart,
 			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) not rendered: %s", name, o.File, o.Line, reason), File: o.File, Line: o.Line}
 		if len(hosts) > 0 {
 			s.Host = hosts[0]
@@ -214,28 +216,28 @@ func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl 
 		return releaseOutcome{skip: s, built: built()}
 	}
 	fail := func(err error) releaseOutcome {
-		return releaseOutcome{built: built(), err: &ReleaseError{HelmRelease: o.ID,
-			Err: BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: refused(err)}}}
+		return releaseOutcome{built: built(), err: &graph.ReleaseError{HelmRelease: o.ID,
+			Err: graph.BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: refused(err)}}}
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
 	if s, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); s {
-		return releaseOutcome{skip: &ReleaseSkip{HelmRelease: o.ID, Suspended: true, File: o.File, Line: o.Line,
+		return releaseOutcome{skip: &graph.ReleaseSkip{HelmRelease: o.ID, Suspended: true, File: o.File, Line: o.Line,
 			Reason: fmt.Sprintf("HelmRelease %s (%s:%d) is suspended: helm-controller does not reconcile it, so its chart is not rendered", name, o.File, o.Line)}}
 	}
-	cs := resolveChart(hr, c, func(s SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
-	if cs.unresolved != "" {
-		return skip("", nil, cs.unresolved)
+	cs := helmrelease.ResolveChart(hr, c, func(s graph.SourceRef) (string, bool) { return r.sourceRoot(s, rootSrc) })
+	if cs.Unresolved != "" {
+		return skip("", nil, cs.Unresolved)
 	}
-	if cs.inRepo {
-		rc, err := loadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
-		var rd *remoteDependency
+	if cs.InRepo {
+		rc, err := helmrelease.LoadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
+		var rd *helmrelease.RemoteDependency
 		switch {
 		case errors.As(err, &rd):
-			return skip(cs.dir, nil, rd.msg)
+			return skip(cs.Dir, nil, rd.Msg)
 		case err != nil:
 			return fail(err)
 		}
-		ch = &loadedChart{chart: rc.chart, ref: cs.dir, digest: "repo:" + rc.digest, helmChart: cs.helmChart}
+		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart}
 		if kept := keptChart(prior, cs, ch); kept != nil {
 			tree, ch = ch, kept
 		}
@@ -248,48 +250,36 @@ func (r *renderer) renderRelease(ctx context.Context, c *Cluster, o *Object, cl 
 		case err != nil:
 			return fail(err)
 		case ch == nil && hosts == nil:
-			return skip(cs.remote.String(), []string{chartHost(cs.remote)}, reason) // the chart's host, as the report names it
+			return skip(cs.Remote.String(), []string{helmrelease.ChartHost(cs.Remote)}, reason) // the chart's host, as the report names it
 		case ch == nil:
-			return skip(cs.remote.String(), hosts, reason)
+			return skip(cs.Remote.String(), hosts, reason)
 		}
 	}
-	if missing := missingValuesFrom(ctx, hr, cl); missing != "" {
-		return skip(ch.ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
+	if missing := helmrelease.MissingValuesFrom(ctx, hr, cl); missing != "" {
+		return skip(ch.Ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
-	vals, err := helm.Values(ctx, hr, placeholderSecrets{cl})
+	vals, err := helm.Values(ctx, hr, helmrelease.PlaceholderSecrets{Client: cl})
 	if err != nil {
 		return fail(err)
 	}
-	req := helm.Request{Chart: ch.chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	req := helm.Request{Chart: ch.Chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
 	if tree != nil {
-		ch.kept += r.nextBumpFailure(ctx, req, tree)
+		ch.Kept += r.nextBumpFailure(ctx, req, tree)
 	}
-	res, err := r.renderChart(ctx, req, ch.digest)
+	res, err := r.renderChart(ctx, req, ch.Digest)
 	if err != nil {
 		return fail(err) // it names the HelmRelease and the chart
 	}
-	objs, notes, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, secretValues(ctx, hr, cl))
+	objs, notes, err := releaseObjects(res, o, helm.ReleaseOf(hr).Namespace, sc, helmrelease.SecretValues(ctx, hr, cl))
 	if err != nil {
 		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
 	}
 	approx := res.Approximate
-	if readsSecrets(hr) {
+	if helmrelease.ReadsSecrets(hr) {
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
-	return releaseOutcome{built: built(), objs: objs, release: &Release{HelmRelease: o.ID, Chart: ch.ref, Version: ch.chart.Metadata.Version, Values: vals,
+	return releaseOutcome{built: built(), objs: objs, release: &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
 		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches}}
-}
-
-// loadedChart is a chart ready to render, with the reference it is shown by and the
-// digest its render is cached under.
-type loadedChart struct {
-	chart  *chart.Chart
-	ref    string
-	digest string
-	// helmChart is the HelmChart that builds it (chartSource.helmChart), "" for none.
-	helmChart string
-	// kept says why this is the prior commit's chart, not the tree's ("" when it is the tree's).
-	kept string
 }
 
 // keptChart returns the chart the HelmChart of cs holds at prior when source-controller
@@ -300,18 +290,18 @@ type loadedChart struct {
 // CachedChart check; internal/controller/helmchart_controller.go buildFromTarballArtifact:
 // Force on a new generation, VersionMetadata only under Revision). So a template or
 // values.yaml change without a version bump is not released: the cluster keeps the chart.
-func keptChart(prior *Cluster, cs chartSource, ch *loadedChart) *loadedChart {
-	if prior == nil || cs.helmChart == "" || cs.strategy == "Revision" {
+func keptChart(prior *graph.Cluster, cs helmrelease.ChartSource, ch *graph.LoadedChart) *graph.LoadedChart {
+	if prior == nil || cs.HelmChart == "" || cs.Strategy == "Revision" {
 		return nil
 	}
-	old := prior.helmCharts[cs.helmChart]
-	if old == nil || old.digest == ch.digest || old.chart.Metadata.Name != ch.chart.Metadata.Name ||
-		old.chart.Metadata.Version != ch.chart.Metadata.Version {
+	old := prior.HelmCharts[cs.HelmChart]
+	if old == nil || old.Digest == ch.Digest || old.Chart.Metadata.Name != ch.Chart.Metadata.Name ||
+		old.Chart.Metadata.Version != ch.Chart.Metadata.Version {
 		return nil
 	}
 	k := *old
-	k.kept = fmt.Sprintf("chart %s changes but its version %s does not, and source-controller rebuilds a chart under reconcileStrategy ChartVersion only when the version changes: the release keeps the chart it has",
-		ch.ref, ch.chart.Metadata.Version)
+	k.Kept = fmt.Sprintf("chart %s changes but its version %s does not, and source-controller rebuilds a chart under reconcileStrategy ChartVersion only when the version changes: the release keeps the chart it has",
+		ch.Ref, ch.Chart.Metadata.Version)
 	return &k
 }
 
@@ -319,8 +309,8 @@ func keptChart(prior *Cluster, cs chartSource, ch *loadedChart) *loadedChart {
 // its host; nil, the hosts to allow (nil when that is the chart's host alone: a fork, a
 // failed pull) and the reason when it does not, or the pull fails; an error when the chart does not match its
 // OCIRepository's revision (helm-controller fails the release).
-func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChart, []string, string, error) {
-	ref, host := cs.remote, chartHost(cs.remote)
+func (r *renderer) remoteChart(ctx context.Context, cs helmrelease.ChartSource) (*graph.LoadedChart, []string, string, error) {
+	ref, host := cs.Remote, helmrelease.ChartHost(cs.Remote)
 	switch {
 	case r.remote.Fork:
 		return nil, nil, fmt.Sprintf("chart %s is remote, and nothing remote is fetched for a pull request from a fork", ref), nil
@@ -342,15 +332,15 @@ func (r *renderer) remoteChart(ctx context.Context, cs chartSource) (*loadedChar
 	if err != nil {
 		return nil, nil, fmt.Sprintf("chart %s (%s) does not load: %v", ref, pulled.Digest, err), nil
 	}
-	if len(cs.valuesFiles) > 0 {
+	if len(cs.ValuesFiles) > 0 {
 		return nil, nil, fmt.Sprintf("chart %s: valuesFiles of a remote chart are not applied offline", ref), nil
 	}
-	if cs.ociSource {
+	if cs.OCISource {
 		if err := withRevision(ch, ref, pulled); err != nil {
 			return nil, nil, "", err
 		}
 	}
-	return &loadedChart{chart: ch, ref: ref.String(), digest: pulled.Digest}, nil, "", nil
+	return &graph.LoadedChart{Chart: ch, Ref: ref.String(), Digest: pulled.Digest}, nil, "", nil
 }
 
 // allowHint names hosts as an allow hint does: "ghcr.io", "ghcr.io and
@@ -386,7 +376,7 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 		l := r.guards.limits
 		k, err := json.Marshal([]any{chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
 		if err == nil {
-			key = "helm\x00" + digest(k)
+			key = "helm\x00" + graph.Digest(k)
 			if v, ok := r.shared.find(key, nil); ok {
 				return v.release.res, v.release.err
 			}
@@ -445,7 +435,7 @@ type releaseOut struct {
 
 // checkOutput fails a render past the caps one build has (MaxBuildDocuments documents,
 // MaxBuildBytes bytes as JSON): a release is capped as a Kustomization's build is.
-func checkOutput(res *helm.Result, l Limits) error {
+func checkOutput(res *helm.Result, l graph.Limits) error {
 	if len(res.Docs) > l.MaxBuildDocuments {
 		return &limitError{fmt.Sprintf("not rendered: the chart renders %d documents, more than tiergate's limit of %d (MaxBuildDocuments)", len(res.Docs), l.MaxBuildDocuments)}
 	}
@@ -463,9 +453,9 @@ func checkOutput(res *helm.Result, l Limits) error {
 // Helm sets no namespace: a namespaced object without one lands in the release namespace
 // (Helm's kube client applies it there); a kind of unknown scope is taken as namespaced,
 // and named in the notes it returns ("scope of Widget.example.com unknown: …").
-func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, secrets []string) ([]*Object, []string, error) {
+func releaseObjects(res *helm.Result, hr *graph.Object, namespace string, sc scopes, secrets []string) ([]*graph.Object, []string, error) {
 	name := hr.ID.Namespace + "/" + hr.ID.Name
-	var out []*Object
+	var out []*graph.Object
 	var notes []string
 	own := scopes{} // the release's own CRDs (crds/ or templates) say the scope of its kinds
 	for _, d := range res.Docs {
@@ -491,7 +481,7 @@ func releaseObjects(res *helm.Result, hr *Object, namespace string, sc scopes, s
 				notes = append(notes, note)
 			}
 		}
-		out = append(out, &Object{ID: ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()},
+		out = append(out, &graph.Object{ID: graph.ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()},
 			Owner: hr.Owner, File: hr.File, Line: hr.Line, Body: u, SecretValues: secrets, HelmRelease: name, Template: d.Template})
 	}
 	return out, notes, nil

@@ -12,8 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // hr is a HelmRelease of namespace apps with the given spec lines.
@@ -46,7 +49,7 @@ func webChart() map[string]string {
 	}
 }
 
-func helmTree(t *testing.T, extra map[string]string) *Cluster {
+func helmTree(t *testing.T, extra map[string]string) *graph.Cluster {
 	t.Helper()
 	files := merge(bootstrap("dev"), webChart(), map[string]string{
 		"clusters/dev/apps.yaml": ks("apps", "./apps"),
@@ -66,7 +69,7 @@ type releaseView struct {
 	Errors  []string
 }
 
-func viewReleases(c *Cluster, ref Ref) releaseView {
+func viewReleases(c *graph.Cluster, ref graph.Ref) releaseView {
 	ks := c.Kustomizations[ref]
 	var v releaseView
 	for _, o := range ks.Objects {
@@ -97,7 +100,7 @@ func TestHelmReleaseInRepoChart(t *testing.T) {
 			"targetNamespace: web", "values: {replicas: 2}"),
 		"apps/crd.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions: [{name: v1, served: true, storage: true}]\n",
 	})
-	got := viewReleases(c, Ref{"flux-system", "apps"})
+	got := viewReleases(c, graph.Ref{Namespace: "flux-system", Name: "apps"})
 	want := releaseView{
 		Objects: []string{
 			"ClusterRole.rbac.authorization.k8s.io/web-web-web web/templates/role.yaml apps/web apps/web.yaml:2",
@@ -111,7 +114,7 @@ func TestHelmReleaseInRepoChart(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	dep := c.Owners[ObjectID{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "web-web-web"}][0]
+	dep := c.Owners[graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "web-web-web"}][0]
 	port, _, _ := unstructuredField(dep.Body.Object, "spec", "template", "spec", "containers")
 	if d := cmp.Diff([]any{map[string]any{"name": "web", "env": []any{map[string]any{"name": "TOKEN", "value": "none"}},
 		"ports": []any{map[string]any{"containerPort": int64(8080)}}}}, port); d != "" {
@@ -136,7 +139,7 @@ func TestHelmReleaseNotRendered(t *testing.T) {
 		"charts/broken/Chart.yaml":        "apiVersion: v2\nname: broken\nversion: 0.1.0\n",
 		"charts/broken/templates/cm.yaml": "{{ fail \"broken on purpose\" }}\n",
 	})
-	got := viewReleases(c, Ref{"flux-system", "apps"})
+	got := viewReleases(c, graph.Ref{Namespace: "flux-system", Name: "apps"})
 	want := releaseView{
 		Skipped: []string{
 			"HelmRelease apps/missing (apps/missing.yaml:2) not rendered: chartRef OCIRepository/apps/nowhere is not in the cluster's graph",
@@ -160,9 +163,9 @@ func TestHelmReleaseSecretValues(t *testing.T) {
 		"apps/web.yaml":    hr("web", gitChart, "valuesFrom:\n    - {kind: Secret, name: web-values}"),
 		"apps/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-values\n  namespace: apps\nstringData:\n  values.yaml: |\n    token: s3cr3t-token\n",
 	})
-	dep := c.Owners[ObjectID{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web-web"}]
+	dep := c.Owners[graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web-web"}]
 	if len(dep) != 1 {
-		t.Fatalf("Deployment not rendered: %+v", viewReleases(c, Ref{"flux-system", "apps"}))
+		t.Fatalf("Deployment not rendered: %+v", viewReleases(c, graph.Ref{Namespace: "flux-system", Name: "apps"}))
 	}
 	if d := cmp.Diff([]string{"token: s3cr3t-token", "s3cr3t-token"}, dep[0].SecretValues); d != "" {
 		t.Errorf("SecretValues (-want +got):\n%s", d)
@@ -171,31 +174,12 @@ func TestHelmReleaseSecretValues(t *testing.T) {
 	// (upper, b64enc) can reach the output.
 	env, _, _ := unstructured.NestedSlice(dep[0].Body.Object, "spec", "template", "spec", "containers")
 	got := env[0].(map[string]any)["env"].([]any)[0].(map[string]any)["value"]
-	if want := secretPlaceholder("s3cr3t-token"); got != want || !strings.HasPrefix(want, "tiergate-redacted-") || len(want) != len("tiergate-redacted-")+8 {
+	if want := helmrelease.SecretPlaceholder("s3cr3t-token"); got != want || !strings.HasPrefix(want, "tiergate-redacted-") || len(want) != len("tiergate-redacted-")+8 {
 		t.Errorf("TOKEN = %v, want the placeholder %s", got, want)
 	}
-	rel := c.Kustomizations[Ref{"flux-system", "apps"}].Releases[0]
+	rel := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Releases[0]
 	if d := cmp.Diff([]string{"valuesFrom Secret values replaced by placeholders"}, rel.Approximate); d != "" {
 		t.Errorf("Approximate (-want +got):\n%s", d)
-	}
-}
-
-// TestPlaceholderValue: a YAML document keeps its shape with every string replaced;
-// numbers and booleans keep their type; any other value is one placeholder.
-func TestPlaceholderValue(t *testing.T) {
-	p := secretPlaceholder
-	for _, tc := range []struct{ in, want string }{
-		{"db:\n  password: hunter22\n  port: 5432\n  tls: true\nusers: [alice]\n",
-			"db:\n  password: " + p("hunter22") + "\n  port: 5432\n  tls: true\nusers:\n- " + p("alice") + "\n"},
-		{"plain-token-value", p("plain-token-value")},
-		{"12345", p("12345")},
-	} {
-		if got := string(placeholderValue([]byte(tc.in))); got != tc.want {
-			t.Errorf("placeholderValue(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if p("a") == p("b") || p("a") != p("a") {
-		t.Errorf("placeholders must differ by value and repeat for the same value")
 	}
 }
 
@@ -214,7 +198,7 @@ func TestHelmRenderCache(t *testing.T) {
 	cache := NewCache(0)
 	h := &countingHelm{}
 	for _, f := range []map[string]string{files, files, merge(files, map[string]string{"apps/web.yaml": hr("web", gitChart, "values: {replicas: 3}")})} {
-		src, err := ReadSource(tree(t, f), Limits{})
+		src, err := fsys.ReadSource(tree(t, f), graph.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +232,7 @@ func TestHelmReleaseRemoteFork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := viewReleases(g.Clusters[0], Ref{"flux-system", "apps"})
+	got := viewReleases(g.Clusters[0], graph.Ref{Namespace: "flux-system", Name: "apps"})
 	want := releaseView{Skipped: []string{"HelmRelease apps/echo (apps/oci.yaml:11) not rendered: chart oci://ghcr.io/bjw-s-labs/helm/app-template (semver >=5.0.0) is remote, and nothing remote is fetched for a pull request from a fork"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -261,15 +245,15 @@ func TestHelmReleaseOutputCap(t *testing.T) {
 		"apps/many.yaml":                hr("many", strings.Replace(gitChart, "./charts/web", "./charts/many", 1)),
 		"charts/many/Chart.yaml":        "apiVersion: v2\nname: many\nversion: 0.1.0\n",
 		"charts/many/templates/cm.yaml": "{{- range until 20 }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ . }}\n{{- end }}\n"})
-	g, err := Render(context.Background(), tree(t, files), Options{Limits: Limits{MaxBuildDocuments: 10}})
+	g, err := Render(context.Background(), tree(t, files), Options{Limits: graph.Limits{MaxBuildDocuments: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}]
+	apps := g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if apps == nil || apps.Err != nil {
 		t.Fatalf("Kustomization apps not built: %+v", apps)
 	}
-	want := []ReleaseError{{HelmRelease: ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Err: BuildError{
+	want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Err: graph.BuildError{
 		Message: "not rendered: the chart renders 20 documents, more than tiergate's limit of 10 (MaxBuildDocuments)", File: "apps/many.yaml", Line: 2, Limit: true}}}
 	if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -284,7 +268,7 @@ func TestReleaseObjectsScope(t *testing.T) {
 	}
 	res := &helm.Result{Docs: []helm.Doc{doc("v1", "ConfigMap", "a"), doc("v1", "Namespace", "b"), doc("example.org/v1", "Gizmo", "c"),
 		doc("example.com/v1", "Gadget", "d"), doc("source.toolkit.fluxcd.io/v1", "OCIRepository", "e")}}
-	hrObj := &Object{ID: ObjectID{Group: helmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"}, Owner: Ref{"flux-system", "apps"}, File: "apps/web.yaml", Line: 2}
+	hrObj := &graph.Object{ID: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"}, Owner: graph.Ref{Namespace: "flux-system", Name: "apps"}, File: "apps/web.yaml", Line: 2}
 	sc := scopes{{Group: "example.com", Kind: "Gadget"}: false}
 	objs, notes, err := releaseObjects(res, hrObj, "web", sc, nil)
 	if err != nil {
@@ -321,7 +305,7 @@ func TestHelmReleaseFailedKeepsPrior(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := Ref{"flux-system", "apps"}
+	ref := graph.Ref{Namespace: "flux-system", Name: "apps"}
 	want := viewReleases(base.Clusters[0], ref).Objects
 	got := viewReleases(head.Clusters[0], ref)
 	if d := cmp.Diff(want, got.Objects); d != "" || len(want) != 4 {
@@ -354,7 +338,7 @@ func TestHelmReleaseCreateNamespace(t *testing.T) {
 	} {
 		c := helmTree(t, tc.extra)
 		var got []string
-		for _, o := range c.Owners[ObjectID{Kind: "Namespace", Name: "web"}] {
+		for _, o := range c.Owners[graph.ObjectID{Kind: "Namespace", Name: "web"}] {
 			got = append(got, o.Owner.String()+" "+o.HelmRelease)
 		}
 		if d := cmp.Diff(tc.owners, got); d != "" {
@@ -370,8 +354,8 @@ func TestHelmReleaseOwnCRDScope(t *testing.T) {
 		"apps/web.yaml":                    hr("web", gitChart),
 		"charts/web/templates/gadget.yaml": "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n",
 	})
-	ks := c.Kustomizations[Ref{"flux-system", "apps"}]
-	if got := len(c.Owners[ObjectID{Group: "example.com", Kind: "Gadget", Name: "g"}]); got != 1 {
+	ks := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if got := len(c.Owners[graph.ObjectID{Group: "example.com", Kind: "Gadget", Name: "g"}]); got != 1 {
 		t.Errorf("Gadget/g (cluster-scoped) owners %d, want 1: %+v", got, viewReleases(c, ks.Ref))
 	}
 	if n := ks.Releases[0].Notes; len(n) != 0 {
@@ -414,7 +398,7 @@ func TestHelmReleaseAllowHint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			skipped := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}].HelmReleaseSkipped
+			skipped := g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].HelmReleaseSkipped
 			if len(skipped) != 1 {
 				t.Fatalf("skipped = %+v, want one", skipped)
 			}
@@ -437,8 +421,8 @@ func TestHelmReleaseOtherChartCRDScope(t *testing.T) {
 		"charts/gadgets/Chart.yaml":            "apiVersion: v2\nname: gadgets\nversion: 0.1.0\n",
 		"charts/gadgets/templates/gadget.yaml": "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: from-gadgets\n",
 	})
-	ks := c.Kustomizations[Ref{"flux-system", "apps"}]
-	if got := len(c.Owners[ObjectID{Group: "example.com", Kind: "Gadget", Name: "from-gadgets"}]); got != 1 {
+	ks := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if got := len(c.Owners[graph.ObjectID{Group: "example.com", Kind: "Gadget", Name: "from-gadgets"}]); got != 1 {
 		t.Errorf("Gadget/from-gadgets (cluster-scoped) owners %d, want 1: %+v", got, viewReleases(c, ks.Ref))
 	}
 	for _, rel := range ks.Releases {

@@ -3,6 +3,8 @@ package render
 import (
 	"context"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestHoldsManifests: a folder holds manifests when a YAML file is in it at any depth,
@@ -22,7 +24,7 @@ func TestHoldsManifests(t *testing.T) {
 			t.Errorf("HoldsManifests(%q) = %t, want %t", dir, got, want)
 		}
 	}
-	if (&Cluster{}).HoldsManifests("apps") {
+	if (&graph.Cluster{}).HoldsManifests("apps") {
 		t.Error("a cluster without an artifact holds nothing")
 	}
 }

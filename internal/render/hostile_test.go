@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-var appsRef = Ref{"flux-system", "apps"}
+var appsRef = graph.Ref{Namespace: "flux-system", Name: "apps"}
 
 // hostile is a tree holding cluster dev whose Kustomization apps builds ./apps, plus files.
 func hostile(t *testing.T, files map[string]string) string {
@@ -40,10 +42,10 @@ func fifoCanary(t *testing.T, dir string) string {
 
 // renderWithin renders dir, failing the test when Render has not returned within a
 // minute: it is blocked opening a canary pipe, i.e. it read outside the checkout.
-func renderWithin(t *testing.T, dir string, opts Options) *Graph {
+func renderWithin(t *testing.T, dir string, opts Options) *graph.Graph {
 	t.Helper()
 	type res struct {
-		g   *Graph
+		g   *graph.Graph
 		err error
 	}
 	done := make(chan res, 1)
@@ -73,34 +75,34 @@ func TestReadsOutsideTheCheckoutAreRefused(t *testing.T) {
 	cases := []struct {
 		name, kustomization string
 		links               map[string]string // link (repo-relative) → target
-		want                BuildError
+		want                graph.BuildError
 	}{
 		{"resource up and out", "resources:\n  - cm.yaml\n  - ../../canary.yaml\n", nil,
-			BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
+			graph.BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
 		{"resource absolute", "resources:\n  - " + canary + "\n", nil,
-			BuildError{Message: `refused "` + canary + `": ` + outside, File: "apps/kustomization.yaml", Line: 2}},
+			graph.BuildError{Message: `refused "` + canary + `": ` + outside, File: "apps/kustomization.yaml", Line: 2}},
 		{"patch", "resources: [cm.yaml]\npatches:\n  - path: ../../canary.yaml\n", nil,
-			BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
+			graph.BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
 		{"component", "resources: [cm.yaml]\ncomponents:\n  - ../..\n", nil,
-			BuildError{Message: `refused "../..": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
+			graph.BuildError{Message: `refused "../..": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
 		{"configMapGenerator files", "configMapGenerator:\n  - name: x\n    files:\n      - key=../../canary.yaml\n", nil,
-			BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 4}},
+			graph.BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 4}},
 		{"configMapGenerator envs", "configMapGenerator:\n  - name: x\n    envs: [../../canary.yaml]\n", nil,
-			BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
+			graph.BuildError{Message: `refused "../../canary.yaml": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
 		{"secretGenerator absolute", "secretGenerator:\n  - name: x\n    files: [" + canary + "]\n", nil,
-			BuildError{Message: `refused "` + canary + `": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
+			graph.BuildError{Message: `refused "` + canary + `": ` + outside, File: "apps/kustomization.yaml", Line: 3}},
 		{"file symlink absolute", "resources: [cm.yaml, link.yaml]\n", map[string]string{"apps/link.yaml": canary},
-			BuildError{Message: `refused "link.yaml": apps/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 1}},
+			graph.BuildError{Message: `refused "link.yaml": apps/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 1}},
 		{"file symlink relative", "resources:\n  - link.yaml\n", map[string]string{"apps/link.yaml": "../../" + filepath.Base(outer) + "/canary.yaml"},
-			BuildError{Message: `refused "link.yaml": apps/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 2}},
+			graph.BuildError{Message: `refused "link.yaml": apps/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 2}},
 		{"dir symlink absolute", "resources:\n  - cm.yaml\n  - linked\n", map[string]string{"apps/linked": outer},
-			BuildError{Message: `refused "linked": apps/linked is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 3}},
+			graph.BuildError{Message: `refused "linked": apps/linked is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 3}},
 		{"dir symlink relative with a file below", "resources:\n  - linked/canary.yaml\n", map[string]string{"apps/linked": "../../" + filepath.Base(outer)},
-			BuildError{Message: `refused "linked/canary.yaml": apps/linked is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 2}},
+			graph.BuildError{Message: `refused "linked/canary.yaml": apps/linked is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 2}},
 		{"kustomization.yaml symlink", "", map[string]string{"apps/kustomization.yaml": filepath.Join(outer, "kustomization.yaml")},
-			BuildError{Message: `refused apps/kustomization.yaml: apps/kustomization.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 1}},
+			graph.BuildError{Message: `refused apps/kustomization.yaml: apps/kustomization.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/kustomization.yaml", Line: 1}},
 		{"generated kustomization with a symlinked manifest", "", map[string]string{"apps/sub/link.yaml": canary},
-			BuildError{Message: `refused apps/sub/link.yaml: apps/sub/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/sub/link.yaml", Line: 1}}, // the refused file, not the folder
+			graph.BuildError{Message: `refused apps/sub/link.yaml: apps/sub/link.yaml is a symlink, which source-controller leaves out of the artifact`, File: "apps/sub/link.yaml", Line: 1}}, // the refused file, not the folder
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,22 +173,22 @@ func TestPluginsAndExecutionAreRefused(t *testing.T) {
 	cases := []struct {
 		name  string
 		files map[string]string
-		want  BuildError
+		want  graph.BuildError
 	}{
 		{"exec KRM function transformer", map[string]string{
 			"apps/kustomization.yaml": "resources: [cm.yaml]\ntransformers:\n  - fn.yaml\n",
 			"apps/fn.yaml":            fn("      exec:\n        path: " + bin + "/fn\n"),
-		}, BuildError{Message: builtinOnly + "external plugins disabled; unable to load external plugin 'Fn'", File: "apps/kustomization.yaml", Line: 2}},
+		}, graph.BuildError{Message: builtinOnly + "external plugins disabled; unable to load external plugin 'Fn'", File: "apps/kustomization.yaml", Line: 2}},
 		{"container KRM function generator", map[string]string{
 			"apps/kustomization.yaml": "resources: [cm.yaml]\ngenerators:\n  - fn.yaml\n",
 			"apps/fn.yaml":            fn("      container:\n        image: example.com/evil:1\n"),
-		}, BuildError{Message: builtinOnly + "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'Fn'", File: "apps/kustomization.yaml", Line: 2}},
+		}, graph.BuildError{Message: builtinOnly + "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'Fn'", File: "apps/kustomization.yaml", Line: 2}},
 		{"exec plugin by kind", map[string]string{
 			"apps/kustomization.yaml": "resources: [cm.yaml]\ntransformers:\n  - |\n    apiVersion: example.com/v1\n    kind: Inflator\n    metadata:\n      name: i\n",
-		}, BuildError{Message: builtinOnly + "external plugins disabled; unable to load external plugin 'Inflator'", File: "apps/kustomization.yaml", Line: 2}},
+		}, graph.BuildError{Message: builtinOnly + "external plugins disabled; unable to load external plugin 'Inflator'", File: "apps/kustomization.yaml", Line: 2}},
 		{"helmCharts", map[string]string{
 			"apps/kustomization.yaml": "resources: [cm.yaml]\nhelmCharts:\n  - name: podinfo\n    repo: https://stefanprodan.github.io/podinfo\n    version: 6.0.0\n",
-		}, BuildError{Message: builtinOnly + "trouble configuring builtin HelmChartInflationGenerator with config: `\nname: podinfo\nrepo: https://stefanprodan.github.io/podinfo\nversion: 6.0.0\n`: must specify --enable-helm", File: "apps/kustomization.yaml", Line: 2}},
+		}, graph.BuildError{Message: builtinOnly + "trouble configuring builtin HelmChartInflationGenerator with config: `\nname: podinfo\nrepo: https://stefanprodan.github.io/podinfo\nversion: 6.0.0\n`: must specify --enable-helm", File: "apps/kustomization.yaml", Line: 2}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,23 +216,23 @@ func TestTreeLimitsFailRender(t *testing.T) {
 	cases := []struct {
 		name   string
 		files  func(t *testing.T, dir string)
-		limits Limits
+		limits graph.Limits
 		want   string
 	}{
-		{"depth", func(t *testing.T, dir string) { write(t, dir, deep, cm("", "deep")) }, Limits{},
+		{"depth", func(t *testing.T, dir string) { write(t, dir, deep, cm("", "deep")) }, graph.Limits{},
 			"render limit exceeded: MaxDepth is 64, " + strings.Repeat("d/", 64) + "d is 65 deep"},
 		{"total bytes", func(t *testing.T, dir string) {
 			sparse(t, filepath.Join(dir, "a/big1.yaml"), 6<<20)
 			sparse(t, filepath.Join(dir, "b/big2.yaml"), 6<<20)
-		}, Limits{MaxTotalBytes: 10 << 20}, "render limit exceeded: MaxTotalBytes is 10485760, reached at b/big2.yaml"},
+		}, graph.Limits{MaxTotalBytes: 10 << 20}, "render limit exceeded: MaxTotalBytes is 10485760, reached at b/big2.yaml"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := hostile(t, map[string]string{"apps/cm.yaml": cm("default", "a")})
 			tc.files(t, dir)
 			_, err := Render(context.Background(), dir, Options{Limits: tc.limits})
-			if !errors.Is(err, ErrLimitExceeded) {
-				t.Fatalf("err = %v, want ErrLimitExceeded", err)
+			if !errors.Is(err, graph.ErrLimitExceeded) {
+				t.Fatalf("err = %v, want graph.ErrLimitExceeded", err)
 			}
 			if got := strings.TrimPrefix(err.Error(), "render "+dir+": "); got != tc.want {
 				t.Errorf("err = %q, want %q", got, tc.want)
@@ -249,8 +251,8 @@ func TestManyTinyFiles(t *testing.T) {
 	for i := range 100000 {
 		write(t, dir, "noise/"+itoa(i/1000)+"/"+itoa(i)+".txt", "x")
 	}
-	_, err := Render(context.Background(), dir, Options{Limits: Limits{MaxFiles: 50000}})
-	if !errors.Is(err, ErrLimitExceeded) || !strings.Contains(err.Error(), "MaxFiles is 50000, reached at ") {
+	_, err := Render(context.Background(), dir, Options{Limits: graph.Limits{MaxFiles: 50000}})
+	if !errors.Is(err, graph.ErrLimitExceeded) || !strings.Contains(err.Error(), "MaxFiles is 50000, reached at ") {
 		t.Fatalf("err = %v, want MaxFiles exceeded", err)
 	}
 	g, err := Render(context.Background(), dir, Options{})
@@ -281,37 +283,37 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 		name   string
 		files  map[string]string
 		big    string // a sparse file of 20 MiB at this path
-		limits Limits
-		want   BuildError
+		limits graph.Limits
+		want   graph.BuildError
 	}{
-		{"file over MaxFileBytes", map[string]string{"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - big.yaml\n", "apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", Limits{},
-			BuildError{Message: `refused "big.yaml": apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)`, File: "apps/kustomization.yaml", Line: 3}},
-		{"generated kustomization with a big manifest", map[string]string{"apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", Limits{},
-			BuildError{Message: `refused apps/big.yaml: apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)`, File: "apps/big.yaml", Line: 1}}, // the refused file, not the folder
-		{"bases included many times over", doubling, "", Limits{MaxBuildFiles: 1000},
-			BuildError{Message: `refused "../../l16": the build has read more than tiergate's limit of 1000 files (MaxBuildFiles); a base included many times over multiplies its files`, File: "apps/l15/b/kustomization.yaml", Line: 2}},
-		{"a big base included many times over", merge(doubling, map[string]string{"apps/l16/cm.yaml": cm("default", "a", "pad: "+strings.Repeat("x", 100<<10))}), "", Limits{MaxBuildBytes: 1 << 20},
-			BuildError{Message: `refused "cm.yaml": the build has read more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a base included many times over multiplies its size`, File: "apps/l16/kustomization.yaml", Line: 1}},
-		{"YAML alias bomb", map[string]string{"apps/kustomization.yaml": "resources: [bomb.yaml]\n", "apps/bomb.yaml": bomb}, "", Limits{},
-			BuildError{Message: `refused "bomb.yaml": apps/bomb.yaml has YAML aliases that expand to 490329075 nodes from 56, which kustomize would expand without bound (billion laughs)`, File: "apps/kustomization.yaml", Line: 1}},
-		{"objects over MaxObjects", map[string]string{"apps/kustomization.yaml": "resources: [a.yaml, b.yaml]\n", "apps/a.yaml": cm("default", "a"), "apps/b.yaml": cm("default", "b")}, "", Limits{MaxObjects: 4},
-			BuildError{Message: "not rendered: the cluster renders more than tiergate's limit of 4 objects (MaxObjects)", File: "clusters/dev/apps.yaml", Line: 2, Limit: true}},
+		{"file over MaxFileBytes", map[string]string{"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - big.yaml\n", "apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", graph.Limits{},
+			graph.BuildError{Message: `refused "big.yaml": apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)`, File: "apps/kustomization.yaml", Line: 3}},
+		{"generated kustomization with a big manifest", map[string]string{"apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", graph.Limits{},
+			graph.BuildError{Message: `refused apps/big.yaml: apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)`, File: "apps/big.yaml", Line: 1}}, // the refused file, not the folder
+		{"bases included many times over", doubling, "", graph.Limits{MaxBuildFiles: 1000},
+			graph.BuildError{Message: `refused "../../l16": the build has read more than tiergate's limit of 1000 files (MaxBuildFiles); a base included many times over multiplies its files`, File: "apps/l15/b/kustomization.yaml", Line: 2}},
+		{"a big base included many times over", merge(doubling, map[string]string{"apps/l16/cm.yaml": cm("default", "a", "pad: "+strings.Repeat("x", 100<<10))}), "", graph.Limits{MaxBuildBytes: 1 << 20},
+			graph.BuildError{Message: `refused "cm.yaml": the build has read more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a base included many times over multiplies its size`, File: "apps/l16/kustomization.yaml", Line: 1}},
+		{"YAML alias bomb", map[string]string{"apps/kustomization.yaml": "resources: [bomb.yaml]\n", "apps/bomb.yaml": bomb}, "", graph.Limits{},
+			graph.BuildError{Message: `refused "bomb.yaml": apps/bomb.yaml has YAML aliases that expand to 490329075 nodes from 56, which kustomize would expand without bound (billion laughs)`, File: "apps/kustomization.yaml", Line: 1}},
+		{"objects over MaxObjects", map[string]string{"apps/kustomization.yaml": "resources: [a.yaml, b.yaml]\n", "apps/a.yaml": cm("default", "a"), "apps/b.yaml": cm("default", "b")}, "", graph.Limits{MaxObjects: 4},
+			graph.BuildError{Message: "not rendered: the cluster renders more than tiergate's limit of 4 objects (MaxObjects)", File: "clusters/dev/apps.yaml", Line: 2, Limit: true}},
 		{"a long variable referenced many times over", map[string]string{
 			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
-			"apps/cm.yaml":           cm("default", "a", "k: "+strings.Repeat("${X}", 2000))}, "", Limits{MaxBuildBytes: 1 << 20},
-			BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2}},
+			"apps/cm.yaml":           cm("default", "a", "k: "+strings.Repeat("${X}", 2000))}, "", graph.Limits{MaxBuildBytes: 1 << 20},
+			graph.BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2}},
 		{"a replacement that multiplies a variable", map[string]string{
 			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("a", 1<<10), "    Y: "+strings.Repeat("b", 1<<10)),
-			"apps/cm.yaml":           cm("default", "a", "k: ${X//a/${Y}}${X//a/${Y}}")}, "", Limits{MaxBuildBytes: 1 << 20},
-			BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2}},
+			"apps/cm.yaml":           cm("default", "a", "k: ${X//a/${Y}}${X//a/${Y}}")}, "", graph.Limits{MaxBuildBytes: 1 << 20},
+			graph.BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2}},
 		{"substitution across the cluster", map[string]string{
 			"clusters/dev/a-first.yaml": ks("a-first", "./first", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
 			"first/cm.yaml":             cm("default", "first", "k: "+strings.Repeat("${X}", 600)),
 			"clusters/dev/apps.yaml":    ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
-			"apps/cm.yaml":              cm("default", "a", "k: "+strings.Repeat("${X}", 600))}, "", Limits{MaxBuildBytes: 1 << 20, MaxSubstitutedBytes: 1 << 20},
-			BuildError{Message: "not rendered: postBuild substitution in the cluster writes more than tiergate's limit of 1048576 bytes (MaxSubstitutedBytes)", File: "clusters/dev/apps.yaml", Line: 2, Limit: true}},
-		{"time limit", map[string]string{"apps/cm.yaml": cm("default", "a")}, "", Limits{Timeout: time.Nanosecond},
-			BuildError{Message: "not rendered: the review reached tiergate's render time limit of 1ns (Timeout)", File: "clusters/dev/flux-system/gotk-sync.yaml", Line: 10, Limit: true}},
+			"apps/cm.yaml":              cm("default", "a", "k: "+strings.Repeat("${X}", 600))}, "", graph.Limits{MaxBuildBytes: 1 << 20, MaxSubstitutedBytes: 1 << 20},
+			graph.BuildError{Message: "not rendered: postBuild substitution in the cluster writes more than tiergate's limit of 1048576 bytes (MaxSubstitutedBytes)", File: "clusters/dev/apps.yaml", Line: 2, Limit: true}},
+		{"time limit", map[string]string{"apps/cm.yaml": cm("default", "a")}, "", graph.Limits{Timeout: time.Nanosecond},
+			graph.BuildError{Message: "not rendered: the review reached tiergate's render time limit of 1ns (Timeout)", File: "clusters/dev/flux-system/gotk-sync.yaml", Line: 10, Limit: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -341,7 +343,7 @@ func TestNestedKustomizationLimit(t *testing.T) {
 		files["apps/k"+itoa(i)+"/next.yaml"] = ks("k"+itoa(i+1), "./apps/k"+itoa(i+1))
 	}
 	dir := tree(t, merge(bootstrap("dev"), files))
-	c := renderWithin(t, dir, Options{Limits: Limits{MaxKustomizations: 30}}).Cluster("dev")
+	c := renderWithin(t, dir, Options{Limits: graph.Limits{MaxKustomizations: 30}}).Cluster("dev")
 	var built []string
 	for _, ref := range c.Order {
 		if k := c.Kustomizations[ref]; k.Err == nil {
@@ -355,8 +357,8 @@ func TestNestedKustomizationLimit(t *testing.T) {
 	if d := cmp.Diff(want, built); d != "" {
 		t.Errorf("built (-want +got):\n%s", d)
 	}
-	last := c.Kustomizations[Ref{"flux-system", "k29"}]
-	wantErr := BuildError{Message: "not rendered: the cluster has more than tiergate's limit of 30 Kustomizations (MaxKustomizations)", File: "apps/k28/next.yaml", Line: 2, Limit: true}
+	last := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "k29"}]
+	wantErr := graph.BuildError{Message: "not rendered: the cluster has more than tiergate's limit of 30 Kustomizations (MaxKustomizations)", File: "apps/k28/next.yaml", Line: 2, Limit: true}
 	if last == nil || last.Err == nil || len(c.Kustomizations) != 31 {
 		t.Fatalf("%d Kustomizations, k29 = %v; want 31 and k29 refused", len(c.Kustomizations), last)
 	}
@@ -371,8 +373,8 @@ func TestManyObjectsInOneBuild(t *testing.T) {
 		many.WriteString(cm("default", "c"+itoa(i)) + "---\n")
 	}
 	dir := hostile(t, map[string]string{"apps/kustomization.yaml": "resources:\n  - many.yaml\n", "apps/many.yaml": many.String()})
-	apps := renderWithin(t, dir, Options{Limits: Limits{MaxBuildDocuments: 1000}}).Cluster("dev").Kustomizations[appsRef]
-	want := BuildError{Message: `refused "many.yaml": the build has read more than tiergate's limit of 1000 YAML documents (MaxBuildDocuments); kustomize's time grows with their square`, File: "apps/kustomization.yaml", Line: 2}
+	apps := renderWithin(t, dir, Options{Limits: graph.Limits{MaxBuildDocuments: 1000}}).Cluster("dev").Kustomizations[appsRef]
+	want := graph.BuildError{Message: `refused "many.yaml": the build has read more than tiergate's limit of 1000 YAML documents (MaxBuildDocuments); kustomize's time grows with their square`, File: "apps/kustomization.yaml", Line: 2}
 	if apps.Err == nil {
 		t.Fatalf("apps built %d objects, want a refusal", len(apps.Objects))
 	}
@@ -382,7 +384,7 @@ func TestManyObjectsInOneBuild(t *testing.T) {
 }
 
 // ownedBy lists "owner id file:line" for the objects of one Kustomization, sorted.
-func ownedBy(c *Cluster, ref Ref) []string {
+func ownedBy(c *graph.Cluster, ref graph.Ref) []string {
 	var out []string
 	for _, s := range objects(c) {
 		if strings.HasPrefix(s, ref.String()+" ") {

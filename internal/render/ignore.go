@@ -8,6 +8,8 @@ import (
 
 	"github.com/fluxcd/pkg/sourceignore"
 	"github.com/fluxcd/pkg/sourceignore/gitignore"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // ignored returns snap less what source-controller leaves out when it packs the artifact
@@ -25,7 +27,7 @@ import (
 //
 // The verdict on a path is a function of the path and the patterns, so c (when not nil)
 // keeps the verdicts of each set of patterns across renders.
-func ignored(snap *snapshot, extra string, c *Cache) *snapshot {
+func ignored(snap *graph.Snapshot, extra string, c *Cache) *graph.Snapshot {
 	var sig strings.Builder
 	ps := ignorePatterns(snap, ".", nil, &sig)
 	if extra != "" {
@@ -35,8 +37,8 @@ func ignored(snap *snapshot, extra string, c *Cache) *snapshot {
 	if len(ps) > 0 {
 		m = sourceignore.NewMatcher(append(sourceignore.VCSPatterns(nil), ps...))
 	}
-	verdicts := c.ignoreVerdicts(digest([]byte(sig.String()+"\x00"+extra)), len(snap.types))
-	return snap.without(func(rel string, dir bool) bool {
+	verdicts := c.ignoreVerdicts(graph.Digest([]byte(sig.String()+"\x00"+extra)), len(snap.Types))
+	return snap.Without(func(rel string, dir bool) bool {
 		return verdicts.of(rel, dir, func() bool { return m.Match(strings.Split(rel, "/"), dir) })
 	})
 }
@@ -44,16 +46,16 @@ func ignored(snap *snapshot, extra string, c *Cache) *snapshot {
 // ignorePatterns is sourceignore.LoadIgnorePatterns over the snapshot: dir's .sourceignore,
 // then each subfolder's but .git, in name order, each with its folder as domain. sig gets
 // the path and content digest of each file read.
-func ignorePatterns(snap *snapshot, dir string, domain []string, sig *strings.Builder) []gitignore.Pattern {
+func ignorePatterns(snap *graph.Snapshot, dir string, domain []string, sig *strings.Builder) []gitignore.Pattern {
 	dom := append([]string{}, domain...)
 	var ps []gitignore.Pattern
 	p := path.Join(dir, sourceignore.IgnoreFile)
-	if data, read, ok := snap.readFollowing(p); ok {
+	if data, read, ok := snap.ReadFollowing(p); ok {
 		ps = sourceignore.ReadPatterns(bytes.NewReader(data), dom)
-		sig.WriteString(p + "\x00" + read + "\x00" + snap.digest(read) + "\x00")
+		sig.WriteString(p + "\x00" + read + "\x00" + snap.Digest(read) + "\x00")
 	}
-	for _, n := range snap.names[dir] {
-		if rel := path.Join(dir, n); snap.types[rel].IsDir() && n != ".git" {
+	for _, n := range snap.Names[dir] {
+		if rel := path.Join(dir, n); snap.Types[rel].IsDir() && n != ".git" {
 			ps = append(ps, ignorePatterns(snap, rel, append(dom, n), sig)...)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // doc is one YAML document of a manifest file, with the 1-based line of its `kind:` key.
@@ -48,20 +50,20 @@ func (d doc) object() (*unstructured.Unstructured, error) {
 // index parses manifest files on demand and remembers their documents. Safe for
 // concurrent use.
 type index struct {
-	snap   *snapshot
+	snap   *graph.Snapshot
 	shared *Cache // parsed documents across renders; nil: none
 	mu     sync.Mutex
 	files  map[string][]doc
 }
 
-func newIndex(snap *snapshot, shared *Cache) *index {
+func newIndex(snap *graph.Snapshot, shared *Cache) *index {
 	return &index{snap: snap, shared: shared, files: map[string][]doc{}}
 }
 
 // yamlFiles lists the repo-relative YAML files of the tree, skipping .git.
 func (ix *index) yamlFiles() []string {
 	var out []string
-	for _, rel := range ix.snap.files {
+	for _, rel := range ix.snap.Files {
 		if ext := path.Ext(rel); (ext == ".yaml" || ext == ".yml") && ix.readable(rel) {
 			out = append(out, rel)
 		}
@@ -82,7 +84,7 @@ func (ix *index) docs(rel string) []doc {
 		return nil
 	}
 	if data, err := ix.read(rel); err == nil {
-		d = ix.shared.parsed(ix.snap.digest(rel), data)
+		d = ix.shared.parsed(ix.snap.Digest(rel), data)
 	}
 	ix.mu.Lock()
 	ix.files[rel] = d
@@ -92,7 +94,7 @@ func (ix *index) docs(rel string) []doc {
 
 // read returns the content of the repo-relative file rel.
 func (ix *index) read(rel string) ([]byte, error) {
-	if data, ok := ix.snap.read(rel); ok {
+	if data, ok := ix.snap.Read(rel); ok {
 		return data, nil
 	}
 	return nil, os.ErrNotExist
@@ -352,7 +354,7 @@ func (ix *index) readable(rel string) bool {
 		return false
 	}
 	for p := rel; p != "." && p != "" && p != "/"; p = filepath.ToSlash(filepath.Dir(p)) {
-		if _, ok := ix.snap.refused[p]; ok {
+		if _, ok := ix.snap.Refused[p]; ok {
 			return false
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestErrorLocations: a build error points at the line that causes it, in a file, with
@@ -15,20 +17,20 @@ func TestErrorLocations(t *testing.T) {
 	cases := []struct {
 		name  string
 		files map[string]string
-		want  *BuildError
+		want  *graph.BuildError
 		// chain: Details is kustomize's chain, checked for its start only
 		chain string
 	}{
 		{
 			name:  "object without a name: its document start",
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/cm.yaml": nameless},
-			want: &BuildError{File: "apps/cm.yaml", Line: 9, Message: "the ConfigMap at apps/cm.yaml:9 has no metadata.name",
+			want: &graph.BuildError{File: "apps/cm.yaml", Line: 9, Message: "the ConfigMap at apps/cm.yaml:9 has no metadata.name",
 				Details: "failed to decode Kubernetes YAML from apps/cm.yaml: missing metadata.name in object {{v1 ConfigMap} {{ } map[a:b] map[]}}"},
 		},
 		{
 			name:  "duplicate key: the line in the file",
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/cm.yaml": dupKey},
-			want: &BuildError{File: "apps/cm.yaml", Line: 16, Message: `key "a" is defined twice in one object, at apps/cm.yaml:16`,
+			want: &graph.BuildError{File: "apps/cm.yaml", Line: 16, Message: `key "a" is defined twice in one object, at apps/cm.yaml:16`,
 				Details: "yaml: unmarshal errors:\n  line 8: mapping key \"a\" already defined at line 7"}, // kyaml counts from the document's "---"
 		},
 		{
@@ -36,7 +38,7 @@ func TestErrorLocations(t *testing.T) {
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
 				"apps/kustomization.yaml":     "resources:\n  - sub\n",
 				"apps/sub/kustomization.yaml": "resources:\n  - cm.yaml\n  - gone.yaml\n", "apps/sub/cm.yaml": cm("default", "a")},
-			want: &BuildError{File: "apps/sub/kustomization.yaml", Line: 3, Message: "apps/sub/kustomization.yaml:3 lists 'gone.yaml', which does not exist",
+			want: &graph.BuildError{File: "apps/sub/kustomization.yaml", Line: 3, Message: "apps/sub/kustomization.yaml:3 lists 'gone.yaml', which does not exist",
 				Details: "accumulating resources: accumulation err='accumulating resources from 'sub': read apps/sub: is a directory': recursed accumulation of path 'apps/sub': " +
 					"accumulating resources: accumulation err='accumulating resources from 'gone.yaml': open apps/sub/gone.yaml: no such file or directory': " +
 					"must build at directory: not a valid directory: evalsymlink failure on 'apps/sub/gone.yaml' : lstat apps/sub/gone.yaml: no such file or directory"},
@@ -45,7 +47,7 @@ func TestErrorLocations(t *testing.T) {
 			name: "a folder without kustomization.yaml: the Kustomization's path, a file",
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps", "targetNamespace: web"),
 				"apps/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n"},
-			want: &BuildError{File: "clusters/dev/apps.yaml", Line: 8,
+			want: &graph.BuildError{File: "clusters/dev/apps.yaml", Line: 8,
 				Message: "the namespace transformer (targetNamespace, or a kustomization's namespace:) makes Namespace a and b one object named web"},
 			chain: "namespace transformation produces ID conflict: ",
 		},
@@ -53,14 +55,14 @@ func TestErrorLocations(t *testing.T) {
 			name: "invalid variable name: the ConfigMap key",
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substituteFrom:", "    - kind: ConfigMap", "      name: vars"),
 				"clusters/dev/vars.yaml": cm("flux-system", "vars", "domain: example.org", "cluster-name: dev"), "apps/cm.yaml": cm("default", "a")},
-			want: &BuildError{File: "clusters/dev/vars.yaml", Line: 8,
+			want: &graph.BuildError{File: "clusters/dev/vars.yaml", Line: 8,
 				Message: `key "cluster-name" of substituteFrom ConfigMap/vars is not a valid postBuild variable name (letters, digits and '_', not starting with a digit): Flux's substitution fails with "'cluster-name' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"`},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := render(t, tree(t, merge(bootstrap("dev"), tc.files)), nil).Cluster("dev")
-			got := c.Kustomizations[Ref{"flux-system", "apps"}].Err
+			got := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Err
 			if got == nil {
 				t.Fatal("apps builds")
 			}
@@ -82,7 +84,7 @@ func TestGeneratedObjectLine(t *testing.T) {
 		"apps/settings.env":       "url=https://example.org\n",
 	})), nil).Cluster("dev")
 	var got []string
-	for _, o := range c.Kustomizations[Ref{"flux-system", "apps"}].Objects {
+	for _, o := range c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Objects {
 		got = append(got, o.ID.Kind+"/"+o.ID.Name[:len(o.ID.Name)-11]+" "+o.File+":"+itoa(o.Line))
 	}
 	want := []string{"ConfigMap/first apps/kustomization.yaml:3", "ConfigMap/settings apps/kustomization.yaml:5", "Secret/settings apps/kustomization.yaml:8"}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestOptionalSubstituteFrom: an optional Secret absent from the repository may exist in
@@ -21,7 +23,7 @@ func TestOptionalSubstituteFrom(t *testing.T) {
 	c := render(t, dir, nil).Cluster("dev")
 	got := map[string][]string{}
 	for _, name := range []string{"apps", "web"} {
-		k := c.Kustomizations[Ref{"flux-system", name}]
+		k := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}]
 		if k.Err != nil || len(k.Objects) != 1 {
 			t.Fatalf("%s: err %v, %d objects", name, k.Err, len(k.Objects))
 		}
@@ -30,8 +32,8 @@ func TestOptionalSubstituteFrom(t *testing.T) {
 	if d := cmp.Diff(map[string][]string{"apps": nil, "web": {"DOMAIN"}}, got); d != "" {
 		t.Errorf("undefined (-want +got):\n%s", d)
 	}
-	want := []Partial{{Kustomization: "flux-system/apps", Reason: "substituteFrom Secret/cluster-secrets (optional) not in the repository (created at runtime or out of band): its variables are not checked"}}
-	if d := cmp.Diff(want, c.Partials()); d != "" {
+	want := []graph.Partial{{Kustomization: "flux-system/apps", Reason: "substituteFrom Secret/cluster-secrets (optional) not in the repository (created at runtime or out of band): its variables are not checked"}}
+	if d := cmp.Diff(want, Partials(c)); d != "" {
 		t.Errorf("partials (-want +got):\n%s", d)
 	}
 }

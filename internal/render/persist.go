@@ -9,6 +9,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/resmap"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -37,10 +39,10 @@ type diskBuilds struct {
 
 // diskBuild is one build of a key: valid where Deps have the fingerprints FPs.
 type diskBuild struct {
-	Deps   []dep
+	Deps   []fsys.Dep
 	FPs    []string
-	Remote []string    `json:",omitempty"`
-	Err    *BuildError `json:",omitempty"`
+	Remote []string          `json:",omitempty"`
+	Err    *graph.BuildError `json:",omitempty"`
 	// NoRes says the build gave no resources and no error: a file it loads is remote.
 	NoRes bool `json:",omitempty"`
 	// Gen and KFile, instead of the fields above, are a generator output.
@@ -50,24 +52,24 @@ type diskBuild struct {
 
 // diskObjects is the stored form of builtObjects.
 type diskObjects struct {
-	Objects     []*Object
-	Err         *BuildError `json:",omitempty"`
-	Substituted int64       `json:",omitempty"`
+	Objects     []*graph.Object
+	Err         *graph.BuildError `json:",omitempty"`
+	Substituted int64             `json:",omitempty"`
 }
 
 // variantID names a variant of key on disk: the key and its inputs' fingerprints.
-func variantID(key string, deps []dep, fps []string) string {
+func variantID(key string, deps []fsys.Dep, fps []string) string {
 	var b strings.Builder
 	b.WriteString(key)
 	for i, d := range deps {
 		b.WriteString("\x00" + string(d.Op) + d.Path + "\x00" + fps[i])
 	}
-	return digest([]byte(b.String()))
+	return graph.Digest([]byte(b.String()))
 }
 
 // loadDisk returns the stored build (or generator output) of key that matches fps, made
 // into a variant kept in memory too; false when the store has none.
-func (c *Cache) loadDisk(kind, key string, fps *fingerprints) (*cacheVariant, bool) {
+func (c *Cache) loadDisk(kind, key string, fps *fsys.Fingerprints) (*cacheVariant, bool) {
 	if c == nil || c.disk == nil {
 		return nil, false
 	}
@@ -135,7 +137,7 @@ func (c *Cache) saveDisk(kind, key string, v *cacheVariant) {
 
 // objectsKeyOnDisk is the store key of the objects of variant v after the substitution sub.
 func objectsKeyOnDisk(v *cacheVariant, sub string) string {
-	return "objects\x00" + v.id + "\x00" + digest([]byte(sub))
+	return "objects\x00" + v.id + "\x00" + graph.Digest([]byte(sub))
 }
 
 // loadObjects returns the stored objects of v after the substitution sub.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -62,14 +64,14 @@ func TestReleaseRoundTrip(t *testing.T) {
 func TestDigestIsGitBlobHash(t *testing.T) {
 	data := []byte("apiVersion: v2\nname: web\nversion: 1.2.3\n")
 	read := func() ([]byte, error) { return data, nil }
-	fromGit, fromDisk := NewSourceBuilder(Limits{}), NewSourceBuilder(Limits{})
+	fromGit, fromDisk := fsys.NewSourceBuilder(graph.Limits{}), fsys.NewSourceBuilder(graph.Limits{})
 	if err := fromGit.AddFile("charts/web/Chart.yaml", int64(len(data)), plumbing.ComputeHash(plumbing.BlobObject, data).String(), read); err != nil {
 		t.Fatal(err)
 	}
 	if err := fromDisk.AddFile("charts/web/Chart.yaml", int64(len(data)), "", read); err != nil {
 		t.Fatal(err)
 	}
-	g, d := fromGit.Source("git").snap.digest("charts/web/Chart.yaml"), fromDisk.Source("dir").snap.digest("charts/web/Chart.yaml")
+	g, d := fromGit.Source("git").Snapshot.Digest("charts/web/Chart.yaml"), fromDisk.Source("dir").Snapshot.Digest("charts/web/Chart.yaml")
 	const want = "be2a4202d4d648315fc291e82186eddb4f373445" // git hash-object of the file
 	if g != want || d != want {
 		t.Errorf("digest from git %q, from disk %q, want %q", g, d, want)

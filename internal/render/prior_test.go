@@ -7,35 +7,38 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // failedParent reads the base and head of testdata/scenarios/failed-parent: at head the
 // root rejects apps (dependsOn is a string), so it applies nothing it emits.
-func failedParent(t *testing.T, id string) (base, head *Source) {
+func failedParent(t *testing.T, id string) (base, head *fsys.Source) {
 	t.Helper()
 	return scenario(t, "failed-parent", id)
 }
 
 // scenario reads the base and head of testdata/scenarios/<name>, with ids id-base and
 // id-head ("" keeps nothing in a Cache).
-func scenario(t *testing.T, name, id string) (base, head *Source) {
+func scenario(t *testing.T, name, id string) (base, head *fsys.Source) {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "scenarios", name)
-	base, err := ReadSource(filepath.Join(dir, "base"), Limits{})
+	base, err := fsys.ReadSource(filepath.Join(dir, "base"), graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err = ReadSource(filepath.Join(dir, "head"), Limits{})
+	head, err = fsys.ReadSource(filepath.Join(dir, "head"), graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if id != "" {
-		base.id, head.id = id+"-base", id+"-head"
+		base.ID, head.ID = id+"-base", id+"-head"
 	}
 	return base, head
 }
 
-func renderOK(t *testing.T, src *Source, opts Options) *Graph {
+func renderOK(t *testing.T, src *fsys.Source, opts Options) *graph.Graph {
 	t.Helper()
 	g, err := RenderSource(context.Background(), src, opts)
 	if err != nil {
@@ -51,22 +54,22 @@ func TestPriorSpec(t *testing.T) {
 	bg := renderOK(t, base, Options{})
 
 	alone := renderOK(t, head, Options{}).Clusters[0]
-	if diff := cmp.Diff([]Ref{{"flux-system", "flux-system"}}, alone.Order); diff != "" {
+	if diff := cmp.Diff([]graph.Ref{{Namespace: "flux-system", Name: "flux-system"}}, alone.Order); diff != "" {
 		t.Errorf("without a prior (-want +got):\n%s", diff)
 	}
 
 	c := renderOK(t, head, Options{Prior: bg}).Clusters[0]
-	if diff := cmp.Diff([]Ref{{"flux-system", "flux-system"}, {"flux-system", "apps"}, {"flux-system", "infra"}}, c.Order); diff != "" {
+	if diff := cmp.Diff([]graph.Ref{{Namespace: "flux-system", Name: "flux-system"}, {Namespace: "flux-system", Name: "apps"}, {Namespace: "flux-system", Name: "infra"}}, c.Order); diff != "" {
 		t.Fatalf("with the base as prior (-want +got):\n%s", diff)
 	}
 	if c.Kustomizations[c.Order[0]].Err == nil || c.Kustomizations[c.Order[0]].PriorSpec {
 		t.Errorf("the root: want an error and its own spec")
 	}
-	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	type view struct {
 		PriorSpec bool
-		DependsOn []Ref
-		Parent    Ref
+		DependsOn []graph.Ref
+		Parent    graph.Ref
 		File      string
 		Line      int
 		Objects   []string
@@ -76,7 +79,7 @@ func TestPriorSpec(t *testing.T) {
 		got.Objects = append(got.Objects, o.ID.String()+" "+o.File)
 	}
 	want := view{
-		PriorSpec: true, DependsOn: []Ref{{"flux-system", "infra"}}, Parent: Ref{"flux-system", "flux-system"},
+		PriorSpec: true, DependsOn: []graph.Ref{{Namespace: "flux-system", Name: "infra"}}, Parent: graph.Ref{Namespace: "flux-system", Name: "flux-system"},
 		File: "clusters/demo/tiers.yaml", Line: 17, // where apps is written at head
 		Objects: []string{"Deployment.apps/web/web apps/web/deployment.yaml"},
 	}
@@ -87,7 +90,7 @@ func TestPriorSpec(t *testing.T) {
 	if image := containers[0].(map[string]any)["image"]; image != "ghcr.io/example/web:1.5.0" {
 		t.Errorf("apps builds image %v, want the head file's ghcr.io/example/web:1.5.0", image)
 	}
-	if !c.Kustomizations[Ref{"flux-system", "infra"}].PriorSpec {
+	if !c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "infra"}].PriorSpec {
 		t.Errorf("infra: want PriorSpec")
 	}
 }
@@ -101,9 +104,9 @@ func TestGraphKeptPerPrior(t *testing.T) {
 	first := renderOK(t, head, Options{Cache: cache, Prior: bg})
 	for _, tc := range []struct {
 		name  string
-		src   *Source
-		prior *Graph
-		want  *Graph
+		src   *fsys.Source
+		prior *graph.Graph
+		want  *graph.Graph
 	}{
 		{"head, same prior", head, bg, first},
 		{"base, any prior", base, first, bg},
@@ -131,18 +134,18 @@ func TestGraphKeptPerPrior(t *testing.T) {
 func TestPriorSpecTakenOver(t *testing.T) {
 	base, head := scenario(t, "failed-parent-takeover", "")
 	c := renderOK(t, head, Options{Prior: renderOK(t, base, Options{})}).Clusters[0]
-	web := c.Kustomizations[Ref{"flux-system", "web"}]
+	web := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "web"}]
 	if web == nil {
 		t.Fatalf("web not rendered: %v", c.Order)
 	}
 	type view struct {
 		PriorSpec bool
-		Parent    Ref
-		DependsOn []Ref
+		Parent    graph.Ref
+		DependsOn []graph.Ref
 		File      string
 	}
 	got := view{web.PriorSpec, *web.Parent, web.Spec.DependsOn, web.File}
-	want := view{false, Ref{"flux-system", "platform"}, []Ref{{"flux-system", "infra"}}, "platform/web.yaml"}
+	want := view{false, graph.Ref{Namespace: "flux-system", Name: "platform"}, []graph.Ref{{Namespace: "flux-system", Name: "infra"}}, "platform/web.yaml"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("web (-want +got):\n%s", diff)
 	}
@@ -153,7 +156,7 @@ func TestPriorSpecTakenOver(t *testing.T) {
 func TestPriorObjectsSubstitute(t *testing.T) {
 	base, head := scenario(t, "failed-parent-substitution", "")
 	c := renderOK(t, head, Options{Prior: renderOK(t, base, Options{})}).Clusters[0]
-	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if apps == nil || len(apps.Objects) != 1 {
 		t.Fatalf("apps: want one object, got %v", apps)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
 )
 
 // ReadFileSized returns a file of the size its stat gave, and fails naming the file when
@@ -14,10 +16,10 @@ func TestReadFileSized(t *testing.T) {
 	if err := os.WriteFile(p, []byte("a: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := ReadFileSized(p, 5); err != nil || string(data) != "a: 1\n" {
+	if data, err := fsys.ReadFileSized(p, 5); err != nil || string(data) != "a: 1\n" {
 		t.Fatalf("ReadFileSized(5) = %q, %v; want the file", data, err)
 	}
-	_, err := ReadFileSized(p, 3)
+	_, err := fsys.ReadFileSized(p, 3)
 	if err == nil || !strings.Contains(err.Error(), p+" changed while it was read: more than the 3 bytes it had") {
 		t.Fatalf("ReadFileSized(3) of a 5-byte file: err %v, want it to name the file and the size", err)
 	}

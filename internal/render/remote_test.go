@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // remoteServer is a local HTTPS server whose certificate is valid for example.com. It
@@ -80,7 +82,7 @@ func TestRemoteResources(t *testing.T) {
 		name          string
 		kustomization string
 		policy        RemotePolicy
-		wantErr       *BuildError
+		wantErr       *graph.BuildError
 		wantRemote    []string
 		wantObjects   []string
 		wantHits      int64
@@ -100,25 +102,25 @@ func TestRemoteResources(t *testing.T) {
 		{"git remote base", "resources:\n  - cm.yaml\n  - https://example.com/org/repo//deploy?ref=v1\n", srv.policy(true, "127.0.0.1"), nil,
 			[]string{"https://example.com/org/repo//deploy?ref=v1"}, []string{"flux-system/apps ConfigMap/default/a apps/cm.yaml:2"}, 0},
 		{"http", "resources:\n  - cm.yaml\n  - http://example.com:" + srv.port + "/a.yaml\n", srv.policy(true, "127.0.0.1"),
-			&BuildError{Message: "remote file http://example.com:" + srv.port + "/a.yaml not fetched: only https is fetched, not http", File: "apps/kustomization.yaml", Line: 3}, nil, nil, 0},
+			&graph.BuildError{Message: "remote file http://example.com:" + srv.port + "/a.yaml not fetched: only https is fetched, not http", File: "apps/kustomization.yaml", Line: 3}, nil, nil, 0},
 		{"loopback answer", "resources:\n  - " + base + "/a.yaml\n", srv.policy(false, "127.0.0.1"),
-			&BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to 127.0.0.1, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
+			&graph.BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to 127.0.0.1, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
 		{"private answer among public ones", "resources:\n  - " + base + "/a.yaml\n", srv.policy(false, "93.184.215.14", "10.0.0.7"),
-			&BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to 10.0.0.7, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
+			&graph.BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to 10.0.0.7, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
 		{"metadata answer", "resources:\n  - " + base + "/a.yaml\n", srv.policy(false, "169.254.169.254"),
-			&BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to 169.254.169.254, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
+			&graph.BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to 169.254.169.254, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
 		{"IPv6 metadata answer", "resources:\n  - " + base + "/a.yaml\n", srv.policy(false, "fd00:ec2::254"),
-			&BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to fd00:ec2::254, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
+			&graph.BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": example.com resolves to fd00:ec2::254, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
 		{"too big", "resources:\n  - " + base + "/big.yaml\n", srv.policy(true, "127.0.0.1"),
-			&BuildError{Message: "remote file " + base + "/big.yaml not fetched: more than 1048576 bytes (remote maxBytes)", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
+			&graph.BuildError{Message: "remote file " + base + "/big.yaml not fetched: more than 1048576 bytes (remote maxBytes)", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
 		{"timeout", "resources:\n  - " + base + "/slow.yaml\n", func() RemotePolicy { p := srv.policy(true, "127.0.0.1"); p.Timeout = 300 * time.Millisecond; return p }(),
-			&BuildError{Message: "remote file " + base + "/slow.yaml not fetched: Get \"" + base + "/slow.yaml\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
+			&graph.BuildError{Message: "remote file " + base + "/slow.yaml not fetched: Get \"" + base + "/slow.yaml\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
 		{"address checked again when dialled", "resources:\n  - " + base + "/a.yaml\n", func() RemotePolicy {
 			// The first check passes, any later one fails: the dialled address is checked again.
 			p, checks := srv.policy(true, "127.0.0.1"), 0
 			p.permit = func(a netip.Addr) bool { checks++; return checks == 1 }
 			return p
-		}(), &BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": dial tcp 127.0.0.1:" + srv.port + ": refused to dial 127.0.0.1:" + srv.port, File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
+		}(), &graph.BuildError{Message: "remote file " + base + "/a.yaml not fetched: Get \"" + base + "/a.yaml\": dial tcp 127.0.0.1:" + srv.port + ": refused to dial 127.0.0.1:" + srv.port, File: "apps/kustomization.yaml", Line: 2}, nil, nil, 0},
 		{"redirect to another allowed host resolving to a private address", "resources:\n  - " + base + "/redirect-other\n", func() RemotePolicy {
 			p := srv.policy(true, "127.0.0.1")
 			p.lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
@@ -128,9 +130,9 @@ func TestRemoteResources(t *testing.T) {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 			}
 			return p
-		}(), &BuildError{Message: "remote file " + base + "/redirect-other not fetched: Get \"https://other.example:" + srv.port + "/a.yaml\": other.example resolves to 10.0.0.7, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
+		}(), &graph.BuildError{Message: "remote file " + base + "/redirect-other not fetched: Get \"https://other.example:" + srv.port + "/a.yaml\": other.example resolves to 10.0.0.7, a private, loopback, link-local or metadata address", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
 		{"redirect to http", "resources:\n  - " + base + "/redirect-http\n", srv.policy(true, "127.0.0.1"),
-			&BuildError{Message: "remote file " + base + "/redirect-http not fetched: Get \"http://example.com:" + srv.port + "/a.yaml\": only https is fetched, not http", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
+			&graph.BuildError{Message: "remote file " + base + "/redirect-http not fetched: Get \"http://example.com:" + srv.port + "/a.yaml\": only https is fetched, not http", File: "apps/kustomization.yaml", Line: 2}, nil, nil, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"gopkg.in/yaml.v3"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // remoteFS stands between kustomize and remote files: every kustomization file it reads
@@ -265,15 +267,15 @@ func items(seq *yaml.Node) []*yaml.Node {
 
 // failure is the first allowed remote file that could not be fetched, as a BuildError at
 // the kustomization line naming it; nil when none failed.
-func (fs *remoteFS) failure(ix *index, abs string) *BuildError {
+func (fs *remoteFS) failure(ix *index, abs string) *graph.BuildError {
 	fs.mu.Lock()
 	f := fs.failed
 	fs.mu.Unlock()
 	if f == nil {
 		return nil
 	}
-	file := relPath(abs, f.kfile)
-	return &BuildError{Message: fmt.Sprintf("remote file %s not fetched: %s", f.url, f.reason), File: file, Line: max(ix.lineOf(file, 1, f.url), 1)}
+	file := graph.RelPath(abs, f.kfile)
+	return &graph.BuildError{Message: fmt.Sprintf("remote file %s not fetched: %s", f.url, f.reason), File: file, Line: max(ix.lineOf(file, 1, f.url), 1)}
 }
 
 // isBlocked reports whether a URL that is not fetched left the build unable to run.
@@ -289,7 +291,7 @@ func (fs *remoteFS) copiesRel(abs string) map[string]string {
 	defer fs.mu.Unlock()
 	out := map[string]string{}
 	for p, u := range fs.copies {
-		out[relPath(abs, p)] = u
+		out[graph.RelPath(abs, p)] = u
 	}
 	return out
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // tree writes files (path → content) into a new temporary directory.
@@ -87,7 +90,7 @@ func merge(ms ...map[string]string) map[string]string {
 	return out
 }
 
-func render(t *testing.T, dir string, cfg *config.Config) *Graph {
+func render(t *testing.T, dir string, cfg *config.Config) *graph.Graph {
 	t.Helper()
 	g, err := Render(context.Background(), dir, Options{Config: cfg})
 	if err != nil {
@@ -97,7 +100,7 @@ func render(t *testing.T, dir string, cfg *config.Config) *Graph {
 }
 
 // objects lists "owner id file:line" for every object of cluster c, sorted.
-func objects(c *Cluster) []string {
+func objects(c *graph.Cluster) []string {
 	var out []string
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
@@ -165,10 +168,10 @@ spec:
 	})
 	g := render(t, dir, nil)
 	// flux-operator names the root Kustomization and its source after the namespace.
-	if len(g.Clusters) != 1 || g.Clusters[0].Name != "home" || g.Clusters[0].Root != (Ref{"flux-system", "flux-system"}) {
+	if len(g.Clusters) != 1 || g.Clusters[0].Name != "home" || g.Clusters[0].Root != (graph.Ref{Namespace: "flux-system", Name: "flux-system"}) {
 		t.Fatalf("clusters: %+v", g.Clusters)
 	}
-	apps := g.Clusters[0].Kustomizations[Ref{"flux-system", "apps"}]
+	apps := g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if apps == nil || apps.Skipped != "" || len(apps.Objects) != 1 {
 		t.Fatalf("apps not rendered from the FluxInstance source: %+v", apps)
 	}
@@ -212,7 +215,7 @@ configMapGenerator:
 		"apps/base/c.yaml": cm("", "c"),
 	}))
 	c := render(t, dir, nil).Cluster("dev")
-	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	var got []string
 	for _, o := range apps.Objects {
 		got = append(got, o.ID.String()+" "+o.File+":"+itoa(o.Line))
@@ -244,7 +247,7 @@ func TestSubstitutionFixpoint(t *testing.T) {
 		"apps/app.yaml": cm("default", "app", "host: web.${DOMAIN}", "zone: ${ZONE}", "tz: ${TZ}", "def: ${MISSING:=fallback}") + "---\n" +
 			strings.Replace(cm("default", "raw", "host: ${DOMAIN}"), "metadata:\n", "metadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\n", 1),
 	}))
-	apps := render(t, dir, nil).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	apps := render(t, dir, nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if apps.Err != nil {
 		t.Fatal(apps.Err)
 	}
@@ -267,7 +270,7 @@ func TestSubstituteFromNotInRepository(t *testing.T) {
 		"apps/app.yaml":          cm("default", "app", "host: ${DOMAIN}"),
 	}))
 	c := render(t, dir, nil).Cluster("dev")
-	apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+	apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if apps.Err != nil || len(apps.Objects) != 1 {
 		t.Fatalf("err %v, %d objects", apps.Err, len(apps.Objects))
 	}
@@ -275,8 +278,8 @@ func TestSubstituteFromNotInRepository(t *testing.T) {
 	if o.Undefined != nil || o.Literal != nil || o.Body.Object["data"].(map[string]any)["host"] != "${DOMAIN}" {
 		t.Fatalf("variables of a runtime-only source must stay unchecked: %+v %+v %v", o.Undefined, o.Literal, o.Body.Object["data"])
 	}
-	want := []Partial{{Kustomization: "flux-system/apps", Reason: "substituteFrom Secret/runtime-only not in the repository (created at runtime or out of band): its variables are not checked"}}
-	if d := cmp.Diff(want, c.Partials()); d != "" {
+	want := []graph.Partial{{Kustomization: "flux-system/apps", Reason: "substituteFrom Secret/runtime-only not in the repository (created at runtime or out of band): its variables are not checked"}}
+	if d := cmp.Diff(want, Partials(c)); d != "" {
 		t.Fatalf("partials (-want +got):\n%s", d)
 	}
 }
@@ -292,7 +295,7 @@ func TestRemoteResourcesAreSkipped(t *testing.T) {
 		"apps/local/kustomization.yaml": "resources: [cm.yaml, 'https://example.com/nested.yaml']\n",
 		"apps/local/cm.yaml":            cm("default", "local"),
 	}))
-	apps := render(t, dir, nil).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	apps := render(t, dir, nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if apps.Err != nil {
 		t.Fatal(apps.Err)
 	}
@@ -323,7 +326,7 @@ func TestBuildErrorsAreData(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("errors (-want +got):\n%s", d)
 	}
-	if n := len(c.Kustomizations[Ref{"flux-system", "ok"}].Objects); n != 1 {
+	if n := len(c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "ok"}].Objects); n != 1 {
 		t.Fatalf("ok has %d objects", n)
 	}
 }
@@ -335,13 +338,13 @@ func TestUnmappedSourceIsPartialAndMappedSourceBuilds(t *testing.T) {
 		"clusters/dev/oci.yaml":  "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  url: oci://example.invalid/apps\n",
 	})
 	c := render(t, tree(t, files), nil).Cluster("dev")
-	want := []Partial{{Kustomization: "flux-system/apps", Reason: "sourceRef OCIRepository/flux-system/apps is not the cluster's source and has no folder in .tiergate.yaml sources"}}
-	if d := cmp.Diff(want, c.Partials()); d != "" {
+	want := []graph.Partial{{Kustomization: "flux-system/apps", Reason: "sourceRef OCIRepository/flux-system/apps is not the cluster's source and has no folder in .tiergate.yaml sources"}}
+	if d := cmp.Diff(want, Partials(c)); d != "" {
 		t.Fatalf("partials (-want +got):\n%s", d)
 	}
 	cfg := &config.Config{Sources: map[string]string{"OCIRepository/*/*": "oci"}}
 	c = render(t, tree(t, files), cfg).Cluster("dev")
-	if apps := c.Kustomizations[Ref{"flux-system", "apps"}]; len(apps.Objects) != 1 || apps.Objects[0].File != "oci/apps/cm.yaml" {
+	if apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]; len(apps.Objects) != 1 || apps.Objects[0].File != "oci/apps/cm.yaml" {
 		t.Fatalf("mapped source: %+v", apps)
 	}
 }
@@ -355,7 +358,7 @@ func TestKustomizationDefaults(t *testing.T) {
 	cfg := &config.Config{KustomizationDefaults: map[string]any{
 		"postBuild": map[string]any{"substituteFrom": []any{map[string]any{"kind": "ConfigMap", "name": "vars"}}},
 	}}
-	apps := render(t, tree(t, files), cfg).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	apps := render(t, tree(t, files), cfg).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if got := apps.Objects[0].Body.Object["data"].(map[string]any)["host"]; got != "example.org" {
 		t.Fatalf("host = %v", got)
 	}
@@ -375,7 +378,7 @@ func TestSelfAndCyclicParentsTerminate(t *testing.T) {
 	if d := cmp.Diff([]string{"flux-system", "a", "b"}, got); d != "" {
 		t.Fatalf("order (-want +got):\n%s", d)
 	}
-	if n := len(c.Owners[ObjectID{Group: fluxGroup, Kind: "Kustomization", Namespace: "flux-system", Name: "a"}]); n != 2 {
+	if n := len(c.Owners[graph.ObjectID{Group: kustomize.FluxGroup, Kind: "Kustomization", Namespace: "flux-system", Name: "a"}]); n != 2 {
 		t.Fatalf("Kustomization a should have 2 owners (root and b), got %d", n)
 	}
 }
@@ -434,7 +437,7 @@ func TestApplySourceIgnore(t *testing.T) {
 			}
 			snap := ignored(mustSnapshot(t, dir), tc.extra, nil)
 			var got []string
-			for rel, typ := range snap.types {
+			for rel, typ := range snap.Types {
 				if typ.IsRegular() {
 					got = append(got, rel)
 				}
@@ -459,9 +462,9 @@ func TestKustomizationWithoutPathIsNoRoot(t *testing.T) {
 	if len(g.Clusters) != 1 || g.Clusters[0].Name != "prod" {
 		t.Fatalf("clusters: %d %v", len(g.Clusters), g.Clusters)
 	}
-	want := []Partial{{Kustomization: "flux-system/podinfo", Reason: "sourceRef GitRepository/flux-system/podinfo is not the cluster's source and has no folder in .tiergate.yaml sources" +
+	want := []graph.Partial{{Kustomization: "flux-system/podinfo", Reason: "sourceRef GitRepository/flux-system/podinfo is not the cluster's source and has no folder in .tiergate.yaml sources" +
 		"; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"}}
-	if d := cmp.Diff(want, g.Clusters[0].Partials()); d != "" {
+	if d := cmp.Diff(want, Partials(g.Clusters[0])); d != "" {
 		t.Fatalf("partials (-want +got):\n%s", d)
 	}
 }
@@ -476,11 +479,11 @@ func TestApplySourceIgnoreDropsSymlinks(t *testing.T) {
 	}
 	snap := ignored(mustSnapshot(t, dir), "", nil)
 	for _, p := range []string{"apps/x.yaml", "apps-link"} {
-		if st := snap.state(p); st != "absent" {
+		if st := snap.State(p); st != "absent" {
 			t.Errorf("%s: symlinks are not part of a source-controller artifact, want it left out, got %s", p, st)
 		}
 	}
-	if d := cmp.Diff([]string{"cm.yaml"}, snap.names["apps"]); d != "" {
+	if d := cmp.Diff([]string{"cm.yaml"}, snap.Names["apps"]); d != "" {
 		t.Errorf("apps entries (-want +got):\n%s", d)
 	}
 }
@@ -490,7 +493,7 @@ func TestYAMLErrorLineCountsFromFileStart(t *testing.T) {
 		"clusters/dev/apps.yaml": ks("apps", "./apps"),
 		"apps/cms.yaml":          cm("default", "a") + "---\n" + cm("default", "b") + "  bad: [\n",
 	}))
-	apps := render(t, dir, nil).Cluster("dev").Kustomizations[Ref{"flux-system", "apps"}]
+	apps := render(t, dir, nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 	if apps.Err == nil || apps.Err.File != "apps/cms.yaml" || apps.Err.Line != 16 {
 		t.Fatalf("error %+v, want apps/cms.yaml:16", apps.Err)
 	}
@@ -506,32 +509,32 @@ func TestInvalidKustomizationFailsItsParent(t *testing.T) {
 		name string
 		apps string // clusters/dev/apps.yaml
 		more string // clusters/dev/more.yaml, "" for none
-		want BuildError
+		want graph.BuildError
 	}{
 		{
 			name: "dependsOn of strings",
 			apps: ks("apps", "./apps") + "  dependsOn:\n    - infra\n" + postBuild,
-			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.dependsOn: expected an object, got a string (clusters/dev/apps.yaml:13)", File: "clusters/dev/apps.yaml", Line: 13, Rejected: 1},
+			want: graph.BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.dependsOn: expected an object, got a string (clusters/dev/apps.yaml:13)", File: "clusters/dev/apps.yaml", Line: 13, Rejected: 1},
 		},
 		{
 			name: "prune as a string",
 			apps: strings.Replace(valid, "  prune: true\n", "  prune: \"true\"\n", 1),
-			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.prune: expected a boolean, got a string (clusters/dev/apps.yaml:9)", File: "clusters/dev/apps.yaml", Line: 9, Rejected: 1},
+			want: graph.BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.prune: expected a boolean, got a string (clusters/dev/apps.yaml:9)", File: "clusters/dev/apps.yaml", Line: 9, Rejected: 1},
 		},
 		{
 			name: "no sourceRef",
 			apps: strings.Replace(valid, sourceRef, "", 1),
-			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.sourceRef is required (clusters/dev/apps.yaml:6)", File: "clusters/dev/apps.yaml", Line: 6, Rejected: 1},
+			want: graph.BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.sourceRef is required (clusters/dev/apps.yaml:6)", File: "clusters/dev/apps.yaml", Line: 6, Rejected: 1},
 		},
 		{
 			name: "substitute of a number",
 			apps: strings.Replace(valid, `"3"`, "3", 1),
-			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.postBuild.substitute: expected a string, got a number (clusters/dev/apps.yaml:13)", File: "clusters/dev/apps.yaml", Line: 13, Rejected: 1},
+			want: graph.BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.postBuild.substitute: expected a string, got a number (clusters/dev/apps.yaml:13)", File: "clusters/dev/apps.yaml", Line: 13, Rejected: 1},
 		},
 		{
 			name: "name with a space",
 			apps: strings.Replace(valid, "name: apps\n", "name: my apps\n", 1),
-			want: BuildError{Message: "the API server rejects Kustomization flux-system/my apps: metadata.name \"my apps\": " +
+			want: graph.BuildError{Message: "the API server rejects Kustomization flux-system/my apps: metadata.name \"my apps\": " +
 				"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
 				`(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (clusters/dev/apps.yaml:2)`,
 				File: "clusters/dev/apps.yaml", Line: 2, Rejected: 1},
@@ -539,7 +542,7 @@ func TestInvalidKustomizationFailsItsParent(t *testing.T) {
 		{
 			name: "name in upper case",
 			apps: strings.Replace(valid, "name: apps\n", "name: Apps\n", 1),
-			want: BuildError{Message: "the API server rejects Kustomization flux-system/Apps: metadata.name \"Apps\": " +
+			want: graph.BuildError{Message: "the API server rejects Kustomization flux-system/Apps: metadata.name \"Apps\": " +
 				"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
 				`(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (clusters/dev/apps.yaml:2)`,
 				File: "clusters/dev/apps.yaml", Line: 2, Rejected: 1},
@@ -548,7 +551,7 @@ func TestInvalidKustomizationFailsItsParent(t *testing.T) {
 			name: "two rejected each at its field",
 			apps: strings.Replace(valid, "  prune: true\n", "  prune: \"yes\"\n", 1),
 			more: "---\n" + strings.Replace(ks("more", "./apps"), "  interval: 10m\n", "", 1) + "---\n" + strings.Replace(ks("other", "./apps"), "  path: ./apps\n", "  path: [./apps]\n", 1),
-			want: BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.prune: expected a boolean, got a string (clusters/dev/apps.yaml:9); Kustomization flux-system/more: spec.interval is required (clusters/dev/more.yaml:7); Kustomization flux-system/other: spec.path: expected a string, got a list (clusters/dev/more.yaml:21)", File: "clusters/dev/apps.yaml", Line: 9, Rejected: 3},
+			want: graph.BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec.prune: expected a boolean, got a string (clusters/dev/apps.yaml:9); Kustomization flux-system/more: spec.interval is required (clusters/dev/more.yaml:7); Kustomization flux-system/other: spec.path: expected a string, got a list (clusters/dev/more.yaml:21)", File: "clusters/dev/apps.yaml", Line: 9, Rejected: 3},
 		},
 	}
 	for _, tc := range cases {
@@ -562,7 +565,7 @@ func TestInvalidKustomizationFailsItsParent(t *testing.T) {
 			if diff := cmp.Diff(&tc.want, root.Err); diff != "" {
 				t.Fatalf("root error (-want +got):\n%s", diff)
 			}
-			if _, ok := c.Kustomizations[Ref{"flux-system", "apps"}]; ok {
+			if _, ok := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]; ok {
 				t.Fatal("an invalid Kustomization is not a node")
 			}
 		})
@@ -577,12 +580,12 @@ func TestKustomizationWithoutSpec(t *testing.T) {
 	const noSpec = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n"
 	for _, tc := range []struct {
 		name, apps string
-		rootErr    *BuildError
-		appsErr    *BuildError // nil: apps is not a node
+		rootErr    *graph.BuildError
+		appsErr    *graph.BuildError // nil: apps is not a node
 	}{
-		{"no spec", noSpec, nil, &BuildError{Message: errNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
-		{"spec: null", noSpec + "spec:\n", nil, &BuildError{Message: errNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
-		{"spec of a string", noSpec + "spec: ./apps\n", &BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec: expected an object, got a string (clusters/dev/apps.yaml:6)",
+		{"no spec", noSpec, nil, &graph.BuildError{Message: kustomize.ErrNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
+		{"spec: null", noSpec + "spec:\n", nil, &graph.BuildError{Message: kustomize.ErrNoSpec.Error(), File: "clusters/dev/apps.yaml", Line: 2}},
+		{"spec of a string", noSpec + "spec: ./apps\n", &graph.BuildError{Message: "the API server rejects Kustomization flux-system/apps: spec: expected an object, got a string (clusters/dev/apps.yaml:6)",
 			File: "clusters/dev/apps.yaml", Line: 6, Rejected: 1}, nil}, // the spec line
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -590,7 +593,7 @@ func TestKustomizationWithoutSpec(t *testing.T) {
 			if diff := cmp.Diff(tc.rootErr, c.Kustomizations[c.Root].Err); diff != "" {
 				t.Errorf("root error (-want +got):\n%s", diff)
 			}
-			apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+			apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 			if tc.appsErr == nil {
 				if apps != nil {
 					t.Errorf("apps is a node")
@@ -618,15 +621,15 @@ func TestSubstitutionSkipsObjectsWithoutDollar(t *testing.T) {
 	}))
 	c := render(t, dir, nil).Cluster("dev")
 	got := map[string]any{}
-	for _, o := range c.Kustomizations[Ref{"flux-system", "ok"}].Objects {
+	for _, o := range c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "ok"}].Objects {
 		got[o.ID.Name] = o.Body.Object["data"]
 	}
 	want := map[string]any{"a": map[string]any{"x": "plain"}, "b": map[string]any{"zone": "eu"}, "c": map[string]any{"y": "plain"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ok objects (-want +got):\n%s", d)
 	}
-	bad := c.Kustomizations[Ref{"flux-system", "bad"}]
-	wantErr := &BuildError{Message: `postBuild variable "my-zone" is not a valid name (letters, digits and '_', not starting with a digit): Flux's substitution fails with "'my-zone' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"`,
+	bad := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "bad"}]
+	wantErr := &graph.BuildError{Message: `postBuild variable "my-zone" is not a valid name (letters, digits and '_', not starting with a digit): Flux's substitution fails with "'my-zone' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"`,
 		File: "clusters/dev/tiers.yaml", Line: 31} // the substitute key
 	if d := cmp.Diff(wantErr, bad.Err); d != "" {
 		t.Errorf("bad error (-want +got):\n%s", d)
@@ -666,7 +669,7 @@ func TestApplySpecIgnore(t *testing.T) {
 		Name    string
 		Objects []string
 	}
-	tiers := func(g *Graph) []tier {
+	tiers := func(g *graph.Graph) []tier {
 		var out []tier
 		for _, ref := range g.Cluster("dev").Order {
 			tr := tier{Name: ref.Name}
@@ -693,11 +696,11 @@ func TestApplySpecIgnore(t *testing.T) {
 }
 
 // mustSnapshot reads dir as Render does.
-func mustSnapshot(t *testing.T, dir string) *snapshot {
+func mustSnapshot(t *testing.T, dir string) *graph.Snapshot {
 	t.Helper()
-	src, err := ReadSource(dir, Limits{})
+	src, err := fsys.ReadSource(dir, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return src.snap
+	return src.Snapshot
 }

@@ -16,6 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/resourceset"
 )
 
 // flux-operator's API group and the names it reads (api/v1 common_types.go).
@@ -73,11 +76,11 @@ func isResourceSet(u *unstructured.Unstructured) bool {
 // flux-operator's ResourceSet controller would once ks applies it. The objects keep ks as
 // owner and name their ResourceSet. A ResourceSet whose inputs need a live service is
 // recorded in ks.ResourceSetSkipped; one that fails to render in ks.ResourceSetErrors.
-func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
+func (r *renderer) expandResourceSets(ks *graph.Kustomization, c *graph.Cluster) {
 	if ks.Err != nil {
 		return
 	}
-	var gen []*Object
+	var gen []*graph.Object
 	var providers []*unstructured.Unstructured // listed at the first ResourceSet, for all
 	listed := false
 	for _, o := range ks.Objects {
@@ -87,11 +90,11 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 		if !listed {
 			providers, listed = rsProviders(ks, c), true
 		}
-		ref := Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}
+		ref := graph.Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}
 		objs, skipped, err := renderResourceSet(o.Body, providers, r.guards.limits.MaxBuildBytes)
 		switch {
 		case skipped != "":
-			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
+			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, graph.ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
 			// Unknown, not gone: the base's objects stand in, so that their Kustomizations
 			// are still built and nothing is reported pruned.
 			gen = append(gen, r.priorResourceSetObjects(ks.Ref, c.Name, ref.String())...)
@@ -101,11 +104,11 @@ func (r *renderer) expandResourceSets(ks *Kustomization, c *Cluster) {
 				line = r.ix.keyLine(o.File, o.Line, field)
 				line += r.templateLine(o.File, line, err)
 			}
-			ks.ResourceSetErrors = append(ks.ResourceSetErrors, ResourceSetError{ResourceSet: o.ID, Err: BuildError{Message: err.Error(), File: o.File, Line: line}})
+			ks.ResourceSetErrors = append(ks.ResourceSetErrors, graph.ResourceSetError{ResourceSet: o.ID, Err: graph.BuildError{Message: err.Error(), File: o.File, Line: line}})
 			gen = append(gen, r.priorResourceSetObjects(ks.Ref, c.Name, ref.String())...)
 		}
 		for _, u := range objs {
-			gen = append(gen, &Object{ID: idOf(u), Owner: ks.Ref, File: o.File, Line: o.Line, Body: u, ResourceSet: ref.String()})
+			gen = append(gen, &graph.Object{ID: idOf(u), Owner: ks.Ref, File: o.File, Line: o.Line, Body: u, ResourceSet: ref.String()})
 		}
 	}
 	if len(gen) > 0 {
@@ -144,7 +147,7 @@ func (r *renderer) templateLine(file string, line int, err *rsError) int {
 // priorResourceSetObjects returns what the ResourceSet rs, applied by owner, rendered at
 // Options.Prior: a ResourceSet that fails to render applies nothing and deletes nothing
 // (ResourceSetReconciler.reconcile returns before apply), so those objects stay.
-func (r *renderer) priorResourceSetObjects(owner Ref, cluster, rs string) []*Object {
+func (r *renderer) priorResourceSetObjects(owner graph.Ref, cluster, rs string) []*graph.Object {
 	if r.prior == nil {
 		return nil
 	}
@@ -152,7 +155,7 @@ func (r *renderer) priorResourceSetObjects(owner Ref, cluster, rs string) []*Obj
 	if pc == nil || pc.Kustomizations[owner] == nil {
 		return nil
 	}
-	var out []*Object
+	var out []*graph.Object
 	for _, o := range pc.Kustomizations[owner].Objects {
 		if o.ResourceSet == rs {
 			out = append(out, o)
@@ -163,10 +166,10 @@ func (r *renderer) priorResourceSetObjects(owner Ref, cluster, rs string) []*Obj
 
 // rsProviders lists the ResourceSetInputProviders the graph renders so far: those of ks
 // and of the Kustomizations built before it.
-func rsProviders(ks *Kustomization, c *Cluster) []*unstructured.Unstructured {
+func rsProviders(ks *graph.Kustomization, c *graph.Cluster) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
-	seen := map[ObjectID]bool{}
-	add := func(o *Object) {
+	seen := map[graph.ObjectID]bool{}
+	add := func(o *graph.Object) {
 		if o.ID.Group == rsGroup && o.ID.Kind == rsipKind && !seen[o.ID] {
 			seen[o.ID] = true
 			out = append(out, o.Body)
@@ -471,16 +474,16 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 		if err != nil {
 			return nil, &rsError{"resources", fmt.Errorf("resources[%d]: failed to convert template to YAML: %w", i, err)}
 		}
-		tp, err := parseTemplate(string(text))
+		tp, err := resourceset.ParseTemplate(string(text))
 		if err != nil {
 			return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
 		}
 		for _, in := range sets {
-			data, err := execTemplate(tp, in, budget)
+			data, err := resourceset.ExecTemplate(tp, in, budget)
 			if err != nil {
 				return nil, &rsError{"resources", fmt.Errorf("failed to build resources[%d]: %w", i, err)}
 			}
-			objs, err := readObjects(data)
+			objs, err := resourceset.ReadObjects(data)
 			if err == nil && len(objs) != 1 {
 				err = fmt.Errorf("failed to read object: resources[%d] renders %d objects, not one", i, len(objs))
 			}
@@ -493,15 +496,15 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	if res.ResourcesTemplate == "" {
 		return out, nil
 	}
-	tp, err := parseTemplate(res.ResourcesTemplate)
+	tp, err := resourceset.ParseTemplate(res.ResourcesTemplate)
 	if err != nil {
 		return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}
 	}
 	for _, in := range sets {
-		data, err := execTemplate(tp, in, budget)
+		data, err := resourceset.ExecTemplate(tp, in, budget)
 		var objs []*unstructured.Unstructured
 		if err == nil {
-			objs, err = readObjects(data)
+			objs, err = resourceset.ReadObjects(data)
 		}
 		if err != nil {
 			return nil, &rsError{"resourcesTemplate", fmt.Errorf("failed to build resources: %w", err)}

@@ -8,10 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // clusterIDs lists "name id rootdir rootfile" for every cluster of g.
-func clusterIDs(g *Graph) []string {
+func clusterIDs(g *graph.Graph) []string {
 	var out []string
 	for _, c := range g.Clusters {
 		out = append(out, c.Name+" "+c.ID+" "+c.RootDir+" "+c.RootFile)
@@ -43,9 +44,9 @@ func TestDiscoverFluxInstanceValuesFrom(t *testing.T) {
 		name  string
 		files map[string]string
 		want  []string
-		by    Discovery
+		by    graph.Discovery
 		// partial is the first cluster's Partials, checked when set.
-		partial []Partial
+		partial []graph.Partial
 	}{{
 		name: "generated ConfigMap with a name suffix hash written into valuesFrom",
 		files: map[string]string{
@@ -57,7 +58,7 @@ func TestDiscoverFluxInstanceValuesFrom(t *testing.T) {
 			"kubernetes/flux/cluster/ks.yaml": ks("cluster-apps", "./kubernetes/apps"),
 		},
 		want: []string{"cluster flux-system/flux-system@GitRepository/flux-system/flux-system kubernetes/flux/cluster " + app + "helmrelease.yaml"},
-		by:   DiscoveryRoots,
+		by:   graph.DiscoveryRoots,
 	}, {
 		name: "plain ConfigMap manifest, folder without kustomization.yaml, targetPath and valuesKey",
 		files: map[string]string{
@@ -83,7 +84,7 @@ spec:
 			"clusters/home/apps.yaml": ks("apps", "./apps"),
 		},
 		want: []string{"home flux/flux@OCIRepository/flux/flux clusters/home " + app + "helmrelease.yaml"},
-		by:   DiscoveryRoots,
+		by:   graph.DiscoveryRoots,
 	}, {
 		name: "valuesFrom that the repository does not hold: a root not reviewed, no folder reviewed in its place",
 		files: map[string]string{
@@ -92,8 +93,8 @@ spec:
 			".archive/old/ks.yaml":            ks("old", "./.archive/old/app"),
 		},
 		want: []string{"flux-system flux-system/flux-system@GitRepository/flux-system/flux-system  " + app + "helmrelease.yaml"},
-		by:   DiscoveryRoots,
-		partial: []Partial{{Kustomization: "flux-system/flux-system", Reason: "HelmRelease flux-system/flux-instance (" + app + "helmrelease.yaml:2) takes its instance.sync " +
+		by:   graph.DiscoveryRoots,
+		partial: []graph.Partial{{Kustomization: "flux-system/flux-system", Reason: "HelmRelease flux-system/flux-instance (" + app + "helmrelease.yaml:2) takes its instance.sync " +
 			"from ConfigMap flux-instance-values, which the repository does not hold: its root path is unknown; name the cluster in .tiergate.yaml clusters to review it"}},
 	}, {
 		name: "FluxInstance patched by its folder's kustomization.yaml",
@@ -105,7 +106,7 @@ spec:
 			"clusters/home/apps.yaml": ks("apps", "./apps"),
 		},
 		want: []string{"home flux-system/flux-system@GitRepository/flux-system/flux-system clusters/home flux/instance.yaml"},
-		by:   DiscoveryRoots,
+		by:   graph.DiscoveryRoots,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +118,7 @@ spec:
 				t.Errorf("discovery %q, want %q", g.Discovery, tt.by)
 			}
 			if tt.partial != nil {
-				if d := cmp.Diff(tt.partial, g.Clusters[0].Partials()); d != "" {
+				if d := cmp.Diff(tt.partial, Partials(g.Clusters[0])); d != "" {
 					t.Errorf("partials (-want +got):\n%s", d)
 				}
 			}
@@ -161,8 +162,8 @@ func TestDiscoverBootstrapRootFromArtifact(t *testing.T) {
 			if d := cmp.Diff(want, clusterIDs(g)); d != "" {
 				t.Fatalf("clusters (-want +got):\n%s", d)
 			}
-			if g.Discovery != DiscoveryRoots {
-				t.Errorf("discovery %q, want %q", g.Discovery, DiscoveryRoots)
+			if g.Discovery != graph.DiscoveryRoots {
+				t.Errorf("discovery %q, want %q", g.Discovery, graph.DiscoveryRoots)
 			}
 		})
 	}
@@ -207,22 +208,22 @@ func replaceOnce(s, old, new string) string {
 }
 
 func TestMatchClusters(t *testing.T) {
-	c := func(name, id, file string) *Cluster { return &Cluster{Name: name, ID: id, RootFile: file} }
+	c := func(name, id, file string) *graph.Cluster { return &graph.Cluster{Name: name, ID: id, RootFile: file} }
 	boot := "flux-system/flux-system@GitRepository/flux-system/flux-system"
-	base := &Graph{Clusters: []*Cluster{
+	base := &graph.Graph{Clusters: []*graph.Cluster{
 		c("prod", boot, "clusters/prod/flux-system/gotk-sync.yaml"),
 		c("staging", boot, "clusters/staging/flux-system/gotk-sync.yaml"),
 		c("home", "flux-system/flux-system@OCIRepository/flux-system/flux-system", "flux/instance.yaml"),
 		c("gone", "config:gone", ".tiergate.yaml"),
 	}}
-	head := &Graph{Clusters: []*Cluster{
+	head := &graph.Graph{Clusters: []*graph.Cluster{
 		c("production", boot, "clusters/production/flux-system/gotk-sync.yaml"),
 		c("staging", boot, "clusters/staging/flux-system/gotk-sync.yaml"),
 		c("house", "flux-system/flux-system@OCIRepository/flux-system/flux-system", "flux/operator/instance.yaml"),
 		c("new", "config:new", ".tiergate.yaml"),
 	}}
 	var got []string
-	for _, p := range MatchClusters(base, head) {
+	for _, p := range graph.MatchClusters(base, head) {
 		b, h := "-", "-"
 		if p.Base != nil {
 			b = p.Base.Name
@@ -237,10 +238,10 @@ func TestMatchClusters(t *testing.T) {
 		t.Errorf("pairs (-want +got):\n%s", d)
 	}
 	// Two leftovers on each side of one identity are not guessed.
-	base = &Graph{Clusters: []*Cluster{c("a", boot, "a"), c("b", boot, "b")}}
-	head = &Graph{Clusters: []*Cluster{c("c", boot, "c"), c("d", boot, "d")}}
+	base = &graph.Graph{Clusters: []*graph.Cluster{c("a", boot, "a"), c("b", boot, "b")}}
+	head = &graph.Graph{Clusters: []*graph.Cluster{c("c", boot, "c"), c("d", boot, "d")}}
 	got = nil
-	for _, p := range MatchClusters(base, head) {
+	for _, p := range graph.MatchClusters(base, head) {
 		got = append(got, fmtPair(p))
 	}
 	if d := cmp.Diff([]string{"a → -", "b → -", "- → c", "- → d"}, got); d != "" {
@@ -248,7 +249,7 @@ func TestMatchClusters(t *testing.T) {
 	}
 }
 
-func fmtPair(p ClusterPair) string {
+func fmtPair(p graph.ClusterPair) string {
 	b, h := "-", "-"
 	if p.Base != nil {
 		b = p.Base.Name
@@ -260,12 +261,12 @@ func fmtPair(p ClusterPair) string {
 }
 
 func TestHelmValues(t *testing.T) {
-	obj := func(y string) *Object {
+	obj := func(y string) *graph.Object {
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON([]byte(y)); err != nil {
 			t.Fatal(err)
 		}
-		return &Object{ID: idOf(u), Body: u}
+		return &graph.Object{ID: idOf(u), Body: u}
 	}
 	hr := obj(`{"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"fi","namespace":"flux-system"},
 		"spec":{"valuesFrom":[
@@ -274,7 +275,7 @@ func TestHelmValues(t *testing.T) {
 			{"kind":"ConfigMap","name":"missing","optional":true},
 			{"kind":"ConfigMap","name":"one","valuesKey":"name","targetPath":"instance.sync.name"}],
 		"values":{"instance":{"sync":{"ref":"refs/heads/main","name":"inline"}}}}}`).Body
-	objs := []*Object{
+	objs := []*graph.Object{
 		obj(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"one","namespace":"flux-system"},
 			"data":{"values.yaml":"instance:\n  sync:\n    path: a\n    url: https://one\n","name":"\"from-path\""}}`),
 		obj(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"two"},"data":{"extra.yaml":"` +
@@ -303,9 +304,9 @@ func TestOperatorRootFromArtifact(t *testing.T) {
 	}
 	dir := tree(t, files)
 	c := render(t, dir, nil).Clusters[0]
-	want := []Partial{{Kustomization: "flux-system/flux-system", Reason: "sourceRef OCIRepository/flux-system/flux-system is the cluster's root source, an artifact made outside the repository " +
+	want := []graph.Partial{{Kustomization: "flux-system/flux-system", Reason: "sourceRef OCIRepository/flux-system/flux-system is the cluster's root source, an artifact made outside the repository " +
 		"(an OCI artifact pushed from CI, a bucket): map it to the folder it is built from in .tiergate.yaml sources to review it"}}
-	if d := cmp.Diff(want, c.Partials()); d != "" {
+	if d := cmp.Diff(want, Partials(c)); d != "" {
 		t.Errorf("partials (-want +got):\n%s", d)
 	}
 	if c.Kustomizations[c.Root].Err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestSourceFiles: the files a graph's sources contain are those of the folders its
@@ -22,9 +23,9 @@ func TestSourceFiles(t *testing.T) {
 		return out
 	}
 	helmfile := "releases:\n  - name: cert-manager\n    chart: jetstack/cert-manager\n"
-	list := func(g *Graph) []string {
+	list := func(g *graph.Graph) []string {
 		var out []string
-		for _, f := range g.SourceFiles().RegularFiles() {
+		for _, f := range SourceFiles(g).RegularFiles() {
 			if strings.HasSuffix(f, "helmfile.yaml") {
 				out = append(out, f)
 			}

@@ -9,6 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestSrcFSAnswersAsOnDisk: kustomize reads a Source through srcFS where
@@ -27,17 +30,17 @@ func TestSrcFSAnswersAsOnDisk(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	src, err := ReadSource(dir, Limits{})
+	src, err := fsys.ReadSource(dir, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	disk := filesys.MakeFsOnDisk()
 	at := func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
-	compareWithDisk(t, srcFS{s: src.snap}, disk, at)
+	compareWithDisk(t, fsys.SrcFS{Snap: src.Snapshot}, disk, at)
 
 	// Writes, as the generated kustomization file and fetched remote files are written: the
 	// snapshot is not changed, and the written files answer as files written to disk.
-	wfs := srcFS{s: src.snap, w: &written{}}
+	wfs := fsys.SrcFS{Snap: src.Snapshot, Written: &fsys.Written{}}
 	for _, p := range []string{"apps/kustomization.yaml", "apps/0-first.yaml", "odd, name é/kustomization.yaml",
 		"missing/x.yaml", "apps/sub", ""} {
 		werr, derr := wfs.WriteFile(at(p), []byte("w: "+p+"\n")), disk.WriteFile(at(p), []byte("w: "+p+"\n"))
@@ -45,7 +48,7 @@ func TestSrcFSAnswersAsOnDisk(t *testing.T) {
 			t.Errorf("WriteFile(%q): %v, on disk %v", p, werr, derr)
 		}
 	}
-	if data, _ := (srcFS{s: src.snap}).ReadFile(at("apps/kustomization.yaml")); string(data) != "resources: [a.yaml]\n" {
+	if data, _ := (fsys.SrcFS{Snap: src.Snapshot}).ReadFile(at("apps/kustomization.yaml")); string(data) != "resources: [a.yaml]\n" {
 		t.Errorf("the snapshot changed: %q", data)
 	}
 	compareWithDisk(t, wfs, disk, at)
@@ -139,7 +142,7 @@ func TestFolderNamesGitAccepts(t *testing.T) {
 				files[folder+"/kustomization.yaml"] = "resources: [sub/cm.yaml]\n"
 			}
 			c := render(t, tree(t, merge(bootstrap("dev"), files)), nil).Cluster("dev")
-			apps := c.Kustomizations[Ref{"flux-system", "apps"}]
+			apps := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 			var got []string
 			for _, o := range apps.Objects {
 				got = append(got, o.ID.String()+" "+o.File)

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestSubstituteFromLateSource: a substituteFrom ConfigMap whose own variables resolve only
@@ -26,7 +28,7 @@ func TestSubstituteFromLateSource(t *testing.T) {
 	c := render(t, tree(t, files), nil).Clusters[0]
 	got := map[string]any{}
 	for _, name := range []string{"settings", "app"} {
-		for _, o := range c.Owners[ObjectID{Kind: "ConfigMap", Namespace: "flux-system", Name: name}] {
+		for _, o := range c.Owners[graph.ObjectID{Kind: "ConfigMap", Namespace: "flux-system", Name: name}] {
 			got[name] = o.Body.Object["data"]
 		}
 	}

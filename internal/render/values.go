@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // fluxInstanceDefaults are the instance.sync defaults of the flux-instance chart's
@@ -27,7 +29,7 @@ func fluxInstanceDefaults() map[string]any {
 // objs; with targetPath the entry's text is set at that dotted path over the inline values
 // merged so far. A reference objs cannot resolve is skipped here: when the rest names no
 // sync path, discovery asks missingValues, and the root's path is unknown.
-func helmValues(hr *unstructured.Unstructured, objs []*Object, defaults map[string]any) map[string]any {
+func helmValues(hr *unstructured.Unstructured, objs []*graph.Object, defaults map[string]any) map[string]any {
 	inline, _, _ := unstructured.NestedMap(hr.Object, "spec", "values")
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	result := map[string]any{}
@@ -58,7 +60,7 @@ func helmValues(hr *unstructured.Unstructured, objs []*Object, defaults map[stri
 
 // missingValues lists the valuesFrom references of hr ("ConfigMap name") that objs do not
 // hold: made at runtime or out of band, their values are unknown.
-func missingValues(hr *unstructured.Unstructured, objs []*Object) []string {
+func missingValues(hr *unstructured.Unstructured, objs []*graph.Object) []string {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	var out []string
 	for _, r := range refs {
@@ -74,7 +76,7 @@ func missingValues(hr *unstructured.Unstructured, objs []*Object) []string {
 // valuesData is the text under key of the ConfigMap or Secret ns/name among objs. Objects
 // without a namespace get the Kustomization's, as the HelmRelease does, so an empty
 // namespace on either side matches.
-func valuesData(objs []*Object, kind, ns, name, key string) (string, bool) {
+func valuesData(objs []*graph.Object, kind, ns, name, key string) (string, bool) {
 	for _, o := range objs {
 		u := o.Body
 		if o.ID.Group != "" || o.ID.Kind != kind || u.GetName() != name {
@@ -144,8 +146,8 @@ func strOf(m map[string]any, k string) string {
 
 // folderObjects builds the repo-relative dir as a Kustomization of the repository's own
 // source whose path is dir, without substitution (folderBuild).
-func (r *renderer) folderObjects(dir string) []*Object {
-	ks := syntheticRoot("flux-system", "flux-system", dir, SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
+func (r *renderer) folderObjects(dir string) []*graph.Object {
+	ks := syntheticRoot("flux-system", "flux-system", dir, graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
 	built := r.cache.kustomize("", ks, func() *builtResult { return r.runKustomize("", ks) })
 	if built.err != nil || !built.hasResources() {
 		return nil

@@ -20,15 +20,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/kustomize/api/resource"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
 
 // store holds the ConfigMaps and Secrets a cluster's graph renders, the only place
 // substituteFrom can read from (a cold cluster has nothing else).
-type store map[ObjectID]*unstructured.Unstructured
+type store map[graph.ObjectID]*unstructured.Unstructured
 
-func (s store) add(o *Object) {
+func (s store) add(o *graph.Object) {
 	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") {
 		if _, ok := s[o.ID]; !ok {
 			s[o.ID] = o.Body
@@ -40,7 +42,7 @@ func (s store) add(o *Object) {
 // (seeded): a ConfigMap whose own variables a later round resolves must be read as it
 // now is, or what substitutes from it stays stale and the fixpoint never sees the change.
 // Within one round the first emitter still wins (a duplicate-owner object keeps one body).
-func (s store) update(o *Object, fresh map[ObjectID]bool) {
+func (s store) update(o *graph.Object, fresh map[graph.ObjectID]bool) {
 	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") && !fresh[o.ID] {
 		fresh[o.ID] = true
 		s[o.ID] = o.Body
@@ -138,7 +140,7 @@ type substitution struct {
 // newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
 // order, then inline substitute). It returns nil when substitution does not run: no
 // postBuild, or no variable resolved and substituteStrategy is not Always (KC v1.9.0).
-func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustomization, maxBytes int64) (*substitution, *BuildError) {
+func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *graph.Kustomization, maxBytes int64) (*substitution, *graph.BuildError) {
 	if ks.Spec.PostBuild == nil {
 		return nil, nil
 	}
@@ -151,7 +153,7 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *Kustom
 	collect := fluxkustomize.ContextWithSecretVarsCollector(ctx, func(m map[string]string) { fromSecrets = m })
 	vars, err := fluxkustomize.LoadVariables(collect, c, *body)
 	if err != nil {
-		return nil, ks.specError(ix, "substituteFrom", err.Error())
+		return nil, specError(ks, ix, "substituteFrom", err.Error())
 	}
 	for k, v := range ks.Spec.PostBuild.Substitute {
 		vars[k] = strings.ReplaceAll(v, "\n", "")
@@ -212,7 +214,7 @@ func resolvedBody(vars map[string]string) *unstructured.Unstructured {
 // script) so that absent here does not mean absent in the cluster: the variables they may
 // define are unknown, not empty. An optional ConfigMap absent from the repository is
 // skipped, as LoadVariables skips it (fluxcd/pkg kustomize/kustomize_varsub.go).
-func unresolved(ctx context.Context, c client.Client, ks *Kustomization) []string {
+func unresolved(ctx context.Context, c client.Client, ks *graph.Kustomization) []string {
 	var out []string
 	for _, s := range ks.Spec.PostBuild.SubstituteFrom {
 		if s.Optional && s.Kind != "Secret" {
@@ -254,7 +256,7 @@ func disabled(r *resource.Resource) bool {
 
 // apply substitutes r in place and records the variables it leaves undefined; data is r
 // as JSON. It reports whether r may have changed.
-func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Object, data []byte) (bool, *BuildError) {
+func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *graph.Object, data []byte) (bool, *graph.BuildError) {
 	if s.noop || disabled(r) {
 		return false, nil
 	}
@@ -265,14 +267,14 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 	}
 	y, err := sigsyaml.JSONToYAML(data) // r.AsYAML() without marshalling r again
 	if err != nil {
-		return false, &BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
+		return false, &graph.BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
 	}
 	var derived []string
 	tree, err := parse.Parse(string(y))
 	if err == nil {
 		s.written += substitutedBytes(tree.Root, s.vars)
 		if s.maxBytes > 0 && s.written > s.maxBytes {
-			return false, &BuildError{Message: fmt.Sprintf("postBuild substitution of %s would write more than tiergate's limit of %d bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", r.CurId(), s.maxBytes), File: obj.File, Line: obj.Line}
+			return false, &graph.BuildError{Message: fmt.Sprintf("postBuild substitution of %s would write more than tiergate's limit of %d bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", r.CurId(), s.maxBytes), File: obj.File, Line: obj.Line}
 		}
 		if !s.unknown {
 			obj.Undefined = undefinedVars(tree.Root, s.vars)
@@ -281,7 +283,7 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *Obj
 	}
 	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *s.body, r,
 		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
-		return false, &BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
+		return false, &graph.BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
 	}
 	s.checked = true
 	obj.SecretValues = s.secrets
@@ -410,7 +412,7 @@ var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
 // substituteFrom ConfigMap or Secret (the last one defining it wins, as LoadVariables reads
 // them in order and substitute last); nil when every name is valid. Names are checked in
 // sorted order, so the error is the same on every run.
-func invalidVar(ix *index, ks *Kustomization, vars map[string]string) *BuildError {
+func invalidVar(ix *index, ks *graph.Kustomization, vars map[string]string) *graph.BuildError {
 	var bad []string
 	for k := range vars {
 		if !varName.MatchString(k) {
@@ -422,7 +424,7 @@ func invalidVar(ix *index, ks *Kustomization, vars map[string]string) *BuildErro
 	}
 	sort.Strings(bad)
 	k := bad[0]
-	be := ks.specError(ix, "postBuild", "")
+	be := specError(ks, ix, "postBuild", "")
 	be.Message = fmt.Sprintf("postBuild variable %q is not a valid name (letters, digits and '_', not starting with a digit): Flux's substitution fails with \"'%s' var name is invalid, must match '%s'\"", k, k, varName)
 	if _, inline := ks.Spec.PostBuild.Substitute[k]; inline {
 		if l := ix.lineOf(ks.File, ks.Line, k+":"); l > 0 {

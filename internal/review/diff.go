@@ -10,14 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
 // diffObjects lists objects added, removed and changed between base and head of one
 // cluster. Objects of Kustomizations that did not render completely at head are not
 // reported as removed: their absence is unknown, not a change.
-func (r *Report) diffObjects(b, h *render.Cluster) {
+func (r *Report) diffObjects(b, h *graph.Cluster) {
 	name := ""
 	if h != nil {
 		name = h.Name
@@ -25,13 +25,13 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 		name = b.Name
 	}
 	if h != nil {
-		var pairs [][2]*render.Object
+		var pairs [][2]*graph.Object
 		for _, ref := range h.Order {
 			for _, o := range h.Kustomizations[ref].Objects {
 				if h.Owners[o.ID][0] != o {
 					continue
 				}
-				var prev *render.Object
+				var prev *graph.Object
 				if b != nil && len(b.Owners[o.ID]) > 0 {
 					prev = b.Owners[o.ID][0]
 				}
@@ -41,12 +41,12 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 				case prev == o: // one build reused by both sides: nothing to compare
 				case sameBody(prev, o):
 				default:
-					pairs = append(pairs, [2]*render.Object{prev, o})
+					pairs = append(pairs, [2]*graph.Object{prev, o})
 				}
 			}
 		}
 		// Rendering objects to YAML is most of a review of a widely edited base: on all cores.
-		diffs := iter.Map(pairs, func(p *[2]*render.Object) string { return unified(p[0], p[1]) })
+		diffs := iter.Map(pairs, func(p *[2]*graph.Object) string { return unified(p[0], p[1]) })
 		for i, d := range diffs {
 			if d != "" {
 				r.Changed = append(r.Changed, change(name, pairs[i][1], d))
@@ -70,11 +70,11 @@ func (r *Report) diffObjects(b, h *render.Cluster) {
 }
 
 // diffKustomizations lists Flux Kustomizations added, removed, or whose object changed.
-func (r *Report) diffKustomizations(b, h *render.Cluster) {
+func (r *Report) diffKustomizations(b, h *graph.Cluster) {
 	if b == nil || h == nil {
 		return
 	}
-	add := func(c *render.Cluster, ks *render.Kustomization, ch Change, diff string) {
+	add := func(c *graph.Cluster, ks *graph.Kustomization, ch Change, diff string) {
 		r.KustomizationChanges = append(r.KustomizationChanges, KustomizationChange{
 			Cluster: c.Name, Kustomization: ks.Ref.String(), Change: ch, File: ks.File, Line: ks.Line, Diff: diff})
 	}
@@ -87,7 +87,7 @@ func (r *Report) diffKustomizations(b, h *render.Cluster) {
 		if reflect.DeepEqual(bk.Body.Object, hk.Body.Object) {
 			continue
 		}
-		if d := unified(&render.Object{Body: bk.Body}, &render.Object{Body: hk.Body}); d != "" {
+		if d := unified(&graph.Object{Body: bk.Body}, &graph.Object{Body: hk.Body}); d != "" {
 			add(h, hk, Changed, d)
 		}
 	}
@@ -98,19 +98,19 @@ func (r *Report) diffKustomizations(b, h *render.Cluster) {
 	}
 }
 
-func change(cluster string, o *render.Object, diff string) ObjectChange {
+func change(cluster string, o *graph.Object, diff string) ObjectChange {
 	return ObjectChange{Cluster: cluster, Object: o.ID, Kustomization: o.Owner.String(), HelmRelease: o.HelmRelease, Template: o.Template,
 		File: o.File, Line: o.Line, Diff: diff}
 }
 
 // sameBody reports, without rendering them, that two objects show no difference: equal
 // bodies and no substituted Secret values (whose redaction depends on the other side).
-func sameBody(a, b *render.Object) bool {
+func sameBody(a, b *graph.Object) bool {
 	return len(a.SecretValues) == 0 && len(b.SecretValues) == 0 && reflect.DeepEqual(a.Body.Object, b.Body.Object)
 }
 
 // unified returns the unified diff of two objects' YAML, "" when equal.
-func unified(a, b *render.Object) string {
+func unified(a, b *graph.Object) string {
 	x, y := yamlOf(a, b, false), yamlOf(b, a, true)
 	if x == y {
 		return ""
@@ -125,7 +125,7 @@ func unified(a, b *render.Object) string {
 // yamlOf renders an object; a Secret's values are replaced by "<redacted>", and on the
 // head side by "<redacted, changed>" where the base value differs, so a diff shows which
 // keys changed and never a value.
-func yamlOf(o, other *render.Object, head bool) string {
+func yamlOf(o, other *graph.Object, head bool) string {
 	u := o.Body
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, other.Body, head)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -13,18 +13,18 @@ import (
 // helm-render-error finding and is reviewed; a render tiergate's bounds refused (Limit) is
 // listed as not reviewed and is no finding.
 func TestChartErrorIsAFinding(t *testing.T) {
-	hrID := render.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "apps", Name: "web"}
-	withError := func(limit bool, msg string) *render.Cluster {
+	hrID := graph.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "apps", Name: "web"}
+	withError := func(limit bool, msg string) *graph.Cluster {
 		c := cluster()
-		c.Kustomizations[ref].HelmReleaseErrors = []render.ReleaseError{{HelmRelease: hrID,
-			Err: render.BuildError{Message: msg, File: "apps/web.yaml", Line: 2, Limit: limit}}}
+		c.Kustomizations[ref].HelmReleaseErrors = []graph.ReleaseError{{HelmRelease: hrID,
+			Err: graph.BuildError{Message: msg, File: "apps/web.yaml", Line: 2, Limit: limit}}}
 		return c
 	}
 	env := Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}}
 	type row struct{ Status, Rule, File string }
 	cases := []struct {
 		name       string
-		head       *render.Cluster
+		head       *graph.Cluster
 		findings   []row
 		unreviewed []Unreviewed
 	}{
@@ -36,7 +36,7 @@ func TestChartErrorIsAFinding(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Review(&render.Graph{Clusters: []*render.Cluster{cluster()}}, &render.Graph{Clusters: []*render.Cluster{tc.head}}, env)
+			r := Review(&graph.Graph{Clusters: []*graph.Cluster{cluster()}}, &graph.Graph{Clusters: []*graph.Cluster{tc.head}}, env)
 			var got []row
 			for _, f := range r.Findings {
 				got = append(got, row{string(f.Status), f.Rule, f.File})

@@ -7,7 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/config"
-	"github.com/tiergate/tiergate/internal/render"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -15,13 +16,13 @@ import (
 func configFindings() []rules.Finding {
 	return []rules.Finding{
 		{Rule: "prune-transient", Severity: rules.Warning, Status: rules.StatusNew, Cluster: "prod", Kustomization: "flux-system/apps",
-			Object: &render.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "api"}, File: "apps/web/deploy.yaml", Line: 3},
+			Object: &graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "web", Name: "api"}, File: "apps/web/deploy.yaml", Line: 3},
 		{Rule: "tier-move", Severity: rules.Notice, Status: rules.StatusNew, Cluster: "dev", Kustomization: "flux-system/infra",
-			Object: &render.ObjectID{Kind: "ConfigMap", Namespace: "web", Name: "legacy-cfg"}, File: "infra/legacy/cm.yaml", Line: 1},
+			Object: &graph.ObjectID{Kind: "ConfigMap", Namespace: "web", Name: "legacy-cfg"}, File: "infra/legacy/cm.yaml", Line: 1},
 		{Rule: "depends-on-cycle", Severity: rules.Error, Status: rules.StatusExisting, Cluster: "prod", Kustomization: "flux-system/a",
 			File: "clusters/prod/a.yaml", Line: 7},
 		{Rule: "namespace-not-set", Severity: rules.Error, Status: rules.StatusResolved, Cluster: "dev", Kustomization: "apps/team",
-			Object: &render.ObjectID{Kind: "Namespace", Name: "legacy"}},
+			Object: &graph.ObjectID{Kind: "Namespace", Name: "legacy"}},
 	}
 }
 
@@ -112,7 +113,7 @@ func TestConfigDecidesTheVerdict(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}},
+		return Review(&graph.Graph{Clusters: []*graph.Cluster{base}}, &graph.Graph{Clusters: []*graph.Cluster{head}},
 			Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}, Config: cfg})
 	}
 	type verdict struct {

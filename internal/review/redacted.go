@@ -3,7 +3,7 @@ package review
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Redacted is o's body as a review shows it, on its own: a Secret's data and stringData
@@ -11,7 +11,7 @@ import (
 // Secret (and what operators made of them) replaced by "<redacted>" (the keys stay), as
 // are a Secret's own values wherever else in it they occur (its metadata). o.Body is not changed; the result may
 // be o.Body itself when there is nothing to redact.
-func Redacted(o *render.Object) *unstructured.Unstructured {
+func Redacted(o *graph.Object) *unstructured.Unstructured {
 	none := &unstructured.Unstructured{Object: map[string]any{}}
 	u := o.Body
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {

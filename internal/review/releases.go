@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"sort"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // ReleaseChange is a HelmRelease rendered at both commits whose chart or values change:
@@ -26,11 +26,11 @@ type ReleaseChange struct {
 
 // diffReleases lists the HelmReleases of the cluster rendered at both sides whose chart
 // or values differ, in head build order.
-func (r *Report) diffReleases(b, h *render.Cluster) {
+func (r *Report) diffReleases(b, h *graph.Cluster) {
 	if b == nil || h == nil {
 		return
 	}
-	at := map[render.ObjectID]render.Release{}
+	at := map[graph.ObjectID]graph.Release{}
 	for _, ks := range b.Kustomizations {
 		for _, rel := range ks.Releases {
 			at[rel.HelmRelease] = rel

@@ -1,7 +1,7 @@
 package review
 
 import (
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -12,9 +12,9 @@ type Report struct {
 	Clusters []ClusterSummary `json:"clusters"`
 	// Discovery says how the head's clusters were found: "roots", "config", or
 	// "uncovered-folders" when the repository has no Flux root at all.
-	Discovery render.Discovery `json:"discovery,omitempty"`
-	Moves     []rules.Move     `json:"moves"`
-	Findings  []rules.Finding  `json:"findings"`
+	Discovery graph.Discovery `json:"discovery,omitempty"`
+	Moves     []rules.Move    `json:"moves"`
+	Findings  []rules.Finding `json:"findings"`
 	// Ignored are the findings that .tiergate.yaml's ignore entries took out of Findings;
 	// nothing counts them towards the verdict.
 	Ignored []IgnoredFinding `json:"ignored"`
@@ -38,15 +38,15 @@ type Report struct {
 
 // ClusterSummary counts one cluster at head (at base when the head lost it).
 type ClusterSummary struct {
-	Name           string           `json:"name"`
-	Root           string           `json:"root"`
-	Kustomizations int              `json:"kustomizations"`
-	Objects        int              `json:"objects"`
-	Partial        []render.Partial `json:"partial"`
+	Name           string          `json:"name"`
+	Root           string          `json:"root"`
+	Kustomizations int             `json:"kustomizations"`
+	Objects        int             `json:"objects"`
+	Partial        []graph.Partial `json:"partial"`
 }
 
-// Unreviewed is one Flux object tiergate did not build in full at head (render.Kustomization
-// NotReviewed says when), a ResourceSet or a HelmRelease (render.ReleaseSkip), with
+// Unreviewed is one Flux object tiergate did not build in full at head (graph.Kustomization
+// NotReviewed says when), a ResourceSet or a HelmRelease (graph.ReleaseSkip), with
 // Kustomization the one that applies it. File and Line locate the object's manifest; a
 // HelmRelease has its chart reference and the host to allow to render it.
 type Unreviewed struct {
@@ -58,7 +58,7 @@ type Unreviewed struct {
 	URLs          []string `json:"urls,omitempty"`
 	Chart         string   `json:"chart,omitempty"`
 	Host          string   `json:"host,omitempty"`
-	// AlsoAllow lists the other hosts the chart's pull needs (render.ReleaseSkip.AlsoAllow).
+	// AlsoAllow lists the other hosts the chart's pull needs (graph.ReleaseSkip.AlsoAllow).
 	AlsoAllow []string `json:"alsoAllow,omitempty"`
 	File      string   `json:"file,omitempty"`
 	Line      int      `json:"line,omitempty"`
@@ -67,9 +67,9 @@ type Unreviewed struct {
 // ObjectChange is one object added, removed or changed; Diff is a unified diff of the
 // YAML with Secret values redacted.
 type ObjectChange struct {
-	Cluster       string          `json:"cluster"`
-	Object        render.ObjectID `json:"object"`
-	Kustomization string          `json:"kustomization"`
+	Cluster       string         `json:"cluster"`
+	Object        graph.ObjectID `json:"object"`
+	Kustomization string         `json:"kustomization"`
 	// HelmRelease is the HelmRelease ("namespace/name") whose chart renders the object.
 	HelmRelease string `json:"helmRelease,omitempty"`
 	// Template is the chart template that renders it.
@@ -118,11 +118,11 @@ type GraphNode struct {
 // GraphRelease is one HelmRelease of a GraphNode: its chart and rendered objects, or why
 // it was not rendered (NotRendered) or failed (Error).
 type GraphRelease struct {
-	HelmRelease string            `json:"helmRelease"` // namespace/name
-	Chart       string            `json:"chart,omitempty"`
-	Version     string            `json:"version,omitempty"`
-	Objects     []render.ObjectID `json:"objects,omitempty"`
-	// Notes say what tiergate assumed of the output (render.Release.Notes).
+	HelmRelease string           `json:"helmRelease"` // namespace/name
+	Chart       string           `json:"chart,omitempty"`
+	Version     string           `json:"version,omitempty"`
+	Objects     []graph.ObjectID `json:"objects,omitempty"`
+	// Notes say what tiergate assumed of the output (graph.Release.Notes).
 	Notes       []string `json:"notes,omitempty"`
 	NotRendered string   `json:"notRendered,omitempty"`
 	Error       string   `json:"error,omitempty"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -27,12 +28,12 @@ type Options struct {
 }
 
 // Review compares base and head cluster by cluster (matched by identity,
-// render.MatchClusters, and shown by the head's name) and returns the report. State rules run on both graphs: a finding only at head is new, at both is
+// graph.MatchClusters, and shown by the head's name) and returns the report. State rules run on both graphs: a finding only at head is new, at both is
 // existing, only at base is resolved. Change rules run on the transition and are new.
-func Review(base, head *render.Graph, opts Options) *Report {
+func Review(base, head *graph.Graph, opts Options) *Report {
 	r := &Report{Base: opts.BaseRev, Head: opts.HeadRev, Discovery: head.Discovery}
 	var diffTime, rulesTime time.Duration
-	for _, p := range render.MatchClusters(base, head) {
+	for _, p := range graph.MatchClusters(base, head) {
 		b, h := sameName(p)
 		start := time.Now()
 		r.summarize(b, h)
@@ -87,7 +88,7 @@ func Review(base, head *render.Graph, opts Options) *Report {
 // clusterGone reports a cluster whose root folder the change removes: the root
 // Kustomization lives in the cluster, not in git, and fails with 'kustomization path not
 // found' until someone deletes it (nothing is pruned meanwhile).
-func clusterGone(b *render.Cluster) rules.Finding {
+func clusterGone(b *graph.Cluster) rules.Finding {
 	root := b.Kustomizations[b.Root]
 	return rules.Finding{
 		Rule: "render-error", Severity: rules.Error, Status: rules.StatusNew, Cluster: b.Name, Kustomization: b.Root.String(),
@@ -100,7 +101,7 @@ func clusterGone(b *render.Cluster) rules.Finding {
 // sameName returns the pair with the base cluster under the head's name, so that findings
 // and diffs of a renamed cluster carry one name and unchanged findings stay existing. The
 // base is a shallow copy: rendered graphs are shared and never modified.
-func sameName(p render.ClusterPair) (b, h *render.Cluster) {
+func sameName(p graph.ClusterPair) (b, h *graph.Cluster) {
 	b, h = p.Base, p.Head
 	if b != nil && h != nil && b.Name != h.Name {
 		c := *b
@@ -110,14 +111,14 @@ func sameName(p render.ClusterPair) (b, h *render.Cluster) {
 	return b, h
 }
 
-func (r *Report) summarize(b, h *render.Cluster) {
+func (r *Report) summarize(b, h *graph.Cluster) {
 	c := h
 	if c == nil {
 		c = b
 	}
-	partial := c.Partials()
+	partial := render.Partials(c)
 	if partial == nil {
-		partial = []render.Partial{}
+		partial = []graph.Partial{}
 	}
 	r.Clusters = append(r.Clusters, ClusterSummary{Name: c.Name, Root: cmp.Or(c.RootDir, "."), Kustomizations: len(c.Kustomizations), Objects: c.ObjectCount(), Partial: partial})
 }
@@ -125,7 +126,7 @@ func (r *Report) summarize(b, h *render.Cluster) {
 // unreviewed lists the Kustomizations of the head cluster c that were not built in full,
 // the ResourceSets whose inputs need a live service and the HelmReleases whose charts were
 // not rendered or that tiergate's bounds stopped (their resources are unknown).
-func unreviewed(c *render.Cluster) []Unreviewed {
+func unreviewed(c *graph.Cluster) []Unreviewed {
 	var out []Unreviewed
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -163,14 +164,14 @@ func unreviewed(c *render.Cluster) []Unreviewed {
 // unknownAtHead drops the resolved findings about objects of a Kustomization whose head
 // build is not known (it fails, is partial, or a failing parent hides it): their absence at
 // head is not a fix, and the render-error or partial note already says so.
-func unknownAtHead(fs []rules.Finding, b, h *render.Cluster) []rules.Finding {
+func unknownAtHead(fs []rules.Finding, b, h *graph.Cluster) []rules.Finding {
 	if b == nil || h == nil {
 		return fs
 	}
 	var out []rules.Finding
 	for _, f := range fs {
 		ns, name, _ := strings.Cut(f.Kustomization, "/")
-		if f.Status == rules.StatusResolved && f.Object != nil && !rules.KnownGone(render.Ref{Namespace: ns, Name: name}, b, h) {
+		if f.Status == rules.StatusResolved && f.Object != nil && !rules.KnownGone(graph.Ref{Namespace: ns, Name: name}, b, h) {
 			continue
 		}
 		out = append(out, f)
@@ -180,7 +181,7 @@ func unknownAtHead(fs []rules.Finding, b, h *render.Cluster) []rules.Finding {
 
 // withStatus merges the state findings of both commits by key, a base finding's
 // Kustomizations written under their head names where the change renames them.
-func withStatus(atBase, atHead []rules.Finding, renames map[render.Ref]render.Ref) []rules.Finding {
+func withStatus(atBase, atHead []rules.Finding, renames map[graph.Ref]graph.Ref) []rules.Finding {
 	inBase := map[string]bool{}
 	for _, f := range atBase {
 		inBase[f.KeyAs(renames)] = true
@@ -233,7 +234,7 @@ func findingLess(a, b rules.Finding) bool {
 	return a.Line < b.Line
 }
 
-func graphOf(c *render.Cluster) ClusterGraph {
+func graphOf(c *graph.Cluster) ClusterGraph {
 	g := ClusterGraph{Cluster: c.Name}
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -252,10 +253,10 @@ func graphOf(c *render.Cluster) ClusterGraph {
 
 // graphReleases lists the HelmReleases of ks in manifest order: rendered ones with their
 // objects, the others with why.
-func graphReleases(ks *render.Kustomization) []GraphRelease {
+func graphReleases(ks *graph.Kustomization) []GraphRelease {
 	var out []GraphRelease
 	at := map[string]int{}
-	name := func(id render.ObjectID) string { return id.Namespace + "/" + id.Name }
+	name := func(id graph.ObjectID) string { return id.Namespace + "/" + id.Name }
 	for _, o := range ks.Objects {
 		if o.HelmRelease != "" || o.ID.Group != "helm.toolkit.fluxcd.io" || o.ID.Kind != "HelmRelease" {
 			continue

@@ -7,29 +7,29 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
-var ref = render.Ref{Namespace: "flux-system", Name: "apps"}
+var ref = graph.Ref{Namespace: "flux-system", Name: "apps"}
 
-func obj(kind, ns, name string, data map[string]any) *render.Object {
+func obj(kind, ns, name string, data map[string]any) *graph.Object {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": kind,
 		"metadata": map[string]any{"name": name, "namespace": ns},
 		"data":     data,
 	}}
-	return &render.Object{ID: render.ObjectID{Kind: kind, Namespace: ns, Name: name}, Owner: ref, File: "apps/" + name + ".yaml", Line: 2, Body: u}
+	return &graph.Object{ID: graph.ObjectID{Kind: kind, Namespace: ns, Name: name}, Owner: ref, File: "apps/" + name + ".yaml", Line: 2, Body: u}
 }
 
 // cluster builds a one-Kustomization cluster holding objs.
-func cluster(objs ...*render.Object) *render.Cluster {
-	ks := &render.Kustomization{Ref: ref, Spec: render.Spec{Path: "./apps", Prune: true}, File: "clusters/dev/apps.yaml", Line: 1,
+func cluster(objs ...*graph.Object) *graph.Cluster {
+	ks := &graph.Kustomization{Ref: ref, Spec: graph.Spec{Path: "./apps", Prune: true}, File: "clusters/dev/apps.yaml", Line: 1,
 		Body: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
 			"metadata": map[string]any{"name": "apps", "namespace": "flux-system"}, "spec": map[string]any{"path": "./apps", "prune": true}}},
 		Objects: objs}
-	c := &render.Cluster{Name: "dev", RootDir: "clusters/dev", Root: ref, Kustomizations: map[render.Ref]*render.Kustomization{ref: ks},
-		Order: []render.Ref{ref}, Owners: map[render.ObjectID][]*render.Object{}}
+	c := &graph.Cluster{Name: "dev", RootDir: "clusters/dev", Root: ref, Kustomizations: map[graph.Ref]*graph.Kustomization{ref: ks},
+		Order: []graph.Ref{ref}, Owners: map[graph.ObjectID][]*graph.Object{}}
 	for _, o := range objs {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
 	}
@@ -49,7 +49,7 @@ func TestObjectChangesAndSecretRedaction(t *testing.T) {
 		obj("ConfigMap", "web", "new", map[string]any{"a": "1"}),
 		obj("Secret", "web", "token", map[string]any{"kept": "czE=", "rotated": "bmV3"}),
 	)
-	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := Review(&graph.Graph{Clusters: []*graph.Cluster{base}}, &graph.Graph{Clusters: []*graph.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
 	names := func(cs []ObjectChange) []string {
 		var out []string
 		for _, c := range cs {
@@ -85,13 +85,13 @@ func TestObjectChangesAndSecretRedaction(t *testing.T) {
 
 func TestStatusAndOrder(t *testing.T) {
 	// A state rule's finding only at base is resolved, at both existing, only at head new.
-	nsLess := func(name string) *render.Object {
+	nsLess := func(name string) *graph.Object {
 		o := obj("ConfigMap", "", name, map[string]any{"a": "1"})
 		return o
 	}
 	base := cluster(nsLess("old"), nsLess("both"))
 	head := cluster(nsLess("both"), nsLess("fresh"))
-	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := Review(&graph.Graph{Clusters: []*graph.Cluster{base}}, &graph.Graph{Clusters: []*graph.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
 	var got []string
 	for _, f := range r.Findings {
 		got = append(got, string(f.Status)+" "+f.Rule+" "+f.Object.Name)
@@ -115,30 +115,30 @@ func TestStatusAndOrder(t *testing.T) {
 
 func TestOnlyExistingFindingsDoNotFail(t *testing.T) {
 	c := cluster(obj("ConfigMap", "", "both", map[string]any{"a": "1"}))
-	r := Review(&render.Graph{Clusters: []*render.Cluster{c}}, &render.Graph{Clusters: []*render.Cluster{cluster(obj("ConfigMap", "", "both", map[string]any{"a": "1"}))}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
+	r := Review(&graph.Graph{Clusters: []*graph.Cluster{c}}, &graph.Graph{Clusters: []*graph.Cluster{cluster(obj("ConfigMap", "", "both", map[string]any{"a": "1"}))}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
 	if len(r.Findings) != 1 || r.Findings[0].Status != rules.StatusExisting || r.Fails(rules.Notice) {
 		t.Fatalf("findings %+v", r.Findings)
 	}
 }
 
 func TestBrokenParentHidesRatherThanRemoves(t *testing.T) {
-	root := render.Ref{Namespace: "flux-system", Name: "flux-system"}
-	child := func() *render.Cluster {
+	root := graph.Ref{Namespace: "flux-system", Name: "flux-system"}
+	child := func() *graph.Cluster {
 		c := cluster(obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
 		c.Root = root
 		c.Kustomizations[ref].Parent = &root
-		c.Kustomizations[root] = &render.Kustomization{Ref: root, Body: c.Kustomizations[ref].Body}
-		c.Order = []render.Ref{root, ref}
+		c.Kustomizations[root] = &graph.Kustomization{Ref: root, Body: c.Kustomizations[ref].Body}
+		c.Order = []graph.Ref{root, ref}
 		return c
 	}
 	base := child()
 	head := child()
 	// At head the root fails to build: it emits nothing, so apps is not rendered at all.
-	head.Kustomizations[root].Err = &render.BuildError{Message: "yaml: line 3: did not find expected key", File: "clusters/dev/tiers.yaml", Line: 3}
+	head.Kustomizations[root].Err = &graph.BuildError{Message: "yaml: line 3: did not find expected key", File: "clusters/dev/tiers.yaml", Line: 3}
 	delete(head.Kustomizations, ref)
-	head.Order = []render.Ref{root}
-	head.Owners = map[render.ObjectID][]*render.Object{}
-	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{Clusters: []*render.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
+	head.Order = []graph.Ref{root}
+	head.Owners = map[graph.ObjectID][]*graph.Object{}
+	r := Review(&graph.Graph{Clusters: []*graph.Cluster{base}}, &graph.Graph{Clusters: []*graph.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
 	if len(r.Removed) != 0 || len(r.KustomizationChanges) != 0 {
 		t.Fatalf("removed %v, Kustomization changes %v: a failed build removes nothing", r.Removed, r.KustomizationChanges)
 	}
@@ -150,16 +150,16 @@ func TestFailedBuildResolvesNothing(t *testing.T) {
 	nsLess := obj("ConfigMap", "", "nsless", map[string]any{"a": "1"}) // namespace-not-set
 	for _, tc := range []struct {
 		name string
-		err  *render.BuildError
+		err  *graph.BuildError
 		want []string
 	}{
-		{"build fails", &render.BuildError{Message: "accumulating resources", File: "apps/kustomization.yaml", Line: 4},
+		{"build fails", &graph.BuildError{Message: "accumulating resources", File: "apps/kustomization.yaml", Line: 4},
 			[]string{"new render-error flux-system/apps"}},
 		{"build works", nil, []string{"resolved namespace-not-set flux-system/apps"}},
 	} {
 		head := cluster()
 		head.Kustomizations[ref].Err = tc.err
-		r := Review(&render.Graph{Clusters: []*render.Cluster{cluster(nsLess)}}, &render.Graph{Clusters: []*render.Cluster{head}},
+		r := Review(&graph.Graph{Clusters: []*graph.Cluster{cluster(nsLess)}}, &graph.Graph{Clusters: []*graph.Cluster{head}},
 			Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
 		var got []string
 		for _, f := range r.Findings {
@@ -173,7 +173,7 @@ func TestFailedBuildResolvesNothing(t *testing.T) {
 
 func TestClusterGoneAtHead(t *testing.T) {
 	base := cluster(obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
-	r := Review(&render.Graph{Clusters: []*render.Cluster{base}}, &render.Graph{}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
+	r := Review(&graph.Graph{Clusters: []*graph.Cluster{base}}, &graph.Graph{}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
 	want := []string{"new error render-error flux-system/apps clusters/dev/apps.yaml:1 Cluster dev is gone at head: its root Kustomization flux-system/apps still runs in the cluster and fails with 'kustomization path not found: clusters/dev'."}
 	var got []string
 	for _, f := range r.Findings {
@@ -188,14 +188,14 @@ func TestClusterGoneAtHead(t *testing.T) {
 // base and head is no change, and one whose sops block changes shows only that block
 // changed (the marker compares the block, not the object around it).
 func TestSOPSSecretUnchangedIsNotChanged(t *testing.T) {
-	secret := func(mac string) *render.Object {
+	secret := func(mac string) *graph.Object {
 		o := obj("Secret", "flux-system", "cluster-secrets", nil)
 		o.Body.Object["stringData"] = map[string]any{"TOKEN": "ENC[AES256_GCM,data:abc,type:str]"}
 		o.Body.Object["sops"] = map[string]any{"mac": mac, "lastmodified": "2026-01-01T00:00:00Z"}
 		return o
 	}
-	review := func(b, h *render.Object) []ObjectChange {
-		return Review(&render.Graph{Clusters: []*render.Cluster{cluster(b)}}, &render.Graph{Clusters: []*render.Cluster{cluster(h)}},
+	review := func(b, h *graph.Object) []ObjectChange {
+		return Review(&graph.Graph{Clusters: []*graph.Cluster{cluster(b)}}, &graph.Graph{Clusters: []*graph.Cluster{cluster(h)}},
 			Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}}).Changed
 	}
 	if got := review(secret("ENC[m1]"), secret("ENC[m1]")); len(got) != 0 {
@@ -225,14 +225,14 @@ func TestSOPSSecretUnchangedIsNotChanged(t *testing.T) {
 // TestSharedCauseListsClusters: two clusters applying one folder with a namespace-less
 // ConfigMap give one cause: each copy lists both clusters, and it counts once.
 func TestSharedCauseListsClusters(t *testing.T) {
-	named := func(name string, objs ...*render.Object) *render.Cluster {
+	named := func(name string, objs ...*graph.Object) *graph.Cluster {
 		c := cluster(objs...)
 		c.Name = name
 		return c
 	}
-	shared := func() *render.Object { return obj("ConfigMap", "", "shared", map[string]any{"a": "1"}) }
-	base := &render.Graph{Clusters: []*render.Cluster{named("production"), named("staging")}}
-	head := &render.Graph{Clusters: []*render.Cluster{
+	shared := func() *graph.Object { return obj("ConfigMap", "", "shared", map[string]any{"a": "1"}) }
+	base := &graph.Graph{Clusters: []*graph.Cluster{named("production"), named("staging")}}
+	head := &graph.Graph{Clusters: []*graph.Cluster{
 		named("production", shared()),
 		named("staging", shared(), obj("ConfigMap", "", "staging-only", nil)),
 	}}

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // minSecretBytes is the shortest Secret-derived value redacted wherever it occurs (the
@@ -22,7 +22,7 @@ const minSecretBytes = 4
 // from a substituteFrom Secret, and what bash-style operators make of them, render
 // secretDerived) and each value of each Secret object's data (decoded, and base64 as
 // written) and stringData. Values under minSecretBytes are left out.
-func SecretStrings(graphs ...*render.Graph) []string {
+func SecretStrings(graphs ...*graph.Graph) []string {
 	var out []string
 	for _, g := range graphs {
 		if g == nil {
@@ -42,7 +42,7 @@ func SecretStrings(graphs ...*render.Graph) []string {
 
 // bodySecrets is what redactSubstituted replaces in o's body: its SecretValues, and a
 // Secret's own values, longest first.
-func bodySecrets(o *render.Object) []string {
+func bodySecrets(o *graph.Object) []string {
 	own := ownSecretValues(o)
 	if len(own) == 0 {
 		return o.SecretValues
@@ -66,7 +66,7 @@ func longestFirst(values []string) []string {
 // ownSecretValues lists the values of a Secret object's data (base64 as written, and
 // decoded) and stringData: they reappear in its metadata (last-applied-configuration, a
 // label copied from a value), which the data redaction does not reach.
-func ownSecretValues(o *render.Object) []string {
+func ownSecretValues(o *graph.Object) []string {
 	if o.ID.Group != "" || o.ID.Kind != "Secret" || o.Body == nil {
 		return nil
 	}

@@ -6,15 +6,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
 // redactStrings changes the report's strings, reached through pointers, slices and maps,
 // and leaves what the report shares with the rendered graphs alone.
 func TestRedactStringsCopiesShared(t *testing.T) {
-	shared := &render.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "s3cr3t-value-production"}
-	partial := []render.Partial{{Kustomization: "flux-system/s3cr3t-value", Reason: "x"}}
+	shared := &graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "s3cr3t-value-production"}
+	partial := []graph.Partial{{Kustomization: "flux-system/s3cr3t-value", Reason: "x"}}
 	r := &Report{
 		Findings: []rules.Finding{{Rule: "tier-move", Object: shared, Message: "ConfigMap/default/s3cr3t-value-production moves"}},
 		Clusters: []ClusterSummary{{Name: "dev", Partial: partial}},
@@ -35,11 +35,11 @@ func TestRedactStringsCopiesShared(t *testing.T) {
 // SecretStrings keeps values of 4 bytes and more, longest first, without repeats: a
 // Secret's data as written and decoded, its stringData, and objects' SecretValues.
 func TestSecretStrings(t *testing.T) {
-	sec := &render.Object{ID: render.ObjectID{Kind: "Secret", Namespace: "a", Name: "s"}}
+	sec := &graph.Object{ID: graph.ObjectID{Kind: "Secret", Namespace: "a", Name: "s"}}
 	sec.Body = unstructuredOf(map[string]any{"data": map[string]any{"k": "aHVudGVyMg=="}, "stringData": map[string]any{"p": "abc", "q": "plain-text"}})
-	cm := &render.Object{ID: render.ObjectID{Kind: "ConfigMap", Namespace: "a", Name: "c"}, SecretValues: []string{"HUNTER2", "hunter2"}}
-	g := &render.Graph{Clusters: []*render.Cluster{{Kustomizations: map[render.Ref]*render.Kustomization{
-		{Namespace: "a", Name: "k"}: {Objects: []*render.Object{sec, cm}},
+	cm := &graph.Object{ID: graph.ObjectID{Kind: "ConfigMap", Namespace: "a", Name: "c"}, SecretValues: []string{"HUNTER2", "hunter2"}}
+	g := &graph.Graph{Clusters: []*graph.Cluster{{Kustomizations: map[graph.Ref]*graph.Kustomization{
+		{Namespace: "a", Name: "k"}: {Objects: []*graph.Object{sec, cm}},
 	}}}}
 	got := SecretStrings(g, nil)
 	want := []string{"aHVudGVyMg==", "plain-text", "HUNTER2", "hunter2"}

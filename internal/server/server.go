@@ -22,6 +22,7 @@ import (
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/format"
 )
 
@@ -78,8 +79,8 @@ type Options struct {
 	// AllowRemote lists the hosts reviews may fetch remote resources from (never for
 	// fork PRs); a repository's remote.allow can only narrow it. Empty: none.
 	AllowRemote []string
-	// Limits bounds what one review reads and renders (zero fields: render.DefaultLimits).
-	Limits render.Limits
+	// Limits bounds what one review reads and renders (zero fields: graph.DefaultLimits).
+	Limits graph.Limits
 	// Helm renders HelmRelease charts for every review (a sandbox Pool the caller owns);
 	// nil: in process.
 	Helm render.HelmRenderer

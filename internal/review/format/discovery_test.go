@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 )
 
@@ -14,7 +14,7 @@ import (
 // folders stand in for clusters; with roots, nothing is said.
 func TestMarkdownNoFluxRoot(t *testing.T) {
 	clusters := []review.ClusterSummary{{Name: "a"}, {Name: "b"}, {Name: "c"}}
-	got := strings.Split(Markdown(&review.Report{Discovery: render.DiscoveryFolders, Clusters: clusters}, MarkdownOptions{}), "\n")[1:4]
+	got := strings.Split(Markdown(&review.Report{Discovery: graph.DiscoveryFolders, Clusters: clusters}, MarkdownOptions{}), "\n")[1:4]
 	want := []string{
 		"### ✅ tiergate: no new findings",
 		"",
@@ -24,7 +24,7 @@ func TestMarkdownNoFluxRoot(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("first lines (-want +got):\n%s", d)
 	}
-	got = strings.Split(Markdown(&review.Report{Discovery: render.DiscoveryRoots, Clusters: clusters}, MarkdownOptions{}), "\n")[1:4]
+	got = strings.Split(Markdown(&review.Report{Discovery: graph.DiscoveryRoots, Clusters: clusters}, MarkdownOptions{}), "\n")[1:4]
 	if strings.Contains(strings.Join(got, "\n"), "no Flux root") {
 		t.Errorf("roots found, yet the comment says none was:\n%s", strings.Join(got, "\n"))
 	}

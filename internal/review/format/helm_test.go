@@ -6,20 +6,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 )
 
 // TestPartialNoteRemoteCharts: HelmReleases whose charts are on hosts not allowed are one
 // line grouped by host, and the Kustomizations are counted once.
 func TestPartialNoteRemoteCharts(t *testing.T) {
-	remote := func(ks, hr, chart, host string) (render.Partial, review.Unreviewed) {
+	remote := func(ks, hr, chart, host string) (graph.Partial, review.Unreviewed) {
 		hint, also := host, []string(nil)
 		if host == "ghcr.io" {
 			hint, also = "ghcr.io and pkg-containers.githubusercontent.com", []string{"pkg-containers.githubusercontent.com"}
 		}
 		reason := "HelmRelease " + hr + " (x.yaml:1) not rendered: chart " + chart + " is remote (allow " + hint + " to render it)"
-		return render.Partial{Kustomization: ks, Reason: reason},
+		return graph.Partial{Kustomization: ks, Reason: reason},
 			review.Unreviewed{Cluster: "dev", Kind: "HelmRelease", Name: hr, Kustomization: ks, Reason: reason, Chart: chart, Host: host, AlsoAllow: also}
 	}
 	r := &review.Report{}
@@ -33,7 +33,7 @@ func TestPartialNoteRemoteCharts(t *testing.T) {
 		c.Partial = append(c.Partial, p)
 		r.Unreviewed = append(r.Unreviewed, u)
 	}
-	c.Partial = append(c.Partial, render.Partial{Kustomization: "flux-system/apps", Reason: "HelmRelease apps/d (d.yaml:1) not rendered: valuesFrom ConfigMap apps/v is not in the cluster's graph"})
+	c.Partial = append(c.Partial, graph.Partial{Kustomization: "flux-system/apps", Reason: "HelmRelease apps/d (d.yaml:1) not rendered: valuesFrom ConfigMap apps/v is not in the cluster's graph"})
 	r.Clusters = []review.ClusterSummary{c}
 	want := "\n> ⚠️ <b>Partial render</b>: 2 Kustomizations are reviewed in part (not everything they apply was rendered), so findings may be missing:\n" +
 		"> - dev · flux-system/apps: HelmRelease apps/d (d.yaml:1) not rendered: valuesFrom ConfigMap apps/v is not in the cluster's graph\n" +
@@ -52,7 +52,7 @@ func TestRemoteChartSharedByClusters(t *testing.T) {
 	reason := "HelmRelease podinfo/podinfo (infra/podinfo.yaml:2) not rendered: chart oci://quay.io/x/podinfo:6.0.0 is remote (allow quay.io to render it)"
 	r := &review.Report{}
 	for _, cl := range []string{"prod", "staging"} {
-		r.Clusters = append(r.Clusters, review.ClusterSummary{Name: cl, Partial: []render.Partial{{Kustomization: "flux-system/infra", Reason: reason}}})
+		r.Clusters = append(r.Clusters, review.ClusterSummary{Name: cl, Partial: []graph.Partial{{Kustomization: "flux-system/infra", Reason: reason}}})
 		r.Unreviewed = append(r.Unreviewed, review.Unreviewed{Cluster: cl, Kind: "HelmRelease", Name: "podinfo/podinfo", Kustomization: "flux-system/infra",
 			Reason: reason, Chart: "oci://quay.io/x/podinfo:6.0.0", Host: "quay.io", File: "infra/podinfo.yaml", Line: 2})
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -52,7 +52,7 @@ func FuzzMarkdown(f *testing.F) {
 // over up to four clusters with one graph each, as Review reports them: more would only
 // repeat work and slow each run down.
 func addHostile(r *review.Report, text, diff string, n int) {
-	id := render.ObjectID{Group: text, Kind: text, Namespace: text, Name: text}
+	id := graph.ObjectID{Group: text, Kind: text, Namespace: text, Name: text}
 	for i := range n % 50 {
 		cluster := fmt.Sprint(text, i%4)
 		status := []rules.Status{rules.StatusNew, rules.StatusExisting, rules.StatusResolved}[i%3]
@@ -61,7 +61,7 @@ func addHostile(r *review.Report, text, diff string, n int) {
 		r.Moves = append(r.Moves, rules.Move{Cluster: cluster, Object: id, From: text, To: fmt.Sprint(text, i)})
 		if i < 4 {
 			r.Clusters = append(r.Clusters, review.ClusterSummary{Name: cluster, Root: text,
-				Partial: []render.Partial{{Kustomization: text, Reason: text, URLs: []string{text}}}})
+				Partial: []graph.Partial{{Kustomization: text, Reason: text, URLs: []string{text}}}})
 			r.Graphs = append(r.Graphs, review.ClusterGraph{Cluster: cluster, Nodes: []review.GraphNode{
 				{Kustomization: text, Parent: text, DependsOn: []string{text, diff}, Failed: i%2 == 0}}})
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -20,8 +20,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // hostile is an object name that tries to break the table, the HTML and the marker.
 const hostile = "a|b<!-- tiergate --><script>alert(1)</script>"
 
-func obj(group, kind, ns, name string) *render.ObjectID {
-	return &render.ObjectID{Group: group, Kind: kind, Namespace: ns, Name: name}
+func obj(group, kind, ns, name string) *graph.ObjectID {
+	return &graph.ObjectID{Group: group, Kind: kind, Namespace: ns, Name: name}
 }
 
 // fixture is a two-cluster report with every section filled, in the order Review sorts.
@@ -30,10 +30,10 @@ func fixture() *review.Report {
 	return &review.Report{
 		Base: "1111111", Head: "2222222",
 		Clusters: []review.ClusterSummary{
-			{Name: "dev", Root: "clusters/dev", Kustomizations: 5, Objects: 42, Partial: []render.Partial{
+			{Name: "dev", Root: "clusters/dev", Kustomizations: 5, Objects: 42, Partial: []graph.Partial{
 				{Kustomization: "flux-system/monitoring", Reason: "remote resources not fetched", URLs: []string{"https://example.com/a.yaml", "https://example.com/b|c.yaml"}},
 			}},
-			{Name: "prod", Root: "clusters/prod", Kustomizations: 3, Objects: 20, Partial: []render.Partial{}},
+			{Name: "prod", Root: "clusters/prod", Kustomizations: 3, Objects: 20, Partial: []graph.Partial{}},
 		},
 		Moves: []rules.Move{
 			{Cluster: "dev", Object: *vm, From: "flux-system/platform-config", To: "flux-system/platform-config-cdi"},
@@ -645,16 +645,16 @@ func TestMarkdownSharedCause(t *testing.T) {
 	inProd, inStaging := broken, broken
 	inProd.Cluster, inStaging.Cluster = "production", "staging"
 	cm := "substituteFrom ConfigMap/cluster-config not in the repository"
-	partial := func(names ...string) []render.Partial {
-		var out []render.Partial
+	partial := func(names ...string) []graph.Partial {
+		var out []graph.Partial
 		for _, n := range names {
-			out = append(out, render.Partial{Kustomization: "flux-system/" + n, Reason: cm})
+			out = append(out, graph.Partial{Kustomization: "flux-system/" + n, Reason: cm})
 		}
 		return out
 	}
 	r := &review.Report{
 		Clusters: []review.ClusterSummary{
-			{Name: "production", Kustomizations: 4, Partial: append(partial("a", "b", "c"), render.Partial{Kustomization: "flux-system/d", Reason: "remote resources not fetched"})},
+			{Name: "production", Kustomizations: 4, Partial: append(partial("a", "b", "c"), graph.Partial{Kustomization: "flux-system/d", Reason: "remote resources not fetched"})},
 			{Name: "staging", Kustomizations: 3, Partial: partial("a")},
 		},
 		Findings: []rules.Finding{inProd, inStaging},

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -91,7 +91,7 @@ func verdictLine(r *review.Report) string {
 // discoveryLine says, right under the verdict, that no Flux root was found and what was
 // reviewed instead: folders stand in for clusters and may not be what Flux reconciles.
 func discoveryLine(r *review.Report) string {
-	if r.Discovery != render.DiscoveryFolders {
+	if r.Discovery != graph.DiscoveryFolders {
 		return ""
 	}
 	return fmt.Sprintf("\n> no Flux root found; reviewing %s as clusters (folders of Kustomizations that no other Kustomization's path covers; "+

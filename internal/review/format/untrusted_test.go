@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
@@ -79,7 +80,7 @@ spec:
 // reviewTrees renders base and head and returns the report in every output format.
 func reviewTrees(t *testing.T, base, head map[string]string) (*review.Report, map[string]string) {
 	t.Helper()
-	var graphs [2]*render.Graph
+	var graphs [2]*graph.Graph
 	for i, files := range []map[string]string{base, head} {
 		g, err := render.Render(context.Background(), writeTree(t, fleet(files)), render.Options{})
 		if err != nil {

@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // contestedRoot reports the Kustomization that flux-operator creates from a FluxInstance's
@@ -12,13 +12,13 @@ import (
 // with server-side apply) and kustomize-controller's apply of the parent each write their
 // own spec, so the path flips on every reconcile and each flip prunes what the other path
 // applied. It is a duplicate-owner of that one object.
-func contestedRoot(c *render.Cluster) []Finding {
+func contestedRoot(c *graph.Cluster) []Finding {
 	ks := c.Contested
 	if ks == nil {
 		return nil
 	}
 	root := c.Kustomizations[c.Root]
-	id := render.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: ks.Ref.Namespace, Name: ks.Ref.Name}
+	id := graph.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: ks.Ref.Namespace, Name: ks.Ref.Name}
 	parent := ""
 	if ks.Parent != nil {
 		parent = ks.Parent.String()

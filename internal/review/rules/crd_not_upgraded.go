@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // crdNotUpgraded reports the CRDs of a chart's crds/ that a change of a HelmRelease's chart
@@ -15,18 +15,18 @@ import (
 // Create; internal/action/upgrade.go reads GetUpgrade().CRDs). Clusters that installed the
 // release keep the old CRD, and custom resources using what is new in it are rejected or
 // lose the new fields. A new cluster installs the new CRD, so the two differ.
-func crdNotUpgraded(base, head *render.Cluster, _ *Env) []Finding {
+func crdNotUpgraded(base, head *graph.Cluster, _ *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
 	}
-	was := map[render.ObjectID]*render.Object{}
-	each(base, func(_ *render.Kustomization, o *render.Object) {
+	was := map[graph.ObjectID]*graph.Object{}
+	each(base, func(_ *graph.Kustomization, o *graph.Object) {
 		if o.HelmRelease != "" && crdsFile(o.Template) && isCRD(o.ID) {
 			was[o.ID] = o
 		}
 	})
 	var out []Finding
-	each(head, func(ks *render.Kustomization, o *render.Object) {
+	each(head, func(ks *graph.Kustomization, o *graph.Object) {
 		if o.HelmRelease == "" || !crdsFile(o.Template) || !isCRD(o.ID) || !rendered(ks, o.HelmRelease) {
 			return
 		}
@@ -69,13 +69,13 @@ func policyEffect(policy string) string {
 	return "creates only the CRDs of crds/ that are missing and never updates an existing one"
 }
 
-func isCRD(id render.ObjectID) bool {
+func isCRD(id graph.ObjectID) bool {
 	return id.Group == "apiextensions.k8s.io" && id.Kind == "CustomResourceDefinition"
 }
 
 // rendered reports whether HelmRelease hr ("namespace/name") of ks rendered at this
 // commit (not objects kept from the prior commit for a chart that failed or was skipped).
-func rendered(ks *render.Kustomization, hr string) bool {
+func rendered(ks *graph.Kustomization, hr string) bool {
 	for _, r := range ks.Releases {
 		if hrName(r.HelmRelease) == hr {
 			return true
@@ -85,6 +85,6 @@ func rendered(ks *render.Kustomization, hr string) bool {
 }
 
 // releasedAtBase reports whether HelmRelease hr is applied by any Kustomization of base.
-func releasedAtBase(base *render.Cluster, hr string) bool {
+func releasedAtBase(base *graph.Cluster, hr string) bool {
 	return len(applied(base, hrID(hr))) > 0
 }

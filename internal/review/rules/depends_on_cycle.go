@@ -6,14 +6,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // dependsOnCycle reports each strongly connected set of dependsOn edges: no member can
 // become Ready, and kustomize-controller's sortAndEnqueue drops event-driven reconciles of
 // every Kustomization on the source (flux-semantics.md §5, kustomize-controller#1712). Cycles of
 // HelmRelease dependsOn edges are reported too (helmDependsOnCycles).
-func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
+func dependsOnCycle(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, scc := range cycles(c) {
 		cycle, members := scc.cycle, scc.members
@@ -46,7 +46,7 @@ func dependsOnCycle(c, other *render.Cluster, _ *Env) []Finding {
 // ancestor is Ready only once it is (wait: true or a healthCheck naming it; kustomize-
 // controller checkHealth, see waitDeadlock), and it only once the ancestor is
 // (flux-semantics.md §5), so neither ever is.
-func ancestorCycles(c *render.Cluster) []Finding {
+func ancestorCycles(c *graph.Cluster) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -58,7 +58,7 @@ func ancestorCycles(c *render.Cluster) []Finding {
 				Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
 				Message:    fmt.Sprintf("%s dependsOn its ancestor %s, which waits for it to become Ready (wait: true or a healthCheck): neither can become Ready.", ref, d),
 				Suggestion: fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of %s (a parent applies before its children anyway), or let %s stop waiting for it.", d.Name, ref, d),
-				File:       ks.File, Line: dependsOnLine(c, ks, d.Name), refs: []render.Ref{d, ref},
+				File:       ks.File, Line: dependsOnLine(c, ks, d.Name), refs: []graph.Ref{d, ref},
 				resolvedAdvice: "Nothing to do: this change breaks the cycle.",
 			})
 		}
@@ -68,8 +68,8 @@ func ancestorCycles(c *render.Cluster) []Finding {
 
 // waitedBy reports whether ancestor is reached from ref through parents that each wait for
 // the child below them.
-func waitedBy(c *render.Cluster, ref, ancestor render.Ref) bool {
-	seen := map[render.Ref]bool{}
+func waitedBy(c *graph.Cluster, ref, ancestor graph.Ref) bool {
+	seen := map[graph.Ref]bool{}
 	for child := ref; ; {
 		ks := c.Kustomizations[child]
 		if ks == nil || ks.Parent == nil || seen[*ks.Parent] {
@@ -89,28 +89,28 @@ func waitedBy(c *render.Cluster, ref, ancestor render.Ref) bool {
 
 // component is a strongly connected set of Kustomizations: one elementary cycle through its
 // smallest member, and all its members sorted.
-type component struct{ cycle, members []render.Ref }
+type component struct{ cycle, members []graph.Ref }
 
 // cycles returns the strongly connected components with a cycle of c's Kustomizations.
-func cycles(c *render.Cluster) []component {
-	return cyclesOf(c.Order, func(r render.Ref) []render.Ref { return c.Kustomizations[r].Spec.DependsOn })
+func cycles(c *graph.Cluster) []component {
+	return cyclesOf(c.Order, func(r graph.Ref) []graph.Ref { return c.Kustomizations[r].Spec.DependsOn })
 }
 
 // cyclesOf returns the strongly connected components with a cycle (Tarjan) of the graph of
 // nodes whose edges deps gives; edges to a node not in nodes are left out. Kustomizations
 // and HelmReleases are both named namespace/name, so both use it.
-func cyclesOf(nodes []render.Ref, deps func(render.Ref) []render.Ref) []component {
-	known := map[render.Ref]bool{}
+func cyclesOf(nodes []graph.Ref, deps func(graph.Ref) []graph.Ref) []component {
+	known := map[graph.Ref]bool{}
 	for _, r := range nodes {
 		known[r] = true
 	}
-	index, low := map[render.Ref]int{}, map[render.Ref]int{}
-	onStack := map[render.Ref]bool{}
-	var stack []render.Ref
+	index, low := map[graph.Ref]int{}, map[graph.Ref]int{}
+	onStack := map[graph.Ref]bool{}
+	var stack []graph.Ref
 	var out []component
 	n := 0
-	var visit func(v render.Ref)
-	visit = func(v render.Ref) {
+	var visit func(v graph.Ref)
+	visit = func(v graph.Ref) {
 		index[v], low[v] = n, n
 		n++
 		stack = append(stack, v)
@@ -129,7 +129,7 @@ func cyclesOf(nodes []render.Ref, deps func(render.Ref) []render.Ref) []componen
 		if low[v] != index[v] {
 			return
 		}
-		var scc []render.Ref
+		var scc []graph.Ref
 		for {
 			w := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -140,12 +140,12 @@ func cyclesOf(nodes []render.Ref, deps func(render.Ref) []render.Ref) []componen
 			}
 		}
 		if len(scc) > 1 || slices.Contains(deps(v), v) {
-			members := append([]render.Ref(nil), scc...)
+			members := append([]graph.Ref(nil), scc...)
 			sort.Slice(members, func(i, j int) bool { return members[i].String() < members[j].String() })
 			out = append(out, component{cycle: shortestCycle(deps, members), members: members})
 		}
 	}
-	refs := append([]render.Ref(nil), nodes...)
+	refs := append([]graph.Ref(nil), nodes...)
 	sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
 	for _, r := range refs {
 		if _, seen := index[r]; !seen {
@@ -158,14 +158,14 @@ func cyclesOf(nodes []render.Ref, deps func(render.Ref) []render.Ref) []componen
 
 // shortestCycle returns the shortest dependsOn cycle through the smallest member (members
 // are sorted), found breadth-first inside the component.
-func shortestCycle(deps func(render.Ref) []render.Ref, members []render.Ref) []render.Ref {
-	in := map[render.Ref]bool{}
+func shortestCycle(deps func(graph.Ref) []graph.Ref, members []graph.Ref) []graph.Ref {
+	in := map[graph.Ref]bool{}
 	for _, r := range members {
 		in[r] = true
 	}
 	start := members[0]
-	prev := map[render.Ref]render.Ref{}
-	queue := []render.Ref{start}
+	prev := map[graph.Ref]graph.Ref{}
+	queue := []graph.Ref{start}
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
@@ -173,7 +173,7 @@ func shortestCycle(deps func(render.Ref) []render.Ref, members []render.Ref) []r
 			if d == start {
 				// Walked back from cur, then reversed: prepending would copy the path at
 				// every step, quadratic in a ring of thousands.
-				path := []render.Ref{}
+				path := []graph.Ref{}
 				for r := cur; r != start; r = prev[r] {
 					path = append(path, r)
 				}
@@ -192,7 +192,7 @@ func shortestCycle(deps func(render.Ref) []render.Ref, members []render.Ref) []r
 
 // cycleAdvice names the edges of cycle that other (the commit compared with) lacks: the
 // ones the change adds, which are the ones to reconsider.
-func cycleAdvice(c, other *render.Cluster, cycle []render.Ref) string {
+func cycleAdvice(c, other *graph.Cluster, cycle []graph.Ref) string {
 	added := edgesOnlyIn(c, other, cycle)
 	if len(added) == 0 || len(added) == len(cycle) {
 		return "Remove one dependsOn edge of the cycle; a Kustomization should depend only on tiers that provide something it needs."
@@ -202,7 +202,7 @@ func cycleAdvice(c, other *render.Cluster, cycle []render.Ref) string {
 
 // resolvedCycleAdvice is the advice when cycle is at base only (c is the base): the change
 // breaks it, by removing the edges of cycle that the head (other) lacks.
-func resolvedCycleAdvice(c, other *render.Cluster, cycle []render.Ref) string {
+func resolvedCycleAdvice(c, other *graph.Cluster, cycle []graph.Ref) string {
 	removed := edgesOnlyIn(c, other, cycle)
 	if len(removed) == 0 {
 		return "Nothing to do: this change breaks the cycle."
@@ -212,7 +212,7 @@ func resolvedCycleAdvice(c, other *render.Cluster, cycle []render.Ref) string {
 
 // edgesOnlyIn lists the edges of cycle, as "from -> to (file:line)" in c, that other lacks
 // (a Kustomization other does not have lacks its edges); nil without other.
-func edgesOnlyIn(c, other *render.Cluster, cycle []render.Ref) []string {
+func edgesOnlyIn(c, other *graph.Cluster, cycle []graph.Ref) []string {
 	if other == nil {
 		return nil
 	}
@@ -228,7 +228,7 @@ func edgesOnlyIn(c, other *render.Cluster, cycle []render.Ref) []string {
 	return out
 }
 
-func hasDep(ks *render.Kustomization, to render.Ref) bool {
+func hasDep(ks *graph.Kustomization, to graph.Ref) bool {
 	for _, d := range ks.Spec.DependsOn {
 		if d == to {
 			return true

@@ -4,15 +4,16 @@ import (
 	"fmt"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // dependsOnNotFound reports dependsOn entries that name no Kustomization of the cluster:
 // KC checkDependencies fails with "dependency '<ns>/<name>' not found" and requeues forever.
 // When the graph is partial the dependency may live in the unrendered part: a warning then.
 // HelmRelease dependsOn entries are checked the same way (helmDependsOnNotFound).
-func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
+func dependsOnNotFound(c, other *graph.Cluster, _ *Env) []Finding {
 	sev := Error
-	if len(c.Partials()) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
+	if len(render.Partials(c)) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
 		sev = Warning
 	}
 	var out []Finding
@@ -25,7 +26,7 @@ func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
 			f := Finding{
 				Rule: "depends-on-not-found", Severity: sev, Cluster: c.Name, Kustomization: ref.String(),
 				Message: fmt.Sprintf("Kustomization %s dependsOn %s, which is not in the cluster: it will wait forever with 'dependency %s not found'.", ref, dep, dep),
-				File:    ks.File, Line: dependsOnLine(c, ks, dep.Name), refs: []render.Ref{ref}, key: dep.String(),
+				File:    ks.File, Line: dependsOnLine(c, ks, dep.Name), refs: []graph.Ref{ref}, key: dep.String(),
 			}
 			f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of %s, or point it at an existing Kustomization.", dep.Name, ref)
 			if ns, ok := otherNamespace(c, dep); ok {
@@ -42,7 +43,7 @@ func dependsOnNotFound(c, other *render.Cluster, _ *Env) []Finding {
 }
 
 // otherNamespace finds the namespace of the one Kustomization named like dep elsewhere.
-func otherNamespace(c *render.Cluster, dep render.Ref) (string, bool) {
+func otherNamespace(c *graph.Cluster, dep graph.Ref) (string, bool) {
 	found := ""
 	for _, ref := range c.Order {
 		if ref.Name == dep.Name && ref.Namespace != dep.Namespace {
@@ -57,7 +58,7 @@ func otherNamespace(c *render.Cluster, dep render.Ref) (string, bool) {
 
 // hasUnrenderedCharts reports a HelmRelease whose chart was not rendered (suspended ones
 // aside): the chart may apply the Kustomization or HelmRelease a dependsOn names.
-func hasUnrenderedCharts(c *render.Cluster) bool {
+func hasUnrenderedCharts(c *graph.Cluster) bool {
 	for _, ks := range c.Kustomizations {
 		for _, s := range ks.HelmReleaseSkipped {
 			if !s.Suspended {
@@ -68,7 +69,7 @@ func hasUnrenderedCharts(c *render.Cluster) bool {
 	return false
 }
 
-func hasBuildErrors(c *render.Cluster) bool {
+func hasBuildErrors(c *graph.Cluster) bool {
 	for _, ks := range c.Kustomizations {
 		if ks.Err != nil {
 			return true
@@ -79,18 +80,18 @@ func hasBuildErrors(c *render.Cluster) bool {
 
 // renamedTo finds, when dep exists in the other commit, the Kustomization of c with the
 // same spec.path: the likely new name of a renamed tier.
-func renamedTo(dep render.Ref, c, other *render.Cluster) (render.Ref, bool) {
+func renamedTo(dep graph.Ref, c, other *graph.Cluster) (graph.Ref, bool) {
 	if other == nil {
-		return render.Ref{}, false
+		return graph.Ref{}, false
 	}
 	old, ok := other.Kustomizations[dep]
 	if !ok {
-		return render.Ref{}, false
+		return graph.Ref{}, false
 	}
 	for _, ref := range c.Order {
 		if _, existed := other.Kustomizations[ref]; !existed && samePath(c.Kustomizations[ref].Spec.Path, old.Spec.Path) {
 			return ref, true
 		}
 	}
-	return render.Ref{}, false
+	return graph.Ref{}, false
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 func TestDependsOnNotFound(t *testing.T) {
@@ -104,7 +104,7 @@ func TestDependsOnNotFound(t *testing.T) {
 			}
 			c := renderTree(t, files)
 			checkBuilt(t, c, tc.broken...)
-			var other *render.Cluster
+			var other *graph.Cluster
 			if tc.other != nil {
 				other = renderTree(t, tc.other)
 				checkBuilt(t, other)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // destructivePrune reports objects of data-bearing or cascading kinds (Namespace, CRD,
@@ -14,12 +14,12 @@ import (
 // kind (flux-semantics.md §4). A chart's object is deleted by its release's upgrade
 // (helmDeletes); a volume whose reclaim policy is Retain keeps its data (retainedBy): a
 // notice.
-func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
+func destructivePrune(base, head *graph.Cluster, _ *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
 	}
 	var out []Finding
-	each(base, func(ks *render.Kustomization, o *render.Object) {
+	each(base, func(ks *graph.Kustomization, o *graph.Object) {
 		if !critical(o.ID) || len(applied(head, o.ID)) > 0 || base.Owners[o.ID][0] != o {
 			return
 		}
@@ -64,7 +64,7 @@ func destructivePrune(base, head *render.Cluster, _ *Env) []Finding {
 	return out
 }
 
-func consequence(id render.ObjectID) string {
+func consequence(id graph.ObjectID) string {
 	switch id.Kind {
 	case "Namespace":
 		return " and everything in Namespace " + id.Name + ", whoever owns it"
@@ -86,7 +86,7 @@ func consequence(id render.ObjectID) string {
 // failedParents lists the Kustomizations of head that fail while emitting Kustomizations
 // (or did at base, which their PriorSpec children show), in build order: the head specs of
 // their children are not applied.
-func failedParents(head *render.Cluster) []string {
+func failedParents(head *graph.Cluster) []string {
 	var out []string
 	for _, ref := range head.Order {
 		if ks := head.Kustomizations[ref]; ks.Err != nil && emitsKustomizations(head, ks) {
@@ -98,7 +98,7 @@ func failedParents(head *render.Cluster) []string {
 
 // emitsKustomizations reports whether ks emits Flux Kustomizations at head, or keeps ones
 // it emitted at base (PriorSpec children).
-func emitsKustomizations(head *render.Cluster, ks *render.Kustomization) bool {
+func emitsKustomizations(head *graph.Cluster, ks *graph.Kustomization) bool {
 	for _, o := range ks.Objects {
 		if isFluxKustomization(o.ID) {
 			return true
@@ -115,13 +115,13 @@ func emitsKustomizations(head *render.Cluster, ks *render.Kustomization) bool {
 // resourceSetKept reports whether flux-operator's garbage collection leaves the object a
 // ResourceSet rendered: ResourceSetReconciler.apply deletes every stale object except those
 // annotated fluxcd.controlplane.io/prune: disabled, whatever the Kustomization's prune.
-func resourceSetKept(o *render.Object) bool {
+func resourceSetKept(o *graph.Object) bool {
 	return o.Body.GetAnnotations()["fluxcd.controlplane.io/prune"] == "disabled"
 }
 
 // resourceSetUnknown reports whether the ResourceSet that rendered o is not rendered at
 // head (its inputs need a live service): what it applies there is unknown, not gone.
-func resourceSetUnknown(o *render.Object, owner render.Ref, head *render.Cluster) bool {
+func resourceSetUnknown(o *graph.Object, owner graph.Ref, head *graph.Cluster) bool {
 	h := head.Kustomizations[owner]
 	if h == nil {
 		return false

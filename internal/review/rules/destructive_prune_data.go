@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // dataBearingKinds are custom resources ("group/Kind") that hold a database or a storage
@@ -30,7 +30,7 @@ var dataBearingKinds = map[string]bool{
 // to such a volume of the graph or of a StorageClass of the graph whose reclaimPolicy is
 // Retain: the volume's data stays on its backing storage (Kubernetes "Reclaiming",
 // persistent-volumes docs).
-func retainedBy(o *render.Object, c *render.Cluster) string {
+func retainedBy(o *graph.Object, c *graph.Cluster) string {
 	if o.ID.Group != "" {
 		return ""
 	}
@@ -41,14 +41,14 @@ func retainedBy(o *render.Object, c *render.Cluster) string {
 		}
 	case "PersistentVolumeClaim":
 		if pv := bodyString(o.Body, "spec", "volumeName"); pv != "" {
-			for _, v := range c.Owners[render.ObjectID{Kind: "PersistentVolume", Name: pv}] {
+			for _, v := range c.Owners[graph.ObjectID{Kind: "PersistentVolume", Name: pv}] {
 				if bodyString(v.Body, "spec", "persistentVolumeReclaimPolicy") == "Retain" {
 					return fmt.Sprintf("its volume %s has reclaim policy Retain, so the data stays (the volume is released, not deleted)", pv)
 				}
 			}
 		}
 		if sc := bodyString(o.Body, "spec", "storageClassName"); sc != "" {
-			for _, s := range c.Owners[render.ObjectID{Group: "storage.k8s.io", Kind: "StorageClass", Name: sc}] {
+			for _, s := range c.Owners[graph.ObjectID{Group: "storage.k8s.io", Kind: "StorageClass", Name: sc}] {
 				if bodyString(s.Body, "reclaimPolicy") == "Retain" {
 					return fmt.Sprintf("its StorageClass %s has reclaimPolicy Retain, so the data stays (the volume is released, not deleted)", sc)
 				}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // literalOutsideDocs keeps the ${VAR} expressions of o.Literal that appear outside
@@ -14,7 +14,7 @@ import (
 // `description` or ends in `/description`. A ${VAR} shipped literally there is harmless;
 // when substitution runs, Flux's envsubst rewrites these fields too (undefined-variable
 // still applies).
-func literalOutsideDocs(o *render.Object) []string {
+func literalOutsideDocs(o *graph.Object) []string {
 	if len(o.Literal) == 0 || o.Body == nil {
 		return o.Literal
 	}
@@ -61,7 +61,7 @@ func mark(found map[string]bool, literal []string, s string) {
 
 // documentation reports whether the field at path (map keys, "[]" for list items) of an
 // object id is documentation text (see literalOutsideDocs).
-func documentation(id render.ObjectID, path []string) bool {
+func documentation(id graph.ObjectID, path []string) bool {
 	at := func(p ...string) bool { return slices.Equal(path, p) }
 	if id.Group == "apiextensions.k8s.io" && id.Kind == "CustomResourceDefinition" &&
 		(at("spec", "versions", "[]", "schema") || at("spec", "validation")) {

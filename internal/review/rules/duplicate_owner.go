@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // duplicateOwner reports objects that two Kustomizations emit: each apply takes ownership
@@ -14,7 +14,7 @@ import (
 // (internal/controller/resourceset_controller.go ResourceSetReconciler.apply); the finding
 // on the ResourceSet is the one conflict. A chart's objects count as their HelmRelease's
 // (chartDuplicate).
-func duplicateOwner(c, _ *render.Cluster, _ *Env) []Finding {
+func duplicateOwner(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {

@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // chartDuplicate reports o, a second owner of first's identity where either comes from a
@@ -13,7 +13,7 @@ import (
 // collection or a release's upgrade or uninstall deletes it from under the other. A CRD
 // of a chart's crds/ under the Create or Skip policy is no second owner: helm-controller
 // skips a CRD that exists and never updates it (internal/action/crds.go applyCRDs).
-func chartDuplicate(c *render.Cluster, first, o *render.Object) (Finding, bool) {
+func chartDuplicate(c *graph.Cluster, first, o *graph.Object) (Finding, bool) {
 	if crdSkippedByHelm(c, first) || crdSkippedByHelm(c, o) {
 		return Finding{}, false
 	}
@@ -30,7 +30,7 @@ func chartDuplicate(c *render.Cluster, first, o *render.Object) (Finding, bool) 
 }
 
 // origin shows where o comes from: "apps/cm.yaml:2", or "chart template app/templates/cm.yaml".
-func origin(o *render.Object) string {
+func origin(o *graph.Object) string {
 	if o.HelmRelease != "" {
 		return "chart template " + o.Template
 	}
@@ -38,7 +38,7 @@ func origin(o *render.Object) string {
 }
 
 // source is where to remove o.
-func source(o *render.Object) string {
+func source(o *graph.Object) string {
 	if o.HelmRelease != "" {
 		return fmt.Sprintf("the chart of HelmRelease %s (template %s, or disable it in the values at %s:%d)", o.HelmRelease, o.Template, o.File, o.Line)
 	}
@@ -47,7 +47,7 @@ func source(o *render.Object) string {
 
 // crdSkippedByHelm reports whether o is a CRD of a chart's crds/ that its HelmRelease
 // does not replace (spec.install.crds and spec.upgrade.crds both other than CreateReplace).
-func crdSkippedByHelm(c *render.Cluster, o *render.Object) bool {
+func crdSkippedByHelm(c *graph.Cluster, o *graph.Object) bool {
 	if o.HelmRelease == "" || !crdsFile(o.Template) {
 		return false
 	}

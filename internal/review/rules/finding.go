@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Severity orders findings; --fail-on is a comparison against it.
@@ -62,16 +62,16 @@ const (
 
 // Finding is one rule's verdict on one object or Kustomization.
 type Finding struct {
-	Rule          string           `json:"rule"`
-	Severity      Severity         `json:"severity"`
-	Status        Status           `json:"status"`
-	Cluster       string           `json:"cluster"`
-	Object        *render.ObjectID `json:"object,omitempty"`
-	Kustomization string           `json:"kustomization,omitempty"`
-	Message       string           `json:"message"`
-	Suggestion    string           `json:"suggestion"`
-	File          string           `json:"file,omitempty"`
-	Line          int              `json:"line,omitempty"`
+	Rule          string          `json:"rule"`
+	Severity      Severity        `json:"severity"`
+	Status        Status          `json:"status"`
+	Cluster       string          `json:"cluster"`
+	Object        *graph.ObjectID `json:"object,omitempty"`
+	Kustomization string          `json:"kustomization,omitempty"`
+	Message       string          `json:"message"`
+	Suggestion    string          `json:"suggestion"`
+	File          string          `json:"file,omitempty"`
+	Line          int             `json:"line,omitempty"`
 	// Details is the whole error chain that Message shortens to one sentence (kustomize's,
 	// for a render-error); empty when Message is all there is.
 	Details string `json:"details,omitempty"`
@@ -83,7 +83,7 @@ type Finding struct {
 	Clusters []string `json:"clusters,omitempty"`
 	// refs are the Kustomizations the finding is about, besides its object: the subject of
 	// a finding about a Kustomization, the provider an edge leads to, a cycle's members.
-	refs []render.Ref
+	refs []graph.Ref
 	// key is any other detail that tells findings of one rule apart (a variable name).
 	key string
 	// resolvedAdvice replaces Suggestion when the finding is resolved (found at base only).
@@ -107,7 +107,7 @@ func (f Finding) Key() string { return f.KeyAs(nil) }
 
 // KeyAs is Key with the Kustomizations the finding is about written as alias names them
 // (a base Kustomization under its head name when the change renames it; see Renames).
-func (f Finding) KeyAs(alias map[render.Ref]render.Ref) string {
+func (f Finding) KeyAs(alias map[graph.Ref]graph.Ref) string {
 	obj := ""
 	if f.Object != nil {
 		obj = f.Object.String()
@@ -138,13 +138,13 @@ type Env struct {
 	// "helmfile.yaml:12: release cilium: …"): missing-crd is then unknown, a notice.
 	UnknownCRDs []string
 
-	views map[*render.Cluster]*view
+	views map[*graph.Cluster]*view
 }
 
 // view returns the relations of c, computed once for all rules of a review.
-func (e *Env) view(c *render.Cluster) *view {
+func (e *Env) view(c *graph.Cluster) *view {
 	if e.views == nil {
-		e.views = map[*render.Cluster]*view{}
+		e.views = map[*graph.Cluster]*view{}
 	}
 	if v, ok := e.views[c]; ok {
 		return v
@@ -157,13 +157,13 @@ func (e *Env) view(c *render.Cluster) *view {
 // StateRule judges one cluster graph; other is the same cluster at the other commit (may be nil).
 type StateRule struct {
 	ID    string
-	Check func(c, other *render.Cluster, env *Env) []Finding
+	Check func(c, other *graph.Cluster, env *Env) []Finding
 }
 
 // ChangeRule judges the change of one cluster from base to head.
 type ChangeRule struct {
 	ID    string
-	Check func(base, head *render.Cluster, env *Env) []Finding
+	Check func(base, head *graph.Cluster, env *Env) []Finding
 }
 
 // State lists the state rules in report order.
@@ -211,7 +211,7 @@ func IDs() []string {
 	return ids
 }
 
-func objectFinding(rule string, sev Severity, cluster string, o *render.Object, ks render.Ref) Finding {
+func objectFinding(rule string, sev Severity, cluster string, o *graph.Object, ks graph.Ref) Finding {
 	id := o.ID
 	return Finding{Rule: rule, Severity: sev, Cluster: cluster, Object: &id, Kustomization: ks.String(), File: o.File, Line: o.Line}
 }

@@ -5,43 +5,43 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // view is a cluster graph with the relations rules reason about, computed once.
 type view struct {
-	c *render.Cluster
+	c *graph.Cluster
 	// crdOwners maps "group/Kind" to the Kustomizations that ship its CRD.
-	crdOwners map[string][]render.Ref
+	crdOwners map[string][]graph.Ref
 	// crdScope maps "group/Kind" to "Namespaced" or "Cluster" for CRDs in the graph.
 	crdScope map[string]string
 	// reach is the dependsOn relation, after dependsOn and parents (see appliesAfter).
 	reach, after *reachability
 	// secretWriters maps a Secret to the Kustomizations whose objects write it at runtime;
 	// built on first use.
-	secretWriters map[render.ObjectID][]render.Ref
+	secretWriters map[graph.ObjectID][]graph.Ref
 	// chartCRDs maps "group/Kind" to the HelmRelease whose rendered chart ships its CRD:
 	// helm-controller applies it when it installs the release, at runtime, so rules read it
 	// as the catalog's chart entries (and prefer it to them).
 	chartCRDs map[string]RuntimeKind
 	// rendered holds the HelmReleases whose charts rendered: the catalog's chart entries
 	// stand only for the others.
-	rendered map[render.ObjectID]bool
+	rendered map[graph.ObjectID]bool
 	// triggerRefs memoizes triggerOwners by trigger and chart.
-	triggerRefs map[string][]render.Ref
+	triggerRefs map[string][]graph.Ref
 	// flux is what the cluster's Flux installation serves; built on first use.
 	flux *installation
 }
 
-func newView(c *render.Cluster) *view {
-	v := &view{c: c, crdOwners: map[string][]render.Ref{}, crdScope: map[string]string{}, chartCRDs: map[string]RuntimeKind{}}
-	v.reach = newReachability(func(r render.Ref) []render.Ref {
+func newView(c *graph.Cluster) *view {
+	v := &view{c: c, crdOwners: map[string][]graph.Ref{}, crdScope: map[string]string{}, chartCRDs: map[string]RuntimeKind{}}
+	v.reach = newReachability(func(r graph.Ref) []graph.Ref {
 		if ks := c.Kustomizations[r]; ks != nil {
 			return ks.Spec.DependsOn
 		}
 		return nil
 	})
-	v.after = newReachability(func(r render.Ref) []render.Ref {
+	v.after = newReachability(func(r graph.Ref) []graph.Ref {
 		ks := c.Kustomizations[r]
 		if ks == nil {
 			return nil
@@ -49,9 +49,9 @@ func newView(c *render.Cluster) *view {
 		if ks.Parent == nil {
 			return ks.Spec.DependsOn
 		}
-		return append(append([]render.Ref(nil), ks.Spec.DependsOn...), *ks.Parent)
+		return append(append([]graph.Ref(nil), ks.Spec.DependsOn...), *ks.Parent)
 	})
-	v.rendered = map[render.ObjectID]bool{}
+	v.rendered = map[graph.ObjectID]bool{}
 	for _, ref := range c.Order {
 		for _, r := range c.Kustomizations[ref].Releases {
 			v.rendered[r.HelmRelease] = true
@@ -79,9 +79,9 @@ func newView(c *render.Cluster) *view {
 }
 
 // releaseChart names the chart of HelmRelease hr ("namespace/name") of Kustomization ref.
-func (v *view) releaseChart(ref render.Ref, hr string) string {
+func (v *view) releaseChart(ref graph.Ref, hr string) string {
 	ns, name, _ := strings.Cut(hr, "/")
-	for _, o := range v.c.Owners[render.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: ns, Name: name}] {
+	for _, o := range v.c.Owners[graph.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: ns, Name: name}] {
 		if o.Owner == ref {
 			return v.chartOf(o)
 		}
@@ -99,8 +99,8 @@ func (v *view) runtimeKind(env *Env, gk string) (RuntimeKind, bool) {
 }
 
 // owners returns the Kustomizations that emit id, in build order.
-func (v *view) owners(id render.ObjectID) []render.Ref {
-	var out []render.Ref
+func (v *view) owners(id graph.ObjectID) []graph.Ref {
+	var out []graph.Ref
 	for _, o := range v.c.Owners[id] {
 		out = append(out, o.Owner)
 	}
@@ -109,20 +109,20 @@ func (v *view) owners(id render.ObjectID) []render.Ref {
 
 // dependsOnPath reports whether from reaches to through spec.dependsOn, transitively
 // (KC checkDependencies: from waits until to is Ready at the same revision).
-func (v *view) dependsOnPath(from, to render.Ref) bool {
+func (v *view) dependsOnPath(from, to graph.Ref) bool {
 	return v.reach.reaches(from, to)
 }
 
 // appliesAfter reports whether, on a cold cluster, from is applied only after to has
 // applied: through dependsOn edges and through parents (a Kustomization exists only once
 // its parent has applied it, after the parent's own dependencies are ready).
-func (v *view) appliesAfter(from, to render.Ref) bool {
+func (v *view) appliesAfter(from, to graph.Ref) bool {
 	return from == to || v.after.reaches(from, to)
 }
 
 // ancestor reports whether a is a parent, grandparent... of b.
-func (v *view) ancestor(a, b render.Ref) bool {
-	seen := map[render.Ref]bool{}
+func (v *view) ancestor(a, b graph.Ref) bool {
+	seen := map[graph.Ref]bool{}
 	for ks := v.c.Kustomizations[b]; ks != nil && ks.Parent != nil && !seen[*ks.Parent]; ks = v.c.Kustomizations[*ks.Parent] {
 		if *ks.Parent == a {
 			return true
@@ -133,7 +133,7 @@ func (v *view) ancestor(a, b render.Ref) bool {
 }
 
 // each calls fn for every object of every built Kustomization, in build order.
-func each(c *render.Cluster, fn func(ks *render.Kustomization, o *render.Object)) {
+func each(c *graph.Cluster, fn func(ks *graph.Kustomization, o *graph.Object)) {
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		for _, o := range ks.Objects {
@@ -144,13 +144,13 @@ func each(c *render.Cluster, fn func(ks *render.Kustomization, o *render.Object)
 
 // complete reports whether ks rendered fully, so that an object missing from it is
 // really gone (not hidden by a build error or an unmapped source).
-func complete(ks *render.Kustomization) bool {
+func complete(ks *graph.Kustomization) bool {
 	return ks != nil && ks.NotReviewed() == "" && ks.Err == nil
 }
 
 // annotated reports whether the object carries key=value as a label or annotation,
 // value compared case-insensitively (fluxcd/pkg ssa utils.AnyInMetadata).
-func annotated(o *render.Object, key, value string) bool {
+func annotated(o *graph.Object, key, value string) bool {
 	for _, m := range []map[string]string{o.Body.GetLabels(), o.Body.GetAnnotations()} {
 		if v, ok := m[key]; ok && strings.EqualFold(v, value) {
 			return true

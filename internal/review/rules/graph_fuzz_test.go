@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // maxFuzzKustomizations keeps the quadratic reference checks fast.
@@ -72,8 +72,8 @@ func FuzzDependsOnGraph(f *testing.F) {
 
 // fuzzCluster reads the line format of FuzzDependsOnGraph; a Kustomization named twice
 // keeps its first line, as render keeps the first emitter.
-func fuzzCluster(spec string) *render.Cluster {
-	c := &render.Cluster{Name: "fuzz", Kustomizations: map[render.Ref]*render.Kustomization{}}
+func fuzzCluster(spec string) *graph.Cluster {
+	c := &graph.Cluster{Name: "fuzz", Kustomizations: map[graph.Ref]*graph.Kustomization{}}
 	for i, line := range strings.Split(spec, "\n") {
 		if len(c.Order) == maxFuzzKustomizations {
 			break
@@ -84,7 +84,7 @@ func fuzzCluster(spec string) *render.Cluster {
 		if _, dup := c.Kustomizations[ref]; dup {
 			continue
 		}
-		ks := &render.Kustomization{Ref: ref, File: "clusters/fuzz.yaml", Line: i + 1}
+		ks := &graph.Kustomization{Ref: ref, File: "clusters/fuzz.yaml", Line: i + 1}
 		if hasParent {
 			p := fuzzRef(parent, ref.Namespace)
 			ks.Parent = &p
@@ -98,23 +98,23 @@ func fuzzCluster(spec string) *render.Cluster {
 	return c
 }
 
-func fuzzRef(s, defaultNS string) render.Ref {
+func fuzzRef(s, defaultNS string) graph.Ref {
 	s = strings.TrimSpace(s)
 	if ns, name, ok := strings.Cut(s, "/"); ok {
-		return render.Ref{Namespace: ns, Name: name}
+		return graph.Ref{Namespace: ns, Name: name}
 	}
-	return render.Ref{Namespace: defaultNS, Name: s}
+	return graph.Ref{Namespace: defaultNS, Name: s}
 }
 
 // checkCycles compares the components cycles returns with a reference computed from refReach.
-func checkCycles(t *testing.T, c *render.Cluster, comps []component) {
+func checkCycles(t *testing.T, c *graph.Cluster, comps []component) {
 	t.Helper()
-	inComp := map[render.Ref]int{}
+	inComp := map[graph.Ref]int{}
 	for i, comp := range comps {
 		if len(comp.cycle) == 0 || len(comp.members) == 0 || comp.cycle[0] != comp.members[0] {
 			t.Fatalf("component %d: cycle %v does not start at the smallest of members %v", i, comp.cycle, comp.members)
 		}
-		if !slices.IsSortedFunc(comp.members, func(a, b render.Ref) int { return strings.Compare(a.String(), b.String()) }) {
+		if !slices.IsSortedFunc(comp.members, func(a, b graph.Ref) int { return strings.Compare(a.String(), b.String()) }) {
 			t.Errorf("component %d: members %v are not sorted", i, comp.members)
 		}
 		for j, from := range comp.cycle {
@@ -146,13 +146,13 @@ func checkCycles(t *testing.T, c *render.Cluster, comps []component) {
 		if !reported {
 			continue
 		}
-		var want []render.Ref
+		var want []graph.Ref
 		for _, o := range c.Order {
 			if refReachKnown(c, r, o) && refReachKnown(c, o, r) {
 				want = append(want, o)
 			}
 		}
-		slices.SortFunc(want, func(a, b render.Ref) int { return strings.Compare(a.String(), b.String()) })
+		slices.SortFunc(want, func(a, b graph.Ref) int { return strings.Compare(a.String(), b.String()) })
 		if !slices.Equal(want, comps[i].members) {
 			t.Errorf("component of %s = %v, reference %v", r, comps[i].members, want)
 		}
@@ -162,8 +162,8 @@ func checkCycles(t *testing.T, c *render.Cluster, comps []component) {
 // refReach is a breadth-first search from `from` (excluded unless on a cycle) along dependsOn
 // and, with parents, parent edges; a Kustomization absent from the cluster is reached but has
 // no edges.
-func refReach(c *render.Cluster, from, to render.Ref, parents bool) bool {
-	next := func(r render.Ref) []render.Ref {
+func refReach(c *graph.Cluster, from, to graph.Ref, parents bool) bool {
+	next := func(r graph.Ref) []graph.Ref {
 		ks := c.Kustomizations[r]
 		if ks == nil {
 			return nil
@@ -174,7 +174,7 @@ func refReach(c *render.Cluster, from, to render.Ref, parents bool) bool {
 		}
 		return out
 	}
-	seen := map[render.Ref]bool{}
+	seen := map[graph.Ref]bool{}
 	queue := next(from)
 	for len(queue) > 0 {
 		r := queue[0]
@@ -191,9 +191,9 @@ func refReach(c *render.Cluster, from, to render.Ref, parents bool) bool {
 }
 
 // refReachKnown is refReach over dependsOn edges between Kustomizations of the cluster only.
-func refReachKnown(c *render.Cluster, from, to render.Ref) bool {
-	seen := map[render.Ref]bool{}
-	queue := []render.Ref{from}
+func refReachKnown(c *graph.Cluster, from, to graph.Ref) bool {
+	seen := map[graph.Ref]bool{}
+	queue := []graph.Ref{from}
 	for len(queue) > 0 {
 		r := queue[0]
 		queue = queue[1:]
@@ -214,9 +214,9 @@ func refReachKnown(c *render.Cluster, from, to render.Ref) bool {
 }
 
 // refShortestCycle is the number of edges of the shortest dependsOn cycle through start.
-func refShortestCycle(c *render.Cluster, start render.Ref) int {
-	dist := map[render.Ref]int{start: 0}
-	queue := []render.Ref{start}
+func refShortestCycle(c *graph.Cluster, start graph.Ref) int {
+	dist := map[graph.Ref]int{start: 0}
+	queue := []graph.Ref{start}
 	for len(queue) > 0 {
 		r := queue[0]
 		queue = queue[1:]
@@ -234,8 +234,8 @@ func refShortestCycle(c *render.Cluster, start render.Ref) int {
 }
 
 // refAncestor walks b's parent chain, stopping when it repeats.
-func refAncestor(c *render.Cluster, a, b render.Ref) bool {
-	seen := map[render.Ref]bool{b: true}
+func refAncestor(c *graph.Cluster, a, b graph.Ref) bool {
+	seen := map[graph.Ref]bool{b: true}
 	for ks := c.Kustomizations[b]; ks != nil && ks.Parent != nil; ks = c.Kustomizations[*ks.Parent] {
 		if *ks.Parent == a {
 			return true
@@ -299,7 +299,7 @@ func graphSeed(dir string) string {
 func TestDependsOnPathKeepsGraph(t *testing.T) {
 	c := fuzzCluster("a: b x\nb: c\nc: a")
 	v := (&Env{}).view(c)
-	if !v.dependsOnPath(render.Ref{Namespace: "flux-system", Name: "a"}, render.Ref{Namespace: "flux-system", Name: "c"}) {
+	if !v.dependsOnPath(graph.Ref{Namespace: "flux-system", Name: "a"}, graph.Ref{Namespace: "flux-system", Name: "c"}) {
 		t.Errorf("a has no dependsOn path to c")
 	}
 	want := fuzzCluster("a: b x\nb: c\nc: a")

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // dependsOnPath walks spec.dependsOn; it must not write into it. A dependsOn slice with
@@ -17,14 +17,14 @@ func TestDependsOnPathLeavesSpecAlone(t *testing.T) {
 		tierFile("mid"):   tier("mid", "./mid", true, dependsOn("infra")...),
 		tierFile("infra"): tier("infra", "./infra", true),
 	})
-	ref := func(name string) render.Ref { return render.Ref{Namespace: "flux-system", Name: name} }
+	ref := func(name string) graph.Ref { return graph.Ref{Namespace: "flux-system", Name: name} }
 	apps := c.Kustomizations[ref("apps")]
-	apps.Spec.DependsOn = append(make([]render.Ref, 0, 4), apps.Spec.DependsOn...)
+	apps.Spec.DependsOn = append(make([]graph.Ref, 0, 4), apps.Spec.DependsOn...)
 	v := newView(c)
 	if !v.dependsOnPath(ref("apps"), ref("infra")) {
 		t.Fatal("apps has no dependsOn path to infra")
 	}
-	if d := cmp.Diff([]render.Ref{ref("mid")}, apps.Spec.DependsOn); d != "" {
+	if d := cmp.Diff([]graph.Ref{ref("mid")}, apps.Spec.DependsOn); d != "" {
 		t.Errorf("apps spec.dependsOn after the walk (-want +got):\n%s", d)
 	}
 }

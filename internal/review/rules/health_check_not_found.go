@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // healthCheckNotFound reports spec.healthChecks entries that name an object nothing in the
@@ -21,7 +21,7 @@ import (
 // healthCheckExprs name a kind, not an object (cel.NewStatusReader): nothing to find there.
 // When part of the cluster is not rendered (unknownProducersIn: a HelmRelease only when
 // its release namespace is the entry's) the object may come from it: a notice saying so.
-func healthCheckNotFound(c, _ *render.Cluster, env *Env) []Finding {
+func healthCheckNotFound(c, _ *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
@@ -36,7 +36,7 @@ func healthCheckNotFound(c, _ *render.Cluster, env *Env) []Finding {
 			}
 			unknown := capList(unknownProducersIn(c, id.Namespace), 3)
 			f := Finding{Rule: "health-check-not-found", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
-				File: ks.File, Line: healthCheckLine(c, ks, hc.Name), refs: []render.Ref{ref}, key: id.String()}
+				File: ks.File, Line: healthCheckLine(c, ks, hc.Name), refs: []graph.Ref{ref}, key: id.String()}
 			hint, fix := v.healthCheckHint(id, env)
 			waiting := ""
 			if deps := v.dependents(ref); len(deps) > 0 {
@@ -64,16 +64,16 @@ func healthCheckNotFound(c, _ *render.Cluster, env *Env) []Finding {
 
 // healthCheckID is the object a healthChecks entry names, as ReferenceToObjMetadataSet
 // reads it; false when its apiVersion does not parse (checkHealth then fails with that error).
-func healthCheckID(hc render.HealthCheck) (render.ObjectID, bool) {
+func healthCheckID(hc graph.HealthCheck) (graph.ObjectID, bool) {
 	apiVersion := hc.APIVersion
 	if apiVersion == "" {
 		apiVersion = "apps/v1" // v1beta1 compatibility, kept by the controller
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		return render.ObjectID{}, false
+		return graph.ObjectID{}, false
 	}
-	return render.ObjectID{Group: gv.Group, Kind: hc.Kind, Namespace: hc.Namespace, Name: hc.Name}, true
+	return graph.ObjectID{Group: gv.Group, Kind: hc.Kind, Namespace: hc.Namespace, Name: hc.Name}, true
 }
 
 // fluxControllers are the Deployments of a Flux installation in its namespace: they exist
@@ -84,17 +84,17 @@ var fluxControllers = map[string]bool{"source-controller": true, "kustomize-cont
 // exists reports whether the cluster has id: an object of a build or a rendered chart, a
 // Kustomization of the graph (the root made by flux-operator included), the root's source,
 // or a Flux controller.
-func (v *view) exists(id render.ObjectID) bool {
+func (v *view) exists(id graph.ObjectID) bool {
 	if len(v.c.Owners[id]) > 0 {
 		return true
 	}
 	switch {
 	case id.Group == "kustomize.toolkit.fluxcd.io" && id.Kind == "Kustomization":
-		_, ok := v.c.Kustomizations[render.Ref{Namespace: id.Namespace, Name: id.Name}]
+		_, ok := v.c.Kustomizations[graph.Ref{Namespace: id.Namespace, Name: id.Name}]
 		return ok
 	case id.Group == "source.toolkit.fluxcd.io":
 		root := v.c.Kustomizations[v.c.Root]
-		return root != nil && root.Spec.SourceRef == render.SourceRef{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}
+		return root != nil && root.Spec.SourceRef == graph.SourceRef{Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}
 	case id.Group == "apps" && id.Kind == "Deployment":
 		return id.Namespace == v.c.Root.Namespace && fluxControllers[id.Name]
 	}
@@ -103,14 +103,14 @@ func (v *view) exists(id render.ObjectID) bool {
 
 // healthCheckHint explains a near miss (an entry without the namespace the object has,
 // swapped name and namespace, another API group) and how to fix it; "" for none.
-func (v *view) healthCheckHint(id render.ObjectID, env *Env) (hint, fix string) {
+func (v *view) healthCheckHint(id graph.ObjectID, env *Env) (hint, fix string) {
 	swapped := id
 	swapped.Namespace, swapped.Name = id.Name, id.Namespace
 	if id.Namespace != "" && v.exists(swapped) {
 		return fmt.Sprintf(" %s exists: the entry has name and namespace swapped.", swapped),
 			fmt.Sprintf(" Write `name: %s` and `namespace: %s`.", id.Namespace, id.Name)
 	}
-	var sameName, otherGroup []render.ObjectID
+	var sameName, otherGroup []graph.ObjectID
 	for oid := range v.c.Owners {
 		if oid.Name != id.Name || oid.Kind != id.Kind {
 			continue
@@ -141,7 +141,7 @@ func (v *view) healthCheckHint(id render.ObjectID, env *Env) (hint, fix string) 
 }
 
 // dependents lists the Kustomizations with a dependsOn path to ref, in build order.
-func (v *view) dependents(ref render.Ref) []string {
+func (v *view) dependents(ref graph.Ref) []string {
 	var out []string
 	for _, r := range v.c.Order {
 		if r != ref && v.dependsOnPath(r, ref) {
@@ -154,7 +154,7 @@ func (v *view) dependents(ref render.Ref) []string {
 var healthChecksKey = regexp.MustCompile(`^\s*healthChecks:`)
 
 // healthCheckLine locates the entry naming name in ks's healthChecks list.
-func healthCheckLine(c *render.Cluster, ks *render.Kustomization, name string) int {
+func healthCheckLine(c *graph.Cluster, ks *graph.Kustomization, name string) int {
 	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + literal(name) + `["']?\s*(#.*)?$`)
 	return lineAfter(c, ks.File, ks.Line, healthChecksKey, entry)
 }

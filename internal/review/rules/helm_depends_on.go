@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // helmDependsOnNotFound reports HelmRelease dependsOn entries that name no HelmRelease of
@@ -14,9 +14,9 @@ import (
 // defaulting to the dependent's own; when it is missing the dependent is never installed
 // or upgraded and is requeued every --requeue-dependency interval, forever. It looks up
 // HelmReleases only: a Kustomization of that name never matches (ionfury/homelab#272).
-func helmDependsOnNotFound(c *render.Cluster, sev Severity) []Finding {
+func helmDependsOnNotFound(c *graph.Cluster, sev Severity) []Finding {
 	hrs := helmReleases(c)
-	exists := map[render.Ref]bool{}
+	exists := map[graph.Ref]bool{}
 	for _, h := range hrs {
 		exists[h.ref] = true
 	}
@@ -65,18 +65,18 @@ func helmDependsOnNotFound(c *render.Cluster, sev Severity) []Finding {
 
 // kustomizationNamed finds the Kustomization dep names: the same namespace/name, else the
 // one Kustomization of that name.
-func kustomizationNamed(c *render.Cluster, dep render.Ref) (render.Ref, bool) {
+func kustomizationNamed(c *graph.Cluster, dep graph.Ref) (graph.Ref, bool) {
 	if _, ok := c.Kustomizations[dep]; ok {
 		return dep, true
 	}
 	if ns, ok := otherNamespace(c, dep); ok {
-		return render.Ref{Namespace: ns, Name: dep.Name}, true
+		return graph.Ref{Namespace: ns, Name: dep.Name}, true
 	}
-	return render.Ref{}, false
+	return graph.Ref{}, false
 }
 
 // otherReleaseNamespace finds the namespace of the one HelmRelease named like dep elsewhere.
-func otherReleaseNamespace(hrs []hrNode, dep render.Ref) (string, bool) {
+func otherReleaseNamespace(hrs []hrNode, dep graph.Ref) (string, bool) {
 	found := ""
 	for _, h := range hrs {
 		if h.ref.Name == dep.Name && h.ref.Namespace != dep.Namespace {
@@ -92,16 +92,16 @@ func otherReleaseNamespace(hrs []hrNode, dep render.Ref) (string, bool) {
 // helmDependsOnCycles reports each strongly connected set of HelmRelease dependsOn edges:
 // checkDependencies requires every dependency to be Ready first, so no member is ever
 // installed or upgraded. Suspended HelmReleases are left out: they check nothing.
-func helmDependsOnCycles(c *render.Cluster) []Finding {
-	byRef := map[render.Ref]hrNode{}
-	var nodes []render.Ref
+func helmDependsOnCycles(c *graph.Cluster) []Finding {
+	byRef := map[graph.Ref]hrNode{}
+	var nodes []graph.Ref
 	for _, h := range helmReleases(c) {
 		if !h.suspended() {
 			byRef[h.ref] = h
 			nodes = append(nodes, h.ref)
 		}
 	}
-	deps := func(r render.Ref) []render.Ref { return byRef[r].dependsOn() }
+	deps := func(r graph.Ref) []graph.Ref { return byRef[r].dependsOn() }
 	var out []Finding
 	for _, scc := range cyclesOf(nodes, deps) {
 		names := make([]string, len(scc.cycle))

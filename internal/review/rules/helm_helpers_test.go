@@ -3,7 +3,7 @@ package rules
 import (
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // chart returns the files of in-repo chart charts/<name> (version 0.1.0) with the given
@@ -35,6 +35,6 @@ func withAnnotation(m, key, value string) string {
 	return m[:j] + "  annotations:\n    " + key + ": " + value + "\n" + m[j:]
 }
 
-func cmID(namespace, name string) render.ObjectID {
-	return render.ObjectID{Kind: "ConfigMap", Namespace: namespace, Name: name}
+func cmID(namespace, name string) graph.ObjectID {
+	return graph.ObjectID{Kind: "ConfigMap", Namespace: namespace, Name: name}
 }

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // helmReleaseNeeds reports a HelmRelease whose rendered objects are of a kind whose CRD
@@ -18,7 +18,7 @@ import (
 // or the dependent's Kustomization applying after the provider's, which waits for its
 // HelmReleases (wait: true or a HelmRelease healthCheck). One finding per pair, on the
 // dependent's line, naming the kinds.
-func helmReleaseNeeds(c *render.Cluster, env *Env) []Finding {
+func helmReleaseNeeds(c *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	hrs := helmReleases(c)
 	byName := map[string]hrNode{}
@@ -29,7 +29,7 @@ func helmReleaseNeeds(c *render.Cluster, env *Env) []Finding {
 	kinds := map[pair][]string{}
 	charts := map[pair]string{}
 	var pairs []pair
-	each(c, func(ks *render.Kustomization, o *render.Object) {
+	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		if o.HelmRelease == "" || builtin(o.ID.Group, o.ID.Kind) || env.Catalog.Preinstalled(o.ID.Group) {
 			return
 		}
@@ -73,9 +73,9 @@ func helmReleaseNeeds(c *render.Cluster, env *Env) []Finding {
 }
 
 // helmDependsOnPath reports whether from reaches to through HelmRelease dependsOn edges.
-func helmDependsOnPath(byName map[string]hrNode, from, to render.Ref) bool {
-	seen := map[render.Ref]bool{}
-	stack := []render.Ref{from}
+func helmDependsOnPath(byName map[string]hrNode, from, to graph.Ref) bool {
+	seen := map[graph.Ref]bool{}
+	stack := []graph.Ref{from}
 	for len(stack) > 0 {
 		r := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -98,12 +98,12 @@ func helmDependsOnPath(byName map[string]hrNode, from, to render.Ref) bool {
 
 // kustomizationOrders reports whether Kustomization from applies only after to is Ready
 // with its HelmReleases installed: from applies after to, and to waits for HelmReleases.
-func kustomizationOrders(v *view, from, to render.Ref) bool {
+func kustomizationOrders(v *view, from, to graph.Ref) bool {
 	return from != to && v.appliesAfter(from, to) && !v.appliesAfter(to, from) && waitsFor(v.c.Kustomizations[to], helmGroup+"/HelmRelease")
 }
 
 // helmSpecLine locates where dependsOn goes in h's manifest: its dependsOn key, else spec.
-func helmSpecLine(c *render.Cluster, h hrNode) int {
+func helmSpecLine(c *graph.Cluster, h hrNode) int {
 	if len(h.dependsOn()) > 0 {
 		return lineAfter(c, h.o.File, h.o.Line, dependsOnKey)
 	}
@@ -111,7 +111,7 @@ func helmSpecLine(c *render.Cluster, h hrNode) int {
 }
 
 // helmDependsOnList renders h's dependsOn with provider appended, as it should read.
-func helmDependsOnList(h hrNode, provider render.Ref) string {
+func helmDependsOnList(h hrNode, provider graph.Ref) string {
 	var b strings.Builder
 	for _, d := range append(h.dependsOn(), provider) {
 		b.WriteString("    - name: " + d.Name + "\n")

@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// placeholderNote is the render.Release.Approximate entry of a release whose valuesFrom
+// placeholderNote is the graph.Release.Approximate entry of a release whose valuesFrom
 // reads a Secret (internal/render helmRelease).
 const placeholderNote = "valuesFrom Secret values replaced by placeholders"
 
 // helmApproximate reports, as a notice, each rendered HelmRelease whose offline render is
-// not exactly what helm-controller installs (render.Release Approximate and Notes): template
+// not exactly what helm-controller installs (graph.Release Approximate and Notes): template
 // functions that read the cluster or the clock or chance (lookup is {} without a cluster, as
 // Helm's client-less engine; the others are fixed), valuesFrom Secrets rendered from
 // placeholders, a values.schema.json $ref not read, a kind of unknown scope taken as
 // namespaced. The objects are reviewed, but may differ in the cluster.
-func helmApproximate(c, _ *render.Cluster, _ *Env) []Finding {
+func helmApproximate(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -37,7 +37,7 @@ func helmApproximate(c, _ *render.Cluster, _ *Env) []Finding {
 }
 
 // approximateParts says what of rel is approximate, and what a user can do about it.
-func approximateParts(rel render.Release) (parts, fix []string) {
+func approximateParts(rel graph.Release) (parts, fix []string) {
 	var funcs, refs []string
 	secrets := false
 	for _, a := range rel.Approximate {
@@ -75,7 +75,7 @@ func approximateParts(rel render.Release) (parts, fix []string) {
 
 // chartVersionUnchanged reports each HelmRelease rendered with the chart its HelmChart
 // already holds because its in-repo chart changes without a version bump
-// (render.Release.ChartKept): under reconcileStrategy ChartVersion source-controller
+// (graph.Release.ChartKept): under reconcileStrategy ChartVersion source-controller
 // repackages a Git or Bucket chart only when Chart.yaml's version changes
 // (internal/helm/chart/builder_local.go localChartBuilder.Build), so the chart change is not
 // released and the cluster keeps the old templates. A warning: the change has no effect.
@@ -83,7 +83,7 @@ func approximateParts(rel render.Release) (parts, fix []string) {
 // the next version bump brings (render nextBumpFailure). The base's chart is taken as the
 // packaged one: which commit source-controller packaged depends on the commits it observed
 // (each reconcile builds the tree of the revision it fetched), which no git history tells.
-func chartVersionUnchanged(c, _ *render.Cluster, _ *Env) []Finding {
+func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -103,7 +103,7 @@ func chartVersionUnchanged(c, _ *render.Cluster, _ *Env) []Finding {
 }
 
 // releaseFinding is a finding about HelmRelease id of ks, at its manifest's line.
-func releaseFinding(rule string, sev Severity, c *render.Cluster, ks *render.Kustomization, id render.ObjectID) Finding {
+func releaseFinding(rule string, sev Severity, c *graph.Cluster, ks *graph.Kustomization, id graph.ObjectID) Finding {
 	for _, o := range ks.Objects {
 		if o.ID == id && o.HelmRelease == "" {
 			return objectFinding(rule, sev, c.Name, o, ks.Ref)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -20,17 +20,17 @@ const helmReleaseGroup = "helm.toolkit.fluxcd.io"
 
 // isHelmRelease reports whether o is a HelmRelease a Kustomization applies (not one a
 // chart renders: those are not rendered further).
-func isHelmRelease(o *render.Object) bool {
+func isHelmRelease(o *graph.Object) bool {
 	return o.ID.Group == helmReleaseGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == ""
 }
 
 // hrName is a HelmRelease's "namespace/name", as Object.HelmRelease names it.
-func hrName(id render.ObjectID) string { return id.Namespace + "/" + id.Name }
+func hrName(id graph.ObjectID) string { return id.Namespace + "/" + id.Name }
 
 // hrID is the ObjectID of HelmRelease "namespace/name".
-func hrID(name string) render.ObjectID {
+func hrID(name string) graph.ObjectID {
 	ns, n, _ := strings.Cut(name, "/")
-	return render.ObjectID{Group: helmReleaseGroup, Kind: "HelmRelease", Namespace: ns, Name: n}
+	return graph.ObjectID{Group: helmReleaseGroup, Kind: "HelmRelease", Namespace: ns, Name: n}
 }
 
 // helmKeeps reports whether Helm leaves o when it uninstalls (uninstall) or upgrades its
@@ -38,7 +38,7 @@ func hrID(name string) render.ObjectID {
 // compares the live object's annotation with "keep" exactly (Client.Update), the uninstall
 // the stored manifest's, trimmed and lowercased (filterManifestsToKeep): both are o as
 // applied at base.
-func helmKeeps(o *render.Object, uninstall bool) bool {
+func helmKeeps(o *graph.Object, uninstall bool) bool {
 	ann := o.Body.GetAnnotations()
 	policy := ann["helm.sh/resource-policy"]
 	if uninstall {
@@ -71,7 +71,7 @@ func crdsFile(template string) bool {
 
 // helmReleaseOf returns the HelmRelease object that Kustomization owner applies at c
 // under name ("namespace/name"), or nil.
-func helmReleaseOf(c *render.Cluster, owner render.Ref, name string) *render.Object {
+func helmReleaseOf(c *graph.Cluster, owner graph.Ref, name string) *graph.Object {
 	for _, o := range c.Owners[hrID(name)] {
 		if o.Owner == owner && o.HelmRelease == "" {
 			return o
@@ -89,7 +89,7 @@ func helmReleaseOf(c *render.Cluster, owner render.Ref, name string) *render.Obj
 //     uninstalls the old release before it installs the new one (reconcileRelease,
 //     internal/action/verify.go ReleaseTargetChanged). A change of the chart's name is
 //     not detected (the chart's Chart.yaml name is not kept by the render).
-func uninstallReason(hr *render.Object, base, head *render.Cluster) string {
+func uninstallReason(hr *graph.Object, base, head *graph.Cluster) string {
 	if suspended(hr) {
 		return ""
 	}
@@ -119,12 +119,12 @@ func uninstallReason(hr *render.Object, base, head *render.Cluster) string {
 }
 
 // releaseLabel shows the Helm release hr manages: "namespace/name".
-func releaseLabel(hr *render.Object) string {
+func releaseLabel(hr *graph.Object) string {
 	r := helm.ReleaseOf(hr.Body)
 	return r.Namespace + "/" + r.Name
 }
 
-func suspended(o *render.Object) bool {
+func suspended(o *graph.Object) bool {
 	s, _ := o.Body.Object["spec"].(map[string]any)
 	b, _ := s["suspend"].(bool)
 	return b
@@ -135,7 +135,7 @@ func suspended(o *render.Object) bool {
 // release is uninstalled (uninstallReason), "upgrade" when the HelmRelease still applies,
 // reconciles (not suspended) and rendered at head, so its upgrade deletes what left the
 // manifest; "" when Helm leaves it (helmKeeps, or no upgrade is known to run).
-func helmDeletes(o *render.Object, base, head *render.Cluster) string {
+func helmDeletes(o *graph.Object, base, head *graph.Cluster) string {
 	if o.HelmRelease == "" {
 		return ""
 	}

@@ -3,7 +3,7 @@ package rules
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 const helmGroup = "helm.toolkit.fluxcd.io"
@@ -11,21 +11,21 @@ const helmGroup = "helm.toolkit.fluxcd.io"
 // hrNode is one HelmRelease of the cluster: its object as applied (by a
 // Kustomization's build, or by a chart), and the Kustomization that applies it.
 type hrNode struct {
-	ref render.Ref // namespace/name
-	o   *render.Object
-	ks  render.Ref
+	ref graph.Ref // namespace/name
+	o   *graph.Object
+	ks  graph.Ref
 }
 
 // helmReleases lists the cluster's HelmReleases in build order, each once (the first owner
 // of a duplicated one: duplicate-owner reports the rest).
-func helmReleases(c *render.Cluster) []hrNode {
+func helmReleases(c *graph.Cluster) []hrNode {
 	var out []hrNode
-	seen := map[render.Ref]bool{}
-	each(c, func(ks *render.Kustomization, o *render.Object) {
+	seen := map[graph.Ref]bool{}
+	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		if o.ID.Group != helmGroup || o.ID.Kind != "HelmRelease" {
 			return
 		}
-		ref := render.Ref{Namespace: o.ID.Namespace, Name: o.ID.Name}
+		ref := graph.Ref{Namespace: o.ID.Namespace, Name: o.ID.Name}
 		if !seen[ref] {
 			seen[ref] = true
 			out = append(out, hrNode{ref: ref, o: o, ks: ks.Ref})
@@ -44,9 +44,9 @@ func (h hrNode) suspended() bool {
 // dependsOn is spec.dependsOn as helm-controller reads it: each entry's namespace defaults
 // to the HelmRelease's own (internal/controller/helmrelease_controller.go checkDependencies).
 // Entries without a name are left out (the CRD schema requires one).
-func (h hrNode) dependsOn() []render.Ref {
+func (h hrNode) dependsOn() []graph.Ref {
 	list, _, _ := unstructured.NestedSlice(h.o.Body.Object, "spec", "dependsOn")
-	var out []render.Ref
+	var out []graph.Ref
 	for _, e := range list {
 		m, _ := e.(map[string]any)
 		name, _ := m["name"].(string)
@@ -57,7 +57,7 @@ func (h hrNode) dependsOn() []render.Ref {
 		if ns == "" {
 			ns = h.ref.Namespace
 		}
-		out = append(out, render.Ref{Namespace: ns, Name: name})
+		out = append(out, graph.Ref{Namespace: ns, Name: name})
 	}
 	return out
 }

@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // helmRenderError reports the HelmReleases whose chart fails to render as helm-controller
@@ -12,7 +12,7 @@ import (
 // install.go / upgrade.go, action.Install.RunWithContext), the release stays as it was, and
 // the HelmRelease is not Ready. The finding is on the HelmRelease's own line. A render that
 // tiergate's Limits refused is no finding: Flux may render it, so it stays "not reviewed".
-func helmRenderError(c, _ *render.Cluster, _ *Env) []Finding {
+func helmRenderError(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]

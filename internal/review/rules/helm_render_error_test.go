@@ -3,7 +3,7 @@ package rules
 import (
 	"testing"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // widgetHR is HelmRelease widgets/<name> of the in-repo chart charts/<chart>; extra lines
@@ -45,10 +45,10 @@ func TestHelmRenderError(t *testing.T) {
 		checkFindings(t, helmRenderError(c, nil, testEnv()), nil)
 	})
 	t.Run("limit is not a finding", func(t *testing.T) {
-		ref := render.Ref{Namespace: "flux-system", Name: "apps"}
-		c := &render.Cluster{Name: "dev", Order: []render.Ref{ref}, Kustomizations: map[render.Ref]*render.Kustomization{ref: {Ref: ref,
-			HelmReleaseErrors: []render.ReleaseError{{HelmRelease: render.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "widgets", Name: "app"},
-				Err: render.BuildError{Message: "chart app: render exceeded 30s, stopped", File: "apps/hr.yaml", Line: 2, Limit: true}}}}}}
+		ref := graph.Ref{Namespace: "flux-system", Name: "apps"}
+		c := &graph.Cluster{Name: "dev", Order: []graph.Ref{ref}, Kustomizations: map[graph.Ref]*graph.Kustomization{ref: {Ref: ref,
+			HelmReleaseErrors: []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "widgets", Name: "app"},
+				Err: graph.BuildError{Message: "chart app: render exceeded 30s, stopped", File: "apps/hr.yaml", Line: 2, Limit: true}}}}}}
 		checkFindings(t, helmRenderError(c, nil, testEnv()), nil)
 	})
 }

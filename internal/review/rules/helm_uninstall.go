@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // maxListed bounds the objects a message names; the rest are counted.
@@ -18,12 +18,12 @@ const maxListed = 5
 // manifests of the same names, thaum-xyz/ankhmorpork#1319: the replacement is deleted
 // right after it is applied) or one of a critical kind; a warning otherwise. One finding
 // per HelmRelease, at its head manifest when it still exists, else at its base one.
-func helmUninstall(base, head *render.Cluster, _ *Env) []Finding {
+func helmUninstall(base, head *graph.Cluster, _ *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
 	}
 	var out []Finding
-	each(base, func(ks *render.Kustomization, hr *render.Object) {
+	each(base, func(ks *graph.Kustomization, hr *graph.Object) {
 		if !isHelmRelease(hr) || base.Owners[hr.ID][0] != hr {
 			return
 		}
@@ -44,7 +44,7 @@ func helmUninstall(base, head *render.Cluster, _ *Env) []Finding {
 
 // uninstallFinding is the finding for the uninstall of base HelmRelease hr, located at
 // at; none when Helm keeps everything the release holds.
-func uninstallFinding(cluster string, hr, at *render.Object, why string, base, head *render.Cluster) (Finding, bool) {
+func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, head *graph.Cluster) (Finding, bool) {
 	name := hrName(hr.ID)
 	var deleted, elsewhere, crit []string
 	for _, o := range base.Kustomizations[hr.Owner].Objects {
@@ -109,7 +109,7 @@ func uninstallAdvice(name string, renamed bool) string {
 
 // appliedElsewhere names the head owner that applies o's identity other than o's own
 // HelmRelease ("" when none does): a Kustomization's build or another chart.
-func appliedElsewhere(o *render.Object, head *render.Cluster) string {
+func appliedElsewhere(o *graph.Object, head *graph.Cluster) string {
 	for _, h := range applied(head, o.ID) {
 		if h.HelmRelease != o.HelmRelease {
 			return Owner(h.Owner.String(), h.HelmRelease)
@@ -120,7 +120,7 @@ func appliedElsewhere(o *render.Object, head *render.Cluster) string {
 
 // releaseUnknown says why the objects of HelmRelease id in base Kustomization ks are not
 // known (its chart was not rendered or failed at base), or "".
-func releaseUnknown(ks *render.Kustomization, id render.ObjectID) string {
+func releaseUnknown(ks *graph.Kustomization, id graph.ObjectID) string {
 	for _, s := range ks.HelmReleaseSkipped {
 		if s.HelmRelease == id {
 			return "its chart was not rendered at the base commit (" + s.Reason + ")"

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Fixtures are small Flux repositories written by renderTree. Every tier is a Flux
@@ -54,7 +55,7 @@ resources:
 // of cluster "dev" in a temporary directory, renders it and returns the "dev" cluster.
 // Test names must stay within [a-zA-Z0-9 _.:-]: t.TempDir() embeds them in the path, and
 // kustomize's in-memory filesystem refuses any other character in a directory name.
-func renderTree(t *testing.T, files map[string]string) *render.Cluster {
+func renderTree(t *testing.T, files map[string]string) *graph.Cluster {
 	t.Helper()
 	dir := t.TempDir()
 	all := map[string]string{
@@ -214,7 +215,7 @@ func merge(ms ...map[string]string) map[string]string {
 func testEnv() *Env { return &Env{Catalog: NewCatalog(nil), Strict: true} }
 
 // stateRule returns the check registered in State under id.
-func stateRule(t *testing.T, id string) func(c, other *render.Cluster, env *Env) []Finding {
+func stateRule(t *testing.T, id string) func(c, other *graph.Cluster, env *Env) []Finding {
 	t.Helper()
 	for _, r := range State {
 		if r.ID == id {
@@ -226,7 +227,7 @@ func stateRule(t *testing.T, id string) func(c, other *render.Cluster, env *Env)
 }
 
 // changeRule returns the check registered in Change under id.
-func changeRule(t *testing.T, id string) func(base, head *render.Cluster, env *Env) []Finding {
+func changeRule(t *testing.T, id string) func(base, head *graph.Cluster, env *Env) []Finding {
 	t.Helper()
 	for _, r := range Change {
 		if r.ID == id {
@@ -243,7 +244,7 @@ type want struct {
 	Rule          string
 	Severity      Severity
 	Kustomization string
-	Object        string // render.ObjectID.String(); "" for a Kustomization finding
+	Object        string // graph.ObjectID.String(); "" for a Kustomization finding
 	File          string
 	Line          int
 	Msg           []string
@@ -312,7 +313,7 @@ func dump(fs []Finding) string {
 
 // checkBuilt fails the test when a Kustomization of c did not build, unless it is listed in
 // broken: a fixture typo would otherwise pass as "no finding".
-func checkBuilt(t *testing.T, c *render.Cluster, broken ...string) {
+func checkBuilt(t *testing.T, c *graph.Cluster, broken ...string) {
 	t.Helper()
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]

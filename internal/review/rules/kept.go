@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // keptReason says why base Kustomization ref, which no build emits at head, stays in the
@@ -15,13 +15,13 @@ import (
 // not prune (prune: false, suspended, failing, or itself kept without pruning) or a child
 // annotated kustomize.toolkit.fluxcd.io/prune: disabled leaves the old Kustomization
 // running with its last spec against every new revision (thaum-xyz/ankhmorpork#1366).
-func keptReason(ref render.Ref, base, head *render.Cluster) string {
+func keptReason(ref graph.Ref, base, head *graph.Cluster) string {
 	b := base.Kustomizations[ref]
 	if b == nil || b.Parent == nil || head.Kustomizations[ref] != nil {
 		return ""
 	}
 	p := *b.Parent
-	id := render.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: ref.Namespace, Name: ref.Name}
+	id := graph.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: ref.Namespace, Name: ref.Name}
 	for _, o := range base.Owners[id] {
 		if o.Owner == p && protected(o) {
 			return fmt.Sprintf("Kustomization %s is excluded from %s's garbage collection (kustomize.toolkit.fluxcd.io/prune: disabled), so it stays in the cluster", ref, p)
@@ -39,7 +39,7 @@ func keptReason(ref render.Ref, base, head *render.Cluster) string {
 // failed build prunes nothing, flux-semantics.md §3). The folder counts as held when the
 // head tree has a YAML file in it (for the cluster's root source, whose tree this is), or
 // a Kustomization of the same source builds in it or an object of one comes from it.
-func keptPrunes(b *render.Kustomization, head *render.Cluster) bool {
+func keptPrunes(b *graph.Kustomization, head *graph.Cluster) bool {
 	if !b.Spec.Prune || b.Spec.Suspend {
 		return false
 	}

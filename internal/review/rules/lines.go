@@ -5,12 +5,12 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // lineAfter returns the line, at or after from in file (of c's artifact), that matches
 // the last of patterns, each searched after the previous one; from when one is missing.
-func lineAfter(c *render.Cluster, file string, from int, patterns ...*regexp.Regexp) int {
+func lineAfter(c *graph.Cluster, file string, from int, patterns ...*regexp.Regexp) int {
 	data, ok := c.ReadFile(file)
 	if !ok {
 		return from
@@ -40,25 +40,25 @@ var (
 func literal(s string) string { return regexp.QuoteMeta(strings.ToValidUTF8(s, "\uFFFD")) }
 
 // dependsOnLine locates the `- name: <name>` entry of ks's dependsOn list.
-func dependsOnLine(c *render.Cluster, ks *render.Kustomization, name string) int {
+func dependsOnLine(c *graph.Cluster, ks *graph.Kustomization, name string) int {
 	return dependsOnEntry(c, ks.File, ks.Line, name)
 }
 
 // dependsOnEntry locates the `- name: <name>` entry of the dependsOn list of the object
 // whose manifest starts at file:line (a Kustomization or a HelmRelease); line when absent.
-func dependsOnEntry(c *render.Cluster, file string, line int, name string) int {
+func dependsOnEntry(c *graph.Cluster, file string, line int, name string) int {
 	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + literal(name) + `["']?\s*(#.*)?$`)
 	return lineAfter(c, file, line, dependsOnKey, entry)
 }
 
 // varLine locates the first use of ${name} (with or without an operator) in o's file.
-func varLine(c *render.Cluster, o *render.Object, name string) int {
+func varLine(c *graph.Cluster, o *graph.Object, name string) int {
 	use := regexp.MustCompile(`\$\{` + literal(name) + `([^A-Za-z0-9_]|$)`)
 	return lineAfter(c, o.File, o.Line, use)
 }
 
 // textLine locates the first line at or after o's that contains text.
-func textLine(c *render.Cluster, o *render.Object, text string) int {
+func textLine(c *graph.Cluster, o *graph.Object, text string) int {
 	return lineAfter(c, o.File, o.Line, regexp.MustCompile(literal(text)))
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // missingCRD reports an object whose kind nothing provides: not built in, no CRD of it in
@@ -21,7 +21,7 @@ import (
 // HelmRelease's chart renders are left to helm-controller. A Kustomization with remote
 // resources not fetched is skipped: release bundles ship the CRDs of their own kinds, as for
 // the CRD needs of missing-depends-on, and it is already listed as not reviewed.
-func missingCRD(c, _ *render.Cluster, env *Env) []Finding {
+func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	unknown := capList(append(unknownProducers(c), env.UnknownCRDs...), 3)
 	var out []Finding
@@ -83,7 +83,7 @@ func joinOr(s []string) string {
 // crdKnown reports whether the cluster serves id's kind: built in, a CRD of the graph (a
 // build's or a rendered chart's), a runtime-catalog kind whose trigger the cluster has,
 // preinstalled, or installedKind.
-func (v *view) crdKnown(id render.ObjectID, env *Env) bool {
+func (v *view) crdKnown(id graph.ObjectID, env *Env) bool {
 	gk := id.Group + "/" + id.Kind
 	if _, ok := v.crdScope[gk]; ok || env.Catalog.Preinstalled(id.Group) || v.installedKind(id.Group) {
 		return true

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // missingDependsOn reports objects (and Kustomizations) that need something only another
@@ -16,14 +16,14 @@ import (
 // fetched, CRDs and Namespaces are not needs: the remote content may ship them (unknownNeeds).
 // A HelmRelease whose chart needs another chart's CRD is ordered by HelmRelease dependsOn
 // (helmReleaseNeeds).
-func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
+func missingDependsOn(c, other *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		if missing := v.unordered(ref, v.kustomizationNeeds(ks)); len(missing) > 0 {
 			for _, p := range sortedKeysByRef(missing) {
-				f := Finding{Rule: "missing-depends-on", Cluster: c.Name, Kustomization: ref.String(), File: ks.File, Line: ks.Line, refs: []render.Ref{ref, p}}
+				f := Finding{Rule: "missing-depends-on", Cluster: c.Name, Kustomization: ref.String(), File: ks.File, Line: ks.Line, refs: []graph.Ref{ref, p}}
 				fillMissing(&f, v, other, ks, ref.String(), p, missing[p])
 				out = append(out, f)
 			}
@@ -32,7 +32,7 @@ func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 			missing := v.unordered(ref, knownNeeds(ks, v.objectNeeds(o, env)))
 			for _, p := range sortedKeysByRef(missing) {
 				f := objectFinding("missing-depends-on", None, c.Name, o, ref)
-				f.refs = []render.Ref{p}
+				f.refs = []graph.Ref{p}
 				fillMissing(&f, v, other, ks, o.ID.String(), p, missing[p])
 				out = append(out, f)
 			}
@@ -46,7 +46,7 @@ func missingDependsOn(c, other *render.Cluster, env *Env) []Finding {
 // exactly those, and kustomize-controller applies them before the rest of ks
 // (fluxcd/pkg ssa ResourceManager.ApplyAllStaged), so ks may need no other provider. What
 // was not fetched is unknown, never a failure.
-func knownNeeds(ks *render.Kustomization, needs []need) []need {
+func knownNeeds(ks *graph.Kustomization, needs []need) []need {
 	if len(ks.Remote) == 0 {
 		return needs
 	}
@@ -61,8 +61,8 @@ func knownNeeds(ks *render.Kustomization, needs []need) []need {
 
 // unordered groups, by provider, the needs of holder that no provider satisfies: holder
 // provides it itself, or applies after one of the providers.
-func (v *view) unordered(holder render.Ref, needs []need) map[render.Ref][]need {
-	out := map[render.Ref][]need{}
+func (v *view) unordered(holder graph.Ref, needs []need) map[graph.Ref][]need {
+	out := map[graph.Ref][]need{}
 	for _, n := range needs {
 		ok := false
 		for _, p := range n.providers {
@@ -89,7 +89,7 @@ func (v *view) unordered(holder render.Ref, needs []need) map[render.Ref][]need 
 
 // upstream picks, among several providers, one that applies after none of the others: the
 // dependsOn edge to it orders the holder after the earliest source of the thing.
-func (v *view) upstream(providers []render.Ref) render.Ref {
+func (v *view) upstream(providers []graph.Ref) graph.Ref {
 	for _, p := range providers {
 		first := true
 		for _, q := range providers {
@@ -105,7 +105,7 @@ func (v *view) upstream(providers []render.Ref) render.Ref {
 	return providers[0]
 }
 
-func fillMissing(f *Finding, v *view, other *render.Cluster, ks *render.Kustomization, subject string, provider render.Ref, needs []need) {
+func fillMissing(f *Finding, v *view, other *graph.Cluster, ks *graph.Kustomization, subject string, provider graph.Ref, needs []need) {
 	var what []string
 	for _, n := range needs {
 		what = append(what, n.what)
@@ -140,9 +140,9 @@ func fillMissing(f *Finding, v *view, other *render.Cluster, ks *render.Kustomiz
 // Entries absent from the cluster that stand for provider are replaced: provider's name in
 // a wrong namespace, or provider's old name when it was renamed (same path in other, the
 // other commit, as depends-on-not-found reports it).
-func dependsOnList(c, other *render.Cluster, ks *render.Kustomization, provider render.Ref) string {
+func dependsOnList(c, other *graph.Cluster, ks *graph.Kustomization, provider graph.Ref) string {
 	var b strings.Builder
-	var deps []render.Ref
+	var deps []graph.Ref
 	for _, d := range ks.Spec.DependsOn {
 		if _, exists := c.Kustomizations[d]; exists {
 			deps = append(deps, d)
@@ -162,15 +162,15 @@ func dependsOnList(c, other *render.Cluster, ks *render.Kustomization, provider 
 }
 
 // specLine locates where dependsOn goes in ks's manifest: its dependsOn key, else spec.
-func specLine(c *render.Cluster, ks *render.Kustomization) int {
+func specLine(c *graph.Cluster, ks *graph.Kustomization) int {
 	if len(ks.Spec.DependsOn) > 0 {
 		return lineAfter(c, ks.File, ks.Line, dependsOnKey)
 	}
 	return lineAfter(c, ks.File, ks.Line, specKey)
 }
 
-func sortedKeysByRef(m map[render.Ref][]need) []render.Ref {
-	out := make([]render.Ref, 0, len(m))
+func sortedKeysByRef(m map[graph.Ref][]need) []graph.Ref {
+	out := make([]graph.Ref, 0, len(m))
 	for r := range m {
 		out = append(out, r)
 	}

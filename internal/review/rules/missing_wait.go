@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // missingWait reports a Kustomization that is ordered after the tier whose controller
 // creates a runtime CRD it uses, when that tier neither waits nor health-checks: without
 // wait or healthChecks, Ready means only "applied" (KC, flux-semantics.md §5), so the
 // dependent runs before the CRD exists and its dry-run fails until a retry.
-func missingWait(c, _ *render.Cluster, env *Env) []Finding {
+func missingWait(c, _ *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
@@ -22,7 +22,7 @@ func missingWait(c, _ *render.Cluster, env *Env) []Finding {
 				}
 				for _, p := range n.providers {
 					f := objectFinding("missing-wait", Warning, c.Name, o, ref)
-					f.refs = []render.Ref{p}
+					f.refs = []graph.Ref{p}
 					switch {
 					case p == ref || !v.appliesAfter(ref, p):
 						continue
@@ -47,7 +47,7 @@ func missingWait(c, _ *render.Cluster, env *Env) []Finding {
 }
 
 // waitsFor reports whether ks is Ready only once its trigger object is healthy.
-func waitsFor(ks *render.Kustomization, trigger string) bool {
+func waitsFor(ks *graph.Kustomization, trigger string) bool {
 	if ks == nil || ks.Spec.Wait {
 		return true
 	}

@@ -1,21 +1,21 @@
 package rules
 
 import (
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Move is an object whose owner differs between base and head of one cluster.
 type Move struct {
-	Cluster string          `json:"cluster"`
-	Object  render.ObjectID `json:"object"`
-	From    string          `json:"from"`
-	To      string          `json:"to"`
+	Cluster string         `json:"cluster"`
+	Object  graph.ObjectID `json:"object"`
+	From    string         `json:"from"`
+	To      string         `json:"to"`
 	// FromHelmRelease and ToHelmRelease name the HelmRelease ("namespace/name") inside From
 	// and To whose chart renders the object, "" for the Kustomization's own build.
 	FromHelmRelease string `json:"fromHelmRelease,omitempty"`
 	ToHelmRelease   string `json:"toHelmRelease,omitempty"`
-	base            *render.Object
-	head            *render.Object
+	base            *graph.Object
+	head            *graph.Object
 }
 
 // Moves lists the objects of a cluster whose first owner changes, in head build order.
@@ -24,12 +24,12 @@ type Move struct {
 // Kustomization's manifests and a chart of a HelmRelease in that same Kustomization moves.
 // An object still emitted by its base owner at head has not moved (it is duplicated); one
 // whose new owners all fail at head does not move either (applied): the old owner prunes it.
-func Moves(base, head *render.Cluster) []Move {
+func Moves(base, head *graph.Cluster) []Move {
 	if base == nil || head == nil {
 		return nil
 	}
 	var out []Move
-	each(head, func(ks *render.Kustomization, o *render.Object) {
+	each(head, func(ks *graph.Kustomization, o *graph.Object) {
 		if first := applied(head, o.ID); len(first) == 0 || first[0] != o {
 			return
 		}
@@ -60,7 +60,7 @@ func Owner(ks, hr string) string {
 // sameOwner reports whether a and b are applied by the same owner: the same HelmRelease
 // for chart objects (helm-controller applies and deletes them whichever Kustomization
 // applies the HelmRelease), else the same Kustomization's own build.
-func sameOwner(a, b *render.Object) bool {
+func sameOwner(a, b *graph.Object) bool {
 	if a.HelmRelease != "" || b.HelmRelease != "" {
 		return a.HelmRelease == b.HelmRelease
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 func TestMoves(t *testing.T) {
@@ -18,8 +18,8 @@ func TestMoves(t *testing.T) {
 		"b/keep.yaml": configMap("default", "keep-b"),
 		"c/keep.yaml": configMap("default", "keep-c"),
 	}
-	cm := render.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "cm"}
-	ns := render.ObjectID{Kind: "Namespace", Name: "data"}
+	cm := graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "cm"}
+	ns := graph.ObjectID{Kind: "Namespace", Name: "data"}
 	cases := []struct {
 		name       string
 		base, head map[string]string

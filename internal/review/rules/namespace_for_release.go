@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -21,13 +22,13 @@ var systemNamespaces = map[string]bool{"default": true, "kube-system": true, "ku
 // found' on the first object there (helm-controller internal/reconcile/install.go), and so
 // does every retry. A warning when part of the graph is unknown (a partial build, a
 // chart not rendered): it may create the Namespace.
-func namespaceForRelease(c, _ *render.Cluster, _ *Env) []Finding {
+func namespaceForRelease(c, _ *graph.Cluster, _ *Env) []Finding {
 	sev := Error
-	if len(c.Partials()) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
+	if len(render.Partials(c)) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
 		sev = Warning
 	}
 	created := func(ns string) bool {
-		return ns == "" || ns == c.Root.Namespace || systemNamespaces[ns] || len(c.Owners[render.ObjectID{Kind: "Namespace", Name: ns}]) > 0
+		return ns == "" || ns == c.Root.Namespace || systemNamespaces[ns] || len(c.Owners[graph.ObjectID{Kind: "Namespace", Name: ns}]) > 0
 	}
 	chartNamespaces := releaseObjectNamespaces(c)
 	var out []Finding
@@ -66,9 +67,9 @@ func namespaceForRelease(c, _ *render.Cluster, _ *Env) []Finding {
 
 // releaseObjectNamespaces maps each rendered HelmRelease ("namespace/name") to the
 // namespaces its chart's objects are in, sorted.
-func releaseObjectNamespaces(c *render.Cluster) map[string][]string {
+func releaseObjectNamespaces(c *graph.Cluster) map[string][]string {
 	seen := map[string]map[string]bool{}
-	each(c, func(_ *render.Kustomization, o *render.Object) {
+	each(c, func(_ *graph.Kustomization, o *graph.Object) {
 		if o.HelmRelease == "" || o.ID.Namespace == "" {
 			return
 		}

@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // namespaceNotSet reports namespaced objects that render without a namespace in a
@@ -11,10 +11,10 @@ import (
 // not specified' and the whole stage stops (fluxcd/pkg ssa DryRunErr, flux-semantics.md §3).
 // A custom kind whose CRD no build ships is unknown in a Kustomization with remote resources
 // not fetched: the remote CRD, not the catalog, says its scope.
-func namespaceNotSet(c, _ *render.Cluster, env *Env) []Finding {
+func namespaceNotSet(c, _ *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
-	each(c, func(ks *render.Kustomization, o *render.Object) {
+	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		// targetNamespace reaches the ResourceSet, not what flux-operator renders from it.
 		if o.ID.Namespace != "" || (ks.Spec.TargetNamespace != "" && o.ResourceSet == "") {
 			return

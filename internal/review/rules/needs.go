@@ -6,13 +6,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // need is something an object (or a Kustomization itself) requires to exist before Flux
 // can apply it or before it can become healthy, and the Kustomizations that provide it.
 type need struct {
 	what      string
-	providers []render.Ref
+	providers []graph.Ref
 	severity  Severity
 	// runtime is set when the thing appears only once a controller reconciles the provider.
 	runtime *RuntimeKind
@@ -24,9 +25,9 @@ type need struct {
 // objectNeeds lists what o needs from the graph. Error: the dry-run or apply fails
 // (namespace, CRD, runtime CRD); warning: the object applies but stays unhealthy until
 // the thing exists (a source, a StorageClass, an issuer, a Gateway).
-func (v *view) objectNeeds(o *render.Object, env *Env) []need {
+func (v *view) objectNeeds(o *graph.Object, env *Env) []need {
 	var out []need
-	add := func(what string, sev Severity, id render.ObjectID) {
+	add := func(what string, sev Severity, id graph.ObjectID) {
 		if p := v.owners(id); len(p) > 0 {
 			out = append(out, need{what: what, providers: p, severity: sev})
 		}
@@ -52,7 +53,7 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 		}
 	}
 	for _, ref := range configRefs(o) {
-		cid := render.ObjectID{Kind: ref[0], Namespace: id.Namespace, Name: ref[1]}
+		cid := graph.ObjectID{Kind: ref[0], Namespace: id.Namespace, Name: ref[1]}
 		if p := v.configProviders(cid); len(p) > 0 {
 			out = append(out, need{what: ref[0] + " " + id.Namespace + "/" + ref[1], providers: p, severity: Warning})
 		}
@@ -62,9 +63,9 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 		if name == "" {
 			return
 		}
-		add("StorageClass "+name, Warning, render.ObjectID{Group: "storage.k8s.io", Kind: "StorageClass", Name: name})
+		add("StorageClass "+name, Warning, graph.ObjectID{Group: "storage.k8s.io", Kind: "StorageClass", Name: name})
 		if id.Group == "cdi.kubevirt.io" {
-			add("CDI StorageProfile "+name, Warning, render.ObjectID{Group: "cdi.kubevirt.io", Kind: "StorageProfile", Name: name})
+			add("CDI StorageProfile "+name, Warning, graph.ObjectID{Group: "cdi.kubevirt.io", Kind: "StorageProfile", Name: name})
 		}
 	}
 	switch gk {
@@ -99,7 +100,7 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 		issuer(add, id.Namespace, "Issuer", ann["cert-manager.io/issuer"])
 	case "gateway.networking.k8s.io/Gateway":
 		if gc := str("spec", "gatewayClassName"); gc != "" {
-			add("GatewayClass "+gc, Warning, render.ObjectID{Group: "gateway.networking.k8s.io", Kind: "GatewayClass", Name: gc})
+			add("GatewayClass "+gc, Warning, graph.ObjectID{Group: "gateway.networking.k8s.io", Kind: "GatewayClass", Name: gc})
 		}
 	case "gateway.networking.k8s.io/HTTPRoute", "gateway.networking.k8s.io/GRPCRoute", "gateway.networking.k8s.io/TLSRoute",
 		"gateway.networking.k8s.io/TCPRoute", "gateway.networking.k8s.io/UDPRoute":
@@ -117,7 +118,7 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 			if ns == "" {
 				ns = id.Namespace
 			}
-			add("Gateway "+ns+"/"+name, Warning, render.ObjectID{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: ns, Name: name})
+			add("Gateway "+ns+"/"+name, Warning, graph.ObjectID{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: ns, Name: name})
 		}
 	}
 	return out
@@ -130,12 +131,12 @@ func (v *view) objectNeeds(o *render.Object, env *Env) []need {
 // (runtime-namespace-same-pass). None for an object of that same release: Helm creates the
 // release namespace first, and installs a template Namespace before what is in it
 // (releaseutil InstallOrder).
-func (v *view) namespaceNeed(o *render.Object) (need, bool) {
+func (v *view) namespaceNeed(o *graph.Object) (need, bool) {
 	ns := o.ID.Namespace
 	what := "Namespace " + ns
-	var built []render.Ref
-	var chart *render.Object
-	for _, p := range v.c.Owners[render.ObjectID{Kind: "Namespace", Name: ns}] {
+	var built []graph.Ref
+	var chart *graph.Object
+	for _, p := range v.c.Owners[graph.ObjectID{Kind: "Namespace", Name: ns}] {
 		switch {
 		case p.HelmRelease == "":
 			built = append(built, p.Owner)
@@ -150,19 +151,19 @@ func (v *view) namespaceNeed(o *render.Object) (need, bool) {
 		return need{}, false
 	}
 	rk := RuntimeKind{Trigger: helmGroup + "/HelmRelease", HelmRelease: chart.HelmRelease, Chart: v.releaseChart(chart.Owner, chart.HelmRelease)}
-	return need{what: fmt.Sprintf("%s (created at runtime by the %s)", what, rk.TriggerName()), providers: []render.Ref{chart.Owner},
+	return need{what: fmt.Sprintf("%s (created at runtime by the %s)", what, rk.TriggerName()), providers: []graph.Ref{chart.Owner},
 		severity: Error, runtime: &rk, firstStage: true}, true
 }
 
 // kustomizationNeeds lists what a Kustomization needs before it can build: its source
 // and its substituteFrom ConfigMaps and Secrets that are not optional (KC LoadVariables).
-func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
+func (v *view) kustomizationNeeds(ks *graph.Kustomization) []need {
 	var out []need
 	src := ks.Spec.SourceRef
 	if src.Kind != "" {
 		p := v.owners(sourceID(src.Kind, src.Namespace, src.Name))
 		if len(p) == 0 && src.Kind == "ExternalArtifact" {
-			p = v.c.ArtifactOwners(src) // made by the generator they apply
+			p = render.ArtifactOwners(v.c, src) // made by the generator they apply
 		}
 		if len(p) > 0 {
 			out = append(out, need{what: "its source " + src.String(), providers: p, severity: Warning})
@@ -173,7 +174,7 @@ func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
 			if s.Optional {
 				continue
 			}
-			id := render.ObjectID{Kind: s.Kind, Namespace: ks.Ref.Namespace, Name: s.Name}
+			id := graph.ObjectID{Kind: s.Kind, Namespace: ks.Ref.Namespace, Name: s.Name}
 			what := fmt.Sprintf("substituteFrom %s %s/%s", s.Kind, ks.Ref.Namespace, s.Name)
 			if p := v.owners(id); len(p) > 0 {
 				out = append(out, need{what: what, providers: p, severity: Error})
@@ -185,44 +186,44 @@ func (v *view) kustomizationNeeds(ks *render.Kustomization) []need {
 	return out
 }
 
-func issuer(add func(string, Severity, render.ObjectID), ns, kind, name string) {
+func issuer(add func(string, Severity, graph.ObjectID), ns, kind, name string) {
 	if name == "" {
 		return
 	}
 	if kind == "ClusterIssuer" {
-		add("ClusterIssuer "+name, Warning, render.ObjectID{Group: "cert-manager.io", Kind: "ClusterIssuer", Name: name})
+		add("ClusterIssuer "+name, Warning, graph.ObjectID{Group: "cert-manager.io", Kind: "ClusterIssuer", Name: name})
 		return
 	}
-	add("Issuer "+ns+"/"+name, Warning, render.ObjectID{Group: "cert-manager.io", Kind: "Issuer", Namespace: ns, Name: name})
+	add("Issuer "+ns+"/"+name, Warning, graph.ObjectID{Group: "cert-manager.io", Kind: "Issuer", Namespace: ns, Name: name})
 }
 
 // sourceID is the identity of a Flux source object of kind in ns.
-func sourceID(kind, ns, name string) render.ObjectID {
-	return render.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: kind, Namespace: ns, Name: name}
+func sourceID(kind, ns, name string) graph.ObjectID {
+	return graph.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: kind, Namespace: ns, Name: name}
 }
 
 // triggerOwners returns the Kustomizations that emit an object making rk's CRD appear.
-func (v *view) triggerOwners(rk RuntimeKind) []render.Ref {
+func (v *view) triggerOwners(rk RuntimeKind) []graph.Ref {
 	key := rk.Trigger + "\x00" + rk.Chart + "\x00" + rk.HelmRelease
 	if out, ok := v.triggerRefs[key]; ok {
 		return out
 	}
-	seen := map[render.Ref]bool{}
-	var out []render.Ref
-	each(v.c, func(ks *render.Kustomization, o *render.Object) {
+	seen := map[graph.Ref]bool{}
+	var out []graph.Ref
+	each(v.c, func(ks *graph.Kustomization, o *graph.Object) {
 		if !seen[ks.Ref] && v.triggers(o, rk) {
 			seen[ks.Ref] = true
 			out = append(out, ks.Ref)
 		}
 	})
 	if v.triggerRefs == nil {
-		v.triggerRefs = map[string][]render.Ref{}
+		v.triggerRefs = map[string][]graph.Ref{}
 	}
 	v.triggerRefs[key] = out
 	return out
 }
 
-func kindName(id render.ObjectID) string {
+func kindName(id graph.ObjectID) string {
 	if id.Group == "" {
 		return id.Kind
 	}

@@ -1,6 +1,8 @@
 package rules
 
-import "github.com/tiergate/tiergate/internal/render"
+import (
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
 
 // waitDeadlock returns the ancestor of holder that waits for holder to become Ready and
 // that provider cannot become Ready before: a dependsOn edge from holder to provider would
@@ -11,8 +13,8 @@ import "github.com/tiergate/tiergate/internal/render"
 // a grandchild through a chain of such waits; provider waits for it when a dependsOn edge
 // to it is on provider's path (flux-semantics.md §5: dependsOn requires Ready=True), not
 // when the ancestor merely creates provider. Nil when there is none.
-func (v *view) waitDeadlock(holder, provider render.Ref) *render.Ref {
-	seen := map[render.Ref]bool{}
+func (v *view) waitDeadlock(holder, provider graph.Ref) *graph.Ref {
+	seen := map[graph.Ref]bool{}
 	child := holder
 	for {
 		ks := v.c.Kustomizations[child]
@@ -32,7 +34,7 @@ func (v *view) waitDeadlock(holder, provider render.Ref) *render.Ref {
 }
 
 // waitsForChild reports whether parent is Ready only once its child Kustomization is.
-func waitsForChild(parent *render.Kustomization, child render.Ref) bool {
+func waitsForChild(parent *graph.Kustomization, child graph.Ref) bool {
 	if parent == nil {
 		return false
 	}
@@ -53,7 +55,7 @@ func waitsForChild(parent *render.Kustomization, child render.Ref) bool {
 
 // blockedBy reports whether r cannot become Ready before a is Ready: some Kustomization r
 // applies after (r itself included) dependsOn a.
-func (v *view) blockedBy(r, a render.Ref) bool {
+func (v *view) blockedBy(r, a graph.Ref) bool {
 	for x := range v.c.Kustomizations {
 		if hasDep(v.c.Kustomizations[x], a) && v.appliesAfter(r, x) {
 			return true

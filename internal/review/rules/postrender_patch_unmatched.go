@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 var postRenderersKey = regexp.MustCompile(`^\s*postRenderers:`)
@@ -16,7 +16,7 @@ var postRenderersKey = regexp.MustCompile(`^\s*postRenderers:`)
 // kustomize run (internal/postrender/kustomize.go), so the release installs unpatched. Often a
 // name derived from the release name that the chart does not use, or a chart bump that
 // renamed the object.
-func postrenderPatchUnmatched(c, _ *render.Cluster, _ *Env) []Finding {
+func postrenderPatchUnmatched(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -45,7 +45,7 @@ func postrenderPatchUnmatched(c, _ *render.Cluster, _ *Env) []Finding {
 }
 
 // hrObject is the HelmRelease id of ks's own build.
-func hrObject(ks *render.Kustomization, id render.ObjectID) *render.Object {
+func hrObject(ks *graph.Kustomization, id graph.ObjectID) *graph.Object {
 	for _, o := range ks.Objects {
 		if o.ID == id && o.HelmRelease == "" {
 			return o

@@ -3,13 +3,13 @@ package rules
 import (
 	"slices"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // protected reports whether the live object is excluded from garbage collection: Flux reads
 // the exclusion from the object in the cluster, i.e. as applied at base (ssa DeleteAll,
 // flux-semantics.md §4).
-func protected(o *render.Object) bool {
+func protected(o *graph.Object) bool {
 	return annotated(o, "kustomize.toolkit.fluxcd.io/prune", "disabled") ||
 		annotated(o, "kustomize.toolkit.fluxcd.io/reconcile", "disabled") ||
 		annotated(o, "kustomize.toolkit.fluxcd.io/ssa", "Ignore")
@@ -21,7 +21,7 @@ func protected(o *render.Object) bool {
 // (deletionPolicy MirrorPrune follows prune; Delete and WaitForTermination always delete;
 // Orphan never). A removed Kustomization that its parent keeps (keptReason) is not
 // deleted: it keeps pruning with its last spec while its folder holds manifests.
-func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
+func garbageCollects(ref graph.Ref, base, head *graph.Cluster) bool {
 	b := base.Kustomizations[ref]
 	if h := head.Kustomizations[ref]; h != nil {
 		if h.Err != nil {
@@ -46,7 +46,7 @@ func garbageCollects(ref render.Ref, base, head *render.Cluster) bool {
 // gone: ref rendered completely at head (or lacks only remote content the base lacked
 // too), or ref is absent at head and its parent is known complete there. A build error or
 // an unrendered part at head hides, not removes.
-func KnownGone(ref render.Ref, base, head *render.Cluster) bool {
+func KnownGone(ref graph.Ref, base, head *graph.Cluster) bool {
 	if h := head.Kustomizations[ref]; h != nil {
 		return complete(h) || sameRemotes(base.Kustomizations[ref], h)
 	}
@@ -62,8 +62,8 @@ func KnownGone(ref render.Ref, base, head *render.Cluster) bool {
 // content holding it too would have failed b's build (kustomize api/resmap reswrangler.go
 // Append: "may not add resource with an already registered id"), so, the same URLs
 // serving the same content at head, an object h lacks is gone.
-func sameRemotes(b, h *render.Kustomization) bool {
-	built := func(ks *render.Kustomization) bool { return ks.Err == nil && ks.Skipped == "" && ks.NeedsRemote == "" }
+func sameRemotes(b, h *graph.Kustomization) bool {
+	built := func(ks *graph.Kustomization) bool { return ks.Err == nil && ks.Skipped == "" && ks.NeedsRemote == "" }
 	if b == nil || !built(b) || !built(h) {
 		return false
 	}
@@ -76,7 +76,7 @@ func sameRemotes(b, h *render.Kustomization) bool {
 }
 
 // critical reports kinds whose deletion takes data or other objects with it.
-func critical(id render.ObjectID) bool {
+func critical(id graph.ObjectID) bool {
 	return criticalKinds[id.Group+"/"+id.Kind] || dataBearingKinds[id.Group+"/"+id.Kind]
 }
 
@@ -84,15 +84,15 @@ func critical(id render.ObjectID) bool {
 // move, its finalizer garbage-collects its whole inventory in between. (Its removal from
 // git is reported through the critical objects it held.)
 // A HelmRelease too: helm-controller's finalizer uninstalls its release in between.
-func transientCritical(id render.ObjectID) bool {
+func transientCritical(id graph.ObjectID) bool {
 	return critical(id) || isFluxKustomization(id) || id.Group == helmReleaseGroup && id.Kind == "HelmRelease"
 }
 
-func isFluxKustomization(id render.ObjectID) bool {
+func isFluxKustomization(id graph.ObjectID) bool {
 	return id.Group == "kustomize.toolkit.fluxcd.io" && id.Kind == "Kustomization"
 }
 
-func pruneSuggestion(o *render.Object, old render.Ref) string {
+func pruneSuggestion(o *graph.Object, old graph.Ref) string {
 	return "Merge the move in two steps: first add the annotation `kustomize.toolkit.fluxcd.io/prune: disabled` to " +
 		o.ID.String() + " in " + o.File + " and let Flux apply it, then move it (and drop the annotation later). " +
 		"Or set `prune: false` on Kustomization " + old.String() + ", merge, move the object, then restore `prune: true`."
@@ -101,7 +101,7 @@ func pruneSuggestion(o *render.Object, old render.Ref) string {
 // renameOnly finds, for an object removed at head, the head object of the same owner,
 // kind and file whose identity changed only because the owner's targetNamespace,
 // namePrefix or nameSuffix changed: Flux applies the new one and prunes the old one.
-func renameOnly(o *render.Object, base, head *render.Cluster) *render.Object {
+func renameOnly(o *graph.Object, base, head *graph.Cluster) *graph.Object {
 	b, h := base.Kustomizations[o.Owner], head.Kustomizations[o.Owner]
 	if h == nil || !identityFieldsChanged(b, h) {
 		return nil
@@ -114,7 +114,7 @@ func renameOnly(o *render.Object, base, head *render.Cluster) *render.Object {
 	return nil
 }
 
-func identityFieldsChanged(b, h *render.Kustomization) bool {
+func identityFieldsChanged(b, h *graph.Kustomization) bool {
 	for _, f := range []string{"targetNamespace", "namePrefix", "nameSuffix"} {
 		x, _ := b.Body.Object["spec"].(map[string]any)
 		y, _ := h.Body.Object["spec"].(map[string]any)
@@ -128,8 +128,8 @@ func identityFieldsChanged(b, h *render.Kustomization) bool {
 // applied returns the objects of the cluster with that id whose Kustomization applies them,
 // in build order: one that fails applies nothing (flux-semantics.md §3), so its objects
 // are not taken over from their old owner.
-func applied(c *render.Cluster, id render.ObjectID) []*render.Object {
-	var out []*render.Object
+func applied(c *graph.Cluster, id graph.ObjectID) []*graph.Object {
+	var out []*graph.Object
 	for _, o := range c.Owners[id] {
 		if ks := c.Kustomizations[o.Owner]; ks != nil && ks.Err == nil {
 			out = append(out, o)

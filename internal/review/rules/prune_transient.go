@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // pruneTransient reports moved objects that Flux deletes and re-creates. The old owner
@@ -19,7 +19,7 @@ import (
 // the owner applies the new object and prunes the old. Moves into or out of a chart are
 // helmTransient's; a move out of a removed Kustomization its parent keeps, whose folder
 // still holds the object, is keptFight's duplicate-owner.
-func pruneTransient(base, head *render.Cluster, env *Env) []Finding {
+func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
 	}
@@ -52,7 +52,7 @@ func pruneTransient(base, head *render.Cluster, env *Env) []Finding {
 		}
 		out = append(out, transient(head.Name, m.head, old, m.base, mode))
 	}
-	each(base, func(ks *render.Kustomization, o *render.Object) {
+	each(base, func(ks *graph.Kustomization, o *graph.Object) {
 		if len(head.Owners[o.ID]) > 0 || protected(o) || !garbageCollects(ks.Ref, base, head) {
 			return
 		}
@@ -66,7 +66,7 @@ func pruneTransient(base, head *render.Cluster, env *Env) []Finding {
 }
 
 // race classifies the move old → to at head: "" when safe.
-func race(hv *view, base, head *render.Cluster, old, to render.Ref) string {
+func race(hv *view, base, head *graph.Cluster, old, to graph.Ref) string {
 	h := head.Kustomizations[old]
 	if h == nil {
 		if b := base.Kustomizations[old]; b.Parent != nil && *b.Parent == to {
@@ -91,7 +91,7 @@ func race(hv *view, base, head *render.Cluster, old, to render.Ref) string {
 	return fmt.Sprintf("neither %s nor %s depends on the other, so whichever reconciles first wins (a race)", old, to)
 }
 
-func transient(cluster string, at *render.Object, old render.Ref, baseObj *render.Object, why string) Finding {
+func transient(cluster string, at *graph.Object, old graph.Ref, baseObj *graph.Object, why string) Finding {
 	sev := Warning
 	if transientCritical(at.ID) {
 		sev = Error

@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // helmTransient judges a move into or out of a chart (docs/rules.md prune-transient):
@@ -19,7 +19,7 @@ import (
 //
 // It says nothing when the old owner leaves the object (protected, no prune, helmKeeps,
 // no upgrade of the old release).
-func helmTransient(m Move, base, head *render.Cluster, hv *view) (Finding, bool) {
+func helmTransient(m Move, base, head *graph.Cluster, hv *view) (Finding, bool) {
 	b, o := m.base, m.head
 	to := Owner(m.To, m.ToHelmRelease)
 	var msg, sugg string
@@ -62,7 +62,7 @@ func helmTransient(m Move, base, head *render.Cluster, hv *view) (Finding, bool)
 // keptFight reports a move out of a Kustomization that is removed but kept (keptReason)
 // whose folder still holds the object: the old Kustomization keeps applying it with its
 // last spec, so the two fight over it (a duplicate-owner, not a prune-transient).
-func keptFight(cluster string, m Move, base, head *render.Cluster) (Finding, bool) {
+func keptFight(cluster string, m Move, base, head *graph.Cluster) (Finding, bool) {
 	old := m.base.Owner
 	why := keptReason(old, base, head)
 	b := base.Kustomizations[old]
@@ -76,6 +76,6 @@ func keptFight(cluster string, m Move, base, head *render.Cluster) (Finding, boo
 	f.Suggestion = fmt.Sprintf("Let the old Kustomization go first: set `prune: true` on its parent (or drop its `kustomize.toolkit.fluxcd.io/prune: disabled`) before renaming; "+
 		"or, once this merges, run `flux suspend kustomization %s -n %s` and then `flux delete kustomization %s -n %s` (the finalizer of a suspended Kustomization prunes nothing).",
 		old.Name, old.Namespace, old.Name, old.Namespace)
-	f.refs = []render.Ref{old}
+	f.refs = []graph.Ref{old}
 	return f, true
 }

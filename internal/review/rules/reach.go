@@ -1,6 +1,8 @@
 package rules
 
-import "github.com/tiergate/tiergate/internal/render"
+import (
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
 
 // reachability answers "does from reach to" over one relation between a cluster's
 // Kustomizations (dependsOn edges, or dependsOn and parent edges). Built on first use, it
@@ -11,17 +13,17 @@ import "github.com/tiergate/tiergate/internal/render"
 // size. The per-Kustomization maps it replaces took O(V²) map entries (6.5 GB for a ring
 // of 4,900).
 type reachability struct {
-	next  func(render.Ref) []render.Ref
-	comp  map[render.Ref]int // component of each Kustomization reached by a walk
-	reach [][]uint64         // reach[c]: components reached from c in one or more steps
+	next  func(graph.Ref) []graph.Ref
+	comp  map[graph.Ref]int // component of each Kustomization reached by a walk
+	reach [][]uint64        // reach[c]: components reached from c in one or more steps
 }
 
-func newReachability(next func(render.Ref) []render.Ref) *reachability {
-	return &reachability{next: next, comp: map[render.Ref]int{}}
+func newReachability(next func(graph.Ref) []graph.Ref) *reachability {
+	return &reachability{next: next, comp: map[graph.Ref]int{}}
 }
 
 // reaches reports whether to is reached from from in one or more steps of the relation.
-func (r *reachability) reaches(from, to render.Ref) bool {
+func (r *reachability) reaches(from, to graph.Ref) bool {
 	r.walk(from)
 	cf := r.comp[from]
 	ct, ok := r.comp[to]
@@ -35,20 +37,20 @@ func (r *reachability) reaches(from, to render.Ref) bool {
 // walk runs Tarjan's algorithm from start when start has no component yet, iteratively (a
 // chain of 5,000 dependsOn would nest as deep). Components are numbered as they complete,
 // so every edge leaving a component points at a lower number that is already filled in.
-func (r *reachability) walk(start render.Ref) {
+func (r *reachability) walk(start graph.Ref) {
 	if _, ok := r.comp[start]; ok {
 		return
 	}
 	type frame struct {
-		ref  render.Ref
-		succ []render.Ref
+		ref  graph.Ref
+		succ []graph.Ref
 		i    int
 	}
-	index, low := map[render.Ref]int{}, map[render.Ref]int{}
-	onStack := map[render.Ref]bool{}
-	var stack []render.Ref
+	index, low := map[graph.Ref]int{}, map[graph.Ref]int{}
+	onStack := map[graph.Ref]bool{}
+	var stack []graph.Ref
 	var frames []frame
-	push := func(v render.Ref) {
+	push := func(v graph.Ref) {
 		index[v], low[v] = len(index), len(index)
 		stack = append(stack, v)
 		onStack[v] = true
@@ -80,7 +82,7 @@ func (r *reachability) walk(start render.Ref) {
 			continue
 		}
 		c := len(r.reach)
-		var members []render.Ref
+		var members []graph.Ref
 		for {
 			w := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -98,7 +100,7 @@ func (r *reachability) walk(start render.Ref) {
 // closure returns the bitset of components reached from component c (members): the
 // components its edges lead to, and what those reach. c itself is in it only through a
 // cycle: more than one member, or an edge from a member to a member.
-func (r *reachability) closure(c int, members []render.Ref) []uint64 {
+func (r *reachability) closure(c int, members []graph.Ref) []uint64 {
 	set := make([]uint64, c/64+1)
 	for _, m := range members {
 		for _, w := range r.next(m) {

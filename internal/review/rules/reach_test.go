@@ -6,35 +6,35 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // shapeCluster is a cluster of n Kustomizations t00000... under a root, each with one
 // ConfigMap, their dependsOn in a shape: "ring" (each depends on the next, the last on the
 // first), "chain" (each on the one before), "star" (each on t00000) or "none".
-func shapeCluster(shape string, n int) *render.Cluster {
-	root := render.Ref{Namespace: "flux-system", Name: "flux-system"}
-	c := &render.Cluster{Name: "dev", Root: root, Kustomizations: map[render.Ref]*render.Kustomization{
+func shapeCluster(shape string, n int) *graph.Cluster {
+	root := graph.Ref{Namespace: "flux-system", Name: "flux-system"}
+	c := &graph.Cluster{Name: "dev", Root: root, Kustomizations: map[graph.Ref]*graph.Kustomization{
 		root: {Ref: root, File: "clusters/dev/flux-system/gotk-sync.yaml", Line: 12},
-	}, Order: []render.Ref{root}, Owners: map[render.ObjectID][]*render.Object{}}
-	ref := func(i int) render.Ref { return render.Ref{Namespace: "flux-system", Name: fmt.Sprintf("t%05d", i)} }
+	}, Order: []graph.Ref{root}, Owners: map[graph.ObjectID][]*graph.Object{}}
+	ref := func(i int) graph.Ref { return graph.Ref{Namespace: "flux-system", Name: fmt.Sprintf("t%05d", i)} }
 	for i := range n {
-		ks := &render.Kustomization{Ref: ref(i), Parent: &root, File: "clusters/dev/tiers.yaml", Line: 1 + 14*i}
+		ks := &graph.Kustomization{Ref: ref(i), Parent: &root, File: "clusters/dev/tiers.yaml", Line: 1 + 14*i}
 		switch {
 		case shape == "ring":
-			ks.Spec.DependsOn = []render.Ref{ref((i + 1) % n)}
+			ks.Spec.DependsOn = []graph.Ref{ref((i + 1) % n)}
 		case shape == "chain" && i > 0:
-			ks.Spec.DependsOn = []render.Ref{ref(i - 1)}
+			ks.Spec.DependsOn = []graph.Ref{ref(i - 1)}
 		case shape == "star" && i > 0:
-			ks.Spec.DependsOn = []render.Ref{ref(0)}
+			ks.Spec.DependsOn = []graph.Ref{ref(0)}
 		}
 		name := fmt.Sprintf("c%05d", i)
-		o := &render.Object{ID: render.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: name},
+		o := &graph.Object{ID: graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: name},
 			Owner: ks.Ref, File: fmt.Sprintf("apps/t%05d/cm.yaml", i), Line: 1,
 			Body: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 				"metadata": map[string]any{"name": name, "namespace": "default"}, "data": map[string]any{"k": "v"}}}}
-		ks.Objects = []*render.Object{o}
-		c.Owners[o.ID] = []*render.Object{o}
+		ks.Objects = []*graph.Object{o}
+		c.Owners[o.ID] = []*graph.Object{o}
 		c.Kustomizations[ks.Ref] = ks
 		c.Order = append(c.Order, ks.Ref)
 	}
@@ -73,14 +73,14 @@ func TestReachabilityShapes(t *testing.T) {
 // A dependsOn naming a Kustomization that does not exist is reached (the dependent waits
 // for it) and leads nowhere; a self-dependency is a path to itself.
 func TestReachabilityMissingAndSelf(t *testing.T) {
-	a, b, gone := render.Ref{Namespace: "x", Name: "a"}, render.Ref{Namespace: "x", Name: "b"}, render.Ref{Namespace: "x", Name: "gone"}
-	c := &render.Cluster{Kustomizations: map[render.Ref]*render.Kustomization{
-		a: {Ref: a, Spec: render.Spec{DependsOn: []render.Ref{gone, a}}},
-		b: {Ref: b, Spec: render.Spec{DependsOn: []render.Ref{a}}},
-	}, Order: []render.Ref{a, b}}
+	a, b, gone := graph.Ref{Namespace: "x", Name: "a"}, graph.Ref{Namespace: "x", Name: "b"}, graph.Ref{Namespace: "x", Name: "gone"}
+	c := &graph.Cluster{Kustomizations: map[graph.Ref]*graph.Kustomization{
+		a: {Ref: a, Spec: graph.Spec{DependsOn: []graph.Ref{gone, a}}},
+		b: {Ref: b, Spec: graph.Spec{DependsOn: []graph.Ref{a}}},
+	}, Order: []graph.Ref{a, b}}
 	v := newView(c)
 	for _, q := range []struct {
-		from, to render.Ref
+		from, to graph.Ref
 		want     bool
 	}{{a, gone, true}, {a, a, true}, {b, a, true}, {b, gone, true}, {b, b, false}, {a, b, false}, {gone, a, false}, {gone, gone, false}} {
 		if got := v.dependsOnPath(q.from, q.to); got != q.want {

@@ -3,7 +3,7 @@ package rules
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // podSpecPath locates the pod spec of workload kinds.
@@ -21,7 +21,7 @@ var podSpecPath = map[string][]string{
 // configRefs lists the ConfigMaps and Secrets (kind, name) that an object reads and that
 // must exist for it to become healthy: required references of a pod spec (envFrom, env
 // valueFrom, volumes), HelmRelease valuesFrom, Gateway listener certificates and Ingress TLS.
-func configRefs(o *render.Object) [][2]string {
+func configRefs(o *graph.Object) [][2]string {
 	u := o.Body.Object
 	var out [][2]string
 	add := func(kind string, m map[string]any, nameKey string) {
@@ -108,7 +108,7 @@ func mapOf(v any) map[string]any {
 // configProviders returns the Kustomizations that make the ConfigMap or Secret id: by
 // emitting it, or, for Secrets, through an ExternalSecret, a cert-manager Certificate or a
 // SealedSecret that writes it at runtime.
-func (v *view) configProviders(id render.ObjectID) []render.Ref {
+func (v *view) configProviders(id graph.ObjectID) []graph.Ref {
 	if p := v.owners(id); len(p) > 0 {
 		return p
 	}
@@ -116,10 +116,10 @@ func (v *view) configProviders(id render.ObjectID) []render.Ref {
 		return nil
 	}
 	if v.secretWriters == nil {
-		v.secretWriters = map[render.ObjectID][]render.Ref{}
-		each(v.c, func(ks *render.Kustomization, o *render.Object) {
+		v.secretWriters = map[graph.ObjectID][]graph.Ref{}
+		each(v.c, func(ks *graph.Kustomization, o *graph.Object) {
 			if name := secretWritten(o); name != "" {
-				sid := render.ObjectID{Kind: "Secret", Namespace: o.ID.Namespace, Name: name}
+				sid := graph.ObjectID{Kind: "Secret", Namespace: o.ID.Namespace, Name: name}
 				v.secretWriters[sid] = append(v.secretWriters[sid], ks.Ref)
 			}
 		})
@@ -130,7 +130,7 @@ func (v *view) configProviders(id render.ObjectID) []render.Ref {
 // secretWritten names the Secret that o makes appear at runtime in its namespace: an
 // ExternalSecret's target (its own name by default), a Certificate's secretName, a
 // SealedSecret's name; "" for any other object.
-func secretWritten(o *render.Object) string {
+func secretWritten(o *graph.Object) string {
 	switch o.ID.Group + "/" + o.ID.Kind {
 	case "external-secrets.io/ExternalSecret":
 		if t, _, _ := unstructured.NestedString(o.Body.Object, "spec", "target", "name"); t != "" {

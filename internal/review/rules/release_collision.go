@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
 
@@ -19,10 +19,10 @@ import (
 // (helm-controller#284). The finding is on every HelmRelease after the first, in build
 // order, those that the other commit has too coming first: the one a change adds is the
 // one reported.
-func releaseCollision(c, other *render.Cluster, _ *Env) []Finding {
+func releaseCollision(c, other *graph.Cluster, _ *Env) []Finding {
 	hrs := helmReleases(c)
 	if other != nil {
-		before := map[render.Ref]bool{}
+		before := map[graph.Ref]bool{}
 		for _, h := range helmReleases(other) {
 			before[h.ref] = true
 		}

@@ -5,10 +5,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-func ks(name string) render.Ref { return render.Ref{Namespace: "flux-system", Name: name} }
+func ks(name string) graph.Ref { return graph.Ref{Namespace: "flux-system", Name: name} }
 
 // TestRenames matches a renamed tier by its path, else by its objects, one to one.
 func TestRenames(t *testing.T) {
@@ -20,13 +20,13 @@ func TestRenames(t *testing.T) {
 	cases := []struct {
 		name       string
 		base, head map[string]string
-		want       map[render.Ref]render.Ref
+		want       map[graph.Ref]graph.Ref
 	}{
 		{
 			name: "same path",
 			base: merge(monitor, map[string]string{tierFile("grafana"): tier("grafana", "./grafana", true)}),
 			head: merge(monitor, map[string]string{tierFile("grafana-operator"): tier("grafana-operator", "./grafana", true)}),
-			want: map[render.Ref]render.Ref{ks("grafana"): ks("grafana-operator")},
+			want: map[graph.Ref]graph.Ref{ks("grafana"): ks("grafana-operator")},
 		},
 		{
 			name: "folder renamed too: same objects",
@@ -37,7 +37,7 @@ func TestRenames(t *testing.T) {
 				"apps/dash.yaml":             monitor["apps/dash.yaml"],
 				tierFile("grafana-operator"): tier("grafana-operator", "./operator", true),
 			}),
-			want: map[render.Ref]render.Ref{ks("grafana"): ks("grafana-operator")},
+			want: map[graph.Ref]graph.Ref{ks("grafana"): ks("grafana-operator")},
 		},
 		{
 			name: "two candidates with the same path: ambiguous",
@@ -46,7 +46,7 @@ func TestRenames(t *testing.T) {
 				tierFile("grafana-a"): tier("grafana-a", "./grafana", true),
 				tierFile("grafana-b"): tier("grafana-b", "./grafana", true),
 			}),
-			want: map[render.Ref]render.Ref{},
+			want: map[graph.Ref]graph.Ref{},
 		},
 	}
 	for _, tc := range cases {
@@ -89,13 +89,13 @@ func TestRenamedProviderKeepsFindings(t *testing.T) {
 // Kustomization holding it) for object findings, the Kustomization for findings about a
 // Kustomization, and the edge's provider or the cycle's members under their head names.
 func TestKeyIdentity(t *testing.T) {
-	dash := render.ObjectID{Group: "grafana.integreatly.org", Kind: "GrafanaDashboard", Namespace: "default", Name: "nodes"}
-	other := render.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "other"}
-	alias := map[render.Ref]render.Ref{ks("grafana"): ks("grafana-operator"), ks("apps"): ks("apps-v2")}
-	onObj := func(rule, holder string, id render.ObjectID, refs []render.Ref, key string) Finding {
+	dash := graph.ObjectID{Group: "grafana.integreatly.org", Kind: "GrafanaDashboard", Namespace: "default", Name: "nodes"}
+	other := graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "other"}
+	alias := map[graph.Ref]graph.Ref{ks("grafana"): ks("grafana-operator"), ks("apps"): ks("apps-v2")}
+	onObj := func(rule, holder string, id graph.ObjectID, refs []graph.Ref, key string) Finding {
 		return Finding{Rule: rule, Cluster: "dev", Kustomization: "flux-system/" + holder, Object: &id, refs: refs, key: key}
 	}
-	onKs := func(rule, name string, refs []render.Ref, key string) Finding {
+	onKs := func(rule, name string, refs []graph.Ref, key string) Finding {
 		return Finding{Rule: rule, Cluster: "dev", Kustomization: "flux-system/" + name, refs: refs, key: key}
 	}
 	cases := []struct {
@@ -106,13 +106,13 @@ func TestKeyIdentity(t *testing.T) {
 		{"object finding: holder renamed", onObj("namespace-not-set", "apps", dash, nil, ""), onObj("namespace-not-set", "monitoring", dash, nil, ""), true},
 		{"object finding: other object", onObj("namespace-not-set", "apps", dash, nil, ""), onObj("namespace-not-set", "apps", other, nil, ""), false},
 		{"variable: other name", onObj("undefined-variable", "apps", dash, nil, "A"), onObj("undefined-variable", "apps", dash, nil, "B"), false},
-		{"edge: provider renamed", onObj("missing-depends-on", "apps", dash, []render.Ref{ks("grafana")}, ""), onObj("missing-depends-on", "apps", dash, []render.Ref{ks("grafana-operator")}, ""), true},
-		{"edge: another provider", onObj("missing-depends-on", "apps", dash, []render.Ref{ks("grafana")}, ""), onObj("missing-depends-on", "apps", dash, []render.Ref{ks("infra")}, ""), false},
-		{"Kustomization edge: both ends renamed", onKs("missing-depends-on", "apps", []render.Ref{ks("apps"), ks("grafana")}, ""), onKs("missing-depends-on", "apps-v2", []render.Ref{ks("apps-v2"), ks("grafana-operator")}, ""), true},
-		{"render-error: renamed Kustomization", onKs("render-error", "apps", []render.Ref{ks("apps")}, ""), onKs("render-error", "apps-v2", []render.Ref{ks("apps-v2")}, ""), true},
-		{"render-error: another Kustomization", onKs("render-error", "apps", []render.Ref{ks("apps")}, ""), onKs("render-error", "infra", []render.Ref{ks("infra")}, ""), false},
-		{"depends-on-not-found: other entry", onKs("depends-on-not-found", "apps", []render.Ref{ks("apps")}, "flux-system/a"), onKs("depends-on-not-found", "apps", []render.Ref{ks("apps")}, "flux-system/b"), false},
-		{"cycle: member renamed, other order", onKs("depends-on-cycle", "apps", []render.Ref{ks("apps"), ks("grafana")}, ""), onKs("depends-on-cycle", "apps-v2", []render.Ref{ks("grafana-operator"), ks("apps-v2")}, ""), true},
+		{"edge: provider renamed", onObj("missing-depends-on", "apps", dash, []graph.Ref{ks("grafana")}, ""), onObj("missing-depends-on", "apps", dash, []graph.Ref{ks("grafana-operator")}, ""), true},
+		{"edge: another provider", onObj("missing-depends-on", "apps", dash, []graph.Ref{ks("grafana")}, ""), onObj("missing-depends-on", "apps", dash, []graph.Ref{ks("infra")}, ""), false},
+		{"Kustomization edge: both ends renamed", onKs("missing-depends-on", "apps", []graph.Ref{ks("apps"), ks("grafana")}, ""), onKs("missing-depends-on", "apps-v2", []graph.Ref{ks("apps-v2"), ks("grafana-operator")}, ""), true},
+		{"render-error: renamed Kustomization", onKs("render-error", "apps", []graph.Ref{ks("apps")}, ""), onKs("render-error", "apps-v2", []graph.Ref{ks("apps-v2")}, ""), true},
+		{"render-error: another Kustomization", onKs("render-error", "apps", []graph.Ref{ks("apps")}, ""), onKs("render-error", "infra", []graph.Ref{ks("infra")}, ""), false},
+		{"depends-on-not-found: other entry", onKs("depends-on-not-found", "apps", []graph.Ref{ks("apps")}, "flux-system/a"), onKs("depends-on-not-found", "apps", []graph.Ref{ks("apps")}, "flux-system/b"), false},
+		{"cycle: member renamed, other order", onKs("depends-on-cycle", "apps", []graph.Ref{ks("apps"), ks("grafana")}, ""), onKs("depends-on-cycle", "apps-v2", []graph.Ref{ks("grafana-operator"), ks("apps-v2")}, ""), true},
 		{"other cluster", onObj("namespace-not-set", "apps", dash, nil, ""), Finding{Rule: "namespace-not-set", Cluster: "prod", Object: &dash}, false},
 	}
 	for _, tc := range cases {

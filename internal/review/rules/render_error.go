@@ -3,12 +3,12 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // renderError reports Kustomizations that fail to build: kustomize-controller stops at
 // build() and applies nothing of them (flux-semantics.md §1), so every change in them waits.
-func renderError(c, _ *render.Cluster, _ *Env) []Finding {
+func renderError(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -20,7 +20,7 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
 			Message:    fmt.Sprintf("Kustomization %s fails to build, so Flux applies none of it: %s", ref, ks.Err.Message),
 			Suggestion: fmt.Sprintf("Fix %s:%d so that `kustomize build` succeeds for path %s.", ks.Err.File, ks.Err.Line, ks.Spec.Path),
-			File:       ks.Err.File, Line: ks.Err.Line, Details: ks.Err.Details, refs: []render.Ref{ref},
+			File:       ks.Err.File, Line: ks.Err.Line, Details: ks.Err.Details, refs: []graph.Ref{ref},
 		}
 		if ks.Spec.SourceRef.Kind == "" { // no spec: the schema requires sourceRef in one
 			f.Message = fmt.Sprintf("Kustomization %s has no spec: the API server accepts it, and kustomize-controller fails it, as it names no source to build from.", ref)
@@ -43,7 +43,7 @@ func renderError(c, _ *render.Cluster, _ *Env) []Finding {
 // resourceSetErrors reports the ResourceSets ks applies that flux-operator fails to render
 // (internal/builder/resourceset.go BuildResourceSet): the ResourceSet applies none of its
 // resources, and ks itself applies.
-func resourceSetErrors(c *render.Cluster, ks *render.Kustomization) []Finding {
+func resourceSetErrors(c *graph.Cluster, ks *graph.Kustomization) []Finding {
 	var out []Finding
 	for _, e := range ks.ResourceSetErrors {
 		id := e.ResourceSet

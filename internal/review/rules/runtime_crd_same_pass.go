@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // runtimeCRDSamePass reports a custom resource whose CRD a controller creates at runtime
@@ -16,7 +16,7 @@ import (
 // (fluxcd/pkg ssa ApplyAllStaged, flux-semantics.md §3): the unknown kind fails the dry-run,
 // the trigger is never applied, the CRD never appears. A permanent deadlock. Not in a
 // Kustomization with remote resources not fetched: they may ship the CRD (knownNeeds).
-func runtimeCRDSamePass(c, _ *render.Cluster, env *Env) []Finding {
+func runtimeCRDSamePass(c, _ *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
@@ -47,7 +47,7 @@ func runtimeCRDSamePass(c, _ *render.Cluster, env *Env) []Finding {
 }
 
 // runtimeKind returns the catalog entry of o's kind when no build in the graph ships its CRD.
-func runtimeKind(v *view, env *Env, o *render.Object) (RuntimeKind, bool) {
+func runtimeKind(v *view, env *Env, o *graph.Object) (RuntimeKind, bool) {
 	gk := o.ID.Group + "/" + o.ID.Kind
 	if _, shipped := v.crdOwners[gk]; shipped {
 		return RuntimeKind{}, false
@@ -56,7 +56,7 @@ func runtimeKind(v *view, env *Env, o *render.Object) (RuntimeKind, bool) {
 }
 
 // findTrigger returns ks's first object that makes rk's CRD appear.
-func (v *view) findTrigger(ks *render.Kustomization, rk RuntimeKind) *render.Object {
+func (v *view) findTrigger(ks *graph.Kustomization, rk RuntimeKind) *graph.Object {
 	for _, o := range ks.Objects {
 		if v.triggers(o, rk) {
 			return o
@@ -66,7 +66,7 @@ func (v *view) findTrigger(ks *render.Kustomization, rk RuntimeKind) *render.Obj
 }
 
 // triggers reports whether o is of rk's trigger kind (and, for a HelmRelease, of its chart).
-func (v *view) triggers(o *render.Object, rk RuntimeKind) bool {
+func (v *view) triggers(o *graph.Object, rk RuntimeKind) bool {
 	group, kind := triggerID(rk.Trigger)
 	if rk.FromCatalog() && v.rendered[o.ID] {
 		return false // the render says what its chart installs; the catalog is the fallback
@@ -79,7 +79,7 @@ func (v *view) triggers(o *render.Object, rk RuntimeKind) bool {
 
 // chartOf names a HelmRelease's chart: spec.chart.spec.chart, or for spec.chartRef the
 // last path element of the OCIRepository's URL (the HelmChart's spec.chart).
-func (v *view) chartOf(o *render.Object) string {
+func (v *view) chartOf(o *graph.Object) string {
 	if c, _, _ := unstructured.NestedString(o.Body.Object, "spec", "chart", "spec", "chart"); c != "" {
 		return path.Base(c)
 	}

@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // runtimeNamespaceSamePass reports an object in a Namespace that only a HelmRelease's
@@ -14,7 +14,7 @@ import (
 // not applied, the HelmRelease with it, so helm-controller never creates the Namespace. A
 // permanent deadlock on a cold cluster (kustomize-controller#511). Not in a Kustomization
 // with remote resources not fetched: they may ship the Namespace (knownNeeds).
-func runtimeNamespaceSamePass(c, _ *render.Cluster, env *Env) []Finding {
+func runtimeNamespaceSamePass(c, _ *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	var out []Finding
 	for _, ref := range c.Order {
@@ -32,7 +32,7 @@ func runtimeNamespaceSamePass(c, _ *render.Cluster, env *Env) []Finding {
 				continue
 			}
 			how := "chart creates"
-			for _, p := range c.Owners[render.ObjectID{Kind: "Namespace", Name: ns}] {
+			for _, p := range c.Owners[graph.ObjectID{Kind: "Namespace", Name: ns}] {
 				if p.HelmRelease == n.runtime.HelmRelease && p.Template == "" {
 					how = "install.createNamespace creates"
 				}

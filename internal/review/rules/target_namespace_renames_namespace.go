@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // targetNamespaceRenamesNamespace reports a Namespace object that a Kustomization's
@@ -19,7 +19,7 @@ import (
 // removeUnneededMetaFieldSpecs for apiVersion v1). So the Namespace the file shows is never
 // created, and the Kustomization owns, and prunes with itself, the target Namespace —
 // flux-system in flux2#3949 and #4570. The source name is read from the object's document.
-func targetNamespaceRenamesNamespace(c, _ *render.Cluster, _ *Env) []Finding {
+func targetNamespaceRenamesNamespace(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -58,7 +58,7 @@ func targetNamespaceRenamesNamespace(c, _ *render.Cluster, _ *Env) []Finding {
 
 // docAt returns the kind and metadata.name of the document of file whose `kind:` key is on
 // line; "" when there is none.
-func docAt(c *render.Cluster, file string, line int) (kind, name string) {
+func docAt(c *graph.Cluster, file string, line int) (kind, name string) {
 	data, ok := c.ReadFile(file)
 	if !ok {
 		return "", ""

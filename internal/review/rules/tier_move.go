@@ -3,12 +3,12 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // tierMove notes every object whose owner changes: Flux relabels it to the new owner and
 // the old owner's inventory drops it (flux-semantics.md §4).
-func tierMove(base, head *render.Cluster, _ *Env) []Finding {
+func tierMove(base, head *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, m := range Moves(base, head) {
 		f := objectFinding("tier-move", Notice, head.Name, m.head, m.head.Owner)

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // unknownProducers lists, as short phrases ("HelmRelease apps/podinfo (chart not
@@ -17,14 +17,14 @@ import (
 // or failing. Any of them may create an object or a CRD that the graph lacks, so rules that
 // report something missing from the whole cluster (health-check-not-found, missing-crd)
 // say "unknown" instead when the list is not empty.
-func unknownProducers(c *render.Cluster) []string { return unknownProducersIn(c, "") }
+func unknownProducers(c *graph.Cluster) []string { return unknownProducersIn(c, "") }
 
 // unknownProducersIn is unknownProducers for an object of namespace ns: a HelmRelease whose
 // release namespace (targetNamespace, else its own) is another one is left out, since a
 // chart's objects live in its release namespace but for the rare chart that names others,
 // and one remote chart must not make every health check of the cluster unknown. "" keeps
 // every HelmRelease (a cluster-scoped object, a CRD).
-func unknownProducersIn(c *render.Cluster, ns string) []string {
+func unknownProducersIn(c *graph.Cluster, ns string) []string {
 	var out []string
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -57,7 +57,7 @@ func unknownProducersIn(c *render.Cluster, ns string) []string {
 
 // releaseNamespaceOf is the release namespace of HelmRelease id of ks: its
 // spec.targetNamespace, else its own namespace (helm-controller GetReleaseNamespace).
-func releaseNamespaceOf(ks *render.Kustomization, id render.ObjectID) string {
+func releaseNamespaceOf(ks *graph.Kustomization, id graph.ObjectID) string {
 	for _, o := range ks.Objects {
 		if o.ID == id && o.Body != nil {
 			if t, _, _ := unstructured.NestedString(o.Body.Object, "spec", "targetNamespace"); t != "" {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // undefinedVariable reports ${VAR} without a default operator that neither substitute nor
@@ -12,13 +12,13 @@ import (
 // (kustomize-controller v1.9.0, StrictPostBuildSubstitutions on by default) the reconcile
 // fails with 'variable not set (strict mode)'; before, the text became empty
 // (flux-semantics.md §2).
-func undefinedVariable(c, _ *render.Cluster, env *Env) []Finding {
+func undefinedVariable(c, _ *graph.Cluster, env *Env) []Finding {
 	sev := Error
 	if !env.Strict {
 		sev = Warning
 	}
 	var out []Finding
-	each(c, func(ks *render.Kustomization, o *render.Object) {
+	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		for _, name := range o.Undefined {
 			f := objectFinding("undefined-variable", sev, c.Name, o, ks.Ref)
 			f.key = name
@@ -37,9 +37,9 @@ func undefinedVariable(c, _ *render.Cluster, env *Env) []Finding {
 // never runs for the Kustomization: it has no postBuild, or its postBuild resolves no
 // variable and substituteStrategy is not Always (KC v1.9.0, kustomize-controller#1011).
 // Expressions only in documentation text (literalOutsideDocs) are not reported.
-func unsubstitutedVariable(c, _ *render.Cluster, _ *Env) []Finding {
+func unsubstitutedVariable(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
-	each(c, func(ks *render.Kustomization, o *render.Object) {
+	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		literal := literalOutsideDocs(o)
 		if len(literal) == 0 {
 			return

@@ -1,4 +1,4 @@
-package render
+package helmrelease
 
 import (
 	"bytes"
@@ -12,31 +12,34 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/ignore"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // repoChart is a chart loaded from the repository's files, with the digest of every
 // file it read (the cache key of its render).
 type repoChart struct {
-	chart  *chart.Chart
-	digest string
+	Chart  *chart.Chart
+	Digest string
 }
 
-// loadRepoChart loads the chart in the repo folder cs.dir from the snapshot, never from
+// LoadRepoChart loads the chart in the repo folder cs.Dir from the snapshot, never from
 // disk: the snapshot holds no symlinks, so nothing outside the tree is read (HELM.md §6).
 // Helm's directory loader (loader.LoadDir) skips what .helmignore and its defaults name,
 // and so does this. Dependencies must be vendored under charts/: one that is not would be
 // downloaded by source-controller's DependencyManager, so the chart is remote. valuesFiles
 // (relative to the source root) replace values.yaml as source-controller's local builder
 // does (mergeFileValues, then OverwriteChartDefaultValues, internal/helm/chart).
-func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, error) {
-	if snap.state(cs.dir) != "dir" {
-		return nil, fmt.Errorf("chart folder %s is not in the repository", cs.dir)
+func LoadRepoChart(snap *graph.Snapshot, cs ChartSource, maxBytes int64) (*repoChart, error) {
+	if snap.State(cs.Dir) != "dir" {
+		return nil, fmt.Errorf("chart folder %s is not in the repository", cs.Dir)
 	}
 	rules := ignore.Empty()
-	if data, ok := snap.read(path.Join(cs.dir, ignore.HelmIgnore)); ok {
+	if data, ok := snap.Read(path.Join(cs.Dir, ignore.HelmIgnore)); ok {
 		r, err := ignore.Parse(bytes.NewReader(data))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path.Join(cs.dir, ignore.HelmIgnore), err)
+			return nil, fmt.Errorf("%s: %w", path.Join(cs.Dir, ignore.HelmIgnore), err)
 		}
 		rules = r
 	}
@@ -46,11 +49,11 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 	var total int64
 	var walk func(rel string) error
 	walk = func(rel string) error {
-		for _, n := range snap.names[path.Join(cs.dir, rel)] {
+		for _, n := range snap.Names[path.Join(cs.Dir, rel)] {
 			name := path.Join(rel, n)
-			full := path.Join(cs.dir, name)
-			isDir := snap.state(full) == "dir"
-			if rules.Ignore(name, fileInfo{name: n, mode: dirMode(isDir)}) {
+			full := path.Join(cs.Dir, name)
+			isDir := snap.State(full) == "dir"
+			if rules.Ignore(name, fsys.FileInfo{FileName: n, FileMode: dirMode(isDir)}) {
 				continue
 			}
 			if isDir {
@@ -59,15 +62,15 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 				}
 				continue
 			}
-			data, ok := snap.read(full)
+			data, ok := snap.Read(full)
 			if !ok {
 				continue // a symlink or a refused file: source-controller's artifact has neither
 			}
 			if total += int64(len(data)); total > maxBytes {
-				return fmt.Errorf("chart %s is over tiergate's limit of %d bytes (MaxBuildBytes)", cs.dir, maxBytes)
+				return fmt.Errorf("chart %s is over tiergate's limit of %d bytes (MaxBuildBytes)", cs.Dir, maxBytes)
 			}
 			files = append(files, &archive.BufferedFile{Name: name, Data: bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))})
-			fmt.Fprintf(&sum, "%s\x00%s\x00", name, snap.digest(full))
+			fmt.Fprintf(&sum, "%s\x00%s\x00", name, snap.Digest(full))
 		}
 		return nil
 	}
@@ -76,12 +79,12 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 	}
 	ch, err := loader.LoadFiles(files)
 	if err != nil {
-		return nil, fmt.Errorf("load chart %s: %w", cs.dir, err)
+		return nil, fmt.Errorf("load chart %s: %w", cs.Dir, err)
 	}
-	if err := vendored(ch, cs.dir); err != nil {
+	if err := vendored(ch, cs.Dir); err != nil {
 		return nil, err
 	}
-	if len(cs.valuesFiles) > 0 {
+	if len(cs.ValuesFiles) > 0 {
 		vals, err := mergeFileValues(snap, cs, &sum)
 		if err != nil {
 			return nil, err
@@ -93,7 +96,7 @@ func loadRepoChart(snap *snapshot, cs chartSource, maxBytes int64) (*repoChart, 
 			}
 		}
 	}
-	return &repoChart{chart: ch, digest: digest([]byte(sum.String()))}, nil
+	return &repoChart{Chart: ch, Digest: graph.Digest([]byte(sum.String()))}, nil
 }
 
 // vendored fails when a dependency of Chart.yaml is not under charts/.
@@ -104,25 +107,25 @@ func vendored(ch *chart.Chart, dir string) error {
 	}
 	for _, d := range ch.Metadata.Dependencies {
 		if !have[d.Name] {
-			return &remoteDependency{fmt.Sprintf("chart %s depends on %s %s from %s, which is not vendored under charts/: source-controller downloads it",
+			return &RemoteDependency{fmt.Sprintf("chart %s depends on %s %s from %s, which is not vendored under charts/: source-controller downloads it",
 				dir, d.Name, d.Version, d.Repository)}
 		}
 	}
 	return nil
 }
 
-// remoteDependency is a chart whose dependency is fetched at build time.
-type remoteDependency struct{ msg string }
+// RemoteDependency is a chart whose dependency is fetched at build time.
+type RemoteDependency struct{ Msg string }
 
-func (e *remoteDependency) Error() string { return e.msg }
+func (e *RemoteDependency) Error() string { return e.Msg }
 
 // mergeFileValues merges cs.valuesFiles, relative to the source root, in order
 // (source-controller mergeFileValues); a missing one fails unless ignoreMissing.
-func mergeFileValues(snap *snapshot, cs chartSource, sum *strings.Builder) (map[string]any, error) {
+func mergeFileValues(snap *graph.Snapshot, cs ChartSource, sum *strings.Builder) (map[string]any, error) {
 	out := map[string]any{}
-	for _, p := range cs.valuesFiles {
-		rel := cleanPath(path.Join(cs.root, p))
-		data, ok := snap.read(rel)
+	for _, p := range cs.ValuesFiles {
+		rel := fsys.CleanPath(path.Join(cs.root, p))
+		data, ok := snap.Read(rel)
 		if !ok {
 			if cs.ignoreMissing {
 				continue
@@ -134,7 +137,7 @@ func mergeFileValues(snap *snapshot, cs chartSource, sum *strings.Builder) (map[
 			return nil, fmt.Errorf("unmarshaling values from '%s' failed: %w", p, err)
 		}
 		out = loader.MergeMaps(out, v)
-		fmt.Fprintf(sum, "values\x00%s\x00%s\x00", p, snap.digest(rel))
+		fmt.Fprintf(sum, "values\x00%s\x00%s\x00", p, snap.Digest(rel))
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package render
+package fsys
 
 import (
 	"crypto/sha256"
@@ -10,22 +10,24 @@ import (
 	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // depOp is what a build asked of the filesystem about one path.
 type depOp byte
 
 const (
-	depStat depOp = 's' // Exists, IsDir, CleanedAbs: absent, file or folder
-	depRead depOp = 'r' // ReadFile, Open: the content
+	DepStat depOp = 's' // Exists, IsDir, CleanedAbs: absent, file or folder
+	DepRead depOp = 'r' // ReadFile, Open: the content
 	depList depOp = 'l' // ReadDir: the entry names
 	depGlob depOp = 'g' // Glob: the matches of a pattern
-	depTree depOp = 't' // Walk: every name and content below
+	DepTree depOp = 't' // Walk: every name and content below
 )
 
-// dep is one input of a build: an operation on a path relative to the tree root
+// Dep is one input of a build: an operation on a path relative to the tree root
 // (slash-separated; a Glob keeps its pattern).
-type dep struct {
+type Dep struct {
 	Op   depOp
 	Path string
 }
@@ -38,12 +40,13 @@ type recordFS struct {
 	abs string // the tree root; paths outside it make the build unreusable
 
 	mu      sync.Mutex
-	deps    map[dep]bool
+	deps    map[Dep]bool
 	outside bool
 }
 
-func newRecordFS(fs filesys.FileSystem, abs string) *recordFS {
-	return &recordFS{FileSystem: fs, abs: abs, deps: map[dep]bool{}}
+// NewRecordFS wraps fs, whose root is the absolute folder abs, recording what a build reads.
+func NewRecordFS(fs filesys.FileSystem, abs string) *recordFS {
+	return &recordFS{FileSystem: fs, abs: abs, deps: map[Dep]bool{}}
 }
 
 func (fs *recordFS) note(op depOp, path string) {
@@ -54,27 +57,27 @@ func (fs *recordFS) note(op depOp, path string) {
 		fs.outside = true
 		return
 	}
-	fs.deps[dep{op, filepath.ToSlash(rel)}] = true
+	fs.deps[Dep{op, filepath.ToSlash(rel)}] = true
 }
 
 func (fs *recordFS) Exists(path string) bool {
-	fs.note(depStat, path)
+	fs.note(DepStat, path)
 	return fs.FileSystem.Exists(path)
 }
-func (fs *recordFS) IsDir(path string) bool { fs.note(depStat, path); return fs.FileSystem.IsDir(path) }
+func (fs *recordFS) IsDir(path string) bool { fs.note(DepStat, path); return fs.FileSystem.IsDir(path) }
 
 func (fs *recordFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
-	fs.note(depStat, path)
+	fs.note(DepStat, path)
 	return fs.FileSystem.CleanedAbs(path)
 }
 
 func (fs *recordFS) ReadFile(path string) ([]byte, error) {
-	fs.note(depRead, path)
+	fs.note(DepRead, path)
 	return fs.FileSystem.ReadFile(path)
 }
 
 func (fs *recordFS) Open(path string) (filesys.File, error) {
-	fs.note(depRead, path)
+	fs.note(DepRead, path)
 	return fs.FileSystem.Open(path)
 }
 
@@ -89,16 +92,16 @@ func (fs *recordFS) Glob(pattern string) ([]string, error) {
 }
 
 func (fs *recordFS) Walk(path string, walkFn filepath.WalkFunc) error {
-	fs.note(depTree, path)
+	fs.note(DepTree, path)
 	return fs.FileSystem.Walk(path, walkFn)
 }
 
-// recorded returns the deps in a stable order, and false when the build looked outside
+// Recorded returns the deps in a stable order, and false when the build looked outside
 // the tree (such a build is never reused).
-func (fs *recordFS) recorded() ([]dep, bool) {
+func (fs *recordFS) Recorded() ([]Dep, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	out := make([]dep, 0, len(fs.deps))
+	out := make([]Dep, 0, len(fs.deps))
 	for d := range fs.deps {
 		out = append(out, d)
 	}
@@ -111,24 +114,26 @@ func (fs *recordFS) recorded() ([]dep, bool) {
 	return out, !fs.outside
 }
 
-// fingerprints computes, once per tree, the state of a dep: a short digest of what the
+// Fingerprints computes, once per tree, the state of a dep: a short digest of what the
 // operation would see there. Equal fingerprints mean the operation returns the same.
-type fingerprints struct {
-	snap *snapshot
+type Fingerprints struct {
+	snap *graph.Snapshot
 	mu   sync.Mutex
-	m    map[dep]fingerprint
+	m    map[Dep]fingerprint
 }
 
 type fingerprint struct {
-	digest string
-	size   int64 // bytes read to compute it: the input size of a build
+	Digest string
+	Size   int64 // bytes read to compute it: the input size of a build
 }
 
-func newFingerprints(snap *snapshot) *fingerprints {
-	return &fingerprints{snap: snap, m: map[dep]fingerprint{}}
+// NewFingerprints returns an empty set of fingerprints over snap.
+func NewFingerprints(snap *graph.Snapshot) *Fingerprints {
+	return &Fingerprints{snap: snap, m: map[Dep]fingerprint{}}
 }
 
-func (f *fingerprints) of(d dep) fingerprint {
+// Of returns the fingerprint of d in the snapshot, computed once.
+func (f *Fingerprints) Of(d Dep) fingerprint {
 	f.mu.Lock()
 	fp, ok := f.m[d]
 	f.mu.Unlock()
@@ -143,57 +148,57 @@ func (f *fingerprints) of(d dep) fingerprint {
 }
 
 // compute answers from the snapshot, which is all a build can see (srcFS).
-func (f *fingerprints) compute(d dep) fingerprint {
+func (f *Fingerprints) compute(d Dep) fingerprint {
 	s := f.snap
 	if d.Op == depGlob {
-		matches, _ := srcFS{s: s}.Glob(filepath.Join(s.root, filepath.FromSlash(d.Path)))
+		matches, _ := SrcFS{Snap: s}.Glob(filepath.Join(s.Root, filepath.FromSlash(d.Path)))
 		for i, m := range matches {
-			matches[i] = s.rel(m)
+			matches[i] = s.Rel(m)
 		}
-		return fingerprint{digest: digest([]byte(strings.Join(matches, "\x00")))}
+		return fingerprint{Digest: graph.Digest([]byte(strings.Join(matches, "\x00")))}
 	}
-	st := s.state(d.Path)
+	st := s.State(d.Path)
 	switch {
-	case d.Op == depStat:
-		return fingerprint{digest: st}
-	case d.Op == depRead && st != "file":
-		return fingerprint{digest: st}
-	case d.Op == depRead:
+	case d.Op == DepStat:
+		return fingerprint{Digest: st}
+	case d.Op == DepRead && st != "file":
+		return fingerprint{Digest: st}
+	case d.Op == DepRead:
 		return f.file(d.Path)
 	case d.Op == depList && st == "dir":
-		return fingerprint{digest: digest([]byte(strings.Join(s.names[d.Path], "\x00")))}
+		return fingerprint{Digest: graph.Digest([]byte(strings.Join(s.Names[d.Path], "\x00")))}
 	case d.Op == depList:
-		return fingerprint{digest: st}
+		return fingerprint{Digest: st}
 	case st == "absent":
-		return fingerprint{digest: st}
+		return fingerprint{Digest: st}
 	}
 	// depTree: every name, type and content below, in walk order.
 	h := sha256.New()
 	var size int64
 	var walk func(rel, name string)
 	walk = func(rel, name string) {
-		typ := s.types[rel]
+		typ := s.Types[rel]
 		h.Write([]byte(name + "\x00" + typ.String() + "\x00"))
 		if typ.IsRegular() {
 			fp := f.file(rel)
-			size += fp.size
-			h.Write([]byte(fp.digest))
+			size += fp.Size
+			h.Write([]byte(fp.Digest))
 		}
 		if typ.IsDir() {
-			for _, n := range s.names[rel] {
+			for _, n := range s.Names[rel] {
 				walk(path.Join(rel, n), path.Join(name, n))
 			}
 		}
 	}
 	walk(d.Path, ".")
-	return fingerprint{digest: hex.EncodeToString(h.Sum(nil)), size: size}
+	return fingerprint{Digest: hex.EncodeToString(h.Sum(nil)), Size: size}
 }
 
 // file fingerprints the regular file rel; a refused one has no content to see.
-func (f *fingerprints) file(rel string) fingerprint {
-	data, ok := f.snap.read(rel)
+func (f *Fingerprints) file(rel string) fingerprint {
+	data, ok := f.snap.Read(rel)
 	if !ok {
-		return fingerprint{digest: "refused"}
+		return fingerprint{Digest: "refused"}
 	}
-	return fingerprint{digest: f.snap.digest(rel), size: int64(len(data))}
+	return fingerprint{Digest: f.snap.Digest(rel), Size: int64(len(data))}
 }

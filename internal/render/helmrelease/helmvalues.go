@@ -1,4 +1,4 @@
-package render
+package helmrelease
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// missingValuesFrom names the first non-optional valuesFrom source of hr that cl does not
+// MissingValuesFrom names the first non-optional valuesFrom source of hr that cl does not
 // hold ("ConfigMap apps/values"), "" when all are there: helm-controller fails the release
 // on it, and here it is unknown whether it exists at runtime.
-func missingValuesFrom(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) string {
+func MissingValuesFrom(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) string {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	for _, v := range refs {
 		ref, _ := v.(map[string]any)
@@ -34,9 +34,9 @@ func missingValuesFrom(ctx context.Context, hr *unstructured.Unstructured, cl cl
 	return ""
 }
 
-// secretValues lists the values of the valuesFrom Secrets of hr, longest first: review
+// SecretValues lists the values of the valuesFrom Secrets of hr, longest first: review
 // redacts them in the rendered objects as it redacts substituted Secret values.
-func secretValues(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) []string {
+func SecretValues(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) []string {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	seen := map[string]bool{}
 	var out []string
@@ -86,4 +86,10 @@ func leaves(text string, fn func(string)) {
 		}
 	}
 	walk(v)
+}
+
+// strOf returns the string at m[k], "" when it is absent or not a string.
+func strOf(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
 }

@@ -1,4 +1,4 @@
-package render
+package resourceset
 
 import (
 	"bufio"
@@ -29,7 +29,7 @@ const rsMaxSeq = 10000
 // newTemplate): slim-sprig's HermeticTxtFuncMap (no env, expandenv, getHostByName, clock or
 // random functions), slugify, toYaml and mustToYaml. tiergate also removes ago, which
 // reads the clock, and bounds the functions that allocate by a count. inputs returns nil
-// here: execTemplate binds it to each input set.
+// here: ExecTemplate binds it to each input set.
 func rsFuncs() template.FuncMap {
 	fm := sprig.HermeticTxtFuncMap()
 	delete(fm, "ago")
@@ -97,9 +97,9 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// parseTemplate parses text with flux-operator's delimiters << >> and missingkey=error
-// (newTemplate), once for all the input sets execTemplate runs it with.
-func parseTemplate(text string) (*template.Template, error) {
+// ParseTemplate parses text with flux-operator's delimiters << >> and missingkey=error
+// (newTemplate), once for all the input sets ExecTemplate runs it with.
+func ParseTemplate(text string) (*template.Template, error) {
 	tp, err := template.New("resourceset").Delims("<<", ">>").Funcs(rsFuncs()).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse template: %w", err)
@@ -107,10 +107,10 @@ func parseTemplate(text string) (*template.Template, error) {
 	return tp, nil
 }
 
-// execTemplate runs tp with inputs, writing at most *budget bytes, which it decreases by
+// ExecTemplate runs tp with inputs, writing at most *budget bytes, which it decreases by
 // what it wrote, and running at most rsTemplateTimeout. It runs a clone, so that a run
 // left behind by the timeout shares no function map with the next.
-func execTemplate(tp *template.Template, inputs map[string]any, budget *int64) ([]byte, error) {
+func ExecTemplate(tp *template.Template, inputs map[string]any, budget *int64) ([]byte, error) {
 	tp, err := tp.Clone()
 	if err != nil {
 		return nil, fmt.Errorf("failed to execute template: %w", err)
@@ -140,9 +140,9 @@ func execTemplate(tp *template.Template, inputs map[string]any, budget *int64) (
 	}
 }
 
-// readObjects splits rendered YAML into objects as fluxcd/pkg/ssa/utils ReadObjects does:
+// ReadObjects splits rendered YAML into objects as fluxcd/pkg/ssa/utils ReadObjects does:
 // empty documents are skipped, every other one must be a Kubernetes object.
-func readObjects(data []byte) ([]*unstructured.Unstructured, error) {
+func ReadObjects(data []byte) ([]*unstructured.Unstructured, error) {
 	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var out []*unstructured.Unstructured
 	for {

@@ -1,4 +1,4 @@
-package render
+package helmrelease
 
 import (
 	"context"
@@ -22,22 +22,22 @@ var placeholderKey = func() []byte {
 	return k
 }()
 
-// secretPlaceholder is what a chart sees instead of the Secret value v:
+// SecretPlaceholder is what a chart sees instead of the Secret value v:
 // "tiergate-redacted-<8 hex>", the same for the same value within a process.
-func secretPlaceholder(v string) string {
+func SecretPlaceholder(v string) string {
 	m := hmac.New(sha256.New, placeholderKey)
 	m.Write([]byte(v))
 	return "tiergate-redacted-" + hex.EncodeToString(m.Sum(nil))[:8]
 }
 
-// placeholderSecrets is the client a HelmRelease's valuesFrom reads: Secrets come back with
+// PlaceholderSecrets is the client a HelmRelease's valuesFrom reads: Secrets come back with
 // every string replaced by its placeholder (the string leaves of a YAML document, keeping its
 // shape), so that no Secret value, nor anything a template derives from one (upper, b64enc,
 // sha256sum), reaches the rendered output or the report. The render is then approximate
 // where a template depends on a Secret's exact value.
-type placeholderSecrets struct{ client.Client }
+type PlaceholderSecrets struct{ client.Client }
 
-func (p placeholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+func (p PlaceholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if err := p.Client.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func placeholderValue(data []byte) []byte {
 			}
 		}
 	}
-	return []byte(secretPlaceholder(string(data)))
+	return []byte(SecretPlaceholder(string(data)))
 }
 
 func placeholderLeaves(x any) any {
@@ -84,13 +84,13 @@ func placeholderLeaves(x any) any {
 			t[i] = placeholderLeaves(e)
 		}
 	case string:
-		return secretPlaceholder(t)
+		return SecretPlaceholder(t)
 	}
 	return x
 }
 
-// readsSecrets reports whether hr has a valuesFrom Secret.
-func readsSecrets(hr *unstructured.Unstructured) bool {
+// ReadsSecrets reports whether hr has a valuesFrom Secret.
+func ReadsSecrets(hr *unstructured.Unstructured) bool {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	for _, v := range refs {
 		if ref, _ := v.(map[string]any); strOf(ref, "kind") == "Secret" {

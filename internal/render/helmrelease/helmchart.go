@@ -1,4 +1,4 @@
-package render
+package helmrelease
 
 import (
 	"cmp"
@@ -10,16 +10,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 )
 
 const (
-	helmGroup   = "helm.toolkit.fluxcd.io"
+	HelmGroup   = "helm.toolkit.fluxcd.io"
 	sourceGroup = "source.toolkit.fluxcd.io"
 )
 
-// chartHost is the host a policy must allow to pull ref.
-func chartHost(ref fetch.Ref) string {
+// ChartHost is the host a policy must allow to pull ref.
+func ChartHost(ref fetch.Ref) string {
 	u, err := url.Parse(ref.URL)
 	if err != nil {
 		return ""
@@ -27,56 +29,56 @@ func chartHost(ref fetch.Ref) string {
 	return u.Hostname()
 }
 
-// chartSource is where a HelmRelease's chart comes from: a folder of the repository
+// ChartSource is where a HelmRelease's chart comes from: a folder of the repository
 // (Dir, relative to it, with Root the source's root for valuesFiles), or a remote ref.
-type chartSource struct {
-	inRepo        bool
-	dir, root     string
-	remote        fetch.Ref
-	valuesFiles   []string
+type ChartSource struct {
+	InRepo        bool
+	Dir, root     string
+	Remote        fetch.Ref
+	ValuesFiles   []string
 	ignoreMissing bool
-	// ociSource says the chart comes from an OCIRepository, whose artifact revision
+	// OCISource says the chart comes from an OCIRepository, whose artifact revision
 	// helm-controller appends to the chart version.
-	ociSource bool
-	// unresolved says why the chart is unknown ("" when it is known).
-	unresolved string
-	// helmChart identifies the HelmChart source-controller builds an in-repo chart as (its
+	OCISource bool
+	// Unresolved says why the chart is unknown ("" when it is known).
+	Unresolved string
+	// HelmChart identifies the HelmChart source-controller builds an in-repo chart as (its
 	// namespace, name and spec as JSON: a change of any is a new generation, which forces a
 	// rebuild); "" when no HelmChart builds it (an OCIRepository's chart).
-	helmChart string
-	// strategy is the HelmChart's spec.reconcileStrategy ("" is ChartVersion).
-	strategy string
+	HelmChart string
+	// Strategy is the HelmChart's spec.reconcileStrategy ("" is ChartVersion).
+	Strategy string
 }
 
-// resolveChart finds the chart hr installs, as helm-controller's getSource
+// ResolveChart finds the chart hr installs, as helm-controller's getSource
 // (internal/controller/helmrelease_controller.go) for spec.chartRef and
 // buildHelmChartFromTemplate (internal/reconcile/helmchart_template.go) for spec.chart,
 // then source-controller's reconcilers for the source it names. Sources are the
 // cluster's rendered objects; src maps a Flux source to the repository folder its
 // artifact is built from (sourceRoot), ok false when it is not the repository.
-func resolveChart(hr *unstructured.Unstructured, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+func ResolveChart(hr *unstructured.Unstructured, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	ns := hr.GetNamespace()
 	if ref, ok, _ := unstructured.NestedMap(hr.Object, "spec", "chartRef"); ok {
 		kind, name := strOf(ref, "kind"), strOf(ref, "name")
-		sref := SourceRef{Kind: kind, Name: name, Namespace: cmp.Or(strOf(ref, "namespace"), ns)}
+		sref := graph.SourceRef{Kind: kind, Name: name, Namespace: cmp.Or(strOf(ref, "namespace"), ns)}
 		switch kind {
 		case "OCIRepository":
 			return ociChart(sref, c, src)
 		case "HelmChart":
-			body := sourceBody(c, sref)
+			body := SourceBody(c, sref)
 			if body == nil {
-				return chartSource{unresolved: fmt.Sprintf("chartRef %s is not in the cluster's graph", sref)}
+				return ChartSource{Unresolved: fmt.Sprintf("chartRef %s is not in the cluster's graph", sref)}
 			}
 			spec, _, _ := unstructured.NestedMap(body.Object, "spec")
 			cs := templateChart(spec, sref.Namespace, c, src)
-			cs.helmChart = helmChartKey(cs, sref.Namespace, sref.Name, spec)
+			cs.HelmChart = helmChartKey(cs, sref.Namespace, sref.Name, spec)
 			return cs
 		}
-		return chartSource{unresolved: fmt.Sprintf("chartRef kind %q is not rendered offline (OCIRepository and HelmChart are)", kind)}
+		return ChartSource{Unresolved: fmt.Sprintf("chartRef kind %q is not rendered offline (OCIRepository and HelmChart are)", kind)}
 	}
 	spec, ok, _ := unstructured.NestedMap(hr.Object, "spec", "chart", "spec")
 	if !ok {
-		return chartSource{unresolved: "neither spec.chart nor spec.chartRef is set"}
+		return ChartSource{Unresolved: "neither spec.chart nor spec.chartRef is set"}
 	}
 	// buildHelmChartFromTemplate: the HelmChart lives in the sourceRef's namespace, the
 	// HelmRelease's when it sets none.
@@ -89,14 +91,14 @@ func resolveChart(hr *unstructured.Unstructured, c *Cluster, src func(SourceRef)
 			spec["interval"] = iv
 		}
 	}
-	cs.helmChart = helmChartKey(cs, chartNS, ns+"-"+hr.GetName(), spec) // GetHelmChartName
+	cs.HelmChart = helmChartKey(cs, chartNS, ns+"-"+hr.GetName(), spec) // GetHelmChartName
 	return cs
 }
 
 // helmChartKey is chartSource.helmChart for an in-repo chart of HelmChart namespace/name
 // with spec; "" for another chart.
-func helmChartKey(cs chartSource, namespace, name string, spec map[string]any) string {
-	if !cs.inRepo {
+func helmChartKey(cs ChartSource, namespace, name string, spec map[string]any) string {
+	if !cs.InRepo {
 		return ""
 	}
 	b, err := json.Marshal([]any{namespace, name, spec})
@@ -110,50 +112,50 @@ func helmChartKey(cs chartSource, namespace, name string, spec map[string]any) s
 // namespace ns: source-controller's HelmChartReconciler buildFromHelmRepository (http
 // index or OCI registry) and buildFromTarballArtifact (a chart path in a GitRepository or
 // Bucket artifact).
-func templateChart(spec map[string]any, ns string, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
-	sref := SourceRef{Kind: strOf(sr, "kind"), Name: strOf(sr, "name"), Namespace: cmp.Or(strOf(sr, "namespace"), ns)}
+	sref := graph.SourceRef{Kind: strOf(sr, "kind"), Name: strOf(sr, "name"), Namespace: cmp.Or(strOf(sr, "namespace"), ns)}
 	chart, version := strOf(spec, "chart"), strOf(spec, "version")
 	files, _, _ := unstructured.NestedStringSlice(spec, "valuesFiles")
 	ignore, _, _ := unstructured.NestedBool(spec, "ignoreMissingValuesFiles")
-	body := sourceBody(c, sref)
+	body := SourceBody(c, sref)
 	switch sref.Kind {
 	case "HelmRepository":
 		if body == nil {
-			return chartSource{unresolved: fmt.Sprintf("sourceRef %s is not in the cluster's graph", sref)}
+			return ChartSource{Unresolved: fmt.Sprintf("sourceRef %s is not in the cluster's graph", sref)}
 		}
 		u, _, _ := unstructured.NestedString(body.Object, "spec", "url")
 		typ, _, _ := unstructured.NestedString(body.Object, "spec", "type")
 		if u == "" {
-			return chartSource{unresolved: fmt.Sprintf("%s has no spec.url", sref)}
+			return ChartSource{Unresolved: fmt.Sprintf("%s has no spec.url", sref)}
 		}
 		if typ == "oci" {
-			return chartSource{remote: fetch.Ref{Kind: "oci", URL: strings.TrimSuffix(u, "/") + "/" + chart, Version: version},
-				valuesFiles: files, ignoreMissing: ignore}
+			return ChartSource{Remote: fetch.Ref{Kind: "oci", URL: strings.TrimSuffix(u, "/") + "/" + chart, Version: version},
+				ValuesFiles: files, ignoreMissing: ignore}
 		}
-		return chartSource{remote: fetch.Ref{Kind: "http", URL: u, Chart: chart, Version: version}, valuesFiles: files, ignoreMissing: ignore}
+		return ChartSource{Remote: fetch.Ref{Kind: "http", URL: u, Chart: chart, Version: version}, ValuesFiles: files, ignoreMissing: ignore}
 	case "GitRepository", "Bucket":
 		root, ok := src(sref)
 		if !ok {
-			return chartSource{unresolved: fmt.Sprintf("chart %s is in %s, which is not this repository (map it in .tiergate.yaml sources)", chart, sref)}
+			return ChartSource{Unresolved: fmt.Sprintf("chart %s is in %s, which is not this repository (map it in .tiergate.yaml sources)", chart, sref)}
 		}
-		return chartSource{inRepo: true, root: root, dir: cleanPath(path.Join(root, chart)), valuesFiles: files, ignoreMissing: ignore,
-			strategy: strOf(spec, "reconcileStrategy")}
+		return ChartSource{InRepo: true, root: root, Dir: fsys.CleanPath(path.Join(root, chart)), ValuesFiles: files, ignoreMissing: ignore,
+			Strategy: strOf(spec, "reconcileStrategy")}
 	}
-	return chartSource{unresolved: fmt.Sprintf("sourceRef kind %q is not a chart source", sref.Kind)}
+	return ChartSource{Unresolved: fmt.Sprintf("sourceRef kind %q is not a chart source", sref.Kind)}
 }
 
 // ociChart resolves an OCIRepository chartRef: its spec.url and spec.ref, where digest
 // wins over semver (its semverFilter read with it) over tag, and "latest" is the default
 // (source-controller OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
 // (.tiergate.yaml sources) holds the chart at its folder.
-func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) chartSource {
+func ociChart(sref graph.SourceRef, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	if root, ok := src(sref); ok {
-		return chartSource{inRepo: true, root: root, dir: root}
+		return ChartSource{InRepo: true, root: root, Dir: root}
 	}
-	body := sourceBody(c, sref)
+	body := SourceBody(c, sref)
 	if body == nil {
-		return chartSource{unresolved: fmt.Sprintf("chartRef %s is not in the cluster's graph", sref)}
+		return ChartSource{Unresolved: fmt.Sprintf("chartRef %s is not in the cluster's graph", sref)}
 	}
 	u, _, _ := unstructured.NestedString(body.Object, "spec", "url")
 	ref, _, _ := unstructured.NestedStringMap(body.Object, "spec", "ref")
@@ -166,12 +168,12 @@ func ociChart(sref SourceRef, c *Cluster, src func(SourceRef) (string, bool)) ch
 	default:
 		r.Tag = cmp.Or(ref["tag"], "latest")
 	}
-	return chartSource{remote: r, ociSource: true}
+	return ChartSource{Remote: r, OCISource: true}
 }
 
-// sourceBody is the first rendered object of the Flux source s in c, nil when none.
-func sourceBody(c *Cluster, s SourceRef) *unstructured.Unstructured {
-	objs := c.Owners[ObjectID{Group: sourceGroup, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]
+// SourceBody is the first rendered object of the Flux source s in c, nil when none.
+func SourceBody(c *graph.Cluster, s graph.SourceRef) *unstructured.Unstructured {
+	objs := c.Owners[graph.ObjectID{Group: sourceGroup, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]
 	if len(objs) == 0 {
 		return nil
 	}

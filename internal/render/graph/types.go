@@ -1,4 +1,4 @@
-package render
+package graph
 
 import (
 	"encoding/json"
@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fluxcd/pkg/sourceignore"
+	"github.com/fluxcd/pkg/sourceignore/gitignore"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
@@ -233,7 +236,7 @@ type Kustomization struct {
 	// that was not fetched (a patch targeting an object of a remote base): what was not
 	// fetched is unknown, so the build is not reviewed rather than failed.
 	NeedsRemote string
-	// PriorSpec says that Spec and Body are the Kustomization's at Options.Prior: its
+	// PriorSpec says that Spec and Body are the Kustomization's at render.Options.Prior: its
 	// parent fails, so Flux applies nothing the parent emits, and the object already in
 	// the cluster keeps reconciling this commit's files with its old spec.
 	PriorSpec bool
@@ -256,25 +259,26 @@ type Kustomization struct {
 	HelmReleaseSkipped []ReleaseSkip
 	// HelmReleaseErrors lists the HelmReleases it applies whose charts fail to render.
 	HelmReleaseErrors []ReleaseError
-	// substituted is what postBuild substitution wrote for its objects, in bytes.
-	substituted int64
-	// body is Body as JSON, made once: a cache key of the generator and of substitution.
-	body *bodyJSON
+	// Substituted is what postBuild substitution wrote for its objects, in bytes.
+	Substituted int64
+	// JSON is Body as JSON, made once: a cache key of the generator and of substitution.
+	JSON *BodyJSON
 }
 
-type bodyJSON struct {
+// BodyJSON is a Kustomization's Body marshalled once (Kustomization.BodyJSON).
+type BodyJSON struct {
 	once sync.Once
 	data []byte
 }
 
-// bodyJSON returns ks.Body as JSON (Body is never modified once ks is made).
-func (ks *Kustomization) bodyJSON() []byte {
-	if ks.body == nil { // not made by newKustomization
+// BodyJSON returns ks.Body as JSON (Body is never modified once ks is made).
+func (ks *Kustomization) BodyJSON() []byte {
+	if ks.JSON == nil { // not made by kustomize.NewKustomization
 		data, _ := json.Marshal(ks.Body.Object)
 		return data
 	}
-	ks.body.once.Do(func() { ks.body.data, _ = json.Marshal(ks.Body.Object) })
-	return ks.body.data
+	ks.JSON.once.Do(func() { ks.JSON.data, _ = json.Marshal(ks.Body.Object) })
+	return ks.JSON.data
 }
 
 // Partial describes a Kustomization whose build is incomplete.
@@ -296,11 +300,11 @@ type Cluster struct {
 	// RootFile is the repo-relative file the root was found in (gotk-sync.yaml, the
 	// FluxInstance's or HelmRelease's manifest, .tiergate.yaml).
 	RootFile string
-	// Dir is the absolute path the cluster was rendered at (Source.Root); File paths are
+	// Dir is the absolute path the cluster was rendered at (fsys.Source.Root); File paths are
 	// relative to it. Read files with ReadFile: a source from git has no folder on disk.
 	Dir string
-	// source is what the cluster was rendered from.
-	source *snapshot
+	// Source is what the cluster was rendered from.
+	Source *Snapshot
 	// RootDir is the repo-relative folder of the root Kustomization's path.
 	RootDir string
 	Root    Ref
@@ -314,30 +318,30 @@ type Cluster struct {
 	Order []Ref
 	// Owners maps every object to the Kustomizations that emit it, in build order.
 	Owners map[ObjectID][]*Object
-	// helmCharts are the in-repo charts the cluster's HelmCharts hold after this commit, by
-	// chartSource.helmChart: what the next commit's render keeps under ChartVersion.
-	helmCharts map[string]*loadedChart
-	// sources are the folders its Kustomizations' sources pack (Graph.SourceFiles).
-	sources []sourceView
+	// HelmCharts are the in-repo charts the cluster's HelmCharts hold after this commit, by
+	// helmrelease.ChartSource.HelmChart: what the next commit's render keeps under ChartVersion.
+	HelmCharts map[string]*LoadedChart
+	// Sources are the folders its Kustomizations' sources pack (render.SourceFiles).
+	Sources []SourceView
 }
 
 // Graph is the rendering of one commit: every cluster found.
 type Graph struct {
 	Clusters []*Cluster
-	// Unselected names the clusters found but left out by Options.Clusters.
+	// Unselected names the clusters found but left out by render.Options.Clusters.
 	Unselected []string
-	// unselected are the clusters of Unselected, identity only (Name, ID, RootFile).
-	unselected []*Cluster
+	// UnselectedClusters are the clusters of Unselected, identity only (Name, ID, RootFile).
+	UnselectedClusters []*Cluster
 	// Discovery says how the clusters were found; DiscoveryFolders means the repository
 	// has no Flux root at all.
 	Discovery Discovery
-	// key is the Cache key the graph is kept under; "" when it is not kept.
-	key string
+	// Key is the Cache key the graph is kept under; "" when it is not kept.
+	Key string
 }
 
-// failed reports whether a Kustomization, a ResourceSet or a HelmRelease of g fails or is
-// not rendered, so that Options.Prior matters.
-func (g *Graph) failed() bool {
+// Failed reports whether a Kustomization, a ResourceSet or a HelmRelease of g fails or is
+// not rendered, so that render.Options.Prior matters.
+func (g *Graph) Failed() bool {
 	for _, c := range g.Clusters {
 		for _, ks := range c.Kustomizations {
 			if ks.Err != nil || len(ks.ResourceSetErrors) > 0 || len(ks.ResourceSetSkipped) > 0 ||
@@ -359,40 +363,6 @@ func (g *Graph) Cluster(name string) *Cluster {
 	return nil
 }
 
-// Partials lists the Kustomizations of c that could not be rendered completely.
-func (c *Cluster) Partials() []Partial {
-	var out []Partial
-	for _, ref := range c.Order {
-		ks := c.Kustomizations[ref]
-		switch {
-		case ks.Skipped != "":
-			reason := ks.Skipped
-			// flux bootstrap and flux-operator create the root's own source.
-			if root := c.Kustomizations[c.Root]; !c.hasSource(ks.Spec.SourceRef) && ref != c.Root && (root == nil || ks.Spec.SourceRef != root.Spec.SourceRef) {
-				reason += "; no such source is rendered in the cluster either, so Flux reports it not found unless it is created out of band"
-			}
-			out = append(out, Partial{Kustomization: ref.String(), Reason: reason})
-		case ks.PriorSpec:
-			out = append(out, Partial{Kustomization: ref.String(), Reason: fmt.Sprintf("%s fails, so Flux does not apply what it emits: "+
-				"this Kustomization keeps its spec from the base commit, and is reviewed with it and the head files", ks.Parent)})
-		case ks.NeedsRemote != "":
-			out = append(out, Partial{Kustomization: ref.String(), Reason: ks.NotReviewed(), URLs: ks.Remote})
-		case len(ks.Remote) > 0:
-			out = append(out, Partial{Kustomization: ref.String(), Reason: "remote resources not fetched", URLs: ks.Remote})
-		case len(ks.Unresolved) > 0:
-			out = append(out, Partial{Kustomization: ref.String(), Reason: "substituteFrom " + strings.Join(ks.Unresolved, ", ") +
-				" not in the repository (created at runtime or out of band): its variables are not checked"})
-		}
-		for _, skip := range ks.ResourceSetSkipped {
-			out = append(out, Partial{Kustomization: ref.String(), Reason: skip.Reason})
-		}
-		for _, skip := range ks.HelmReleaseSkipped {
-			out = append(out, Partial{Kustomization: ref.String(), Reason: skip.Reason})
-		}
-	}
-	return out
-}
-
 // NotReviewed says why ks, at head, was not built in full, or "" when it was: an unmapped
 // source (Skipped), remote content not fetched (a build that needs it, or one that left it
 // out), or a tiergate limit (also a render-error). A failing build was reviewed: it is a
@@ -412,15 +382,6 @@ func (ks *Kustomization) NotReviewed() string {
 	return ""
 }
 
-// hasSource reports whether the graph emits the Flux source s, or for an ExternalArtifact
-// an ArtifactGenerator that produces it.
-func (c *Cluster) hasSource(s SourceRef) bool {
-	if s.Kind == externalKind && c.generates(s) {
-		return true
-	}
-	return len(c.Owners[ObjectID{Group: "source.toolkit.fluxcd.io", Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]) > 0
-}
-
 // ObjectCount is the number of objects rendered in c.
 func (c *Cluster) ObjectCount() int {
 	n := 0
@@ -433,10 +394,10 @@ func (c *Cluster) ObjectCount() int {
 // ReadFile returns the content of the repo-relative file rel of the artifact the cluster
 // was rendered from; false when it has none (or it was refused).
 func (c *Cluster) ReadFile(rel string) ([]byte, bool) {
-	if c.source == nil {
+	if c.Source == nil {
 		return nil, false
 	}
-	return c.source.read(rel)
+	return c.Source.Read(rel)
 }
 
 // HoldsManifests reports whether the repo-relative folder dir ("" or "." for the root) of
@@ -444,14 +405,61 @@ func (c *Cluster) ReadFile(rel string) ([]byte, bool) {
 // Kustomization whose path is dir still finds something to build (kustomize-controller fails
 // a missing path). False when the cluster has no artifact.
 func (c *Cluster) HoldsManifests(dir string) bool {
-	if c.source == nil {
+	if c.Source == nil {
 		return false
 	}
 	dir = strings.Trim(path.Clean("/"+dir), "/")
-	for _, f := range c.source.files {
+	for _, f := range c.Source.Files {
 		if dir == "" || strings.HasPrefix(f, dir+"/") {
 			return true
 		}
 	}
 	return false
+}
+
+// Discovery says how a graph's clusters were found.
+type Discovery string
+
+const (
+	// DiscoveryConfig: the clusters of .tiergate.yaml.
+	DiscoveryConfig Discovery = "config"
+	// DiscoveryRoots: Flux roots (bootstrap, FluxInstance, flux-instance HelmRelease).
+	DiscoveryRoots Discovery = "roots"
+	// DiscoveryFolders: no Flux root exists; each folder of Kustomizations that nothing
+	// else covers is reviewed as a cluster.
+	DiscoveryFolders Discovery = "uncovered-folders"
+)
+
+// LoadedChart is a chart ready to render, with the reference it is shown by and the
+// digest its render is cached under.
+type LoadedChart struct {
+	Chart  *chart.Chart
+	Ref    string
+	Digest string
+	// HelmChart is the HelmChart that builds it (helmrelease.ChartSource.HelmChart), "" for none.
+	HelmChart string
+	// Kept says why this is the prior commit's chart, not the tree's ("" when it is the tree's).
+	Kept string
+}
+
+// SourceView is a folder of the repository that a cluster's source packs into its artifact,
+// with that GitRepository's spec.ignore patterns ("" for none).
+type SourceView struct{ Dir, Ignore string }
+
+// Contains returns whether a repo-relative file is in v's artifact.
+func (v SourceView) Contains() func(rel string) bool {
+	var domain []string
+	if v.Dir != "" && v.Dir != "." {
+		domain = strings.Split(v.Dir, "/")
+	}
+	var m gitignore.Matcher
+	if v.Ignore != "" {
+		m = sourceignore.NewMatcher(sourceignore.ReadPatterns(strings.NewReader(v.Ignore), domain))
+	}
+	return func(rel string) bool {
+		if len(domain) > 0 && !strings.HasPrefix(rel, v.Dir+"/") {
+			return false
+		}
+		return m == nil || !m.Match(strings.Split(rel, "/"), false)
+	}
 }

@@ -1,4 +1,4 @@
-package render
+package kustomize
 
 import (
 	"encoding/json"
@@ -9,15 +9,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// fluxGroup is the API group of Flux Kustomizations (v1 and v1beta2 are accepted).
-const fluxGroup = "kustomize.toolkit.fluxcd.io"
+// FluxGroup is the API group of Flux Kustomizations (v1 and v1beta2 are accepted).
+const FluxGroup = "kustomize.toolkit.fluxcd.io"
 
-// isFluxKustomization reports whether u is a Flux Kustomization (not a kustomization.yaml).
-func isFluxKustomization(u *unstructured.Unstructured) bool {
+// IsFluxKustomization reports whether u is a Flux Kustomization (not a kustomization.yaml).
+func IsFluxKustomization(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
-	return gvk.Group == fluxGroup && gvk.Kind == "Kustomization"
+	return gvk.Group == FluxGroup && gvk.Kind == "Kustomization"
 }
 
 type rawSpec struct {
@@ -30,33 +32,33 @@ type rawSpec struct {
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"dependsOn"`
-	HealthChecks []HealthCheck `json:"healthChecks"`
+	HealthChecks []graph.HealthCheck `json:"healthChecks"`
 	SourceRef    struct {
 		Kind      string `json:"kind"`
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"sourceRef"`
-	TargetNamespace    string     `json:"targetNamespace"`
-	PostBuild          *PostBuild `json:"postBuild"`
-	SubstituteStrategy string     `json:"substituteStrategy"`
-	DeletionPolicy     string     `json:"deletionPolicy"`
+	TargetNamespace    string           `json:"targetNamespace"`
+	PostBuild          *graph.PostBuild `json:"postBuild"`
+	SubstituteStrategy string           `json:"substituteStrategy"`
+	DeletionPolicy     string           `json:"deletionPolicy"`
 }
 
-// invalidSpec is a Kustomization object that the kustomize.toolkit.fluxcd.io/v1 schema
+// InvalidSpec is a Kustomization object that the kustomize.toolkit.fluxcd.io/v1 schema
 // rejects: the API server refuses it, so the apply of whatever emits it fails.
-type invalidSpec struct {
-	ref   Ref
-	field string // the top-level spec field at fault ("prune"); "" for spec itself
+type InvalidSpec struct {
+	ref   graph.Ref
+	Field string // the top-level spec field at fault ("prune"); "" for spec itself
 	msg   string // what is wrong, e.g. "spec.prune: expected a boolean, got a string"
-	meta  bool   // the fault is in metadata: reported at the object's first line
+	Meta  bool   // the fault is in metadata: reported at the object's first line
 }
 
-func (e *invalidSpec) Error() string { return fmt.Sprintf("Kustomization %s: %s", e.ref, e.msg) }
+func (e *InvalidSpec) Error() string { return fmt.Sprintf("Kustomization %s: %s", e.ref, e.msg) }
 
-// errNoSpec is a Kustomization object without spec. The kustomize.toolkit.fluxcd.io/v1
+// ErrNoSpec is a Kustomization object without spec. The kustomize.toolkit.fluxcd.io/v1
 // schema does not require spec (`json:"spec,omitempty"`), so the API server accepts it;
 // kustomize-controller then fails it: it names no source to build from.
-var errNoSpec = errors.New("the object has no spec, so kustomize-controller cannot reconcile it: it names no source to build from")
+var ErrNoSpec = errors.New("the object has no spec, so kustomize-controller cannot reconcile it: it names no source to build from")
 
 // jsonValueKind names the JSON kind of a decoded value, as json.UnmarshalTypeError does.
 func jsonValueKind(v any) string {
@@ -73,23 +75,23 @@ func jsonValueKind(v any) string {
 	return "number"
 }
 
-// newKustomization reads a Flux Kustomization object. Namespaces of dependsOn and
+// NewKustomization reads a Flux Kustomization object. Namespaces of dependsOn and
 // sourceRef default to the Kustomization's own, as kustomize-controller defaults them.
-// An object the schema rejects is an *invalidSpec; one without spec is errNoSpec.
-func newKustomization(u *unstructured.Unstructured, file string, line int, parent *Ref) (*Kustomization, error) {
-	ref := Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
+// An object the schema rejects is an *InvalidSpec; one without spec is ErrNoSpec.
+func NewKustomization(u *unstructured.Unstructured, file string, line int, parent *graph.Ref) (*graph.Kustomization, error) {
+	ref := graph.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}
 	// A custom resource's name is a DNS subdomain (apiextensions-apiserver
 	// registry/customresource/validator.go validateObjectMetaDeclaratively: NameIsDNSSubdomain).
 	if errs := validation.IsDNS1123Subdomain(ref.Name); len(errs) > 0 {
-		return nil, &invalidSpec{ref: ref, meta: true, msg: fmt.Sprintf("metadata.name %q: %s", ref.Name, errs[0])}
+		return nil, &InvalidSpec{ref: ref, Meta: true, msg: fmt.Sprintf("metadata.name %q: %s", ref.Name, errs[0])}
 	}
 	raw := u.Object["spec"]
 	if raw == nil {
-		return nil, errNoSpec
+		return nil, ErrNoSpec
 	}
 	spec, ok := raw.(map[string]any)
 	if !ok {
-		return nil, &invalidSpec{ref: ref, msg: fmt.Sprintf("spec: expected an object, got %s", article(jsonValueKind(raw)))}
+		return nil, &InvalidSpec{ref: ref, msg: fmt.Sprintf("spec: expected an object, got %s", article(jsonValueKind(raw)))}
 	}
 	data, err := json.Marshal(spec)
 	if err != nil {
@@ -100,21 +102,21 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			field, _, _ := strings.Cut(te.Field, ".")
-			return nil, &invalidSpec{ref: ref, field: field, msg: fmt.Sprintf("spec.%s: expected %s, got %s", te.Field, jsonKind(te.Type), article(te.Value))}
+			return nil, &InvalidSpec{ref: ref, Field: field, msg: fmt.Sprintf("spec.%s: expected %s, got %s", te.Field, jsonKind(te.Type), article(te.Value))}
 		}
-		return nil, &invalidSpec{ref: ref, msg: "spec: " + err.Error()}
+		return nil, &InvalidSpec{ref: ref, msg: "spec: " + err.Error()}
 	}
 	// Required by the kustomize.toolkit.fluxcd.io/v1 schema: the API server rejects the
 	// object without them.
 	for _, f := range []string{"interval", "prune", "sourceRef"} {
 		if _, ok := spec[f]; !ok {
-			return nil, &invalidSpec{ref: ref, msg: fmt.Sprintf("spec.%s is required", f)}
+			return nil, &InvalidSpec{ref: ref, msg: fmt.Sprintf("spec.%s is required", f)}
 		}
 	}
 	if rs.SourceRef.Kind == "" || rs.SourceRef.Name == "" {
-		return nil, &invalidSpec{ref: ref, field: "sourceRef", msg: "spec.sourceRef needs kind and name"}
+		return nil, &InvalidSpec{ref: ref, Field: "sourceRef", msg: "spec.sourceRef needs kind and name"}
 	}
-	ks := &Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u, body: &bodyJSON{}}
+	ks := &graph.Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u, JSON: &graph.BodyJSON{}}
 	s := &ks.Spec
 	s.Path, s.Prune, s.Wait, s.Suspend, s.Force = rs.Path, rs.Prune, rs.Wait, rs.Suspend, rs.Force
 	s.HealthChecks, s.TargetNamespace, s.PostBuild = rs.HealthChecks, rs.TargetNamespace, rs.PostBuild
@@ -128,9 +130,9 @@ func newKustomization(u *unstructured.Unstructured, file string, line int, paren
 		if ns == "" {
 			ns = ref.Namespace
 		}
-		s.DependsOn = append(s.DependsOn, Ref{Namespace: ns, Name: d.Name})
+		s.DependsOn = append(s.DependsOn, graph.Ref{Namespace: ns, Name: d.Name})
 	}
-	s.SourceRef = SourceRef{Kind: rs.SourceRef.Kind, Name: rs.SourceRef.Name, Namespace: rs.SourceRef.Namespace}
+	s.SourceRef = graph.SourceRef{Kind: rs.SourceRef.Kind, Name: rs.SourceRef.Name, Namespace: rs.SourceRef.Namespace}
 	if s.SourceRef.Namespace == "" {
 		s.SourceRef.Namespace = ref.Namespace
 	}

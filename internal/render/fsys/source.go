@@ -1,13 +1,19 @@
-package render
+package fsys
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // Source is a source artifact held in memory, as Render reads it: the files of a folder
@@ -15,42 +21,42 @@ import (
 // alias bombs are kept as refused entries that no build may read. It is immutable and may
 // be rendered any number of times, concurrently.
 type Source struct {
-	snap *snapshot
+	Snapshot *graph.Snapshot
 	// id, when set, names the content: sources with the same id have the same files
 	// (a git tree hash). Render keeps the graph of such a source in its Cache.
-	id string
+	ID string
 }
 
 // Root is the absolute path the source is rendered at (repo-relative paths in a Graph
 // are relative to it): the folder ReadSource read, or the virtual root of a SourceBuilder.
-func (s *Source) Root() string { return s.snap.root }
+func (s *Source) Root() string { return s.Snapshot.Root }
 
 // ReadFile returns the content of the repo-relative, slash-separated file rel; false when
 // there is none or it was refused.
-func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.snap.read(rel) }
+func (s *Source) ReadFile(rel string) ([]byte, bool) { return s.Snapshot.Read(rel) }
 
 // Refused returns why the repo-relative, slash-separated file rel was kept out of the
 // source (over MaxFileBytes, a YAML alias bomb, a symlink); false when it was not refused.
 func (s *Source) Refused(rel string) (string, bool) {
-	why, ok := s.snap.refused[rel]
+	why, ok := s.Snapshot.Refused[rel]
 	return why, ok
 }
 
 // IsDir reports whether the repo-relative, slash-separated path rel is a folder.
 func (s *Source) IsDir(rel string) bool {
-	rel = cleanPath(rel)
+	rel = CleanPath(rel)
 	if rel == "" {
 		rel = "."
 	}
-	return s.snap.state(rel) == "dir"
+	return s.Snapshot.State(rel) == "dir"
 }
 
 // SourceBuilder assembles a Source entry by entry (a git tree walk), enforcing the tree
 // limits as it goes: MaxFiles (files, folders and symlinks), MaxDepth and MaxTotalBytes
 // fail Add with an error wrapping ErrLimitExceeded that names the limit and the path.
 type SourceBuilder struct {
-	snap   *snapshot
-	limits Limits
+	snap   *graph.Snapshot
+	limits graph.Limits
 	files  int
 	total  int64
 }
@@ -63,8 +69,8 @@ func GitTreeID(tree string) string { return "git tree " + tree }
 const VirtualRoot = "/tiergate-artifact"
 
 // NewSourceBuilder starts an empty source under l (zero fields take DefaultLimits).
-func NewSourceBuilder(l Limits) *SourceBuilder {
-	return &SourceBuilder{snap: newSnapshot(VirtualRoot), limits: l.withDefaults()}
+func NewSourceBuilder(l graph.Limits) *SourceBuilder {
+	return &SourceBuilder{snap: graph.NewSnapshot(VirtualRoot), limits: l.WithDefaults()}
 }
 
 // AddFile adds the regular file rel (slash-separated, relative to the root) of size bytes.
@@ -76,25 +82,25 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 	}
 	b.total += size
 	if b.total > b.limits.MaxTotalBytes {
-		return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", ErrLimitExceeded, b.limits.MaxTotalBytes, rel)
+		return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", graph.ErrLimitExceeded, b.limits.MaxTotalBytes, rel)
 	}
 	if size > b.limits.MaxFileBytes {
-		b.snap.refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, size, b.limits.MaxFileBytes)
+		b.snap.Refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, size, b.limits.MaxFileBytes)
 		return nil
 	}
 	data, err := read()
 	if err != nil {
 		return fmt.Errorf("read %s: %w", rel, err)
 	}
-	if isYAMLName(rel) {
-		if why := aliasBomb(data); why != "" {
-			b.snap.refused[rel] = rel + why
+	if graph.IsYAMLName(rel) {
+		if why := AliasBomb(data); why != "" {
+			b.snap.Refused[rel] = rel + why
 			return nil
 		}
 	}
-	b.snap.data[rel] = data
+	b.snap.Data[rel] = data
 	if digest != "" {
-		b.snap.digests[rel] = digest
+		b.snap.Digests[rel] = digest
 	}
 	return nil
 }
@@ -110,9 +116,9 @@ func (b *SourceBuilder) AddSymlink(rel, target string) error {
 		return err
 	}
 	if target != "" && len(target) <= MaxSymlinkTarget {
-		b.snap.links[rel] = target
+		b.snap.Links[rel] = target
 	}
-	b.snap.refused[rel] = rel + " is a symlink, which source-controller leaves out of the artifact"
+	b.snap.Refused[rel] = rel + " is a symlink, which source-controller leaves out of the artifact"
 	return nil
 }
 
@@ -122,7 +128,7 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 		return fmt.Errorf("invalid path %q in source", rel)
 	}
 	if dir := path.Dir(rel); dir != "." {
-		if _, ok := b.snap.types[dir]; !ok {
+		if _, ok := b.snap.Types[dir]; !ok {
 			if err := b.entry(dir, fs.ModeDir); err != nil {
 				return err
 			}
@@ -131,17 +137,17 @@ func (b *SourceBuilder) entry(rel string, typ fs.FileMode) error {
 	b.files++
 	switch depth := strings.Count(rel, "/") + 1; {
 	case b.files > b.limits.MaxFiles:
-		return fmt.Errorf("%w: MaxFiles is %d, reached at %s", ErrLimitExceeded, b.limits.MaxFiles, rel)
+		return fmt.Errorf("%w: MaxFiles is %d, reached at %s", graph.ErrLimitExceeded, b.limits.MaxFiles, rel)
 	case depth > b.limits.MaxDepth:
-		return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", ErrLimitExceeded, b.limits.MaxDepth, rel, depth)
+		return fmt.Errorf("%w: MaxDepth is %d, %s is %d deep", graph.ErrLimitExceeded, b.limits.MaxDepth, rel, depth)
 	}
-	b.snap.add(rel, typ)
+	b.snap.Add(rel, typ)
 	return nil
 }
 
 // Source returns the source built so far; the builder must not be used after. id, when
 // not empty, must name the content exactly: a git tree hash (GitTreeID).
-func (b *SourceBuilder) Source(id string) *Source { return &Source{snap: b.snap.finish(), id: id} }
+func (b *SourceBuilder) Source(id string) *Source { return &Source{Snapshot: b.snap.Finish(), ID: id} }
 
 // ReadFileSized reads the file p, which its stat said has size bytes, reading no more
 // than that: a file that grew since (or a FIFO swapped in) fails rather than being read
@@ -165,7 +171,7 @@ func ReadFileSized(p string, size int64) ([]byte, error) {
 // ReadSource reads the folder dir into a Source rendered at dir's absolute path, without
 // following symlinks and without entering .git folders, within l (zero fields take
 // DefaultLimits). It fails when dir cannot be read or exceeds a tree limit.
-func ReadSource(dir string, l Limits) (*Source, error) {
+func ReadSource(dir string, l graph.Limits) (*Source, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -174,19 +180,19 @@ func ReadSource(dir string, l Limits) (*Source, error) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	b := NewSourceBuilder(l)
-	b.snap.root = abs
+	b.snap.Root = abs
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == abs {
 			return err
 		}
-		rel := relPath(abs, p)
+		rel := graph.RelPath(abs, p)
 		switch {
 		case d.IsDir():
 			if err := b.entry(rel, fs.ModeDir); err != nil {
 				return err
 			}
 			if d.Name() == ".git" {
-				b.snap.unwalked[rel] = true
+				b.snap.Unwalked[rel] = true
 				return filepath.SkipDir
 			}
 		case d.Type()&fs.ModeSymlink != 0:
@@ -207,4 +213,64 @@ func ReadSource(dir string, l Limits) (*Source, error) {
 		return nil, err
 	}
 	return b.Source(""), nil
+}
+
+// AliasBomb returns why data must not be parsed, or "": YAML aliases that expand to more
+// than ten times the document and over 100,000 nodes ("billion laughs"). kustomize's
+// reader expands every alias (kyaml RNode.DeAnchor) without a bound, so a few hundred
+// bytes would keep a build busy for hours.
+func AliasBomb(data []byte) string {
+	if !bytes.Contains(data, []byte("*")) {
+		return ""
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if dec.Decode(&n) != nil {
+			return "" // the end, or an error kustomize reports itself
+		}
+		nodes, memo := 0, map[*yaml.Node]int{}
+		var count func(*yaml.Node) int
+		count = func(n *yaml.Node) int {
+			if n.Kind == yaml.AliasNode && n.Alias != nil {
+				if c, ok := memo[n.Alias]; ok {
+					return c
+				}
+				c := count(n.Alias)
+				memo[n.Alias] = c
+				return c
+			}
+			nodes++
+			c := 1
+			for _, ch := range n.Content {
+				c += count(ch)
+				if c > 1<<40 {
+					return c // enough to refuse; stops overflow
+				}
+			}
+			return c
+		}
+		if total := count(&n); total > 100000 && total > 10*nodes {
+			return fmt.Sprintf(" has YAML aliases that expand to %d nodes from %d, which kustomize would expand without bound (billion laughs)", total, nodes)
+		}
+	}
+}
+
+// CleanPath is p as a clean repo-relative path: trimmed, without a leading "/" or "..".
+func CleanPath(p string) string {
+	p = path.Clean("/" + strings.TrimSpace(p))
+	return strings.TrimPrefix(p, "/")
+}
+
+// RegularFiles lists the repo-relative paths of the regular files whose content the source
+// holds, sorted; tree discovery outside the Flux graph (bootstrap helmfiles) walks them.
+func (s *Source) RegularFiles() []string {
+	out := make([]string, 0, len(s.Snapshot.Data))
+	for rel := range s.Snapshot.Data {
+		if s.Snapshot.Knows(rel) {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

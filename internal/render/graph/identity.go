@@ -1,6 +1,9 @@
-package render
+package graph
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // ClusterPair is one cluster at two commits; Base or Head is nil when the cluster exists
 // at one commit only.
@@ -97,9 +100,9 @@ func pairBy(bs, hs []*Cluster, key func(*Cluster) string) (pairs []ClusterPair, 
 	return pairs, restB, restH
 }
 
-// counterpart is the cluster of g that a cluster with this identity, root file and name
+// Counterpart is the cluster of g that a cluster with this identity, root file and name
 // matches (MatchClusters' order of preference), or nil.
-func (g *Graph) counterpart(id, file, name string) *Cluster {
+func (g *Graph) Counterpart(id, file, name string) *Cluster {
 	var same []*Cluster
 	for _, c := range g.Clusters {
 		if c.ID == id {
@@ -132,10 +135,10 @@ func Selected(base, head *Graph, names []string) *Graph {
 		selected[c] = true
 	}
 	// The head's clusters left out take part in matching, so that theirs stay theirs.
-	all := &Graph{Clusters: append(append([]*Cluster{}, head.Clusters...), head.unselected...)}
+	all := &Graph{Clusters: append(append([]*Cluster{}, head.Clusters...), head.UnselectedClusters...)}
 	keep := map[*Cluster]bool{}
 	for _, p := range MatchClusters(base, all) {
-		if p.Base != nil && (selected[p.Head] || p.Head == nil && contains(names, p.Base.Name)) {
+		if p.Base != nil && (selected[p.Head] || p.Head == nil && slices.Contains(names, p.Base.Name)) {
 			keep[p.Base] = true
 		}
 	}
