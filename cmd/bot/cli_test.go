@@ -178,7 +178,20 @@ func TestReviewRefusesToCheckNothing(t *testing.T) {
 // render-error finding at the Kustomization that crossed it; both sides hit it here, so the
 // finding is existing and the exit status 0.
 func TestLimitFlags(t *testing.T) {
-	out, code, _ := run(t, "review", "--base-dir", demo+"base", "--head-dir", demo+"head", "--format", "json", "--max-objects", "3")
+	root := "existing flux-system/flux-system clusters/demo/flux-system/gotk-sync.yaml: Kustomization flux-system/flux-system fails to build, so Flux applies none of it: "
+	t.Run("max-objects", func(t *testing.T) {
+		checkLimitFlag(t, []string{"--max-objects", "3"}, root+"not rendered: the cluster renders more than tiergate's limit of 3 objects (--max-objects)")
+	})
+	t.Run("max-build-documents", func(t *testing.T) {
+		checkLimitFlag(t, []string{"--max-build-documents", "2"}, root+"refused clusters/demo/Kustomization: the build has read more than tiergate's limit of 2 YAML documents (--max-build-documents); kustomize's time grows with their square")
+	})
+}
+
+// checkLimitFlag reviews the demo with flags and wants exactly one render-error, msg.
+func checkLimitFlag(t *testing.T, flags []string, msg string) {
+	t.Helper()
+	args := append([]string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--format", "json"}, flags...)
+	out, code, _ := run(t, args...)
 	var rep struct {
 		Findings []struct{ Rule, Status, Kustomization, Message, File string }
 	}
@@ -191,8 +204,7 @@ func TestLimitFlags(t *testing.T) {
 			got = append(got, f.Status+" "+f.Kustomization+" "+f.File+": "+f.Message)
 		}
 	}
-	want := []string{"existing flux-system/flux-system clusters/demo/flux-system/gotk-sync.yaml: Kustomization flux-system/flux-system fails to build, so Flux applies none of it: not rendered: the cluster renders more than tiergate's limit of 3 objects (MaxObjects)"}
-	if d := cmp.Diff(want, got); d != "" || code != 0 {
+	if d := cmp.Diff([]string{msg}, got); d != "" || code != 0 {
 		t.Errorf("exit %d, render errors (-want +got):\n%s", code, d)
 	}
 }

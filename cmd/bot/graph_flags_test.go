@@ -7,7 +7,7 @@ import "testing"
 func TestGraphReviewFlags(t *testing.T) {
 	const limited = "cluster demo (root clusters/demo, 1 Kustomization, 0 objects)\n" +
 		"  flux-system/flux-system  path=./clusters/demo prune=true dependsOn=[]  build error: clusters/demo/flux-system/gotk-sync.yaml:13: " +
-		"not rendered: the cluster renders more than tiergate's limit of 2 objects (MaxObjects)\n"
+		"not rendered: the cluster renders more than tiergate's limit of 2 objects (--max-objects)\n"
 	for _, tc := range []struct {
 		name     string
 		args     []string

@@ -100,7 +100,7 @@ func TestHeadConfigError(t *testing.T) {
 		{name: "alias-bomb", head: aliasBombYAML(), line: 1,
 			message: ".tiergate.yaml: it has YAML aliases that expand to 1234567910 nodes from 48, which kustomize would expand without bound (billion laughs)", status: rules.StatusNew, tierMove: true},
 		{name: "9MiB", head: big, line: 1,
-			message: ".tiergate.yaml: it has 9437184 bytes, over tiergate's per-file limit of 8388608 (MaxFileBytes)", status: rules.StatusNew, tierMove: true},
+			message: ".tiergate.yaml: it has 9437184 bytes, over tiergate's per-file limit of 8388608 (--max-file-bytes)", status: rules.StatusNew, tierMove: true},
 		{name: "2MiB", head: twoMiB, line: 1,
 			message: ".tiergate.yaml: more than 1048576 bytes, over tiergate's limit for a configuration file (config.MaxBytes)", status: rules.StatusNew, tierMove: true},
 		{name: "base-config-used", base: baseOff, head: []byte("rules: [\n"), line: 1,

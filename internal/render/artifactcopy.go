@@ -246,7 +246,7 @@ func (s *staged) write(src sourceTree, p, dest string) error {
 		return fmt.Errorf("open %s: is a directory", dest)
 	}
 	if s.writes++; s.writes > s.max {
-		return fmt.Errorf("%w: the copy operations write more than %d files (MaxFiles)", graph.ErrLimitExceeded, s.max)
+		return fmt.Errorf("%w: the copy operations write more than %d files (--max-files)", graph.ErrLimitExceeded, s.max)
 	}
 	if err := s.mkdir(path.Dir(dest)); err != nil {
 		return err

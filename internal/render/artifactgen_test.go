@@ -220,7 +220,7 @@ func TestExternalArtifactCopyLimit(t *testing.T) {
 	}
 	want := &graph.BuildError{File: "clusters/dev/gen.yaml", Line: 14, Message: "ArtifactGenerator flux-system/gen cannot build artifact web: " +
 		"failed to apply copy operation from '@repo/apps/**' to '@artifact/copy5/': failed to copy file 'apps/a.yaml' to 'copy5/a.yaml': " +
-		"render limit exceeded: the copy operations write more than 10 files (MaxFiles)"}
+		"render limit exceeded: the copy operations write more than 10 files (--max-files)"}
 	if d := cmp.Diff(want, g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Err); d != "" {
 		t.Fatalf("error (-want +got):\n%s", d)
 	}

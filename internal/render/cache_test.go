@@ -324,7 +324,7 @@ func TestBuildsKeptPerLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "flux-system"}]
-	want := "refused clusters/dev/kustomization.yml: the build has read more than tiergate's limit of 1 YAML documents (MaxBuildDocuments); kustomize's time grows with their square"
+	want := "refused clusters/dev/kustomization.yml: the build has read more than tiergate's limit of 1 YAML documents (--max-build-documents); kustomize's time grows with their square"
 	if root.Err == nil || root.Err.Message != want {
 		t.Errorf("root under MaxBuildDocuments 1: error %v, want %q", root.Err, want)
 	}

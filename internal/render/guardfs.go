@@ -84,11 +84,11 @@ func (g *guardFS) ReadFile(path string) ([]byte, error) {
 	g.mu.Unlock()
 	switch {
 	case overBytes:
-		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d bytes (MaxBuildBytes); a base included many times over multiplies its size", g.maxBytes)})
+		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d bytes (--max-build-bytes); a base included many times over multiplies its size", g.maxBytes)})
 	case overDocs:
-		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d YAML documents (MaxBuildDocuments); kustomize's time grows with their square", g.maxDocs)})
+		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d YAML documents (--max-build-documents); kustomize's time grows with their square", g.maxDocs)})
 	case overFiles:
-		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d files (MaxBuildFiles); a base included many times over multiplies its files", g.maxFiles)})
+		return nil, g.deny(&refusal{path: path, reason: fmt.Sprintf("the build has read more than tiergate's limit of %d files (--max-build-files); a base included many times over multiplies its files", g.maxFiles)})
 	}
 	return data, err
 }

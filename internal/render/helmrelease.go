@@ -101,7 +101,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 		}
 		if objects += len(out.objs); objects > r.guards.limits.MaxObjects {
 			out = releaseOutcome{err: &graph.ReleaseError{HelmRelease: o.ID, Err: graph.BuildError{File: o.File, Line: o.Line, Limit: true,
-				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", r.guards.limits.MaxObjects)}}}
+				Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (--max-objects)", r.guards.limits.MaxObjects)}}}
 		}
 		if out.skip != nil || out.err != nil {
 			out.objs = priorRelease(prior, ks.Ref, o.ID.Namespace+"/"+o.ID.Name)
@@ -437,13 +437,13 @@ type releaseOut struct {
 // MaxBuildBytes bytes as JSON): a release is capped as a Kustomization's build is.
 func checkOutput(res *helm.Result, l graph.Limits) error {
 	if len(res.Docs) > l.MaxBuildDocuments {
-		return &limitError{fmt.Sprintf("not rendered: the chart renders %d documents, more than tiergate's limit of %d (MaxBuildDocuments)", len(res.Docs), l.MaxBuildDocuments)}
+		return &limitError{fmt.Sprintf("not rendered: the chart renders %d documents, more than tiergate's limit of %d (--max-build-documents)", len(res.Docs), l.MaxBuildDocuments)}
 	}
 	n := int64(0)
 	for _, d := range res.Docs {
 		b, _ := json.Marshal(d.Object)
 		if n += int64(len(b)); n > l.MaxBuildBytes {
-			return &limitError{fmt.Sprintf("not rendered: the chart renders more than tiergate's limit of %d bytes (MaxBuildBytes)", l.MaxBuildBytes)}
+			return &limitError{fmt.Sprintf("not rendered: the chart renders more than tiergate's limit of %d bytes (--max-build-bytes)", l.MaxBuildBytes)}
 		}
 	}
 	return nil

@@ -239,7 +239,7 @@ func TestHelmReleaseRemoteFork(t *testing.T) {
 	}
 }
 
-// TestHelmReleaseOutputCap: a chart's output is capped as a build's is (MaxBuildDocuments).
+// TestHelmReleaseOutputCap: a chart's output is capped as a build's is (--max-build-documents).
 func TestHelmReleaseOutputCap(t *testing.T) {
 	files := merge(bootstrap("dev"), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
 		"apps/many.yaml":                hr("many", strings.Replace(gitChart, "./charts/web", "./charts/many", 1)),
@@ -254,7 +254,7 @@ func TestHelmReleaseOutputCap(t *testing.T) {
 		t.Fatalf("Kustomization apps not built: %+v", apps)
 	}
 	want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Err: graph.BuildError{
-		Message: "not rendered: the chart renders 20 documents, more than tiergate's limit of 10 (MaxBuildDocuments)", File: "apps/many.yaml", Line: 2, Limit: true}}}
+		Message: "not rendered: the chart renders 20 documents, more than tiergate's limit of 10 (--max-build-documents)", File: "apps/many.yaml", Line: 2, Limit: true}}}
 	if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

@@ -116,7 +116,7 @@ func (g *guards) admit(ks *graph.Kustomization) bool {
 	}
 	if time.Now().After(g.deadline) {
 		g.timedOut.Store(true)
-		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the review reached tiergate's render time limit of %s (Timeout)", g.limits.Timeout), File: ks.File, Line: ks.Line, Limit: true}
+		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the review reached tiergate's render time limit of %s (--render-timeout)", g.limits.Timeout), File: ks.File, Line: ks.Line, Limit: true}
 		return false
 	}
 	return true
@@ -126,7 +126,7 @@ func (g *guards) admit(ks *graph.Kustomization) bool {
 // n counts the cluster's Kustomizations, child included.
 func (g *guards) countKustomization(child *graph.Kustomization, n int) {
 	if n > g.limits.MaxKustomizations {
-		child.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the cluster has more than tiergate's limit of %d Kustomizations (MaxKustomizations)", g.limits.MaxKustomizations), File: child.File, Line: child.Line, Limit: true}
+		child.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the cluster has more than tiergate's limit of %d Kustomizations (--max-kustomizations)", g.limits.MaxKustomizations), File: child.File, Line: child.Line, Limit: true}
 	}
 }
 
@@ -135,7 +135,7 @@ func (g *guards) countKustomization(child *graph.Kustomization, n int) {
 func (g *guards) countObjects(ks *graph.Kustomization, n *int) {
 	*n += len(ks.Objects)
 	if *n > g.limits.MaxObjects && len(ks.Objects) > 0 {
-		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (MaxObjects)", g.limits.MaxObjects), File: ks.File, Line: ks.Line, Limit: true}
+		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: the cluster renders more than tiergate's limit of %d objects (--max-objects)", g.limits.MaxObjects), File: ks.File, Line: ks.Line, Limit: true}
 		ks.Objects = nil
 	}
 }
@@ -145,7 +145,7 @@ func (g *guards) countObjects(ks *graph.Kustomization, n *int) {
 func (g *guards) countSubstituted(ks *graph.Kustomization, n *int64) {
 	*n += ks.Substituted
 	if *n > g.limits.MaxSubstitutedBytes && ks.Substituted > 0 {
-		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: postBuild substitution in the cluster writes more than tiergate's limit of %d bytes (MaxSubstitutedBytes)", g.limits.MaxSubstitutedBytes), File: ks.File, Line: ks.Line, Limit: true}
+		ks.Err = &graph.BuildError{Message: fmt.Sprintf("not rendered: postBuild substitution in the cluster writes more than tiergate's limit of %d bytes (--max-substituted-bytes)", g.limits.MaxSubstitutedBytes), File: ks.File, Line: ks.Line, Limit: true}
 		ks.Objects = nil
 	}
 }

@@ -274,7 +274,7 @@ func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *gra
 	if err == nil {
 		s.written += substitutedBytes(tree.Root, s.vars)
 		if s.maxBytes > 0 && s.written > s.maxBytes {
-			return false, &graph.BuildError{Message: fmt.Sprintf("postBuild substitution of %s would write more than tiergate's limit of %d bytes (MaxBuildBytes); a long variable referenced many times multiplies its size", r.CurId(), s.maxBytes), File: obj.File, Line: obj.Line}
+			return false, &graph.BuildError{Message: fmt.Sprintf("postBuild substitution of %s would write more than tiergate's limit of %d bytes (--max-build-bytes); a long variable referenced many times multiplies its size", r.CurId(), s.maxBytes), File: obj.File, Line: obj.Line}
 		}
 		if !s.unknown {
 			obj.Undefined = undefinedVars(tree.Root, s.vars)

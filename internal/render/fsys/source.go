@@ -85,7 +85,7 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 		return fmt.Errorf("%w: MaxTotalBytes is %d, reached at %s", graph.ErrLimitExceeded, b.limits.MaxTotalBytes, rel)
 	}
 	if size > b.limits.MaxFileBytes {
-		b.snap.Refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (MaxFileBytes)", rel, size, b.limits.MaxFileBytes)
+		b.snap.Refused[rel] = fmt.Sprintf("%s has %d bytes, over tiergate's per-file limit of %d (--max-file-bytes)", rel, size, b.limits.MaxFileBytes)
 		return nil
 	}
 	data, err := read()

@@ -67,7 +67,7 @@ func LoadRepoChart(snap *graph.Snapshot, cs ChartSource, maxBytes int64) (*repoC
 				continue // a symlink or a refused file: source-controller's artifact has neither
 			}
 			if total += int64(len(data)); total > maxBytes {
-				return fmt.Errorf("chart %s is over tiergate's limit of %d bytes (MaxBuildBytes)", cs.Dir, maxBytes)
+				return fmt.Errorf("chart %s is over tiergate's limit of %d bytes (--max-build-bytes)", cs.Dir, maxBytes)
 			}
 			files = append(files, &archive.BufferedFile{Name: name, Data: bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))})
 			fmt.Fprintf(&sum, "%s\x00%s\x00", name, snap.Digest(full))
