@@ -102,6 +102,9 @@ func (s *Server) process(base context.Context, r *run) {
 		case errors.As(cause, &sup):
 			result, published = resultSuperseded, true
 			rn.yield(base, j)
+		case errors.Is(err, errLoginUnknown):
+			rn.waitLogin(base, r, j, counted)
+			return
 		case errors.Is(cause, errTimeout):
 			rn.log.Warn("review timed out", "err", redact(err.Error()))
 			result, published = resultError, rn.fail(base, fmt.Sprintf("review timed out after %s", s.opts.ReviewTimeout))
@@ -126,6 +129,37 @@ func (s *Server) process(base context.Context, r *run) {
 		s.metrics.duration.Observe(time.Since(start).Seconds())
 	}
 	if err := s.store.finish(r.key, j.Seq); err != nil {
+		rn.log.Error("delete finished job", "err", err)
+		return
+	}
+	rn.log.Info("job finished", "job", r.key)
+}
+
+// waitLogin ends a /recheck run whose bot login is unknown. While the learner still asks
+// and the /recheck was accepted less than LoginRetry.GiveUp ago, it is queued again after
+// LoginRetry.Recheck, the run not counted; after that it is given up with a reply to its
+// author, and the job is deleted.
+func (rn *runner) waitLogin(base context.Context, r *run, j job, counted bool) {
+	lr := rn.s.opts.LoginRetry
+	if rn.s.learning.Load() && rn.s.now().Sub(j.Enqueued) < lr.GiveUp {
+		rn.log.Info("recheck waits for the bot's login", "user", j.Event.Comment.Author, "in", lr.Recheck.String())
+		r.retry, r.delay = true, lr.Recheck
+		if counted {
+			if err := rn.s.store.setAttempt(r.key, j.Seq, j.Attempt-1); err != nil {
+				rn.log.Error("requeue job", "err", err)
+			}
+		}
+		return
+	}
+	rn.log.Warn("recheck given up: the bot's login is unknown", "user", j.Event.Comment.Author, "after", lr.GiveUp.String())
+	ctx, cancel := context.WithTimeout(base, publishTimeout)
+	defer cancel()
+	msg := fmt.Sprintf("@%s /recheck not run: the bot's account is unknown (the forge did not answer GET /user for %s); push again or set --bot-login",
+		j.Event.Comment.Author, lr.GiveUp)
+	if err := rn.client.Reply(ctx, rn.ev.Repo, rn.ev.PR, msg); err != nil {
+		rn.log.Error("reply that the recheck is given up", "err", redact(err.Error()))
+	}
+	if err := rn.s.store.finish(r.key, j.Seq); err != nil {
 		rn.log.Error("delete finished job", "err", err)
 		return
 	}
@@ -289,8 +323,18 @@ func (rn *runner) recheck(ctx context.Context) error {
 		return errors.New("recheck job without its comment")
 	}
 	// Its token's own user has write access: a comment the bot wrote must not run it, so
-	// none runs while the bot's login is unknown.
-	self, err := rn.s.botLogin(ctx, ev.Forge, rn.client)
+	// none runs while the bot's login is unknown. With a learner the run never asks the
+	// forge itself: it waits, without a worker, until the learner knows (process).
+	var self string
+	var err error
+	if rn.s.learner {
+		var ok bool
+		if self, ok = rn.s.knownLogin(ev.Forge); !ok {
+			return errLoginUnknown
+		}
+	} else {
+		self, err = rn.s.botLogin(ctx, ev.Forge, rn.client)
+	}
 	if err != nil {
 		rn.log.Warn("recheck not run: the bot's login is unknown (the forge did not answer; --bot-login names it)",
 			"user", c.Author, "err", redact(err.Error()))
