@@ -1,11 +1,11 @@
 package server
 
 import (
-	"slices"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/tiergate/tiergate/internal/forge"
