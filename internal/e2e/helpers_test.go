@@ -123,6 +123,8 @@ type env struct {
 	reviewTimeout time.Duration
 	// retry tunes the forge clients' retries (zero: the production defaults).
 	retry forge.RetryOptions
+	// loginRetry times the learning of the bot's login (zero: the server's defaults).
+	loginRetry server.LoginRetry
 	// workers is the number of reviews run at once (0: 2).
 	workers int
 }
@@ -200,6 +202,7 @@ func (e *env) start(run bool) *instance {
 		Fetcher:       server.MirrorFetcher{Mirrors: mirrors},
 		Workers:       workers,
 		ReviewTimeout: reviewTimeout,
+		LoginRetry:    e.loginRetry,
 		Metrics:       metrics,
 		Logger:        slog.New(slog.NewJSONHandler(e.log, nil)),
 	})

@@ -3,10 +3,14 @@ package e2e
 import (
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/forge/forgetest"
+	"github.com/tiergate/tiergate/internal/server"
 )
 
 // TestOwnRecheckIgnored: with token auth, a /recheck written by the token's own user (a
@@ -35,13 +39,12 @@ func TestOwnRecheckIgnored(t *testing.T) {
 	}
 }
 
-// TestOwnRecheckWhileLoginUnknown: the forge fails to tell the bot's account (GET /user, or
-// GET /app for an App: 500 on every attempt) when the server starts and on each of the
-// three runs of the bot's own /recheck: the /recheck is not run (no permission check, no
-// reaction, no review), each run says so in the log, and the job ends. Once the forge
-// answers, the next /recheck by the bot's account learns the login and is ignored, the
-// one after is ignored at intake, and a reader's /recheck is answered. (A GitHub App's
-// comments are by "<slug>[bot]", a Bot, ignored at intake without the login.)
+// TestOwnRecheckWhileLoginUnknown: the forge fails to tell the bot's account (GET /user
+// 500 on every attempt, two per ask) when the server starts and the learner's next ask;
+// the learner asks again after its backoff, in the background. The bot's own /recheck,
+// meanwhile, is put back without a forge call and without being counted as an attempt,
+// however many times it runs; once the learner learns the login it is ignored, the next
+// one is ignored at intake, and a reader's /recheck is answered.
 func TestOwnRecheckWhileLoginUnknown(t *testing.T) {
 	t.Parallel()
 	for _, fl := range []flavour{github, gitea, forgejo} {
@@ -49,26 +52,35 @@ func TestOwnRecheckWhileLoginUnknown(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, fl, scenario)
 			e.retry = forge.RetryOptions{MaxRetries: 1}
+			e.loginRetry = server.LoginRetry{Backoff: 20 * time.Millisecond, Recheck: 10 * time.Millisecond}
 			self, who := fl.botLogin, "/user"
 			e.fake.SetPermission(self, "write")
-			for range 2 * (1 + maxAttempts) { // at start, then three runs; two attempts each
+			const fails = 4 // two asks of the learner
+			for range fails {
 				e.fake.FailNext(who, http.StatusInternalServerError, nil)
 			}
+			// The learner's third ask waits until the /recheck was put back at least
+			// maxAttempts+1 times: more runs than a counted job would get.
+			release := make(chan struct{})
+			var asks atomic.Int32
+			e.fake.BeforeServe(func(c forgetest.Call) {
+				if c.Method == http.MethodGet && c.Path == e.fl.apiBase+who && asks.Add(1) == fails+1 {
+					<-release
+				}
+			})
 			in := e.start(true)
 			e.waitLog(`"msg":"the bot's accounts","logins":{}`, 1)
 			own := e.fake.AddComment(1, self, "/recheck")
 			code, body := in.send(e.commentDelivery(own, self, "/recheck"))
 			expectStatus(t, "the bot's own /recheck, login unknown", code, body, http.StatusAccepted, `"queued"`)
-			e.waitLog(`"msg":"job finished"`, 1)
-			if n := strings.Count(e.log.String(), `"msg":"recheck not run: the bot's login is unknown`); n != maxAttempts {
-				t.Errorf("%d runs say the login is unknown, want %d", n, maxAttempts)
-			}
-			e.assertCalls("while the login is unknown", e.fake.Calls(), nil)
-
-			own = e.fake.AddComment(1, self, "/recheck")
-			code, body = in.send(e.commentDelivery(own, self, "/recheck"))
-			expectStatus(t, "the bot's own /recheck, login learnt by its run", code, body, http.StatusAccepted, `"queued"`)
+			e.waitLog(`"msg":"recheck waits for the bot's login"`, maxAttempts+1)
+			close(release)
 			e.waitLog(`"msg":"recheck by the bot's own account ignored"`, 1)
+			e.assertCalls("while the login is unknown", e.fake.Calls(), nil)
+			if n := strings.Count(e.log.String(), `"msg":"recheck given up`); n != 0 {
+				t.Errorf("%d rechecks given up, want 0", n)
+			}
+
 			own = e.fake.AddComment(1, self, "/recheck")
 			code, body = in.send(e.commentDelivery(own, self, "/recheck"))
 			expectStatus(t, "the bot's own /recheck, login known", code, body, http.StatusAccepted, `"ignored"`)
@@ -78,8 +90,80 @@ func TestOwnRecheckWhileLoginUnknown(t *testing.T) {
 			refusal := e.reply("@" + reader + " only users with write access can /recheck")
 			calls := e.waitCalls("reply to the reader", has(refusal))
 			e.assertCalls("after the login is learnt", calls, []call{e.permission(reader), refusal})
-			if n := countCalls(e.fake.Calls(), "GET", e.fl.apiBase+who); n != 2*(1+maxAttempts)+1 {
-				t.Errorf("%s asked %d times, want %d (2 attempts at start and in each of 3 runs, then one answered)", who, n, 2*(1+maxAttempts)+1)
+			if n := countCalls(e.fake.Calls(), "GET", e.fl.apiBase+who); n != fails+1 {
+				t.Errorf("%s asked %d times, want %d (the learner only: two failed asks, then one answered)", who, n, fails+1)
+			}
+		})
+	}
+}
+
+// TestRecheckWaitsWithoutWorker: while the learner's ask of GET /user hangs, the bot's
+// one worker is not held by a writer's /recheck: a review of another push publishes in full
+// meanwhile. The /recheck is given up, with a reply, once it was accepted longer ago than
+// LoginRetry.GiveUp.
+func TestRecheckWaitsWithoutWorker(t *testing.T) {
+	t.Parallel()
+	for _, fl := range []flavour{github, gitea, forgejo} {
+		t.Run(fl.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, fl, scenario)
+			exp := loadExpectation(t, e.scenario)
+			e.workers = 1
+			e.loginRetry = server.LoginRetry{Recheck: 10 * time.Millisecond, GiveUp: time.Hour}
+			release := make(chan struct{})
+			defer close(release)
+			e.fake.BeforeServe(func(c forgetest.Call) {
+				if c.Method == http.MethodGet && c.Path == e.fl.apiBase+"/user" {
+					<-release
+				}
+			})
+			in := e.start(true)
+			id := e.fake.AddComment(1, writer, "/recheck")
+			code, body := in.send(e.commentDelivery(id, writer, "/recheck"))
+			expectStatus(t, "writer /recheck, login unknown", code, body, http.StatusAccepted, `"queued"`)
+			e.waitLog(`"msg":"recheck waits for the bot's login"`, 1)
+			head := e.repo.head
+			code, body = in.send(e.prDelivery(head, ""))
+			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+			calls := e.waitCalls("final status of head", e.finalStatus(head))
+			e.assertCalls("a review while the /recheck waits", calls, e.reviewRun(head, 0, exp))
+			if n := strings.Count(e.log.String(), `"msg":"recheck given up`); n != 0 {
+				t.Errorf("%d rechecks given up, want 0", n)
+			}
+		})
+	}
+}
+
+// TestRecheckGivenUp: a /recheck whose login stays unknown longer than LoginRetry.GiveUp
+// ends with a reply to its author, once, and nothing else.
+func TestRecheckGivenUp(t *testing.T) {
+	t.Parallel()
+	for _, fl := range []flavour{github, gitea, forgejo} {
+		t.Run(fl.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, fl, scenario)
+			e.loginRetry = server.LoginRetry{Recheck: 10 * time.Millisecond, GiveUp: time.Nanosecond}
+			hold := make(chan struct{})
+			var once sync.Once
+			release := func() { once.Do(func() { close(hold) }) }
+			defer release()
+			e.fake.BeforeServe(func(c forgetest.Call) {
+				if c.Method == http.MethodGet && c.Path == e.fl.apiBase+"/user" {
+					<-hold
+				}
+			})
+			in := e.start(true)
+			id := e.fake.AddComment(1, writer, "/recheck")
+			code, body := in.send(e.commentDelivery(id, writer, "/recheck"))
+			expectStatus(t, "writer /recheck, login unknown", code, body, http.StatusAccepted, `"queued"`)
+			reply := e.reply("@" + writer + " /recheck not run: the bot's account is unknown (the forge did not answer GET /user for 1ns); push again or set --bot-login")
+			calls := e.waitCalls("the reply", has(reply))
+			e.assertCalls("given up", calls, []call{reply})
+			e.waitLog(`"msg":"job finished"`, 1)
+			release()
+			in.stop()
+			if n := checkQueueFile(t, e.dataDir); n != 0 {
+				t.Errorf("%d jobs stored after the /recheck was given up, want 0", n)
 			}
 		})
 	}

@@ -88,13 +88,31 @@ func (c *giteaClient) identity(ctx context.Context) (string, error) {
 }
 
 func (c *giteaClient) SetStatus(ctx context.Context, repo Repo, sha string, state State, description string) error {
-	_, _, err := c.api(ctx).CreateStatus(repo.Owner, repo.Name, sha, gitea.CreateStatusOption{
+	st, _, err := c.api(ctx).CreateStatus(repo.Owner, repo.Name, sha, gitea.CreateStatusOption{
 		State: gitea.StatusState(state), Description: shorten(description, statusDescriptionMax), Context: StatusContext,
 	})
 	if err != nil {
 		return fmt.Errorf("gitea: set status of %s@%s: %w", repo.FullName(), sha, err)
 	}
+	if st != nil && st.Creator != nil {
+		c.learnIdentity(st.Creator.UserName)
+	}
 	return nil
+}
+
+// learnIdentity records login, the creator of a status just created, as the token's user
+// when it is not known yet: Gitea and Forgejo create a status as the request's user
+// (routers/api/v1/repo/status.go NewCommitStatus passes ctx.Doer) and return it as its
+// creator, the account GET /user names. An empty login records nothing.
+func (c *giteaClient) learnIdentity(login string) {
+	if login == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.login == nil {
+		c.login = &login
+	}
 }
 
 func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body string) error {

@@ -148,6 +148,22 @@ func (g *GitHubClients) identity(ctx context.Context, gh *github.Client) (string
 	return login, nil
 }
 
+// learnIdentity records login, the creator of a status these clients just created, as
+// their identity when it is not known yet: GitHub sets a status's creator to the
+// authenticated user (a token's user, an App's "<slug>[bot]"), the account identity asks
+// GET /user or GET /app for. So a forge whose GET /user fails still tells which comments
+// are the bot's. An empty login records nothing.
+func (g *GitHubClients) learnIdentity(login string) {
+	if login == "" {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.login == nil {
+		g.login = &login
+	}
+}
+
 func (g *GitHubClients) lookupIdentity(ctx context.Context, gh *github.Client) (string, error) {
 	if g.opts.Token != "" {
 		u, _, err := gh.Users.Get(ctx, "")

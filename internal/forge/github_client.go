@@ -16,7 +16,7 @@ type githubClient struct {
 }
 
 func (c *githubClient) SetStatus(ctx context.Context, repo Repo, sha string, state State, description string) error {
-	_, _, err := c.gh.Repositories.CreateStatus(ctx, repo.Owner, repo.Name, sha, &github.RepoStatus{
+	st, _, err := c.gh.Repositories.CreateStatus(ctx, repo.Owner, repo.Name, sha, &github.RepoStatus{
 		State:       ptr(string(state)),
 		Description: ptr(shorten(description, statusDescriptionMax)),
 		Context:     ptr(StatusContext),
@@ -24,6 +24,7 @@ func (c *githubClient) SetStatus(ctx context.Context, repo Repo, sha string, sta
 	if err != nil {
 		return fmt.Errorf("github: set status of %s@%s: %w", repo.FullName(), sha, err)
 	}
+	c.clients.learnIdentity(st.GetCreator().GetLogin())
 	return nil
 }
 

@@ -204,8 +204,7 @@ func TestGitHubApp(t *testing.T) {
 	}
 	want := []string{
 		"POST /app/installations/99/access_tokens",
-		"POST /repos/acme/fleet/statuses/" + headSHA,
-		"GET /app",
+		"POST /repos/acme/fleet/statuses/" + headSHA, // its creator, "tiergate[bot]", is the identity: no GET /app
 		"GET /repos/acme/fleet/issues/7/comments",
 		"POST /repos/acme/fleet/issues/7/comments",
 	}

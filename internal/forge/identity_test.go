@@ -2,66 +2,66 @@ package forge_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
-	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/forge/forgetest"
 )
 
-// TestLoginNotCachedOnFailure: a GET /user that fails on every attempt (500) is an error and
-// is asked again next time, when it answers; a 403 (the forge refuses to tell) is the
-// answer "", kept. GitHub token, Gitea and Forgejo.
-func TestLoginNotCachedOnFailure(t *testing.T) {
-	ctx := context.Background()
-	retry := forge.RetryOptions{MaxRetries: 1, Sleep: func(context.Context, time.Duration) error { return nil }}
-	for _, tc := range []struct {
-		name   string
-		fake   func(testing.TB) *forgetest.Server
-		client func(url string) (forge.Identifier, error)
-	}{
-		{"github", forgetest.NewGitHub, func(url string) (forge.Identifier, error) {
-			return forge.NewGitHub(forge.GitHubOptions{APIURL: url + "/", Token: forgetest.Token, Retry: retry})
+// TestIdentityFromStatusCreator: while GET /user fails (500 on every attempt), the creator
+// of a status the client just set names the bot's account. The summary is then found by
+// marker and author: a reader's marker comment is left alone, the bot's is edited. Before
+// any status, the summary fails with the error of GET /user, naming it.
+func TestIdentityFromStatusCreator(t *testing.T) {
+	type client struct {
+		name, user string // user: the "who am I" path
+		new        func(t *testing.T) (*forgetest.Server, forge.Client, string)
+	}
+	clients := []client{
+		{"github", "/user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
+			srv, c, _ := newGitHubToken(t)
+			return srv, c, "/repos/acme/fleet"
 		}},
-		{"gitea", forgetest.NewGitea, func(url string) (forge.Identifier, error) {
-			c, err := forge.NewGitea(url, forgetest.Token, nil, retry)
-			if err != nil {
-				return nil, err
-			}
-			return c.(forge.Identifier), nil
-		}},
-		{"forgejo", forgetest.NewForgejo, func(url string) (forge.Identifier, error) {
-			c, err := forge.NewGitea(url, forgetest.Token, nil, retry)
-			if err != nil {
-				return nil, err
-			}
-			return c.(forge.Identifier), nil
-		}},
-	} {
+	}
+	for _, f := range giteaFakes {
+		clients = append(clients, client{f.name, "/api/v1/user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
+			srv := f.new(t)
+			c, err := forge.NewGitea(srv.URL, forgetest.Token, nil, forge.RetryOptions{Sleep: (&sleeper{}).sleep})
+			must(t, err)
+			return srv, c, api
+		}})
+	}
+	for _, tc := range clients {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := tc.fake(t)
-			id, err := tc.client(srv.URL)
-			must(t, err)
-			user := "/user"
-			srv.FailNext(user, http.StatusInternalServerError, nil)
-			srv.FailNext(user, http.StatusInternalServerError, nil)
-			if login, err := id.Login(ctx); err == nil {
-				t.Fatalf("Login = %q, want an error after two 500s", login)
+			srv, c, base := tc.new(t)
+			for range 20 {
+				srv.FailNext(tc.user, http.StatusInternalServerError, nil)
 			}
-			login, err := id.Login(ctx)
+			ctx := context.Background()
+			if err := c.UpsertSummary(ctx, repo, 3, marker+"\nnew"); err == nil {
+				t.Fatal("summary before any status while GET /user fails: no error")
+			}
+			srv.AddComment(3, "alice", marker+"\nnot mine")
+			mine := srv.AddComment(3, forgetest.BotLogin, marker+"\nold")
+			must(t, c.SetStatus(ctx, repo, headSHA, forge.StatePending, "reviewing"))
+			srv.ResetCalls()
+			must(t, c.UpsertSummary(ctx, repo, 3, marker+"\nnew"))
+			got := paths(srv)
+			want := []string{"GET " + base + "/issues/3/comments", fmt.Sprintf("PATCH %s/issues/comments/%d", base, mine)}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("calls (-want +got):\n%s", d)
+			}
+			wantComments := []forgetest.Comment{{ID: mine - 1, Author: "alice", Body: marker + "\nnot mine"}, {ID: mine, Author: forgetest.BotLogin, Body: marker + "\nnew"}}
+			if d := cmp.Diff(wantComments, srv.Comments(3)); d != "" {
+				t.Errorf("comments (-want +got):\n%s", d)
+			}
+			login, err := c.(forge.Identifier).Login(ctx)
 			if err != nil || login != forgetest.BotLogin {
-				t.Fatalf("Login after the failure = %q, %v; want %q", login, err, forgetest.BotLogin)
-			}
-
-			srv2 := tc.fake(t)
-			id2, err := tc.client(srv2.URL)
-			must(t, err)
-			srv2.FailNext("/user", http.StatusForbidden, nil)
-			for range 2 {
-				if login, err := id2.Login(ctx); err != nil || login != "" {
-					t.Fatalf("Login after a 403 = %q, %v; want \"\", kept", login, err)
-				}
+				t.Errorf("Login = %q, %v; want %q", login, err, forgetest.BotLogin)
 			}
 		})
 	}

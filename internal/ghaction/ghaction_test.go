@@ -43,8 +43,7 @@ func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 		t.Fatalf("summary starts %q", md[:min(len(md), 80)])
 	}
 	want := []string{
-		pending,
-		"GET /user",
+		pending, // its creator, github-actions[bot], is the account: no GET /user
 		listed,
 		"POST " + repoPath + "/issues/2/comments <!-- tiergate --> " + verdict,
 		"GET " + repoPath + "/pulls/2/files",
@@ -74,7 +73,7 @@ func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 	if diff := cmp.Diff(wantComments, comments); diff != "" {
 		t.Fatalf("PR comments after two runs (-want +got):\n%s", diff)
 	}
-	want[3] = "PATCH " + repoPath + "/issues/comments/" + itoa(human+1) + " <!-- tiergate --> " + verdict
+	want[2] = "PATCH " + repoPath + "/issues/comments/" + itoa(human+1) + " <!-- tiergate --> " + verdict
 	if diff := cmp.Diff(want, h.calls()); diff != "" {
 		t.Fatalf("GitHub calls of the second run (-want +got):\n%s", diff)
 	}
@@ -141,7 +140,7 @@ func TestCommentRefusedStatusAllowed(t *testing.T) {
 	if res.Published {
 		t.Fatal("published despite the refusal")
 	}
-	if diff := cmp.Diff([]string{pending, "GET /user", listed, failure}, h.calls()); diff != "" {
+	if diff := cmp.Diff([]string{pending, listed, failure}, h.calls()); diff != "" {
 		t.Fatalf("GitHub calls (-want +got):\n%s", diff)
 	}
 	if got := h.read(h.env.StepSummary); !strings.HasPrefix(got, refusedNote+"<!-- tiergate -->\n"+verdict+"\n") {
@@ -273,7 +272,7 @@ func TestPublishError(t *testing.T) {
 		t.Fatalf("result (-want +got):\n%s", diff)
 	}
 	calls := h.calls()
-	want := []string{pending, "GET /user", listed, "POST " + repoPath + "/issues/2/comments <!-- tiergate --> " + verdict,
+	want := []string{pending, listed, "POST " + repoPath + "/issues/2/comments <!-- tiergate --> " + verdict,
 		"GET " + repoPath + "/pulls/2/files", review}
 	if len(calls) != len(want)+1 || !cmp.Equal(want, calls[:len(want)]) ||
 		!strings.HasPrefix(calls[len(want)], statuses+" error [tiergate] post line comments: github: review of Codertocat/Hello-World#2: POST ") {

@@ -53,6 +53,9 @@ type Options struct {
 	// Resumed: an interrupted run may have posted this head's line comments or check run
 	// already, so the forge is asked first (forge.PublishedFinder, forge.CheckRunFinder).
 	Resumed bool
+	// BeforeFinal, when set, is called just before the final status is set (the caller
+	// records the head as final); an error stops the review there.
+	BeforeFinal func() error
 }
 
 // Review publishes res to t in this order: summary comment (format.Markdown of the report),
@@ -85,6 +88,11 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 	if cr, ok := c.(forge.CheckRunner); ok && !hasCheckRun(ctx, c, t, opts) {
 		if err := cr.CheckRun(ctx, t.Repo, t.Head, string(state), desc, CheckSummary(md), Annotations(res.Report)); err != nil {
 			return state, fmt.Errorf("publish check run: %w", err)
+		}
+	}
+	if opts.BeforeFinal != nil {
+		if err := opts.BeforeFinal(); err != nil {
+			return state, err
 		}
 	}
 	if err := c.SetStatus(ctx, t.Repo, t.Head, state, desc); err != nil {

@@ -20,6 +20,10 @@
 //     its result. Once fetched it knows the order: a late (older) head gives the job back to
 //     it, a newer one gets its head "superseded by <sha7>" at once; before the fetch the
 //     newer job's run settles it. Every head whose run began gets a final status.
+//   - A final status is final: a run records its head as final (queue.setFinal, then
+//     store.markFinal) before it sets the head's success or failure; from then on no newer
+//     head cancels the run, and no run sets a status on that head unless the forge still
+//     shows it pending.
 //   - A /recheck is a job of its own, stored under its comment, and never touches the PR's
 //     review job: it may run while that review runs. A user without write access gets a
 //     reply and nothing else; a writer's comment gets a +1, and a review of the PR's current
@@ -29,8 +33,10 @@
 //     it reads the head's status first (a final one: the job is done; if it replaced other
 //     heads, only once the fetch shows that none of them is newer), and the forge's
 //     reviews and check runs before it posts line comments or a check run.
-//   - Comments of the bot's own account (its login is read when Run starts) never run a
-//     /recheck, whatever the account's permissions.
+//   - Comments of the bot's own account never run a /recheck, whatever the account's
+//     permissions. Its login is learnt by one background learner (learnLogins), never by a
+//     run: a /recheck whose login is unknown waits without a worker, uncounted, and is given
+//     up after LoginRetry.GiveUp.
 //   - A restart resumes every accepted job: a job leaves the store only once its run has
 //     ended with the PR's final word (status success, failure or error) or, for a /recheck,
 //     once the comment is answered and any review it asks for is stored. Shutdown cancels

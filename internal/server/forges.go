@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/tiergate/tiergate/internal/forge"
@@ -99,9 +100,10 @@ func (f *ConfiguredForges) Client(ev forge.Event) (forge.Client, error) {
 // Secret is the webhook secret of kind; nil when the forge is not configured.
 func (f *ConfiguredForges) Secret(kind forge.Kind) []byte { return f.secrets[kind] }
 
-// Logins asks each configured forge which account the bot publishes as (Options.BotLogins
-// adds to them); a forge that cannot tell is left out.
-func (f *ConfiguredForges) Logins(ctx context.Context) map[forge.Kind]string {
+// Logins asks each configured forge which account the bot publishes as: known has each
+// answer ("" when the forge refuses to tell), failed the forges that could not be asked (a
+// 5xx after the retries, a timeout), to ask again.
+func (f *ConfiguredForges) Logins(ctx context.Context) (known map[forge.Kind]string, failed []forge.Kind) {
 	ids := map[forge.Kind]forge.Identifier{}
 	if f.github != nil {
 		ids[forge.GitHub] = f.github
@@ -109,11 +111,15 @@ func (f *ConfiguredForges) Logins(ctx context.Context) map[forge.Kind]string {
 	if id, ok := f.gitea.(forge.Identifier); ok {
 		ids[forge.Gitea] = id
 	}
-	out := map[forge.Kind]string{}
+	known = map[forge.Kind]string{}
 	for kind, id := range ids {
-		if login, err := id.Login(ctx); err == nil && login != "" {
-			out[kind] = login
+		login, err := id.Login(ctx)
+		if err != nil {
+			failed = append(failed, kind)
+			continue
 		}
+		known[kind] = login
 	}
-	return out
+	slices.Sort(failed)
+	return known, failed
 }

@@ -37,6 +37,7 @@ type run struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	head   string        // guarded by queue.mu; "" until known
+	final  bool          // guarded by queue.mu; the run publishes its final status: not superseded
 	retry  bool          // run the stored job again (its final status could not be published)
 	delay  time.Duration // with retry: how long to wait before it is queued again
 }
@@ -82,7 +83,7 @@ func (q *queue) submit(key string, kind jobKind, head string, seq uint64) {
 
 // supersede cancels r when the newest job reviews another head than r does.
 func (q *queue) supersede(st *prState, r *run) {
-	if st.again && st.latest != "" && r.head != "" && r.head != st.latest {
+	if st.again && st.latest != "" && r.head != "" && r.head != st.latest && !r.final {
 		r.cancel(&supersededError{head: st.latest})
 	}
 }
@@ -142,6 +143,18 @@ func (q *queue) setHead(r *run, head string) {
 	if st := q.prs[r.key]; st != nil && st.running == r {
 		q.supersede(st, r)
 	}
+}
+
+// setFinal records that r is about to publish its head's final status: from now on no newer
+// head cancels it (the newer job runs after it). It fails when r was cancelled already.
+func (q *queue) setFinal(r *run) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := context.Cause(r.ctx); err != nil {
+		return err
+	}
+	r.final = true
+	return nil
 }
 
 // done ends r and queues its PR again when a newer job arrived or r asked to be retried.

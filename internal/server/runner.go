@@ -59,7 +59,7 @@ func (s *Server) process(base context.Context, r *run) {
 		return
 	}
 	s.queue.setHead(r, j.HeadSHA)
-	rn := &runner{s: s, ev: j.Event, head: j.HeadSHA, key: r.key}
+	rn := &runner{s: s, ev: j.Event, head: j.HeadSHA, key: r.key, qrun: r}
 	defer rn.closeRepo()
 	rn.log = s.log.With("delivery", j.Event.DeliveryID, "forge", j.Event.Forge, "repo", j.Event.Repo.FullName(),
 		"pr", j.Event.PR, "kind", j.Kind, "attempt", j.Attempt)
@@ -102,6 +102,9 @@ func (s *Server) process(base context.Context, r *run) {
 		case errors.As(cause, &sup):
 			result, published = resultSuperseded, true
 			rn.yield(base, j)
+		case errors.Is(err, errLoginUnknown):
+			rn.waitLogin(base, r, j, counted)
+			return
 		case errors.Is(cause, errTimeout):
 			rn.log.Warn("review timed out", "err", redact(err.Error()))
 			result, published = resultError, rn.fail(base, fmt.Sprintf("review timed out after %s", s.opts.ReviewTimeout))
@@ -132,6 +135,37 @@ func (s *Server) process(base context.Context, r *run) {
 	rn.log.Info("job finished", "job", r.key)
 }
 
+// waitLogin ends a /recheck run whose bot login is unknown. While the learner still asks
+// and the /recheck was accepted less than LoginRetry.GiveUp ago, it is queued again after
+// LoginRetry.Recheck, the run not counted; after that it is given up with a reply to its
+// author, and the job is deleted.
+func (rn *runner) waitLogin(base context.Context, r *run, j job, counted bool) {
+	lr := rn.s.opts.LoginRetry
+	if rn.s.learning.Load() && rn.s.now().Sub(j.Enqueued) < lr.GiveUp {
+		rn.log.Info("recheck waits for the bot's login", "user", j.Event.Comment.Author, "in", lr.Recheck.String())
+		r.retry, r.delay = true, lr.Recheck
+		if counted {
+			if err := rn.s.store.setAttempt(r.key, j.Seq, j.Attempt-1); err != nil {
+				rn.log.Error("requeue job", "err", err)
+			}
+		}
+		return
+	}
+	rn.log.Warn("recheck given up: the bot's login is unknown", "user", j.Event.Comment.Author, "after", lr.GiveUp.String())
+	ctx, cancel := context.WithTimeout(base, publishTimeout)
+	defer cancel()
+	msg := fmt.Sprintf("@%s /recheck not run: the bot's account is unknown (the forge did not answer GET /user for %s); push again or set --bot-login",
+		j.Event.Comment.Author, lr.GiveUp)
+	if err := rn.client.Reply(ctx, rn.ev.Repo, rn.ev.PR, msg); err != nil {
+		rn.log.Error("reply that the recheck is given up", "err", redact(err.Error()))
+	}
+	if err := rn.s.store.finish(r.key, j.Seq); err != nil {
+		rn.log.Error("delete finished job", "err", err)
+		return
+	}
+	rn.log.Info("job finished", "job", r.key)
+}
+
 // runner is one run of a job.
 type runner struct {
 	s      *Server
@@ -139,10 +173,15 @@ type runner struct {
 	client forge.Client
 	ev     forge.Event
 	key    string        // the job's key
+	qrun   *run          // the queue's run of the job
 	head   string        // the commit under review; "" for a recheck
 	repo   *gitrepo.Repo // once fetched; closed when the job is settled
 	// pendingSet is true once the request setting our pending status on the head was started.
 	pendingSet bool
+	// final is true once the run recorded that it publishes its head's final status;
+	// reviewed once it found its head's own final status (a resumed job). Either way
+	// nothing of this run marks the head superseded.
+	final, reviewed bool
 	// settled is true once the heads the job replaced got their final word; decided once
 	// the run knows its head is the newest of them.
 	settled, decided bool
@@ -199,6 +238,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 			return "", nil
 		}
 		reviewed = state == forge.StateSuccess || state == forge.StateFailure
+		rn.reviewed = reviewed
 	}
 	prHead, pr := rn.prHead(ctx)
 	// When the forge names another head, this one may be stale: pending waits for the
@@ -260,7 +300,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	}()
 	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
 	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log},
-		Resumed: j.Started})
+		Resumed: j.Started, BeforeFinal: func() error { return rn.markFinal(j) }})
 	if err != nil {
 		return resultError, err
 	}
@@ -283,8 +323,18 @@ func (rn *runner) recheck(ctx context.Context) error {
 		return errors.New("recheck job without its comment")
 	}
 	// Its token's own user has write access: a comment the bot wrote must not run it, so
-	// none runs while the bot's login is unknown.
-	self, err := rn.s.botLogin(ctx, ev.Forge, rn.client)
+	// none runs while the bot's login is unknown. With a learner the run never asks the
+	// forge itself: it waits, without a worker, until the learner knows (process).
+	var self string
+	var err error
+	if rn.s.learner {
+		var ok bool
+		if self, ok = rn.s.knownLogin(ev.Forge); !ok {
+			return errLoginUnknown
+		}
+	} else {
+		self, err = rn.s.botLogin(ctx, ev.Forge, rn.client)
+	}
 	if err != nil {
 		rn.log.Warn("recheck not run: the bot's login is unknown (the forge did not answer; --bot-login names it)",
 			"user", c.Author, "err", redact(err.Error()))
@@ -392,7 +442,7 @@ func newestHead(repo *gitrepo.Repo, head, prHead plumbing.Hash, replaced []repla
 // (forge.PublishedFinder) queues nothing then: newer's own delivery reviews it.
 func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr forge.PullRequest) (string, error) {
 	rn.log.Info("a newer head of the PR is known: not reviewed", "newer", newer.String())
-	if rn.pendingSet || j.Started {
+	if (rn.pendingSet || j.Started) && !rn.reviewed && !rn.final {
 		if err := rn.setStatus(ctx, forge.StateError, (&supersededError{head: newer.String()}).Error()); err != nil {
 			return resultError, err
 		}
@@ -402,7 +452,7 @@ func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr fo
 	ev.HeadSHA = newer.String()
 	// Started carries over: a run of newer may have published some of its review.
 	nj := &job{Event: ev, Kind: kindReview, HeadSHA: ev.HeadSHA, Enqueued: rn.s.now().UTC(),
-		Replaced: append(slices.Clone(j.Replaced), replacedHead{SHA: rn.head})}
+		Replaced: append(slices.Clone(j.Replaced), replacedHead{SHA: rn.head, Final: rn.reviewed || rn.final})}
 	if !slices.ContainsFunc(j.Replaced, func(r replacedHead) bool { return r.SHA == newer.String() }) {
 		if _, ok := rn.client.(forge.PublishedFinder); !ok {
 			// Without reading newer's status a run could review it twice: its own
@@ -456,7 +506,7 @@ func (rn *runner) yield(base context.Context, j job) {
 			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", stored.HeadSHA)
 		}
 	case rn.repo.IsAncestor(mine, other):
-		if (rn.pendingSet || j.Started) && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
+		if (rn.pendingSet || j.Started) && !rn.final && !rn.reviewed && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
 			rn.clearStarted(rn.head)
 		}
 	}
@@ -481,6 +531,9 @@ func (rn *runner) clearStarted(head string) {
 func (rn *runner) settleReplaced(ctx context.Context, j job) error {
 	var done []string
 	for _, r := range j.Replaced {
+		if r.Final && !rn.stillPending(ctx, r.SHA) {
+			continue // its own review's status is final
+		}
 		desc := (&supersededError{head: rn.head}).Error()
 		if !rn.decided {
 			// Which head is newest is not known and none was reviewed: each says so, the
@@ -502,6 +555,38 @@ func (rn *runner) settleReplaced(ctx context.Context, j job) error {
 		}
 	}
 	return nil
+}
+
+// markFinal records that this run publishes its head's final status, before it does: in the
+// queue, so that a newer head no longer cancels the run (it runs after), and in the store,
+// so that the newer job's run does not mark the head superseded. It fails when a newer head
+// cancelled the run already: then no final status is set. A store that takes no write does
+// not stop the review: the queue holds the newer job back until this run ends.
+func (rn *runner) markFinal(j job) error {
+	if err := rn.s.queue.setFinal(rn.qrun); err != nil {
+		return err
+	}
+	rn.final = true
+	if err := rn.s.store.markFinal(rn.key, j.Seq, rn.head); err != nil {
+		rn.log.Error("record the final status", "err", err)
+	}
+	return nil
+}
+
+// stillPending reports whether the forge shows sha, a head whose run began to publish its
+// final status, without one (the run ended before the status went out). It is false when
+// the status cannot be read: a final status is never overwritten on a guess.
+func (rn *runner) stillPending(ctx context.Context, sha string) bool {
+	f, ok := rn.client.(forge.PublishedFinder)
+	if !ok {
+		return false
+	}
+	state, err := f.HeadStatus(ctx, rn.ev.Repo, sha)
+	if err != nil {
+		rn.log.Warn("read the status of a replaced head; left as it is", "sha", sha, "err", redact(err.Error()))
+		return false
+	}
+	return state == forge.StatePending || state == ""
 }
 
 // settleReplacedAfter is settleReplaced for a run that ended without it, in a context of

@@ -66,6 +66,8 @@ type Options struct {
 	// GitHub's delivery timeout), then gets 503.
 	MaxBodiesInFlight int
 	BodyWait          time.Duration
+	// LoginRetry times the learning of the bot's login while a forge does not tell it.
+	LoginRetry LoginRetry
 	// BotLogins names the bot's own account per forge: its comments never trigger a run
 	// (accounts the forge marks as bots never do).
 	BotLogins map[forge.Kind]string
@@ -119,11 +121,15 @@ type Server struct {
 	// logins are the bot's own accounts as the forges told them (fromBot, botLogin); a
 	// forge that refused to tell has "".
 	logins atomic.Pointer[map[forge.Kind]string]
+	// learner: the logins are learnt in the background (learnLogins), never by a run;
+	// learning is true while that learner still asks.
+	learner  bool
+	learning atomic.Bool
 }
 
 // loginsFinder is implemented by Forges that can tell the bot's accounts (ConfiguredForges).
 type loginsFinder interface {
-	Logins(ctx context.Context) map[forge.Kind]string
+	Logins(ctx context.Context) (known map[forge.Kind]string, failed []forge.Kind)
 }
 
 // identityTimeout bounds asking the forges for the bot's accounts when Run starts (in the
@@ -151,6 +157,7 @@ func New(opts Options) (*Server, error) {
 	if opts.BodyWait <= 0 {
 		opts.BodyWait = defaultBodyWait
 	}
+	opts.LoginRetry = opts.LoginRetry.withDefaults()
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics()
 	}
@@ -190,16 +197,11 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	if lf, ok := s.opts.Forges.(loginsFinder); ok {
-		// In the background: a forge that is slow to answer must not hold the queue, and
-		// a /recheck run meanwhile learns the login itself (runner.recheck).
-		go func() {
-			ictx, cancel := context.WithTimeout(ctx, identityTimeout)
-			defer cancel()
-			for kind, login := range lf.Logins(ictx) {
-				s.learnLogin(kind, login)
-			}
-			s.log.Info("the bot's accounts", "logins", s.knownLogins())
-		}()
+		// In the background: a forge that is slow to answer must not hold the queue; a
+		// /recheck whose login is unknown meanwhile waits without a worker (runner.recheck).
+		s.learner = true
+		s.learning.Store(true)
+		go s.learnLogins(ctx, lf)
 	}
 	for i, k := range keys {
 		s.queue.submit(k, jobs[i].Kind, jobs[i].HeadSHA, jobs[i].Seq)

@@ -55,6 +55,9 @@ type job struct {
 	// they got a final word. Deliveries come in any order, so one of them may be newer (by
 	// ancestry) than HeadSHA: the run decides once it has fetched (runner.newest).
 	Replaced []replacedHead `json:"replaced,omitempty"`
+	// Final: a run of this head began to publish its review's final status (success or
+	// failure), so no run may mark the head superseded (markFinal).
+	Final bool `json:"final,omitempty"`
 	// FromForge: a run queued this head because the forge names it as the PR's head and no
 	// delivery of it was stored (lost, or not come yet).
 	FromForge bool `json:"from_forge,omitempty"`
@@ -65,6 +68,9 @@ type replacedHead struct {
 	SHA string `json:"sha"`
 	// Started: a run of it began, so it may be pending and needs a final status.
 	Started bool `json:"started,omitempty"`
+	// Final: a run of it began to publish its review's final status: no other run sets a
+	// status on it unless the forge shows it still pending (runner.settleReplaced).
+	Final bool `json:"final,omitempty"`
 }
 
 // inherit makes j take over old, the review job it replaces: old's head and the heads old
@@ -75,7 +81,7 @@ func (j *job) inherit(old *job) {
 	}
 	heads := append(append([]replacedHead(nil), old.Replaced...), j.Replaced...)
 	if old.HeadSHA != "" {
-		heads = append(heads, replacedHead{SHA: old.HeadSHA, Started: old.Started})
+		heads = append(heads, replacedHead{SHA: old.HeadSHA, Started: old.Started, Final: old.Final})
 	}
 	j.takeOver(heads)
 }
@@ -85,12 +91,13 @@ func (j *job) inherit(old *job) {
 func (j *job) takeOver(heads []replacedHead) {
 	for _, h := range heads {
 		j.Started = j.Started || h.SHA == j.HeadSHA && h.Started
+		j.Final = j.Final || h.SHA == j.HeadSHA && h.Final
 	}
 	j.Replaced = mergeHeads(heads, j.HeadSHA)
 }
 
-// mergeHeads lists each sha of heads once, in first-seen order, Started if any entry is,
-// without skip.
+// mergeHeads lists each sha of heads once, in first-seen order, Started (Final) if any entry
+// is, without skip.
 func mergeHeads(heads []replacedHead, skip string) []replacedHead {
 	var out []replacedHead
 	at := map[string]int{}
@@ -100,6 +107,7 @@ func mergeHeads(heads []replacedHead, skip string) []replacedHead {
 		}
 		if i, ok := at[h.SHA]; ok {
 			out[i].Started = out[i].Started || h.Started
+			out[i].Final = out[i].Final || h.Final
 			continue
 		}
 		at[h.SHA] = len(out)
@@ -408,6 +416,32 @@ func (s *store) settle(key string, heads ...string) error {
 		for i := range j.Replaced {
 			if slices.Contains(heads, j.Replaced[i].SHA) {
 				j.Replaced[i].Started = false
+			}
+		}
+		return putJob(b, key, j)
+	})
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", key, err)
+	}
+	return nil
+}
+
+// markFinal records that the run of key's job seq is about to publish head's final status:
+// in the job itself, or, when a newer job replaced it meanwhile, in that job's entry of
+// head, so that the newer job's run does not mark head superseded.
+func (s *store) markFinal(key string, seq uint64, head string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		j, err := getJob(b, key)
+		if err != nil || j == nil {
+			return err
+		}
+		if j.Seq == seq && j.HeadSHA == head {
+			j.Final = true
+		}
+		for i := range j.Replaced {
+			if j.Replaced[i].SHA == head {
+				j.Replaced[i].Final = true
 			}
 		}
 		return putJob(b, key, j)

@@ -58,6 +58,7 @@ type Server struct {
 	mu        sync.Mutex
 	calls     []Call
 	observe   func(Call)
+	before    func(Call)
 	faults    map[string][]fault
 	perms     map[string]string
 	prs       map[int]pullRequest
@@ -185,6 +186,14 @@ func (s *Server) Observe(fn func(Call)) {
 	s.observe = fn
 }
 
+// BeforeServe calls fn with every request before the fake handles it, outside the fake's
+// lock: fn may block (holding that request back) while the test calls the fake.
+func (s *Server) BeforeServe(fn func(Call)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.before = fn
+}
+
 // SetPermission gives user a repository permission ("admin", "write", "read", …).
 func (s *Server) SetPermission(user, permission string) {
 	s.mu.Lock()
@@ -234,6 +243,16 @@ func (s *Server) Comments(pr int) []Comment {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	before := s.before
+	s.mu.Unlock()
+	if before != nil {
+		c := Call{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
+		if len(raw) > 0 {
+			_ = json.Unmarshal(raw, &c.Body) // a body that is not JSON is rejected by serve
+		}
+		before(c)
+	}
 	s.mu.Lock()
 	stall := s.serve(w, r, raw)
 	s.mu.Unlock()
