@@ -212,7 +212,7 @@ var ruleDocs = map[string]ruleDoc{
 		rules.Error},
 	"missing-crd": {"MissingCRD",
 		"An object's kind is served by no CRD of the cluster.",
-		"An object's kind is not built in, and no Kustomization or rendered chart of the cluster installs its CRD, no runtime-catalog trigger is in the cluster and .tiergate.yaml does not declare it preinstalled: the Kustomization's dry-run fails with 'no matches for kind' on every cluster built from the repository. A notice when part of the cluster is not rendered.",
+		"An object's kind is not built in, and no Kustomization or rendered chart of the cluster installs its CRD, no runtime-catalog trigger is in the cluster and .tiergate.yaml does not declare it preinstalled: the Kustomization's dry-run (or, for an object a chart renders, the HelmRelease's install) fails with 'no matches for kind' on every cluster built from the repository. A notice when part of the cluster is not rendered.",
 		rules.Error},
 	"target-namespace-renames-namespace": {"TargetNamespaceRenamesNamespace",
 		"targetNamespace renames a Namespace object to the target.",

@@ -62,6 +62,15 @@ func TestInvalidName(t *testing.T) {
 				File: "apps/cm.yaml", Line: 4, Msg: []string{`is named "" (metadata.name "${NAME:=}" after postBuild substitution of ${NAME}), which the API server refuses for a ConfigMap (a DNS-1123 subdomain): the name is empty;`}}},
 		},
 		{
+			name: "a chart object: at the HelmRelease, naming the template",
+			files: merge(apps(map[string]string{"APP": "web"}, map[string]string{"apps/hr.yaml": helmRelease("apps", "podinfo", "podinfo")}),
+				chart("podinfo", map[string]string{"templates/cm.yaml": configMap("", "Bad_Name")})),
+			want: []want{{Rule: "invalid-name", Severity: Error, Kustomization: "flux-system/apps", Object: "ConfigMap/apps/Bad_Name",
+				File: "apps/hr.yaml", Line: 2,
+				Msg:  []string{`ConfigMap/apps/Bad_Name is named "Bad_Name", which the API server refuses for a ConfigMap (a DNS-1123 subdomain):`, "; helm-controller's install or upgrade of HelmRelease apps/podinfo fails (chart template podinfo/templates/cm.yaml) on every reconcile."},
+				Sugg: []string{"Change the name the chart template podinfo/templates/cm.yaml renders (its values in HelmRelease apps/podinfo, or the release name it derives from)."}}},
+		},
+		{
 			name: "valid names: an RBAC Role with uppercase and colon and a 63-character Namespace",
 			files: apps(map[string]string{"APP": strings.Repeat("c", 63)}, map[string]string{
 				"apps/role.yaml": obj("rbac.authorization.k8s.io/v1", "Role", "default", "Pod:Reader", "rules: []"),
