@@ -29,7 +29,7 @@ func TestInvalidName(t *testing.T) {
 			files: apps(map[string]string{"APP": "My_App"}, map[string]string{"apps/cm.yaml": "# settings\n" + configMap("default", "${APP}-x")}),
 			want: []want{{Rule: "invalid-name", Severity: Error, Kustomization: "flux-system/apps", Object: "ConfigMap/default/My_App-x",
 				File: "apps/cm.yaml", Line: 5,
-				Msg: []string{`ConfigMap/default/My_App-x is named "My_App-x" (metadata.name "${APP}-x" after postBuild substitution of ${APP}), which the API server refuses for a ConfigMap (a DNS-1123 subdomain): a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'); kustomize-controller's dry-run of flux-system/apps fails and applies nothing on every reconcile.`},
+				Msg:  []string{`ConfigMap/default/My_App-x is named "My_App-x" (metadata.name "${APP}-x" after postBuild substitution of ${APP}), which the API server refuses for a ConfigMap (a DNS-1123 subdomain): a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'); kustomize-controller's dry-run of flux-system/apps fails and applies nothing on every reconcile.`},
 				Sugg: []string{"Give APP a value that makes a valid name (in postBuild.substitute or the substituteFrom source of flux-system/apps), or change metadata.name at apps/cm.yaml:5."}}},
 		},
 		{
