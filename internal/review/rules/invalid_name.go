@@ -38,9 +38,11 @@ func invalidName(c, _ *render.Cluster, _ *Env) []Finding {
 		}
 		f := objectFinding("invalid-name", Error, c.Name, o, ks.Ref)
 		f.key = name
+		// The whole name, never a prefix: the report redacts Secret-derived values by value,
+		// which a cut value would escape.
 		shown := fmt.Sprintf("%q", name)
-		if len(name) > 80 {
-			shown = fmt.Sprintf("%q… (%d characters)", name[:60], len(name))
+		if len(name) > 63 {
+			shown += fmt.Sprintf(" (%d characters)", len(name))
 		}
 		var source string
 		var vars []string

@@ -45,7 +45,7 @@ func TestInvalidName(t *testing.T) {
 			files: apps(map[string]string{"APP": long254}, map[string]string{"apps/cm.yaml": configMap("default", "${APP}")}),
 			want: []want{{Rule: "invalid-name", Severity: Error, Kustomization: "flux-system/apps", Object: "ConfigMap/default/" + long254,
 				File: "apps/cm.yaml", Line: 4,
-				Msg: []string{`is named "` + strings.Repeat("b", 60) + `"… (254 characters) (metadata.name "${APP}"`, "must be no more than 253 characters"}}},
+				Msg: []string{`is named "` + long254 + `" (254 characters) (metadata.name "${APP}"`, "must be no more than 253 characters"}}},
 		},
 		{
 			name:  "a Service name starting with a digit, no variable",
