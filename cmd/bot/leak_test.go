@@ -112,6 +112,14 @@ func TestSecretLeaks(t *testing.T) {
 	if want := "prune-transient ConfigMap/default/<redacted>-production\ntier-move ConfigMap/default/<redacted>-production"; strings.Join(rules, "\n") != want {
 		t.Errorf("findings %q, want %q", rules, want)
 	}
+	// The chart of HelmRelease default/leaky renders its inline values, substituted from the
+	// Secret through the same operators: every one is redacted in its output.
+	_, chartObj, _ := strings.Cut(outputs["build HEAD yaml"], "template leaky/templates/cm.yaml\n")
+	chartObj, _, _ = strings.Cut(chartObj, "---")
+	want := "apiVersion: v1\ndata:\n  dashed: <redacted>\n  domain: <redacted>\n  fallback: <redacted>\n  lower: <redacted>\n  prefix: <redacted>\n  replaced: <redacted>\n  upper: <redacted>\nkind: ConfigMap\n"
+	if !strings.HasPrefix(chartObj, want) {
+		t.Errorf("build: the chart's ConfigMap is\n%s\nwant it to start with\n%s", chartObj, want)
+	}
 	if !strings.Contains(outputs["build HEAD yaml"], "upper: <redacted>") {
 		t.Errorf("build: the substituted ${TOKEN^^} is not shown as <redacted>:\n%s", outputs["build HEAD yaml"])
 	}
