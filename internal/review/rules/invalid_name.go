@@ -22,7 +22,8 @@ import (
 // validator, over k8s.io/apimachinery/pkg/util/validation): see nameRule. kustomize-controller
 // dry-runs every object of a stage before it applies any (fluxcd/pkg ssa
 // ResourceManager.ApplyAllStaged), so the refused name fails the whole Kustomization's apply;
-// a chart object fails helm-controller's install or upgrade of its HelmRelease. The finding
+// a chart object fails helm-controller's install or upgrade of its HelmRelease, a ResourceSet's
+// object flux-operator's apply of the ResourceSet. The finding
 // is at the line of metadata.name in the source file and names the variables used there.
 // An empty name with metadata.generateName set is left alone.
 func invalidName(c, _ *render.Cluster, _ *Env) []Finding {
@@ -59,6 +60,9 @@ func invalidName(c, _ *render.Cluster, _ *Env) []Finding {
 			from = fmt.Sprintf(" (metadata.name %q after postBuild substitution of %s)", source, joinAnd(dollar(vars)))
 		}
 		applier := fmt.Sprintf("kustomize-controller's dry-run of %s fails and applies nothing", ks.Ref)
+		if o.ResourceSet != "" {
+			applier = fmt.Sprintf("flux-operator's apply of ResourceSet %s fails", o.ResourceSet)
+		}
 		if o.HelmRelease != "" {
 			applier = fmt.Sprintf("helm-controller's install or upgrade of HelmRelease %s fails (chart template %s)", o.HelmRelease, o.Template)
 		}
