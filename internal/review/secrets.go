@@ -41,13 +41,12 @@ func SecretStrings(graphs ...*graph.Graph) []string {
 }
 
 // bodySecrets is what redactSubstituted replaces in o's body: its SecretValues, and a
-// Secret's own values, longest first.
+// Secret's own values, longest first, none under minSecretBytes. A shorter value replaced
+// by value would cut every "1" or "a" of the object ("v<redacted>", "ConfigM<redacted>p");
+// render does not record where it substituted, so such a value shows where it was
+// substituted (docs/reliability.md "Secrets"); a Secret's own data is redacted whole.
 func bodySecrets(o *graph.Object) []string {
-	own := ownSecretValues(o)
-	if len(own) == 0 {
-		return o.SecretValues
-	}
-	return longestFirst(append(own, o.SecretValues...))
+	return longestFirst(append(ownSecretValues(o), o.SecretValues...))
 }
 
 // longestFirst drops values under minSecretBytes and repeats, and sorts the rest longest

@@ -184,6 +184,7 @@ var State = []StateRule{
 	{"missing-crd", missingCRD},
 	{"namespace-not-set", namespaceNotSet},
 	{"target-namespace-renames-namespace", targetNamespaceRenamesNamespace},
+	{"invalid-name", invalidName},
 	{"undefined-variable", undefinedVariable},
 	{"unsubstituted-variable", unsubstitutedVariable},
 	{"chart-version-unchanged", chartVersionUnchanged},

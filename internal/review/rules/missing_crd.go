@@ -17,8 +17,14 @@ import (
 // (shrinedogg/biggs.dog#441: an ExternalSecret reused where nothing installs
 // external-secrets). One finding per Kustomization and kind, at its first object. When part
 // of the cluster is not rendered (unknownProducers) or a bootstrap helmfile could not be
-// read (Env.UnknownCRDs), the CRD may come from there: one notice per kind saying so. Objects a
-// HelmRelease's chart renders are left to helm-controller. A Kustomization with remote
+// read (Env.UnknownCRDs), the CRD may come from there: one notice per kind saying so. An object
+// a HelmRelease's chart renders (a ServiceMonitor where nothing installs
+// monitoring.coreos.com) fails helm-controller's install or upgrade instead: Helm builds the
+// release manifest through the REST mapper before it applies anything (helm pkg/action
+// Install.RunWithContext, KubeClient.Build: 'unable to build kubernetes objects from release
+// manifest: resource mapping not found ... no matches for kind'), and
+// Upgrade does the same; one finding per HelmRelease and kind, at the HelmRelease, naming the
+// chart template. A Kustomization with remote
 // resources not fetched is skipped: release bundles ship the CRDs of their own kinds, as for
 // the CRD needs of missing-depends-on, and it is already listed as not reviewed.
 func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
@@ -34,12 +40,16 @@ func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 		seen := map[string]bool{}
 		for _, o := range ks.Objects {
 			gk := o.ID.Group + "/" + o.ID.Kind
-			if o.HelmRelease != "" || seen[gk] || noticed[gk] || v.crdKnown(o.ID, env) {
+			once := gk // one finding per Kustomization, or per HelmRelease of it, and kind
+			if o.HelmRelease != "" {
+				once = gk + "\x00" + o.HelmRelease
+			}
+			if seen[once] || noticed[gk] || v.crdKnown(o.ID, env) {
 				continue
 			}
-			seen[gk] = true
+			seen[once] = true
 			f := objectFinding("missing-crd", Error, c.Name, o, ref)
-			f.key = gk
+			f.key = once
 			kind := kindName(o.ID)
 			catalog := ""
 			if ps := env.Catalog.Providers(gk); len(ps) > 0 {
@@ -58,6 +68,11 @@ func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 				out = append(out, f)
 				continue
 			}
+			if o.HelmRelease != "" {
+				chartMissingCRD(&f, c, o, kind, catalog)
+				out = append(out, f)
+				continue
+			}
 			applier := "The dry-run of " + ref.String()
 			if o.ResourceSet != "" {
 				applier = "The apply of ResourceSet " + o.ResourceSet
@@ -70,6 +85,16 @@ func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 		}
 	}
 	return out
+}
+
+// chartMissingCRD words f for an object of HelmRelease o.HelmRelease's chart: Helm's
+// install or upgrade fails building the release manifest, and nothing of the release is
+// applied. f is at the HelmRelease (o.File, o.Line).
+func chartMissingCRD(f *Finding, c *graph.Cluster, o *graph.Object, kind, catalog string) {
+	f.Message = fmt.Sprintf("%s, rendered by chart template %s of HelmRelease %s, is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. helm-controller's install or upgrade of %s fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing of the release.",
+		o.ID, o.Template, o.HelmRelease, kind, c.Name, catalog, o.HelmRelease, o.ID.Kind, o.Body.GetAPIVersion())
+	f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster before HelmRelease %s (its chart in a HelmRelease that %s dependsOn, or its CRD manifests in a Kustomization applied first), turn off what renders %s in the values of HelmRelease %s (%s:%d), or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
+		kind, o.HelmRelease, o.HelmRelease, o.Template, o.HelmRelease, o.File, o.Line, o.ID.Group)
 }
 
 // joinOr joins phrases as "a, b or c".

@@ -1,0 +1,51 @@
+package rules
+
+import "testing"
+
+// TestMissingCRDChart: a kind a chart renders that no CRD of the cluster provides fails
+// helm-controller's install (Helm builds the manifest through the REST mapper first); one
+// finding per HelmRelease and kind, at the HelmRelease, naming the chart template.
+func TestMissingCRDChart(t *testing.T) {
+	sm := func(name string) string {
+		return "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: " + name + "\nspec: {}\n"
+	}
+	apps := func(files ...map[string]string) map[string]string {
+		return merge(append([]map[string]string{{tierFile("apps"): tier("apps", "./apps", true),
+			"apps/hr.yaml": helmRelease("apps", "podinfo", "podinfo")}}, files...)...)
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{
+			name: "ServiceMonitor where nothing installs monitoring.coreos.com: one finding for two objects",
+			files: apps(chart("podinfo", map[string]string{"templates/sm.yaml": sm("podinfo"), "templates/sm2.yaml": sm("podinfo-2"),
+				"templates/cm.yaml": configMap("", "settings")})),
+			want: []want{{Rule: "missing-crd", Severity: Error, Kustomization: "flux-system/apps",
+				Object: "ServiceMonitor.monitoring.coreos.com/apps/podinfo", File: "apps/hr.yaml", Line: 2,
+				Msg:  []string{"ServiceMonitor.monitoring.coreos.com/apps/podinfo, rendered by chart template podinfo/templates/sm.yaml of HelmRelease apps/podinfo, is of kind ServiceMonitor.monitoring.coreos.com, which no CRD of cluster dev provides: no Kustomization or chart installs one (the runtime-CRD catalog has it from a HelmRelease of chart kube-prometheus-stack or a HelmRelease of chart prometheus-operator-crds, and cluster dev has none), it is not declared preinstalled, and it is not built in. helm-controller's install or upgrade of apps/podinfo fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"ServiceMonitor\" in version \"monitoring.coreos.com/v1\"' on every reconcile and applies nothing of the release."},
+				Sugg: []string{"Install the CRD of ServiceMonitor.monitoring.coreos.com in this cluster before HelmRelease apps/podinfo (its chart in a HelmRelease that apps/podinfo dependsOn, or its CRD manifests in a Kustomization applied first), turn off what renders podinfo/templates/sm.yaml in the values of HelmRelease apps/podinfo (apps/hr.yaml:2), or, if the cluster has the CRD before Flux runs, declare group monitoring.coreos.com under preinstalledCRDs.groups in .tiergate.yaml."}}},
+		},
+		{
+			name: "the CRD in another Kustomization",
+			files: apps(chart("podinfo", map[string]string{"templates/sm.yaml": sm("podinfo")}),
+				map[string]string{tierFile("crds"): tier("crds", "./crds", true), "crds/sm.yaml": crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "Namespaced")}),
+		},
+		{
+			name:  "the CRD in the chart's crds",
+			files: apps(chart("podinfo", map[string]string{"templates/sm.yaml": sm("podinfo"), "crds/sm.yaml": crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "Namespaced")})),
+		},
+		{
+			name:  "built-in kinds only",
+			files: apps(chart("podinfo", map[string]string{"templates/cm.yaml": configMap("", "settings")})),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			checkFindings(t, stateRule(t, "missing-crd")(c, nil, testEnv()), tc.want)
+		})
+	}
+}

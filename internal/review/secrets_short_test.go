@@ -1,0 +1,107 @@
+package review
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
+
+// TestShortSecretValues pins what happens to Secret values of 1, 3 and 4 bytes substituted
+// by postBuild into a ConfigMap: the Secret's own data is redacted whatever its length; a
+// substituted value of 4 bytes is redacted wherever it stands, in the ConfigMap and in any
+// other text; values of 1 and 3 bytes are not redacted by value (they would hide every "1"
+// and "abc": "v<redacted>"), and, since render does not record where it substituted, not at their
+// position either: they show (docs/reliability.md "Secrets"). Their base64 forms, 4 bytes
+// and more, are redacted by value.
+func TestShortSecretValues(t *testing.T) {
+	files := map[string]string{
+		"clusters/dev/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+`,
+		"clusters/dev/tiers.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: config, namespace: flux-system}
+spec: {interval: 10m, path: ./config, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  dependsOn: [{name: config}]
+  sourceRef: {kind: GitRepository, name: flux-system}
+  postBuild:
+    substituteFrom: [{kind: Secret, name: short}]
+`,
+		// ONE "1", THREE "abc", FOUR "abcd".
+		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\ndata: {ONE: MQ==, THREE: YWJj, FOUR: YWJjZA==}\n",
+		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata:\n  one: \"${ONE}\"\n  three: \"${THREE}\"\n  four: \"${FOUR}\"\n  text: \"1 abc abcd\"\n",
+	}
+	dir := t.TempDir()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := render.Render(context.Background(), dir, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Cluster("dev")
+	if c == nil {
+		t.Fatal("cluster dev not rendered")
+	}
+	find := func(ks, kind string) *graph.Object {
+		k := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: ks}]
+		if k == nil || k.Err != nil {
+			t.Fatalf("Kustomization flux-system/%s not built: %+v", ks, k)
+		}
+		for _, o := range k.Objects {
+			if o.ID.Kind == kind {
+				return o
+			}
+		}
+		t.Fatalf("no %s in flux-system/%s", kind, ks)
+		return nil
+	}
+	cm, sec := find("apps", "ConfigMap"), find("config", "Secret")
+	// "${ONE}" is written unquoted by kustomize before substitution, so ONE becomes the
+	// integer 1, as in the cluster.
+
+	if diff := cmp.Diff([]string{"YWJjZA==", "MQ==", "YWJj", "abcd"}, SecretStrings(g)); diff != "" {
+		t.Errorf("SecretStrings (-want +got):\n%s", diff)
+	}
+	wantCM := map[string]any{"one": int64(1), "three": "abc", "four": "<redacted>", "text": "1 abc <redacted>"}
+	if diff := cmp.Diff(wantCM, Redacted(cm).Object["data"]); diff != "" {
+		t.Errorf("Redacted ConfigMap data (-want +got):\n%s", diff)
+	}
+	if got := Redacted(cm).GetAPIVersion(); got != "v1" {
+		t.Errorf("Redacted ConfigMap apiVersion = %q, want v1 (a 1-byte value is not replaced by value)", got)
+	}
+	wantSecret := map[string]any{"ONE": "<redacted>", "THREE": "<redacted>", "FOUR": "<redacted>"}
+	if diff := cmp.Diff(wantSecret, Redacted(sec).Object["data"]); diff != "" {
+		t.Errorf("Redacted Secret data (-want +got):\n%s", diff)
+	}
+	if got, want := RedactText("one: 1, three: abc, four: abcd, YWJj", SecretStrings(g)), "one: 1, three: abc, four: <redacted>, <redacted>"; got != want {
+		t.Errorf("RedactText = %q, want %q", got, want)
+	}
+}
