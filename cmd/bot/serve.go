@@ -38,7 +38,7 @@ type serveFlags struct {
 	workers                                        int
 	reviewTimeout                                  time.Duration
 	forkPRs                                        bool
-	buildCacheMiB                                  int64
+	buildCacheMiB, cacheMaxMiB                     int64
 	allowRemote                                    []string
 	botLogins                                      []string
 	limits                                         graph.Limits
@@ -91,6 +91,7 @@ environment for secrets and tokens.`,
 	fl.StringSliceVar(&f.allowRemote, "allow-remote", nil, "hosts whose remote resources reviews may fetch over https (never for fork PRs); a repository's remote.allow can only narrow it")
 	limitFlags(fl, &f.limits)
 	fl.Int64Var(&f.buildCacheMiB, "build-cache-mib", 256, "memory for Kustomization builds reused across reviews, in MiB")
+	fl.Int64Var(&f.cacheMaxMiB, "cache-max-mib", 1024, "bound of the persistent cache in --data-dir/cache, in MiB (builds and chart renders outlive a restart; 0: none)")
 	fl.StringSliceVar(&f.botLogins, "bot-login", nil, "the account the bot publishes as, FORGE=LOGIN with FORGE github or gitea (repeatable): its comments never run a review. Default: asked of the forge (GET /user, or the App's slug); while neither tells it, no /recheck runs")
 	fl.BoolVar(&f.forkPRs, "fork-prs", true, "review PRs from forks (false: answer them with a success status)")
 	return cmd
@@ -212,6 +213,8 @@ func runServe(ctx context.Context, f serveFlags) error {
 		FailOn:          f.failOn,
 		SkipForkPRs:     !f.forkPRs,
 		BuildCacheBytes: f.buildCacheMiB << 20,
+		CacheMaxBytes:   cacheMaxBytes(f.cacheMaxMiB),
+		Version:         version,
 		AllowRemote:     f.allowRemote,
 		BotLogins:       botLogins,
 		Limits:          f.limits,
@@ -264,4 +267,13 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return &exitError{code: 2, err: serveErr}
 	}
 	return nil
+}
+
+// cacheMaxBytes is server.Options.CacheMaxBytes for --cache-max-mib: 0 (or less) is no
+// persistent cache.
+func cacheMaxBytes(mib int64) int64 {
+	if mib <= 0 {
+		return -1
+	}
+	return mib << 20
 }

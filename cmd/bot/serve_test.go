@@ -194,3 +194,13 @@ func TestParseBotLogins(t *testing.T) {
 		}
 	}
 }
+
+// --cache-max-mib N bounds the server's persistent cache to N MiB; 0 or less turns it off
+// (server.Options.CacheMaxBytes < 0; its 0 would mean the default).
+func TestServeCacheMaxBytes(t *testing.T) {
+	for mib, want := range map[int64]int64{1024: 1 << 30, 1: 1 << 20, 0: -1, -5: -1} {
+		if got := cacheMaxBytes(mib); got != want {
+			t.Errorf("--cache-max-mib %d: %d bytes, want %d", mib, got, want)
+		}
+	}
+}

@@ -219,17 +219,13 @@ func (w *writer) writeFile(rel string, e object.TreeEntry) error {
 		}
 		return err
 	}
-	// Counted from the object header first: a blob over MaxFileBytes is never inflated.
-	size, err := w.repo.blobSize(e.Hash)
+	// Counted from the object header first: a large blob over MaxFileBytes is never inflated.
+	blob, err := w.repo.blob(e.Hash)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	if err := w.count(rel, size); err != nil {
+	if err := w.count(rel, blob.Size()); err != nil {
 		return err
-	}
-	blob, err := w.repo.repo.BlobObject(e.Hash)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rel, err)
 	}
 	mode := os.FileMode(0o644)
 	if e.Mode == filemode.Executable {
@@ -242,7 +238,7 @@ func (w *writer) writeFile(rel string, e object.TreeEntry) error {
 }
 
 // writeBlob creates p exclusively, so an existing file or symlink is never written through.
-func writeBlob(p string, mode os.FileMode, blob *object.Blob) error {
+func writeBlob(p string, mode os.FileMode, blob plumbing.EncodedObject) error {
 	rd, err := blob.Reader()
 	if err != nil {
 		return err
@@ -252,7 +248,7 @@ func writeBlob(p string, mode os.FileMode, blob *object.Blob) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, io.LimitReader(rd, blob.Size))
+	_, err = io.Copy(f, io.LimitReader(rd, blob.Size()))
 	if err == nil {
 		err = f.Chmod(mode) // the umask may have narrowed the mode
 	}
@@ -263,17 +259,13 @@ func writeBlob(p string, mode os.FileMode, blob *object.Blob) error {
 }
 
 func (w *writer) writeSymlink(rel string, e object.TreeEntry) error {
-	size, err := w.repo.blobSize(e.Hash)
+	blob, err := w.repo.blob(e.Hash)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	if size == 0 || size > maxSymlinkTarget {
+	if size := blob.Size(); size == 0 || size > maxSymlinkTarget {
 		w.skip(rel, "invalid symlink target")
 		return nil
-	}
-	blob, err := w.repo.repo.BlobObject(e.Hash)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rel, err)
 	}
 	rd, err := blob.Reader()
 	if err != nil {

@@ -45,9 +45,16 @@ func Open(dir string) (*Repo, error) {
 // go-git otherwise opens the pack again for every object, half the time of a checkout.
 const maxPackDescriptors = 16
 
-// openStorage is go-git's filesystem storage of the repository fs with packs kept open.
+// largeObjectThreshold is the blob size above which go-git looks a blob up without
+// inflating it, and streams it when read: its packfile reader's own small-object threshold
+// (packfile.smallObjectThreshold, 16 KiB), applied to loose objects too.
+const largeObjectThreshold = 16 << 10
+
+// openStorage is go-git's filesystem storage of the repository fs with packs kept open and
+// large blobs read only when asked.
 func openStorage(fs billy.Filesystem) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{MaxOpenDescriptors: maxPackDescriptors})
+	return filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(),
+		filesystem.Options{MaxOpenDescriptors: maxPackDescriptors, LargeObjectThreshold: largeObjectThreshold})
 }
 
 // Close releases the pack files the Repo keeps open. The Repo must not be used after.

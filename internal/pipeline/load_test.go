@@ -79,3 +79,68 @@ func TestLoadFollowsSourceIgnoreSymlink(t *testing.T) {
 		t.Errorf("objects of apps (-want +got):\n%s", d)
 	}
 }
+
+// TestLoadRefusesABlobOverMaxFileBytes: Load passes each blob's size from its header, so a
+// file over MaxFileBytes is refused with its exact size and never read, while the files
+// within the limit, a symlink's target and a .sourceignore keep their committed content.
+func TestLoadRefusesABlobOverMaxFileBytes(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"ok.yaml":       "a: 1\n",
+		"apps/big.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n",
+		"apps/edge.txt": "0123456789abcdef", // exactly at the limit: kept
+	}
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("ok.yaml", filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := r.Worktree()
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.invalid", When: time.Unix(0, 0)}
+	h, err := wt.Commit("c", &git.CommitOptions{Author: sig, Committer: sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	tr, err := Load(repo, h, graph.Limits{MaxFileBytes: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Content string
+		Refused string
+	}
+	got := map[string]entry{}
+	for _, p := range []string{"ok.yaml", "apps/big.yaml", "apps/edge.txt", "link.yaml"} {
+		data, _ := tr.Source.ReadFile(p)
+		why, _ := tr.Source.Refused(p)
+		got[p] = entry{Content: string(data), Refused: why}
+	}
+	want := map[string]entry{
+		"ok.yaml":       {Content: "a: 1\n"},
+		"apps/big.yaml": {Refused: "apps/big.yaml has 53 bytes, over tiergate's per-file limit of 16 (MaxFileBytes)"},
+		"apps/edge.txt": {Content: "0123456789abcdef"},
+		"link.yaml":     {Refused: "link.yaml is a symlink, which source-controller leaves out of the artifact"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("source (-want +got):\n%s", d)
+	}
+}

@@ -113,10 +113,14 @@ func Load(repo *gitrepo.Repo, h plumbing.Hash, l graph.Limits) (*Tree, error) {
 	}
 	b := fsys.NewSourceBuilder(l)
 	err = repo.Files(h, func(f gitrepo.File) error {
+		blob, err := f.Open() // once: its size for the limits, its content if not refused
+		if err != nil {
+			return err
+		}
 		if f.Symlink {
 			target := ""
-			if f.Size <= fsys.MaxSymlinkTarget {
-				data, err := f.Read()
+			if blob.Size <= fsys.MaxSymlinkTarget {
+				data, err := blob.Read()
 				if err != nil {
 					return err
 				}
@@ -124,7 +128,7 @@ func Load(repo *gitrepo.Repo, h plumbing.Hash, l graph.Limits) (*Tree, error) {
 			}
 			return b.AddSymlink(f.Path, target)
 		}
-		return b.AddFile(f.Path, f.Size, f.Hash.String(), f.Read)
+		return b.AddFile(f.Path, blob.Size, f.Hash.String(), blob.Read)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", h, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/tiergate/tiergate/internal/cachestore"
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/render"
@@ -78,6 +79,13 @@ type Options struct {
 	// BuildCacheBytes bounds the memory of the build cache shared by all reviews, which
 	// reuses Kustomization builds whose inputs are unchanged (0: 256 MiB).
 	BuildCacheBytes int64
+	// CacheMaxBytes bounds the persistent cache in DataDir/cache (cachestore), under the
+	// build cache: builds, objects after substitution and chart renders outlive a restart,
+	// so the first reviews after one start warm (0: 1 GiB; < 0: no persistent cache).
+	CacheMaxBytes int64
+	// Version is tiergate's version; with the build's modules it names the persistent
+	// cache's entries (cachestore.Version), so another build never reads them.
+	Version string
 	// AllowRemote lists the hosts reviews may fetch remote resources from (never for
 	// fork PRs); a repository's remote.allow can only narrow it. Empty: none.
 	AllowRemote []string
@@ -98,6 +106,7 @@ const (
 	defaultMaxBody       = 5 << 20
 	defaultMaxBodies     = 16
 	defaultBodyWait      = 10 * time.Second
+	defaultCacheMaxBytes = 1 << 30
 )
 
 // Server receives webhooks, queues reviews durably and runs them.
@@ -108,6 +117,7 @@ type Server struct {
 	queue   *queue
 	metrics *Metrics
 	cache   *render.Cache
+	disk    *cachestore.Store // the persistent layer of cache; nil: none
 	handler http.Handler
 	// bodies holds one token per webhook body being read (Options.MaxBodiesInFlight).
 	bodies chan struct{}
@@ -180,9 +190,30 @@ func New(opts Options) (*Server, error) {
 		bodies:     make(chan struct{}, opts.MaxBodiesInFlight),
 		localDirs:  localDirs(opts.DataDir),
 	}
+	s.openDisk()
 	s.metrics.watchCache(s.cache)
 	s.handler = s.routes()
 	return s, nil
+}
+
+// openDisk gives the build cache its persistent layer in DataDir/cache. A folder that
+// cannot be opened is logged and the server goes on with the memory cache alone: the
+// cache only saves time.
+func (s *Server) openDisk() {
+	max := s.opts.CacheMaxBytes
+	if max < 0 {
+		return
+	}
+	if max == 0 {
+		max = defaultCacheMaxBytes
+	}
+	st, err := cachestore.Open(filepath.Join(s.opts.DataDir, "cache"), cachestore.Version(s.opts.Version), max)
+	if err != nil {
+		s.log.Warn("no persistent cache", "err", redact(err.Error()))
+		return
+	}
+	s.disk = st
+	s.cache.Persist(st)
 }
 
 // Handler serves the webhook, health and metrics endpoints.
@@ -231,7 +262,14 @@ func (s *Server) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	return s.store.close()
+	err := s.store.close()
+	if s.disk != nil {
+		// Writes the entries still queued and trims the folder to CacheMaxBytes.
+		if derr := s.disk.Close(); err == nil {
+			err = derr
+		}
+	}
+	return err
 }
 
 type parseFunc func(h http.Header, body, secret []byte) (*forge.Event, error)
