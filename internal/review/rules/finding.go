@@ -178,6 +178,7 @@ var State = []StateRule{
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
 	{"runtime-namespace-same-pass", runtimeNamespaceSamePass},
 	{"namespace-for-release", namespaceForRelease},
+	{"missing-namespace", missingNamespace},
 	{"postrender-patch-unmatched", postrenderPatchUnmatched},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},
