@@ -11,8 +11,9 @@ import (
 
 // missingNamespace reports a Kustomization that applies objects (HelmReleases included) in
 // a Namespace that nothing in the cluster creates: no Kustomization emits it, no chart
-// renders it, no HelmRelease's install.createNamespace creates it, and it is not the Flux
-// installation's namespace nor a system one. kustomize-controller dry-runs every object of
+// renders it, no HelmRelease's install.createNamespace creates it, no bootstrap helmfile
+// installs a release there (Env.BootstrapNamespaces), and it is not the Flux installation's
+// namespace nor a system one. kustomize-controller dry-runs every object of
 // a stage before it applies any (fluxcd/pkg ssa ResourceManager.ApplyAllStaged, called by
 // kustomize-controller internal/controller/kustomization_controller.go apply): the dry-run
 // of an object there fails with 'namespaces "X" not found', the Kustomization applies
@@ -41,7 +42,7 @@ func missingNamespace(c, _ *render.Cluster, env *Env) []Finding {
 		var order []string
 		for _, o := range ks.Objects {
 			ns := o.ID.Namespace
-			if o.HelmRelease != "" || ns == "" || ns == c.Root.Namespace || systemNamespaces[ns] || created[ns] ||
+			if o.HelmRelease != "" || ns == "" || ns == c.Root.Namespace || systemNamespaces[ns] || created[ns] || env.BootstrapNamespaces[ns] ||
 				len(c.Owners[render.ObjectID{Kind: "Namespace", Name: ns}]) > 0 {
 				continue
 			}

@@ -41,4 +41,11 @@ func TestMissingNamespace(t *testing.T) {
 			checkFindings(t, stateRule(t, "missing-namespace")(c, nil, testEnv()), tc.want)
 		})
 	}
+	// A namespace a bootstrap helmfile installs a release into exists before Flux runs.
+	t.Run("bootstrap helmfile namespace", func(t *testing.T) {
+		c := renderTree(t, merge(base, map[string]string{"platform/a.yaml": configMap("team", "a")}))
+		env := testEnv()
+		env.BootstrapNamespaces = map[string]bool{"team": true}
+		checkFindings(t, stateRule(t, "missing-namespace")(c, nil, env), nil)
+	})
 }
