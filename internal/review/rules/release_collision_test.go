@@ -62,3 +62,43 @@ func TestReleaseCollision(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseCollisionFoldsDuplicateOwner: what the charts of two colliding HelmReleases
+// both render is counted in the one release-collision, not reported again as
+// duplicate-owner; a third owner of it is, and so are two HelmReleases that do not collide.
+func TestReleaseCollisionFoldsDuplicateOwner(t *testing.T) {
+	fixed := map[string]string{
+		"charts/fixed/Chart.yaml":        "apiVersion: v2\nname: fixed\nversion: 0.1.0\n",
+		"charts/fixed/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixed\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+	}
+	base := merge(appChart, fixed, map[string]string{tierFile("platform"): tier("platform", "./platform", true), "platform/ns.yaml": namespaceObj("widgets")})
+	collision := want{Rule: "release-collision", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/b",
+		File: "platform/b.yaml", Line: 2,
+		Msg: []string{"Both charts render 2 objects (ConfigMap/widgets/fixed and 1 more), which the two releases take from each other on every upgrade."}}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{"two colliding charts", map[string]string{"platform/a.yaml": widgetHR("a", "fixed", "releaseName: shared"), "platform/b.yaml": widgetHR("b", "fixed", "releaseName: shared")},
+			[]want{collision}},
+		{"a third owner stays", map[string]string{"platform/a.yaml": widgetHR("a", "fixed", "releaseName: shared"), "platform/b.yaml": widgetHR("b", "fixed", "releaseName: shared"),
+			"platform/cm.yaml": configMap("widgets", "fixed")},
+			[]want{collision,
+				{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/platform", Object: "ConfigMap/widgets/fixed", File: "platform/a.yaml", Line: 2},
+				{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/platform", Object: "ConfigMap/widgets/fixed", File: "platform/b.yaml", Line: 2}}},
+		// Negative case: different releases, one object both charts render.
+		{"no collision", map[string]string{"platform/a.yaml": widgetHR("a", "fixed"), "platform/b.yaml": widgetHR("b", "fixed")},
+			[]want{{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/platform", Object: "ConfigMap/widgets/fixed", File: "platform/b.yaml", Line: 2,
+				Msg: []string{"the two Helm releases take it from each other on every upgrade"}}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := renderTree(t, merge(base, tc.files))
+			checkBuilt(t, c)
+			got := append(stateRule(t, "release-collision")(c, nil, testEnv()), stateRule(t, "duplicate-owner")(c, nil, testEnv())...)
+			checkFindings(t, got, tc.want)
+		})
+	}
+}
