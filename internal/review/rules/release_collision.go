@@ -46,7 +46,7 @@ func releaseCollision(c, other *render.Cluster, _ *Env) []Finding {
 				h.ref, prev.ref, prev.o.File, prev.o.Line, rel.Name, rel.StorageNamespace, sharedObjects(c, prev.ref.String(), h.ref.String())),
 			Suggestion: fmt.Sprintf("Give HelmRelease %s (%s:%d) a release of its own: a distinct spec.releaseName, or another spec.storageNamespace; or remove one of the two.",
 				h.ref, h.o.File, h.o.Line),
-			File: h.o.File, Line: h.o.Line, key: "release " + rel.StorageNamespace + "/" + rel.Name,
+			File: h.o.File, Line: releaseFieldLine(c, nil, h.o), key: "release " + rel.StorageNamespace + "/" + rel.Name,
 			resolvedAdvice: "Nothing to do: the HelmReleases manage releases of their own at head.",
 		})
 	}
