@@ -124,3 +124,31 @@ func unknownCRDs(notes []helmfile.Note) []string {
 	}
 	return out
 }
+
+// BootstrapNamespaces is the set of namespaces the tree's bootstrap helmfiles install
+// releases into, for rules.Env.BootstrapNamespaces: helmfile creates a release's namespace
+// before it installs it (helmDefaults.createNamespace defaults to true). The helmfiles are
+// those Preinstalled reads (the cluster sources' files when g has them).
+func BootstrapNamespaces(src *fsys.Source, g *graph.Graph) map[string]bool {
+	if g != nil {
+		if sf := render.SourceFiles(g); sf != nil {
+			src = sf
+		}
+	}
+	out := map[string]bool{}
+	if src == nil {
+		return out
+	}
+	rels, notes := helmfile.Read(src)
+	for _, r := range rels {
+		if r.Namespace != "" {
+			out[r.Namespace] = true
+		}
+	}
+	for _, n := range notes {
+		if n.TemplatedNamespace != "" {
+			out[n.TemplatedNamespace] = true
+		}
+	}
+	return out
+}

@@ -143,3 +143,32 @@ func TestPreinstalledFromHelmRelease(t *testing.T) {
 		t.Errorf("notes: %v", notes)
 	}
 }
+
+// TestBootstrapNamespaces: every bootstrap helmfile release's namespace, whether its chart
+// is known or templated; none without a helmfile.
+func TestBootstrapNamespaces(t *testing.T) {
+	dir := t.TempDir()
+	hf := `releases:
+  - name: cert-manager
+    namespace: cert-manager
+    chart: jetstack/cert-manager
+  - name: cilium
+    namespace: network
+    chart: '{{ .Values.cilium }}'
+  - name: plain
+    chart: jetstack/cert-manager
+`
+	if err := os.WriteFile(filepath.Join(dir, "helmfile.yaml"), []byte(hf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := ReadDir(dir, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]bool{"cert-manager": true, "network": true}, BootstrapNamespaces(tree.Source, nil)); d != "" {
+		t.Errorf("namespaces (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]bool{}, BootstrapNamespaces(nil, nil)); d != "" {
+		t.Errorf("no source (-want +got):\n%s", d)
+	}
+}

@@ -106,8 +106,9 @@ func TestApplyConfig(t *testing.T) {
 // TestConfigDecidesTheVerdict checks that Review applies the configuration before the
 // verdict: an overridden or ignored finding no longer fails the review.
 func TestConfigDecidesTheVerdict(t *testing.T) {
-	base := cluster(obj("ConfigMap", "web", "kept", nil))
-	head := cluster(obj("ConfigMap", "web", "kept", nil), obj("ConfigMap", "", "fresh", nil))
+	web := obj("Namespace", "", "web", nil)
+	base := cluster(web, obj("ConfigMap", "web", "kept", nil))
+	head := cluster(web, obj("ConfigMap", "web", "kept", nil), obj("ConfigMap", "", "fresh", nil))
 	review := func(yaml string) *Report {
 		cfg, err := config.Parse(config.FileName, []byte(yaml))
 		if err != nil {

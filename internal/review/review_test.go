@@ -172,7 +172,7 @@ func TestFailedBuildResolvesNothing(t *testing.T) {
 }
 
 func TestClusterGoneAtHead(t *testing.T) {
-	base := cluster(obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
+	base := cluster(obj("Namespace", "", "web", nil), obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
 	r := Review(&graph.Graph{Clusters: []*graph.Cluster{base}}, &graph.Graph{}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
 	want := []string{"new error render-error flux-system/apps clusters/dev/apps.yaml:1 Cluster dev is gone at head: its root Kustomization flux-system/apps still runs in the cluster and fails with 'kustomization path not found: clusters/dev'."}
 	var got []string

@@ -12,7 +12,8 @@ import (
 // dependsOnCycle reports each strongly connected set of dependsOn edges: no member can
 // become Ready, and kustomize-controller's sortAndEnqueue drops event-driven reconciles of
 // every Kustomization on the source (flux-semantics.md §5, kustomize-controller#1712). Cycles of
-// HelmRelease dependsOn edges are reported too (helmDependsOnCycles).
+// HelmRelease dependsOn edges are reported too (helmDependsOnCycles), and deadlocks through
+// both kinds (mixedCycles).
 func dependsOnCycle(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, scc := range cycles(c) {
@@ -39,7 +40,8 @@ func dependsOnCycle(c, other *graph.Cluster, _ *Env) []Finding {
 		})
 	}
 	out = append(out, ancestorCycles(c)...)
-	return append(out, helmDependsOnCycles(c)...)
+	out = append(out, helmDependsOnCycles(c)...)
+	return append(out, mixedCycles(c)...)
 }
 
 // ancestorCycles reports a Kustomization that dependsOn an ancestor waiting for it: the

@@ -13,9 +13,11 @@ import (
 // and garbage-collects it once, from that ResourceSet's own inventory
 // (internal/controller/resourceset_controller.go ResourceSetReconciler.apply); the finding
 // on the ResourceSet is the one conflict. A chart's objects count as their HelmRelease's
-// (chartDuplicate).
+// (chartDuplicate). An object the charts of two colliding HelmReleases both render is
+// release-collision's (collidingPairs); a third owner of it is still reported.
 func duplicateOwner(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
+	colliding := collidingPairs(c)
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
 			owners := c.Owners[o.ID]
@@ -24,6 +26,9 @@ func duplicateOwner(c, _ *graph.Cluster, _ *Env) []Finding {
 			}
 			first := owners[0]
 			if o.ResourceSet != "" && o.ResourceSet == first.ResourceSet {
+				continue
+			}
+			if colliding[[2]string{first.HelmRelease, o.HelmRelease}] {
 				continue
 			}
 			if o.HelmRelease != "" || first.HelmRelease != "" {

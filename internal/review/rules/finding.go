@@ -137,6 +137,10 @@ type Env struct {
 	// bootstrap helmfile release whose chart is templated or not in the chart catalog, as
 	// "helmfile.yaml:12: release cilium: …"): missing-crd is then unknown, a notice.
 	UnknownCRDs []string
+	// BootstrapNamespaces are the namespaces that exist before Flux runs because a bootstrap
+	// helmfile installs a release there (pipeline.BootstrapNamespaces); missing-namespace
+	// counts them as created.
+	BootstrapNamespaces map[string]bool
 
 	views map[*graph.Cluster]*view
 }
@@ -178,6 +182,7 @@ var State = []StateRule{
 	{"runtime-crd-same-pass", runtimeCRDSamePass},
 	{"runtime-namespace-same-pass", runtimeNamespaceSamePass},
 	{"namespace-for-release", namespaceForRelease},
+	{"missing-namespace", missingNamespace},
 	{"postrender-patch-unmatched", postrenderPatchUnmatched},
 	{"missing-depends-on", missingDependsOn},
 	{"missing-wait", missingWait},

@@ -17,7 +17,7 @@ func TestRegistry(t *testing.T) {
 		change = append(change, r.ID)
 	}
 	wantState := []string{"render-error", "helm-render-error", "depends-on-not-found", "health-check-not-found", "depends-on-cycle", "release-collision", "duplicate-owner",
-		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "missing-crd", "namespace-not-set",
+		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "missing-namespace", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "missing-crd", "namespace-not-set",
 		"target-namespace-renames-namespace", "invalid-name", "undefined-variable", "unsubstituted-variable", "chart-version-unchanged", "helm-render-approximate"}
 	wantChange := []string{"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "crd-not-upgraded"}
 	if diff := cmp.Diff(wantState, state); diff != "" {

@@ -77,6 +77,9 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 		msg += fmt.Sprintf(". It deletes %s", listed(crit))
 	}
 	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
+	if at != hr {
+		f.Line = releaseFieldLine(head, hr, at) // the changed release target's line, inside the diff
+	}
 	f.Message = msg + "."
 	f.Suggestion = uninstallAdvice(name, at != hr)
 	return f, true

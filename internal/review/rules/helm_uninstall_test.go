@@ -52,14 +52,14 @@ func TestHelmUninstall(t *testing.T) {
 			name: "release name changes: uninstall and install again",
 			base: merge(tiers(true), hr, chart("app", cm)),
 			head: merge(tiers(true), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "releaseName: app2")}, chart("app", cm)),
-			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 12,
 				Msg: []string{"the release target of HelmRelease.helm.toolkit.fluxcd.io/default/app changes (release name app → app2), so helm-controller uninstalls release default/app before it installs the new one"}}},
 		},
 		{
 			name: "target and storage namespace change",
 			base: merge(tiers(true), hr, chart("app", cm)),
 			head: merge(tiers(true), map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "targetNamespace: apps", "storageNamespace: apps")}, chart("app", cm)),
-			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 12,
 				Msg: []string{"(release name app → apps-app, release namespace default → apps, storage namespace default → apps)"}}},
 		},
 		{

@@ -67,3 +67,18 @@ func samePath(a, b string) bool {
 	clean := func(p string) string { return strings.TrimPrefix(filepath.ToSlash(filepath.Clean("/"+p)), "/") }
 	return clean(a) == clean(b)
 }
+
+// releaseFieldLine locates, in HelmRelease is (of c), the line of the first of
+// spec.releaseName, spec.targetNamespace and spec.storageNamespace that is set and differs
+// from was (nil: any that is set): the line a forge shows in the diff of a changed release
+// target. is's own line when none is.
+func releaseFieldLine(c *graph.Cluster, was, is *graph.Object) int {
+	for _, field := range []string{"releaseName", "targetNamespace", "storageNamespace"} {
+		v := bodyString(is.Body, "spec", field)
+		if v == "" || was != nil && bodyString(was.Body, "spec", field) == v {
+			continue
+		}
+		return lineAfter(c, is.File, is.Line, specKey, regexp.MustCompile(`^\s+`+field+`:`))
+	}
+	return is.Line
+}

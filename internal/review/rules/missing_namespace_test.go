@@ -1,0 +1,51 @@
+package rules
+
+import "testing"
+
+// TestMissingNamespace: objects a Kustomization applies in a Namespace nothing creates fail
+// its dry-run; one finding per Kustomization and namespace. Not when a Kustomization or a
+// chart creates it, a HelmRelease's createNamespace does, it is the Flux or a system
+// namespace, or the object is cluster-scoped. A warning when a chart is not rendered.
+func TestMissingNamespace(t *testing.T) {
+	base := merge(appChart, map[string]string{tierFile("platform"): tier("platform", "./platform", true), "platform/ns.yaml": namespaceObj("widgets")})
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{"two objects, one namespace", map[string]string{"platform/a.yaml": configMap("team", "a") + "---\n" + configMap("team", "b")},
+			[]want{{Rule: "missing-namespace", Severity: Error, Kustomization: "flux-system/platform", Object: "Namespace/team",
+				File: "platform/a.yaml", Line: 2,
+				Msg:  []string{`ConfigMap/team/a and 1 other object of Kustomization flux-system/platform are in Namespace team, which nothing in cluster dev creates`, `'namespaces "team" not found'`},
+				Sugg: []string{"Add a Namespace team manifest to flux-system/platform or to a Kustomization it dependsOn", "object {kind: Namespace, name: team}"}}}},
+		{"a HelmRelease in a namespace nothing creates", map[string]string{"platform/a.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "apps", "a",
+			"spec:", "  chart:", "    spec:", "      chart: ./charts/app", "      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}")},
+			[]want{{Rule: "missing-namespace", Severity: Error, Kustomization: "flux-system/platform", Object: "Namespace/apps", File: "platform/a.yaml", Line: 2,
+				Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/apps/a of Kustomization flux-system/platform is in Namespace apps"}}}},
+		{"chart not rendered: a warning", map[string]string{"platform/a.yaml": configMap("team", "a"),
+			"platform/b.yaml": widgetHR("b", "app") + "---\n" + obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", "remote",
+				"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}")},
+			[]want{{Rule: "missing-namespace", Severity: Warning, Kustomization: "flux-system/platform", Object: "Namespace/team", File: "platform/a.yaml", Line: 2,
+				Msg: []string{"ConfigMap/team/a of Kustomization flux-system/platform is in Namespace team"}}}},
+		// Negative cases.
+		{"a Kustomization emits it", map[string]string{"platform/a.yaml": configMap("team", "a"), "platform/team.yaml": namespaceObj("team")}, nil},
+		{"another tier emits it", map[string]string{"platform/a.yaml": configMap("team", "a"), tierFile("base"): tier("base", "./base", true), "base/team.yaml": namespaceObj("team")}, nil},
+		{"createNamespace", map[string]string{"platform/a.yaml": configMap("team", "a") + "---\n" + widgetHR("b", "app", "targetNamespace: team", "install: {createNamespace: true}")}, nil},
+		{"flux and system namespaces", map[string]string{"platform/a.yaml": configMap("flux-system", "a") + "---\n" + configMap("kube-system", "b") + "---\n" + configMap("default", "c")}, nil},
+		{"cluster-scoped object with a namespace", map[string]string{"platform/a.yaml": obj("rbac.authorization.k8s.io/v1", "ClusterRole", "team", "a", "rules: []")}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := renderTree(t, merge(base, tc.files))
+			checkFindings(t, stateRule(t, "missing-namespace")(c, nil, testEnv()), tc.want)
+		})
+	}
+	// A namespace a bootstrap helmfile installs a release into exists before Flux runs.
+	t.Run("bootstrap helmfile namespace", func(t *testing.T) {
+		c := renderTree(t, merge(base, map[string]string{"platform/a.yaml": configMap("team", "a")}))
+		env := testEnv()
+		env.BootstrapNamespaces = map[string]bool{"team": true}
+		checkFindings(t, stateRule(t, "missing-namespace")(c, nil, env), nil)
+	})
+}
