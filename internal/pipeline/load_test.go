@@ -136,7 +136,7 @@ func TestLoadRefusesABlobOverMaxFileBytes(t *testing.T) {
 	}
 	want := map[string]entry{
 		"ok.yaml":       {Content: "a: 1\n"},
-		"apps/big.yaml": {Refused: "apps/big.yaml has 53 bytes, over tiergate's per-file limit of 16 (MaxFileBytes)"},
+		"apps/big.yaml": {Refused: "apps/big.yaml has 53 bytes, over tiergate's per-file limit of 16 (--max-file-bytes)"},
 		"apps/edge.txt": {Content: "0123456789abcdef"},
 		"link.yaml":     {Refused: "link.yaml is a symlink, which source-controller leaves out of the artifact"},
 	}
