@@ -58,7 +58,7 @@ func fixture() *review.Report {
 				File:       "platform-config-cdi/cdi-storageprofiles.yaml", Line: 2},
 			{Rule: "tier-move", Severity: rules.Notice, Status: rules.StatusNew, Cluster: "dev", Object: vm, Kustomization: "flux-system/platform-config-cdi",
 				Message:    "StorageProfile.cdi.kubevirt.io/longhorn-vm moves from flux-system/platform-config to flux-system/platform-config-cdi.",
-				Suggestion: "No action needed if the move is intended; see prune-transient findings for the order of apply and prune.",
+				Suggestion: "No action needed if the move is intended: a move that deletes the object on the way is reported as prune-transient, or helm-uninstall for a chart.",
 				File:       "platform-config-cdi/cdi-storageprofiles.yaml", Line: 2},
 			{Rule: "destructive-prune", Severity: rules.None, Status: rules.StatusNew, Cluster: "dev", Object: obj("", "ConfigMap", "apps", hostile), Kustomization: "flux-system/apps",
 				Message:    "ConfigMap/apps/" + hostile + " is removed from git;\nFlux deletes it | `prune: true`.",
