@@ -4,36 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tiergate/tiergate/internal/leaktest"
 	"github.com/tiergate/tiergate/internal/pipeline"
 	"github.com/tiergate/tiergate/internal/publish"
-
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
-
-// leakValues reads the Secret-derived values of testdata/scenarios/secret-leaks, listed in
-// its leak-values.txt (one a line, # comments), which internal/e2e sweeps too.
-func leakValues(t *testing.T, dir string) []string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "leak-values.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s/leak-values.txt lists no value", dir)
-	}
-	return out
-}
 
 // runAll runs the bot with args and returns its standard output and error together (the
 // CLI's log lines go to standard error).
@@ -56,7 +34,7 @@ func runAll(t *testing.T, args ...string) string {
 func TestSecretLeaks(t *testing.T) {
 	dir := "../../testdata/scenarios/secret-leaks"
 	repo := commitScenario(t, dir)
-	values := leakValues(t, dir)
+	values := leaktest.Values(t, dir)
 	outputs := map[string]string{}
 	for _, f := range []string{"markdown", "json", "sarif"} {
 		outputs["review "+f] = runAll(t, "review", "--repo", repo, "--base", "HEAD~1", "--head", "HEAD", "--format", f)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/leaktest"
 )
 
 // TestServeSecretLeaks reviews testdata/scenarios/secret-leaks through `bot serve` on each
@@ -21,7 +23,7 @@ func TestServeSecretLeaks(t *testing.T) {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, fl, "secret-leaks")
-			values := leakValues(t, e.scenario)
+			values := leaktest.Values(t, e.scenario)
 			in := e.start(true)
 			code, body := in.send(e.prDelivery(e.repo.head, ""))
 			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
