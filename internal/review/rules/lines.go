@@ -149,3 +149,31 @@ func yamlKey(l string) (int, string, bool) {
 	}
 	return len(m[1]) + len(m[2]), m[3] + m[4] + m[5], true
 }
+
+// valueLine locates, inside the block of key path in the manifest at file:from, the first
+// line that sets a key to the scalar value (`namespace: monitoring`, or `{ns: monitoring}`
+// in a flow mapping); false when none does.
+func valueLine(c *graph.Cluster, file string, from int, value string, path ...string) (int, bool) {
+	start, n := keyLine(c, file, from, path...)
+	if n != len(path) {
+		return from, false
+	}
+	data, _ := c.ReadFile(file)
+	lines := strings.Split(string(data), "\n")
+	ind, _, _ := yamlKey(lines[start-1])
+	sets := regexp.MustCompile(`(^|[\s{,])[^\s{},:#]+:\s*["']?` + literal(value) + `["']?\s*($|[,}#])`)
+	for i := start - 1; i < len(lines); i++ {
+		if i > start-1 {
+			if strings.HasPrefix(lines[i], "---") {
+				break
+			}
+			if k, _, ok := yamlKey(lines[i]); ok && k <= ind {
+				break
+			}
+		}
+		if sets.MatchString(lines[i]) {
+			return i + 1, true
+		}
+	}
+	return from, false
+}
