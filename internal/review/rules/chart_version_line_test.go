@@ -24,16 +24,17 @@ func TestChartVersionUnchangedLine(t *testing.T) {
 		hr, source string // apps/web.yaml, apps/source.yaml
 		file       string
 		line       int
+		strategy   string // the suggestion's reconcileStrategy part
 	}{
-		{"spec.chart.spec.version", hr(chartSpec + "      version: '>=1.0.0'\n      sourceRef: {kind: GitRepository, name: flux-system}\n"), "", "apps/web.yaml", 11},
-		{"no version: spec.chart.spec.chart", hr(chartSpec + "      sourceRef: {kind: GitRepository, name: flux-system}\n"), "", "apps/web.yaml", 10},
+		{"spec.chart.spec.version", hr(chartSpec + "      version: '>=1.0.0'\n      sourceRef: {kind: GitRepository, name: flux-system}\n"), "", "apps/web.yaml", 11, ", or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit"},
+		{"no version: spec.chart.spec.chart", hr(chartSpec + "      sourceRef: {kind: GitRepository, name: flux-system}\n"), "", "apps/web.yaml", 10, ", or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit"},
 		{"chartRef HelmChart", hr("spec:\n  chartRef: {kind: HelmChart, name: web}\n"),
-			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  chart: ./charts/web\n  version: '*'\n", "apps/source.yaml", 8},
+			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  chart: ./charts/web\n  version: '*'\n", "apps/source.yaml", 8, ", or set `reconcileStrategy: Revision` in the spec of HelmChart web (apps/source.yaml:8) to rebuild on every commit"},
 		{"chartRef OCIRepository semver", hr("spec:\n  chartRef: {kind: OCIRepository, name: web}\n"),
-			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  url: oci://ghcr.io/org/web\n  ref:\n    tag: 1.2.3\n    semver: 1.x\n", "apps/source.yaml", 10},
+			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  url: oci://ghcr.io/org/web\n  ref:\n    tag: 1.2.3\n    semver: 1.x\n", "apps/source.yaml", 10, ""},
 		{"chartRef OCIRepository tag", hr("spec:\n  chartRef: {kind: OCIRepository, name: web}\n"),
-			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  url: oci://ghcr.io/org/web\n  ref:\n    tag: 1.2.3\n", "apps/source.yaml", 9},
-		{"chartRef source not in the graph", hr("spec:\n  interval: 5m\n  chartRef: {kind: HelmChart, name: gone}\n"), "", "apps/web.yaml", 8},
+			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  url: oci://ghcr.io/org/web\n  ref:\n    tag: 1.2.3\n", "apps/source.yaml", 9, ""},
+		{"chartRef source not in the graph", hr("spec:\n  interval: 5m\n  chartRef: {kind: HelmChart, name: gone}\n"), "", "apps/web.yaml", 8, ", or set `reconcileStrategy: Revision` in the spec of HelmChart gone (apps/web.yaml:8) to rebuild on every commit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,8 +52,12 @@ func TestChartVersionUnchangedLine(t *testing.T) {
 				c.Owners = map[graph.ObjectID][]*graph.Object{src.ID: {src}}
 			}
 			got := chartVersionUnchanged(c, nil, &Env{})
-			if len(got) != 1 || got[0].Rule != "chart-version-unchanged" || got[0].File != tc.file || got[0].Line != tc.line {
-				t.Fatalf("got %+v, want one chart-version-unchanged at %s:%d", got, tc.file, tc.line)
+			if len(got) != 1 || got[0].Rule != "chart-version-unchanged" || got[0].Severity != Warning || got[0].File != tc.file || got[0].Line != tc.line {
+				t.Fatalf("got %+v, want one chart-version-unchanged warning at %s:%d", got, tc.file, tc.line)
+			}
+			want := "Bump `version` in charts/web/Chart.yaml (now 1.2.3)" + tc.strategy + "."
+			if got[0].Suggestion != want {
+				t.Errorf("suggestion:\n got %s\nwant %s", got[0].Suggestion, want)
 			}
 		})
 	}

@@ -96,13 +96,23 @@ func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
 				continue
 			}
 			f := releaseFinding("chart-version-unchanged", Warning, c, ks, rel.HelmRelease)
+			// reconcileStrategy is a HelmChart's: the HelmRelease's chart template, or the
+			// HelmChart its chartRef names.
+			strategy := ", or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit"
 			if o := manifestOf(ks, rel.HelmRelease); o != nil {
 				f.File, f.Line = chartVersionLine(c, o)
+				if o.Body != nil {
+					if ref, ok, _ := unstructured.NestedStringMap(o.Body.Object, "spec", "chartRef"); ok {
+						strategy = ""
+						if ref["kind"] == "HelmChart" {
+							strategy = fmt.Sprintf(", or set `reconcileStrategy: Revision` in the spec of HelmChart %s (%s:%d) to rebuild on every commit", ref["name"], f.File, f.Line)
+						}
+					}
+				}
 			}
 			f.Message = fmt.Sprintf("HelmRelease %s/%s does not get this change of its chart (the objects shown are rendered from the chart it keeps, taken to be the base's: if earlier commits changed the chart without a bump too, the cluster runs the one packaged when its version or HelmChart spec last changed): %s.",
 				rel.HelmRelease.Namespace, rel.HelmRelease.Name, rel.ChartKept)
-			f.Suggestion = fmt.Sprintf("Bump `version` in %s/Chart.yaml (now %s), or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit.",
-				rel.Chart, rel.Version)
+			f.Suggestion = fmt.Sprintf("Bump `version` in %s/Chart.yaml (now %s)%s.", rel.Chart, rel.Version, strategy)
 			out = append(out, f)
 		}
 	}
