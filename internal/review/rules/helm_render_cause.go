@@ -27,9 +27,14 @@ var (
 	// valuesRef is a values path a template reads, as the engine names it in a nil
 	// pointer or a type error ("at <.Values.image.tag>: nil pointer evaluating ...").
 	valuesRef = regexp.MustCompile(`\.Values((?:\.[A-Za-z_][\w-]*)+)`)
-	// askedKey is a values key a `required`/`fail` message names in the usual phrasing.
-	askedKey = regexp.MustCompile(`(?i)(?:^|\s)(?:set|specify|provide|define)\s+` + "`?" + `([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)` +
-		"|" + `([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)` + "`?" + `\s+(?:is|are|must be)\s+(?:required|set|specified|provided|defined|mandatory)`)
+	// askedKey is a values key a `required`/`fail` message names in the usual phrasing:
+	// "set ingress.host" (a dotted or quoted key: "set a password" names none) or
+	// "password is required".
+	askedKey = regexp.MustCompile(`(?i)(?:^|\s)(?:set|specify|provide|define)\s+(?:` + "`" + `([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)` + "`" +
+		`|([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+))` +
+		"|" + "(?:^|\\s)`?" + `([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)` + "`?" + `\s+(?:is|are|must be)\s+(?:required|set|specified|provided|defined|mandatory)`)
+	// notKeys are words the phrasing catches that name no key ("This is required").
+	notKeys = map[string]bool{"this": true, "that": true, "it": true, "which": true, "value": true, "values": true, "field": true, "key": true, "one": true, "something": true}
 	// schemaError is a values.schema.json violation (Helm's "values don't meet the
 	// specifications of the schema(s) in the following chart(s)", with render/helm's
 	// jsonschema lines "- at '/a/b': <constraint>" under each chart's name).
@@ -185,7 +190,9 @@ func firstKey(msg string) string {
 		return strings.TrimPrefix(m[1], ".")
 	}
 	if m := askedKey.FindStringSubmatch(msg); m != nil {
-		return m[1] + m[2]
+		if k := m[1] + m[2] + m[3]; !notKeys[strings.ToLower(k)] {
+			return k
+		}
 	}
 	return ""
 }
