@@ -118,15 +118,15 @@ func TestHelmRenderErrorCause(t *testing.T) {
 // TestFirstKey: the values key a `required`/`fail` message names, or none.
 func TestFirstKey(t *testing.T) {
 	for msg, want := range map[string]string{
-		"image.tag is required":                  "image.tag",
+		"image.tag is required":                   "image.tag",
 		"A valid .Values.db.host entry required!": "db.host",
-		"password is required":                   "password",
-		"`auth.password` must be set":            "auth.password",
-		"set ingress.host to the public name":    "ingress.host",
-		"please set `token`":                     "token",
-		"set a password":                         "",
-		"This is required":                       "",
-		"pick a storage backend":                 "",
+		"password is required":                    "password",
+		"`auth.password` must be set":             "auth.password",
+		"set ingress.host to the public name":     "ingress.host",
+		"please set `token`":                      "token",
+		"set a password":                          "",
+		"This is required":                        "",
+		"pick a storage backend":                  "",
 	} {
 		if got := firstKey(msg); got != want {
 			t.Errorf("firstKey(%q) = %q, want %q", msg, got, want)
