@@ -109,7 +109,7 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	// helm-controller's default (newInstall; newUpgrade reads spec.upgrade's): adopt
 	// existing objects. The client-only dry run never reads the cluster, so it changes
 	// nothing here (Install.RunWithContext checks ownership only when interactWithServer);
-	// the rules read the field (duplicate-owner, helm-uninstall).
+	// duplicate-owner reads the field from the HelmRelease.
 	install.TakeOwnership = !spec.Install.DisableTakeOwnership
 	install.DisableHooks = spec.Install.DisableHooks
 	install.SkipSchemaValidation = true
