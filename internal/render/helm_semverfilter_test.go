@@ -35,10 +35,12 @@ func TestOCIRepositorySemverFilter(t *testing.T) {
 		name, ref string
 		want      fetch.Ref
 	}{
-		{"semver with filter", `{semver: '>=1.0.0-0', semverFilter: '-rc\.'}`, fetch.Ref{Kind: "oci", URL: url, Version: ">=1.0.0-0", SemverFilter: `-rc\.`}},
-		{"semver without filter", `{semver: '1.x'}`, fetch.Ref{Kind: "oci", URL: url, Version: "1.x"}},
-		{"digest wins", `{digest: 'sha256:abc', semver: '1.x', semverFilter: '^1'}`, fetch.Ref{Kind: "oci", URL: url, Digest: "sha256:abc"}},
-		{"tag ignores the filter", `{tag: '1.2.3', semverFilter: '^1'}`, fetch.Ref{Kind: "oci", URL: url, Tag: "1.2.3"}},
+		{"semver with filter", `{semver: '>=1.0.0-0', semverFilter: '-rc\.'}`, fetch.Ref{Kind: "oci", URL: url, OCIRepository: true, Version: ">=1.0.0-0", SemverFilter: `-rc\.`}},
+		{"semver without filter", `{semver: '1.x'}`, fetch.Ref{Kind: "oci", URL: url, OCIRepository: true, Version: "1.x"}},
+		{"digest wins", `{digest: 'sha256:abc', semver: '1.x', semverFilter: '^1'}`, fetch.Ref{Kind: "oci", URL: url, OCIRepository: true, Digest: "sha256:abc"}},
+		{"layerSelector media type goes with the ref", `{semver: '1.x'}` + "\n  layerSelector: {mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip, operation: copy}",
+			fetch.Ref{Kind: "oci", URL: url, OCIRepository: true, Version: "1.x", LayerMediaType: "application/vnd.cncf.helm.chart.content.v1.tar+gzip"}},
+		{"tag ignores the filter", `{tag: '1.2.3', semverFilter: '^1'}`, fetch.Ref{Kind: "oci", URL: url, OCIRepository: true, Tag: "1.2.3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := merge(bootstrap("dev"), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),

@@ -358,7 +358,7 @@ func allowHint(hosts []string) string {
 func withRevision(ch *chart.Chart, ref fetch.Ref, pulled *fetch.Chart) error {
 	revision := pulled.Digest
 	if ref.Digest == "" {
-		revision = strings.ReplaceAll(pulled.Version, "+", "_") + "@" + pulled.Digest
+		revision = pulled.Tag + "@" + pulled.Digest
 	}
 	v, err := helm.OCIChartVersion(ch.Metadata.Version, revision)
 	if err != nil {

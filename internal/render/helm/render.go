@@ -106,6 +106,10 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	install.DryRunStrategy = action.DryRunClient
 	install.ReleaseName = rel.Name
 	install.Namespace = rel.Namespace
+	// helm-controller's default (newInstall; newUpgrade reads spec.upgrade's): adopt
+	// existing objects. The client-only dry run never reads the cluster, so it changes
+	// nothing here (Install.RunWithContext checks ownership only when interactWithServer);
+	// duplicate-owner reads the field from the HelmRelease.
 	install.TakeOwnership = !spec.Install.DisableTakeOwnership
 	install.DisableHooks = spec.Install.DisableHooks
 	install.SkipSchemaValidation = true

@@ -147,7 +147,8 @@ func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(gr
 
 // ociChart resolves an OCIRepository chartRef: its spec.url and spec.ref, where digest
 // wins over semver (its semverFilter read with it) over tag, and "latest" is the default
-// (source-controller OCIRepositoryReconciler.getArtifactRef). One the review builds from the tree
+// (source-controller OCIRepositoryReconciler.getArtifactRef), with its layerSelector's
+// media type, which says how tags read (fetch.Ref.OCIRepository). One the review builds from the tree
 // (.tiergate.yaml sources) holds the chart at its folder.
 func ociChart(sref graph.SourceRef, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	if root, ok := src(sref); ok {
@@ -159,7 +160,8 @@ func ociChart(sref graph.SourceRef, c *graph.Cluster, src func(graph.SourceRef) 
 	}
 	u, _, _ := unstructured.NestedString(body.Object, "spec", "url")
 	ref, _, _ := unstructured.NestedStringMap(body.Object, "spec", "ref")
-	r := fetch.Ref{Kind: "oci", URL: u}
+	media, _, _ := unstructured.NestedString(body.Object, "spec", "layerSelector", "mediaType")
+	r := fetch.Ref{Kind: "oci", URL: u, OCIRepository: true, LayerMediaType: media}
 	switch {
 	case ref["digest"] != "":
 		r.Digest = ref["digest"]

@@ -53,10 +53,15 @@ func crdNotUpgraded(base, head *graph.Cluster, _ *Env) []Finding {
 			return
 		}
 		f := objectFinding("crd-not-upgraded", Warning, head.Name, o, ks.Ref)
+		// The policy's own line when the HelmRelease sets one (`crds:`, or `upgrade:` in
+		// flow style): where the fix goes.
+		if l, n := keyLine(head, hr.File, hr.Line, "spec", "upgrade", "crds"); n >= 2 {
+			f.Line = l
+		}
 		f.Message = fmt.Sprintf("The chart of HelmRelease %s %s %s in %s, but its spec.upgrade.crds is %s: helm-controller's upgrade %s, "+
 			"so clusters that already run the release keep the old CRD, and custom resources that use what is new in it are rejected or lose those fields.",
 			o.HelmRelease, change, o.ID, o.Template, shown, policyEffect(policy))
-		f.Suggestion = fmt.Sprintf("Set `spec.upgrade.crds: CreateReplace` on HelmRelease %s (%s:%d) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization.", o.HelmRelease, hr.File, hr.Line)
+		f.Suggestion = fmt.Sprintf("Set `spec.upgrade.crds: CreateReplace` on HelmRelease %s (%s:%d) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization.", o.HelmRelease, hr.File, f.Line)
 		out = append(out, f)
 	})
 	return out

@@ -4,6 +4,7 @@ import "testing"
 
 // TestCRDNotUpgraded: a chart change that modifies a CRD of crds/ under the Create (default)
 // or Skip upgrade policy leaves existing clusters on the old CRD; CreateReplace replaces it.
+// The finding is on the policy's line when the HelmRelease sets one.
 func TestCRDNotUpgraded(t *testing.T) {
 	v1 := crd("example.com", "Widget", "widgets", "Namespaced")
 	v2 := v1 + "    - name: v2\n      served: true\n      storage: false\n      schema:\n        openAPIV3Schema:\n          type: object\n"
@@ -34,8 +35,16 @@ func TestCRDNotUpgraded(t *testing.T) {
 		{
 			name: "added under Skip",
 			base: merge(release("upgrade: {crds: Skip}"), crds(v1)), head: merge(release("upgrade: {crds: Skip}"), crds(v1, gadgets)),
-			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/gadgets.example.com", File: "a/hr.yaml", Line: 2,
-				Msg: []string{"adds", "is Skip: helm-controller's upgrade applies no CRD of crds/"}}},
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/gadgets.example.com", File: "a/hr.yaml", Line: 12,
+				Msg:  []string{"adds", "is Skip: helm-controller's upgrade applies no CRD of crds/"},
+				Sugg: []string{"Set `spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:12) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization."}}},
+		},
+		{
+			name: "modified under an explicit Create: at the crds line",
+			base: merge(release("upgrade:", "  remediation: {retries: 3}", "  crds: Create"), crds(v1)), head: merge(release("upgrade:", "  remediation: {retries: 3}", "  crds: Create"), crds(v2)),
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: widget, File: "a/hr.yaml", Line: 14,
+				Msg:  []string{"but its spec.upgrade.crds is Create: helm-controller's upgrade creates only"},
+				Sugg: []string{"Set `spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:14) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization."}}},
 		},
 		{
 			name: "negative: added under the default policy (Create creates it)",

@@ -21,6 +21,15 @@ func TestDuplicateOwnerChart(t *testing.T) {
 				Sugg: []string{"remove it from a/cm.yaml or from the chart of HelmRelease default/app (template app/templates/cm.yaml"}}},
 		},
 		{
+			name: "a chart that does not take ownership",
+			files: merge(map[string]string{tierFile("a"): tier("a", "./a", true), "a/hr.yaml": helmRelease("default", "app", "app", "upgrade: {disableTakeOwnership: true}")},
+				chart("app", cm), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
+			want: []want{{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"ConfigMap/default/cm is applied by both flux-system/a (a/cm.yaml:2) and flux-system/a › HelmRelease default/app (chart template app/templates/cm.yaml): " +
+					"kustomize-controller and helm-controller overwrite each other's version; and HelmRelease default/app sets spec.upgrade.disableTakeOwnership, so Helm refuses the object when another owner created it first " +
+					"('invalid ownership metadata': helm pkg/action/validate.go existingResourceConflict) and that install or upgrade fails, and whichever prunes, upgrades without it or uninstalls deletes it from under the other."}}},
+		},
+		{
 			name:  "two charts",
 			files: merge(tiers, chart("app", cm), chart("two", cm), map[string]string{"a/two.yaml": helmRelease("default", "two", "two")}),
 			want: []want{{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "a/two.yaml", Line: 2,

@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -83,6 +86,7 @@ func approximateParts(rel graph.Release) (parts, fix []string) {
 // the next version bump brings (render nextBumpFailure). The base's chart is taken as the
 // packaged one: which commit source-controller packaged depends on the commits it observed
 // (each reconcile builds the tree of the revision it fetched), which no git history tells.
+// The finding is on the line that chooses the chart's version (chartVersionLine).
 func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
@@ -92,14 +96,70 @@ func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
 				continue
 			}
 			f := releaseFinding("chart-version-unchanged", Warning, c, ks, rel.HelmRelease)
+			// reconcileStrategy is a HelmChart's: the HelmRelease's chart template, or the
+			// HelmChart its chartRef names.
+			strategy := ", or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit"
+			if o := manifestOf(ks, rel.HelmRelease); o != nil {
+				f.File, f.Line = chartVersionLine(c, o)
+				if o.Body != nil {
+					if ref, ok, _ := unstructured.NestedStringMap(o.Body.Object, "spec", "chartRef"); ok {
+						strategy = ""
+						if ref["kind"] == "HelmChart" {
+							strategy = fmt.Sprintf(", or set `reconcileStrategy: Revision` in the spec of HelmChart %s (%s:%d) to rebuild on every commit", ref["name"], f.File, f.Line)
+						}
+					}
+				}
+			}
 			f.Message = fmt.Sprintf("HelmRelease %s/%s does not get this change of its chart (the objects shown are rendered from the chart it keeps, taken to be the base's: if earlier commits changed the chart without a bump too, the cluster runs the one packaged when its version or HelmChart spec last changed): %s.",
 				rel.HelmRelease.Namespace, rel.HelmRelease.Name, rel.ChartKept)
-			f.Suggestion = fmt.Sprintf("Bump `version` in %s/Chart.yaml (now %s), or set `reconcileStrategy: Revision` in the HelmRelease's spec.chart.spec to rebuild on every commit.",
-				rel.Chart, rel.Version)
+			f.Suggestion = fmt.Sprintf("Bump `version` in %s/Chart.yaml (now %s)%s.", rel.Chart, rel.Version, strategy)
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// chartVersionLine locates where HelmRelease o's chart version is chosen: its
+// spec.chart.spec.version, else spec.chart.spec.chart (where the version goes); for a
+// spec.chartRef, the referenced source's manifest (namespace defaulting to o's, as
+// helm-controller's getSource reads it): a HelmChart's spec.version or spec.chart, an
+// OCIRepository's spec.ref.digest, spec.ref.semver or spec.ref.tag (the one getArtifactRef
+// reads), else spec.ref or spec.url. o's own
+// line when none is found.
+func chartVersionLine(c *graph.Cluster, o *graph.Object) (string, int) {
+	at := func(file string, from int, paths ...[]string) (int, bool) {
+		for _, p := range paths {
+			if l, n := keyLine(c, file, from, p...); n == len(p) {
+				return l, true
+			}
+		}
+		return from, false
+	}
+	if o.Body == nil {
+		return o.File, o.Line
+	}
+	ref, ok, _ := unstructured.NestedStringMap(o.Body.Object, "spec", "chartRef")
+	if !ok {
+		l, _ := at(o.File, o.Line, []string{"spec", "chart", "spec", "version"}, []string{"spec", "chart", "spec", "chart"})
+		return o.File, l
+	}
+	id := graph.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: ref["kind"], Namespace: cmp.Or(ref["namespace"], o.ID.Namespace), Name: ref["name"]}
+	srcs := c.Owners[id]
+	if len(srcs) == 0 {
+		l, _ := at(o.File, o.Line, []string{"spec", "chartRef"})
+		return o.File, l
+	}
+	src := srcs[0]
+	var paths [][]string
+	switch id.Kind {
+	case "HelmChart":
+		paths = [][]string{{"spec", "version"}, {"spec", "chart"}}
+	case "OCIRepository":
+		// In getArtifactRef's order: digest, then semver, then tag.
+		paths = [][]string{{"spec", "ref", "digest"}, {"spec", "ref", "semver"}, {"spec", "ref", "tag"}, {"spec", "ref"}, {"spec", "url"}}
+	}
+	l, _ := at(src.File, src.Line, paths...)
+	return src.File, l
 }
 
 // releaseFinding is a finding about HelmRelease id of ks, at its manifest's line.

@@ -10,7 +10,10 @@ import (
 // renders it (render/helm: Helm v4's install action in dry-run, then the post-renderers):
 // helm-controller's install or upgrade fails with the same message (internal/reconcile
 // install.go / upgrade.go, action.Install.RunWithContext), the release stays as it was, and
-// the HelmRelease is not Ready. The finding is on the HelmRelease's own line. A render that
+// the HelmRelease is not Ready. The finding points at the HelmRelease's line that causes
+// it when the message names one (causeOf: the values key a `required`/`fail` or a schema
+// violation names, spec.postRenderers, spec.chart), else at the HelmRelease's own line,
+// and the suggestion says what to change for the common kinds of failure. A render that
 // tiergate's Limits refused is no finding: Flux may render it, so it stays "not reviewed".
 func helmRenderError(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
@@ -22,16 +25,34 @@ func helmRenderError(c, _ *graph.Cluster, _ *Env) []Finding {
 			}
 			id := e.HelmRelease
 			hr := id.Namespace + "/" + id.Name
+			line := e.Err.Line
+			advice := fmt.Sprintf("Fix the chart, values or postRenderers of HelmRelease %s (%s:%d) so that the render succeeds (`helm template` with the same values, then the post-renderers).",
+				hr, e.Err.File, e.Err.Line)
+			if o := manifestOf(ks, id); o != nil && o.File == e.Err.File {
+				if cause := causeOf(c, o, hr, e.Err.Message); cause.advice != "" {
+					line, advice = cause.line, cause.advice
+				}
+			}
 			out = append(out, Finding{
 				Rule: "helm-render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(), Object: &id,
 				Message: fmt.Sprintf("HelmRelease %s's chart fails to render as helm-controller renders it, so its install or upgrade fails and the release keeps what it has: %s",
 					hr, e.Err.Message),
-				Suggestion: fmt.Sprintf("Fix the chart, values or postRenderers of HelmRelease %s (%s:%d) so that the render succeeds (`helm template` with the same values, then the post-renderers).",
-					hr, e.Err.File, e.Err.Line),
-				File: e.Err.File, Line: e.Err.Line,
+				Suggestion: advice,
+				File:       e.Err.File, Line: line,
 				resolvedAdvice: "Nothing to do: the chart renders at head.",
 			})
 		}
 	}
 	return out
+}
+
+// manifestOf is the manifest of the object id that ks applies (not one a chart renders),
+// nil when ks applies none.
+func manifestOf(ks *graph.Kustomization, id graph.ObjectID) *graph.Object {
+	for _, o := range ks.Objects {
+		if o.ID == id && o.HelmRelease == "" {
+			return o
+		}
+	}
+	return nil
 }

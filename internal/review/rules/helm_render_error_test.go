@@ -18,7 +18,7 @@ func widgetHR(name, chart string, extra ...string) string {
 }
 
 // TestHelmRenderError: a chart whose `required` fails is a finding on the HelmRelease's
-// line with Helm's message; a chart that renders is none, and a render tiergate's own
+// line (it sets no values) with Helm's message; a chart that renders is none, and a render tiergate's own
 // bounds refused (Limit) is no finding either: it is "not reviewed".
 func TestHelmRenderError(t *testing.T) {
 	chart := map[string]string{
@@ -36,7 +36,7 @@ func TestHelmRenderError(t *testing.T) {
 		checkFindings(t, got, []want{{Rule: "helm-render-error", Severity: Error, Kustomization: "flux-system/apps",
 			Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/app", File: "apps/hr.yaml", Line: 2,
 			Msg:  []string{"HelmRelease widgets/app's chart fails to render as helm-controller renders it", "render HelmRelease widgets/app (chart app 0.1.0): execution error at (app/templates/cm.yaml:6:10): image.tag is required"},
-			Sugg: []string{"HelmRelease widgets/app (apps/hr.yaml:2)"}}})
+			Sugg: []string{"Set `image.tag` in the values of HelmRelease widgets/app (spec.values, apps/hr.yaml:2, or the valuesFrom source that holds it): template app/templates/cm.yaml:6:10 stops with \"image.tag is required\" without it."}}})
 	})
 	t.Run("renders", func(t *testing.T) {
 		t.Parallel()

@@ -82,3 +82,98 @@ func releaseFieldLine(c *graph.Cluster, was, is *graph.Object) int {
 	}
 	return is.Line
 }
+
+// keyLine locates the YAML key path (["spec", "chart", "spec", "version"]) in the
+// manifest whose kind: line is file:from: each key is looked for among the direct
+// children of the previous one (by indentation, inside that document only). It returns
+// the line of the deepest key found, from when not even the first is, and how many of the
+// keys were found. A flow mapping (`values: {a: 1}`) has no child lines: the search stops
+// at its key.
+func keyLine(c *graph.Cluster, file string, from int, path ...string) (int, int) {
+	data, ok := c.ReadFile(file)
+	if !ok || from < 1 {
+		return from, 0
+	}
+	lines := strings.Split(string(data), "\n")
+	if from > len(lines) {
+		return from, 0
+	}
+	start, end := from-1, from
+	for start > 0 && !strings.HasPrefix(lines[start-1], "---") {
+		start--
+	}
+	for end < len(lines) && !strings.HasPrefix(lines[end], "---") {
+		end++
+	}
+	line, found := from, 0
+	parent := -1 // the indentation of the key found last; -1 before the top level
+	i := start
+	for _, key := range path {
+		child := -1 // the indentation of parent's children, set by the first one
+		hit := false
+		for ; i < end; i++ {
+			ind, k, ok := yamlKey(lines[i])
+			if !ok {
+				continue
+			}
+			if ind <= parent {
+				break // parent's block ends
+			}
+			if child < 0 {
+				child = ind
+			}
+			if ind == child && k == key {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			break
+		}
+		line, found, parent = i+1, found+1, child
+		i++
+	}
+	return line, found
+}
+
+// yamlKeyRE matches a block mapping key, after any "- " of sequence entries.
+var yamlKeyRE = regexp.MustCompile(`^( *)((?:- +)*)(?:"([^"]*)"|'([^']*)'|([^\s"'#:][^:#]*?))\s*:(?:\s|$)`)
+
+// yamlKey reads a line as a mapping key: its indentation (sequence dashes count as
+// indentation, as YAML reads an entry's keys) and name; false for blank lines, comments
+// and anything else.
+func yamlKey(l string) (int, string, bool) {
+	m := yamlKeyRE.FindStringSubmatch(l)
+	if m == nil {
+		return 0, "", false
+	}
+	return len(m[1]) + len(m[2]), m[3] + m[4] + m[5], true
+}
+
+// valueLine locates, inside the block of key path in the manifest at file:from, the first
+// line that sets a key to the scalar value (`namespace: monitoring`, or `{ns: monitoring}`
+// in a flow mapping); false when none does.
+func valueLine(c *graph.Cluster, file string, from int, value string, path ...string) (int, bool) {
+	start, n := keyLine(c, file, from, path...)
+	if n != len(path) {
+		return from, false
+	}
+	data, _ := c.ReadFile(file)
+	lines := strings.Split(string(data), "\n")
+	ind, _, _ := yamlKey(lines[start-1])
+	sets := regexp.MustCompile(`(^|[\s{,])[^\s{},:#]+:\s*["']?` + literal(value) + `["']?\s*($|[,}#])`)
+	for i := start - 1; i < len(lines); i++ {
+		if i > start-1 {
+			if strings.HasPrefix(lines[i], "---") {
+				break
+			}
+			if k, _, ok := yamlKey(lines[i]); ok && k <= ind {
+				break
+			}
+		}
+		if sets.MatchString(lines[i]) {
+			return i + 1, true
+		}
+	}
+	return from, false
+}

@@ -20,7 +20,8 @@ var systemNamespaces = map[string]bool{"default": true, "kube-system": true, "ku
 // createNamespace never creates (it creates the release namespace only: Helm
 // pkg/action/install.go RunWithContext). Helm's install then fails with 'namespaces "X" not
 // found' on the first object there (helm-controller internal/reconcile/install.go), and so
-// does every retry. A warning when part of the graph is unknown (a partial build, a
+// does every retry. The finding points at spec.targetNamespace, or at the values line that
+// sends the chart's objects to the namespace (chartNamespaceLine). A warning when part of the graph is unknown (a partial build, a
 // chart not rendered): it may create the Namespace.
 func namespaceForRelease(c, _ *graph.Cluster, _ *Env) []Finding {
 	sev := Error
@@ -46,7 +47,7 @@ func namespaceForRelease(c, _ *graph.Cluster, _ *Env) []Finding {
 					h.ref, rel.Namespace, rel.Namespace),
 				Suggestion: fmt.Sprintf("Set `install: {createNamespace: true}` on HelmRelease %s (%s:%d), or add a Namespace %s manifest to a Kustomization it dependsOn.",
 					h.ref, h.o.File, h.o.Line, rel.Namespace),
-				File: h.o.File, Line: textLine(c, h.o, "targetNamespace:"), key: "namespace " + rel.Namespace,
+				File: h.o.File, Line: firstKeyLine(c, h.o, []string{"spec", "targetNamespace"}), key: "namespace " + rel.Namespace,
 			})
 		}
 		for _, ns := range chartNamespaces[h.ref.String()] {
@@ -58,11 +59,31 @@ func namespaceForRelease(c, _ *graph.Cluster, _ *Env) []Finding {
 				Message: fmt.Sprintf("HelmRelease %s's chart renders objects in namespace %s, which nothing in the cluster creates (install.createNamespace creates only the release namespace %s): Helm's install fails with 'namespaces \"%s\" not found'.",
 					h.ref, ns, rel.Namespace, ns),
 				Suggestion: fmt.Sprintf("Add a Namespace %s manifest to a Kustomization that HelmRelease %s's Kustomization dependsOn, or set the chart's values so that its objects go to the release namespace.", ns, h.ref),
-				File:       h.o.File, Line: h.o.Line, key: "namespace " + ns,
+				File:       h.o.File, Line: chartNamespaceLine(c, h.o, ns), key: "namespace " + ns,
 			})
 		}
 	}
 	return out
+}
+
+// chartNamespaceLine locates why o's chart renders objects in namespace ns: the line of
+// spec.values that sets it, else spec.targetNamespace (the release namespace the objects
+// were expected in), else metadata.namespace, else o's own line.
+func chartNamespaceLine(c *graph.Cluster, o *graph.Object, ns string) int {
+	if l, ok := valueLine(c, o.File, o.Line, ns, "spec", "values"); ok {
+		return l
+	}
+	return firstKeyLine(c, o, []string{"spec", "targetNamespace"}, []string{"metadata", "namespace"})
+}
+
+// firstKeyLine is the line of the first of paths that o's manifest holds, else o's line.
+func firstKeyLine(c *graph.Cluster, o *graph.Object, paths ...[]string) int {
+	for _, p := range paths {
+		if l, n := keyLine(c, o.File, o.Line, p...); n == len(p) {
+			return l
+		}
+	}
+	return o.Line
 }
 
 // releaseObjectNamespaces maps each rendered HelmRelease ("namespace/name") to the

@@ -51,6 +51,16 @@ type Ref struct {
 	// and filterTags, source-controller internal/controller/ocirepository_controller.go).
 	// Only read with Version set.
 	SemverFilter string
+	// OCIRepository says that an OCIRepository names the chart, not a HelmRepository of
+	// type oci: its ref.semver is resolved as source-controller's getTagBySemver does
+	// (the tag list is always read, an exact version is a constraint like any other),
+	// and its tags read "_" as "+" only when LayerMediaType is Helm's chart layer type
+	// (convertOCIToSemVerTag, internal/controller/ocirepository_controller.go). A
+	// HelmRepository's OCI chart always does, as Helm's registry client does (Client.Tags,
+	// pkg/registry/client.go; parseReference, pkg/registry/reference.go).
+	OCIRepository bool
+	// LayerMediaType (OCIRepository only) is spec.layerSelector.mediaType.
+	LayerMediaType string
 	// Digest (OCI only) pins the manifest, "sha256:<hex>"; it wins over Version, as in
 	// OCIRepository's getArtifactRef.
 	Digest string
@@ -106,6 +116,10 @@ type Chart struct {
 	Archive []byte // the chart's .tgz
 	Digest  string // "sha256:<hex>" of the OCI manifest, or of the .tgz for http
 	Version string // the resolved version (an OCI tag in semver form, "_" read as "+")
+	// Tag is the OCI tag pulled, as the registry spells it ("" for a digest or an http
+	// chart): the "<tag>" of an OCIRepository's artifact revision "<tag>@<digest>"
+	// (source-controller OCIRepositoryReconciler.getRevision).
+	Tag string
 }
 
 // NotAllowedError says that a chart's host is not on the Policy's allow list. From is the
@@ -164,7 +178,8 @@ func (f *Fetcher) Fetch(ctx context.Context, ref Ref) (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fetch chart %s: %w", ref, err)
 	}
-	c, err := f.charts.do(ctx, fmt.Sprintf("%q", []string{ref.Kind, ref.URL, ref.Chart, ref.Version, ref.Tag, ref.Digest, ref.SemverFilter}), f.policy.Timeout,
+	c, err := f.charts.do(ctx, fmt.Sprintf("%q", []string{ref.Kind, ref.URL, ref.Chart, ref.Version, ref.Tag, ref.Digest, ref.SemverFilter,
+		fmt.Sprint(ref.OCIRepository), ref.LayerMediaType}), f.policy.Timeout,
 		func(ctx context.Context) (*Chart, error) {
 			if ref.Kind == KindOCI {
 				return f.fetchOCI(ctx, ref, u)

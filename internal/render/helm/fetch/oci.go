@@ -50,8 +50,8 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 		}
 	} else if ref.Version == "" && ref.Tag != "" {
 		tag = ref.Tag
-	} else if ref.SemverFilter != "" {
-		if tag, err = f.filteredTag(ctx, repo, ref.Version, ref.SemverFilter); err != nil {
+	} else if ref.OCIRepository {
+		if tag, err = f.semverTag(ctx, repo, ref); err != nil {
 			return nil, err
 		}
 	} else if tag, err = f.resolveTag(ctx, repo, ref.Version); err != nil {
@@ -82,11 +82,13 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref, u *url.URL) (*Chart, er
 			return nil, err
 		}
 	}
-	return &Chart{Archive: data, Digest: mdgst.String(), Version: chartVersionOf(tag, manifest)}, nil
+	return &Chart{Archive: data, Digest: mdgst.String(), Version: chartVersionOf(tag, manifest), Tag: tag}, nil
 }
 
 // chartVersionOf is a semver tag in semver form, else the version Helm annotates the
-// manifest with (a digest or a plain tag such as "latest" names no version).
+// manifest with (a digest or a plain tag such as "latest" names no version). "_" is read
+// as "+" for every source: helm-controller compares an OCIRepository's tag with the
+// chart's version that way (parseSemverFromTag, internal/controller/helmrelease_controller.go).
 func chartVersionOf(tag string, m *ocispec.Manifest) string {
 	if _, err := parseVersion(semverTag(tag)); err == nil {
 		return semverTag(tag)
@@ -95,10 +97,10 @@ func chartVersionOf(tag string, m *ocispec.Manifest) string {
 }
 
 // resolveTag returns the tag ver names, as source-controller resolves a HelmChart of an
-// OCI HelmRepository (OCIChartRepository.getChartVersion) and an OCIRepository
-// (getArtifactRef, getTagBySemver): an exact version is its tag without listing tags, so
-// is a name that is not a semver constraint ("latest"); anything else is chosen from the
-// tag list (pickTag).
+// OCI HelmRepository (OCIChartRepository.getChartVersion, internal/helm/repository/
+// oci_chart_repository.go): an exact version is its tag without listing tags, so is a
+// name that is not a semver constraint ("latest"); anything else is chosen from the tag
+// list (pickTag). An OCIRepository's ref.semver goes through semverTag instead.
 func (f *Fetcher) resolveTag(ctx context.Context, repo *remote.Repository, ver string) (string, error) {
 	if _, err := parseVersion(ver); err == nil {
 		return ociTag(ver), nil

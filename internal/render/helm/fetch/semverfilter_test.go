@@ -46,7 +46,7 @@ func TestFetchOCISemverFilter(t *testing.T) {
 	f := New(Policy{Allow: []string{"127.0.0.1"}, Loopback: true})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := f.Fetch(context.Background(), Ref{Kind: KindOCI, URL: url, Version: tc.version, SemverFilter: tc.filter})
+			c, err := f.Fetch(context.Background(), Ref{Kind: KindOCI, URL: url, Version: tc.version, SemverFilter: tc.filter, OCIRepository: true})
 			if diff := cmp.Diff(tc.err, errText(err)); diff != "" {
 				t.Fatalf("error (-want +got):\n%s", diff)
 			}

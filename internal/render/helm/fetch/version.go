@@ -65,6 +65,38 @@ func pickTag(tags []string, ver string) (string, error) {
 	return bestTag, nil
 }
 
+// pickSemverTag chooses from an OCIRepository's tags the highest that satisfies the
+// constraint ver, as source-controller's getTagBySemver does: there is no exact match
+// first, and a tag reads "_" as "+" only when helmTags (the layerSelector's media type is
+// Helm's chart layer type: convertOCIToSemVerTag); otherwise "1.2.3_4" is no version and
+// is skipped. Versions equal but for build metadata keep the first one listed (the
+// controller's sort leaves their order unspecified).
+func pickSemverTag(tags []string, ver string, helmTags bool) (string, error) {
+	c, err := semver.NewConstraint(ver)
+	if err != nil {
+		return "", fmt.Errorf("ref.semver %q is not a semver constraint: %w", ver, err)
+	}
+	var best *semver.Version
+	var bestTag string
+	for _, t := range tags {
+		s := t
+		if helmTags {
+			s = semverTag(t)
+		}
+		v, err := parseVersion(s)
+		if err != nil || !c.Check(v) {
+			continue
+		}
+		if best == nil || v.GreaterThan(best) {
+			best, bestTag = v, t
+		}
+	}
+	if best == nil {
+		return "", fmt.Errorf("no tag matches version %q (%d tags)", ver, len(tags))
+	}
+	return bestTag, nil
+}
+
 // pickVersion chooses chart name's entry in an index as source-controller's
 // ChartRepository.getChartVersion (internal/helm/repository/chart_repository.go) does: an
 // exact version first, else the highest version satisfying the constraint ver ("" = the
