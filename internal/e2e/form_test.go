@@ -12,33 +12,27 @@ import (
 // the form body. It is queued and reviewed as a JSON delivery is; a signed form without a
 // JSON payload is answered 400 and runs nothing.
 func TestFormEncodedDelivery(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea, forgejo} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			in := e.start(true)
-			post := func(d delivery) (int, string) {
-				req, err := http.NewRequest(http.MethodPost, in.http.URL+fl.endpoint, bytes.NewReader(d.body))
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Header = e.headers(d)
-				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				return in.do(req)
+	eachForge(t, []flavour{github, gitea, forgejo}, func(t *testing.T, e *env, exp expectation) {
+		in := e.start(true)
+		post := func(d delivery) (int, string) {
+			req, err := http.NewRequest(http.MethodPost, in.http.URL+e.fl.endpoint, bytes.NewReader(d.body))
+			if err != nil {
+				t.Fatal(err)
 			}
-			bad := e.prDelivery(e.repo.head, "")
-			bad.body = []byte("payload=" + url.QueryEscape("{not json"))
-			code, body := post(bad)
-			expectStatus(t, "form without a JSON payload", code, body, http.StatusBadRequest, "not valid JSON")
+			req.Header = e.headers(d)
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return in.do(req)
+		}
+		bad := e.prDelivery(e.repo.head, "")
+		bad.body = []byte("payload=" + url.QueryEscape("{not json"))
+		code, body := post(bad)
+		expectStatus(t, "form without a JSON payload", code, body, http.StatusBadRequest, "not valid JSON")
 
-			d := e.prDelivery(e.repo.head, "")
-			d.body = []byte("payload=" + url.QueryEscape(string(d.body)))
-			code, body = post(d)
-			expectStatus(t, "form-encoded opened", code, body, http.StatusAccepted, `"queued"`)
-			calls := e.waitCalls("final status", e.finalStatus(e.repo.head))
-			e.assertCalls("form-encoded delivery", calls, e.reviewRun(e.repo.head, 0, exp))
-		})
-	}
+		d := e.prDelivery(e.repo.head, "")
+		d.body = []byte("payload=" + url.QueryEscape(string(d.body)))
+		code, body = post(d)
+		expectStatus(t, "form-encoded opened", code, body, http.StatusAccepted, `"queued"`)
+		calls := e.waitCalls("final status", e.finalStatus(e.repo.head))
+		e.assertCalls("form-encoded delivery", calls, e.reviewRun(e.repo.head, 0, exp))
+	})
 }
