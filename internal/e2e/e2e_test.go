@@ -126,7 +126,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 			id := e.fake.AddComment(1, reader, "/recheck")
 			code, body = in.send(e.commentDelivery(id, reader, "/recheck"))
 			expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
-			refusal := e.reply("@" + reader + " only users with write access can /recheck")
+			refusal := e.reply(id, "@"+reader+" only users with write access can /recheck")
 			calls := e.waitCalls("reply to the reader", has(refusal))
 			e.assertCalls("reader /recheck", calls, []call{e.permission(reader), refusal})
 			if fl.app {
@@ -384,7 +384,7 @@ func TestRecheckByReaderDuringReview(t *testing.T) {
 		readerID := e.fake.AddComment(1, reader, "/recheck")
 		code, body = in.send(e.commentDelivery(readerID, reader, "/recheck"))
 		expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
-		refusal := e.reply("@" + reader + " only users with write access can /recheck")
+		refusal := e.reply(readerID, "@"+reader+" only users with write access can /recheck")
 		e.waitCalls("reply to the reader while the review fetches", has(refusal))
 		close(held.Release)
 		e.waitCalls("final status of head", e.finalStatus(head))

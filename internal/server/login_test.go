@@ -129,7 +129,7 @@ func TestRecheckGiveUpDefaultSchedule(t *testing.T) {
 	if putBacks != 240 || now.Sub(t0) != time.Hour {
 		t.Errorf("%d put-backs, given up %s after acceptance; want 240 and 1h0m0s", putBacks, now.Sub(t0))
 	}
-	want := []call{{Method: "Reply", Text: "@alice /recheck not run: the bot's account is unknown (the forge did not answer GET /user for 1h0m0s); push again or set --bot-login"}}
+	want := []call{{Method: "Reply", Text: "@alice /recheck not run: the bot's account is unknown (the forge did not answer GET /user for 1h0m0s); push again or set --bot-login\n\n<!-- tiergate reply to comment 99 -->"}}
 	if d := cmp.Diff(want, h.fc.snapshot()); d != "" {
 		t.Errorf("forge calls (-want +got):\n%s", d)
 	}
