@@ -124,8 +124,10 @@ func (e *env) editSummary(id int64, verdict string) call {
 	return call{Op: fmt.Sprintf("PATCH %s/issues/comments/%d", e.repoPath(), id), Detail: "summary: " + verdict}
 }
 
-func (e *env) reply(body string) call {
-	return call{Op: "POST " + e.repoPath() + "/issues/1/comments", Detail: "reply: " + body}
+// reply is the bot's answer to comment id: body, then the hidden marker naming the comment.
+func (e *env) reply(id int64, body string) call {
+	return call{Op: "POST " + e.repoPath() + "/issues/1/comments",
+		Detail: fmt.Sprintf("reply: %s\n\n<!-- tiergate reply to comment %d -->", body, id)}
 }
 
 func (e *env) changedFiles() call { return call{Op: "GET " + e.repoPath() + e.fl.files} }

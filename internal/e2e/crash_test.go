@@ -18,61 +18,55 @@ import (
 // again; in the end the head has exactly one final status, one summary comment and one
 // applied review.
 func TestCrashDuringReview(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea, forgejo} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			head := e.repo.head
-			api := fl.apiBase + e.repoPath()
+	eachForge(t, []flavour{github, gitea, forgejo}, func(t *testing.T, e *env, exp expectation) {
+		head := e.repo.head
+		api := e.fl.apiBase + e.repoPath()
 
-			// Killed while fetching.
-			held := e.git.holdFetch()
-			first := e.startChild(true)
-			if code, err := first.send(e.prDelivery(head, "")); err != nil || code != http.StatusAccepted {
-				t.Fatalf("opened: %d %v, want 202", code, err)
-			}
-			select {
-			case <-held.Arrived:
-			case <-time.After(waitLimit):
-				t.Fatal("the review never fetched")
-			}
-			first.kill()
-			close(held.Release)
-			if n := checkQueueFile(t, e.dataDir); n != 1 {
-				t.Fatalf("%d jobs stored after the kill, want 1", n)
-			}
+		// Killed while fetching.
+		held := e.git.holdFetch()
+		first := e.startChild(true)
+		if code, err := first.send(e.prDelivery(head, "")); err != nil || code != http.StatusAccepted {
+			t.Fatalf("opened: %d %v, want 202", code, err)
+		}
+		select {
+		case <-held.Arrived:
+		case <-time.After(waitLimit):
+			t.Fatal("the review never fetched")
+		}
+		first.kill()
+		close(held.Release)
+		if n := checkQueueFile(t, e.dataDir); n != 1 {
+			t.Fatalf("%d jobs stored after the kill, want 1", n)
+		}
 
-			// Killed while posting the line comments.
-			e.fake.StallNext(api + "/pulls/1/reviews")
-			second := e.startChild(true)
-			e.waitCalls("the line comments posted", func(calls []call) bool {
-				return len(calls) > 0 && strings.HasSuffix(calls[len(calls)-1].Op, "/pulls/1/reviews")
-			})
-			second.kill()
-			if n := checkQueueFile(t, e.dataDir); n != 1 {
-				t.Fatalf("%d jobs stored after the second kill, want 1", n)
-			}
-
-			// The third process finishes the job.
-			third := e.startChild(true)
-			calls := e.waitCalls("final status of head", e.finalStatus(head))
-			summary := e.summary()
-			run := e.resumedRun(head, 0, exp)
-			rerun := e.resumedRun(head, summary.ID, exp)
-			// Each process reads the PR and sets pending; the second, resumed, reads the head's
-			// status first and gets as far as reading the PR's reviews (held).
-			want := append(run[1:3:3], run[:7]...)
-			want = append(want, rerun...)
-			e.assertCalls("a review killed twice", calls, want)
-			e.waitLog(`"msg":"job finished"`, 1)
-			third.kill()
-			if n := checkQueueFile(t, e.dataDir); n != 0 {
-				t.Errorf("%d jobs stored after the final status, want 0", n)
-			}
+		// Killed while posting the line comments.
+		e.fake.StallNext(api + "/pulls/1/reviews")
+		second := e.startChild(true)
+		e.waitCalls("the line comments posted", func(calls []call) bool {
+			return len(calls) > 0 && strings.HasSuffix(calls[len(calls)-1].Op, "/pulls/1/reviews")
 		})
-	}
+		second.kill()
+		if n := checkQueueFile(t, e.dataDir); n != 1 {
+			t.Fatalf("%d jobs stored after the second kill, want 1", n)
+		}
+
+		// The third process finishes the job.
+		third := e.startChild(true)
+		calls := e.waitCalls("final status of head", e.finalStatus(head))
+		summary := e.summary()
+		run := e.resumedRun(head, 0, exp)
+		rerun := e.resumedRun(head, summary.ID, exp)
+		// Each process reads the PR and sets pending; the second, resumed, reads the head's
+		// status first and gets as far as reading the PR's reviews (held).
+		want := append(run[1:3:3], run[:7]...)
+		want = append(want, rerun...)
+		e.assertCalls("a review killed twice", calls, want)
+		e.waitLog(`"msg":"job finished"`, 1)
+		third.kill()
+		if n := checkQueueFile(t, e.dataDir); n != 0 {
+			t.Errorf("%d jobs stored after the final status, want 0", n)
+		}
+	})
 }
 
 // TestCrashDuringQueueWrites kills the server process with SIGKILL twice while it accepts a

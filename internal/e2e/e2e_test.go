@@ -126,7 +126,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 			id := e.fake.AddComment(1, reader, "/recheck")
 			code, body = in.send(e.commentDelivery(id, reader, "/recheck"))
 			expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
-			refusal := e.reply("@" + reader + " only users with write access can /recheck")
+			refusal := e.reply(id, "@"+reader+" only users with write access can /recheck")
 			calls := e.waitCalls("reply to the reader", has(refusal))
 			e.assertCalls("reader /recheck", calls, []call{e.permission(reader), refusal})
 			if fl.app {
@@ -268,118 +268,101 @@ func TestRestart(t *testing.T) {
 // TestSupersede pushes while the review of the previous head fetches: that review is
 // cancelled, the newest head is reviewed and its run marks the previous head superseded.
 func TestSupersede(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea, forgejo} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			head, head2 := e.repo.head, e.repo.head2
-			held := e.git.holdFetch()
-			defer close(held.Release)
-			in := e.start(true)
-			code, body := in.send(e.prDelivery(head, ""))
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			select {
-			case <-held.Arrived:
-			case <-time.After(waitLimit):
-				t.Fatal("the review never fetched")
-			}
-			e.repo.pushHead2(t)
-			e.fake.SetPR(1, head2, e.repo.base, false)
-			e.fake.SetFiles(1, e.repo.head2Files...)
-			code, body = in.send(e.prDelivery(head2, head))
-			expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
-			calls := e.waitCalls("final status of head2", e.finalStatus(head2))
-			// head's run is cancelled before it fetched, so which head is newer is not known
-			// yet: head2's run settles head once it has fetched.
-			run := e.reviewRun(head2, 0, exp)
-			e.assertCalls("superseded", calls, append(append([]call{
-				e.getPR(), // head is still the PR's head: the push comes while it fetches
-				e.status(head, "pending", pendingDesc),
-			}, run[:2]...), append([]call{e.status(head, "error", "superseded by "+head2[:7])}, run[2:]...)...))
-			e.waitMetric(in, `tiergate_reviews_total{result="superseded"}`, 1)
-		})
-	}
+	eachForge(t, []flavour{github, gitea, forgejo}, func(t *testing.T, e *env, exp expectation) {
+		head, head2 := e.repo.head, e.repo.head2
+		held := e.git.holdFetch()
+		defer close(held.Release)
+		in := e.start(true)
+		code, body := in.send(e.prDelivery(head, ""))
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		select {
+		case <-held.Arrived:
+		case <-time.After(waitLimit):
+			t.Fatal("the review never fetched")
+		}
+		e.repo.pushHead2(t)
+		e.fake.SetPR(1, head2, e.repo.base, false)
+		e.fake.SetFiles(1, e.repo.head2Files...)
+		code, body = in.send(e.prDelivery(head2, head))
+		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
+		calls := e.waitCalls("final status of head2", e.finalStatus(head2))
+		// head's run is cancelled before it fetched, so which head is newer is not known
+		// yet: head2's run settles head once it has fetched.
+		run := e.reviewRun(head2, 0, exp)
+		e.assertCalls("superseded", calls, append(append([]call{
+			e.getPR(), // head is still the PR's head: the push comes while it fetches
+			e.status(head, "pending", pendingDesc),
+		}, run[:2]...), append([]call{e.status(head, "error", "superseded by "+head2[:7])}, run[2:]...)...))
+		e.waitMetric(in, `tiergate_reviews_total{result="superseded"}`, 1)
+	})
 }
 
 // TestForgeErrors: transient forge errors (429 with Retry-After, 502) are retried within the
 // run; a permanent one (422) ends the run with a one-line status error, and the job is done:
 // a writer's /recheck then runs the review again.
 func TestForgeErrors(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			head := e.repo.head
-			in := e.start(true)
-			api := fl.apiBase + e.repoPath()
+	eachForge(t, []flavour{github, gitea}, func(t *testing.T, e *env, exp expectation) {
+		head := e.repo.head
+		in := e.start(true)
+		api := e.fl.apiBase + e.repoPath()
 
-			e.fake.FailNext(api+"/statuses/"+head, http.StatusTooManyRequests, map[string]string{"Retry-After": "1"})
-			e.fake.FailNext(api+"/issues/1/comments", http.StatusBadGateway, nil)
-			e.fake.FailNext(api+"/pulls/1/reviews", http.StatusUnprocessableEntity, nil)
-			code, body := in.send(e.prDelivery(head, ""))
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			calls := e.waitCalls("final status of head", e.finalStatus(head))
-			got := e.publishing(calls)
-			const prefix = "error [tiergate] post line comments: "
-			if n := len(got); n > 0 {
-				last := &got[n-1]
-				t.Logf("status after the refused review: %s", last.Detail)
-				if !strings.HasPrefix(last.Detail, prefix) || strings.Contains(last.Detail, "\n") {
-					t.Errorf("final status %q, want one line starting %q", last.Detail, prefix)
-				}
-				last.Detail = prefix + "…"
+		e.fake.FailNext(api+"/statuses/"+head, http.StatusTooManyRequests, map[string]string{"Retry-After": "1"})
+		e.fake.FailNext(api+"/issues/1/comments", http.StatusBadGateway, nil)
+		e.fake.FailNext(api+"/pulls/1/reviews", http.StatusUnprocessableEntity, nil)
+		code, body := in.send(e.prDelivery(head, ""))
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		calls := e.waitCalls("final status of head", e.finalStatus(head))
+		got := e.publishing(calls)
+		const prefix = "error [tiergate] post line comments: "
+		if n := len(got); n > 0 {
+			last := &got[n-1]
+			t.Logf("status after the refused review: %s", last.Detail)
+			if !strings.HasPrefix(last.Detail, prefix) || strings.Contains(last.Detail, "\n") {
+				t.Errorf("final status %q, want one line starting %q", last.Detail, prefix)
 			}
-			run := e.reviewRun(head, 0, exp)
-			// PR read, pending twice (429), list comments twice (502), summary, changed
-			// files, review (422), error.
-			want := []call{run[0], run[1], run[1], run[2], run[2], run[3], run[4], run[5],
-				e.status(head, "error", strings.TrimPrefix(prefix, "error [tiergate] ")+"…")}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("forge calls (-want +got):\n%s", d)
-			}
-			e.waitRuns(in, "error", 1)
-			for _, status := range []string{"429", "502", "422"} {
-				e.waitMetric(in, `tiergate_forge_requests_total{forge="`+string(fl.kind)+`",status="`+status+`"}`, 1)
-			}
+			last.Detail = prefix + "…"
+		}
+		run := e.reviewRun(head, 0, exp)
+		// PR read, pending twice (429), list comments twice (502), summary, changed
+		// files, review (422), error.
+		want := []call{run[0], run[1], run[1], run[2], run[2], run[3], run[4], run[5],
+			e.status(head, "error", strings.TrimPrefix(prefix, "error [tiergate] ")+"…")}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("forge calls (-want +got):\n%s", d)
+		}
+		e.waitRuns(in, "error", 1)
+		for _, status := range []string{"429", "502", "422"} {
+			e.waitMetric(in, `tiergate_forge_requests_total{forge="`+string(e.fl.kind)+`",status="`+status+`"}`, 1)
+		}
 
-			e.fake.ResetCalls()
-			id := e.fake.AddComment(1, writer, "/recheck")
-			code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
-			expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
-			calls = e.waitCalls("final status of the recheck", e.finalStatus(head))
-			e.assertCalls("recheck after an error", calls, append([]call{e.permission(writer), e.reaction(id, "+1"), e.getPR()},
-				e.reviewRun(head, e.summary().ID, exp)...))
-		})
-	}
+		e.fake.ResetCalls()
+		id := e.fake.AddComment(1, writer, "/recheck")
+		code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
+		expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
+		calls = e.waitCalls("final status of the recheck", e.finalStatus(head))
+		e.assertCalls("recheck after an error", calls, append([]call{e.permission(writer), e.reaction(id, "+1"), e.getPR()},
+			e.reviewRun(head, e.summary().ID, exp)...))
+	})
 }
 
 // TestReviewTimeout: a review that outlives --review-timeout ends with status error.
 func TestReviewTimeout(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			e.reviewTimeout = 2 * time.Second
-			head := e.repo.head
-			held := e.git.holdFetch()
-			defer close(held.Release)
-			in := e.start(true)
-			code, body := in.send(e.prDelivery(head, ""))
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			calls := e.waitCalls("final status of head", e.finalStatus(head))
-			e.assertCalls("timed out", calls, []call{
-				e.getPR(),
-				e.status(head, "pending", pendingDesc),
-				e.status(head, "error", "review timed out after 2s"),
-			})
-			e.waitMetric(in, `tiergate_reviews_total{result="error"}`, 1)
+	eachForge(t, []flavour{github, gitea}, func(t *testing.T, e *env, _ expectation) {
+		e.reviewTimeout = 2 * time.Second
+		head := e.repo.head
+		held := e.git.holdFetch()
+		defer close(held.Release)
+		in := e.start(true)
+		code, body := in.send(e.prDelivery(head, ""))
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		calls := e.waitCalls("final status of head", e.finalStatus(head))
+		e.assertCalls("timed out", calls, []call{
+			e.getPR(),
+			e.status(head, "pending", pendingDesc),
+			e.status(head, "error", "review timed out after 2s"),
 		})
-	}
+		e.waitMetric(in, `tiergate_reviews_total{result="error"}`, 1)
+	})
 }
 
 // TestRecheckByReaderDuringReview: a reader's /recheck that arrives while a review runs is
@@ -387,52 +370,46 @@ func TestReviewTimeout(t *testing.T) {
 // or reply, no run"): the review publishes once. A writer's /recheck afterwards runs one
 // review.
 func TestRecheckByReaderDuringReview(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			head := e.repo.head
-			held := e.git.holdFetch()
-			in := e.start(true)
-			code, body := in.send(e.prDelivery(head, ""))
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			select {
-			case <-held.Arrived:
-			case <-time.After(waitLimit):
-				t.Fatal("the review never fetched")
-			}
-			readerID := e.fake.AddComment(1, reader, "/recheck")
-			code, body = in.send(e.commentDelivery(readerID, reader, "/recheck"))
-			expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
-			refusal := e.reply("@" + reader + " only users with write access can /recheck")
-			e.waitCalls("reply to the reader while the review fetches", has(refusal))
-			close(held.Release)
-			e.waitCalls("final status of head", e.finalStatus(head))
-			e.waitRuns(in, exp.finalState(), 1)
+	eachForge(t, []flavour{github, gitea}, func(t *testing.T, e *env, exp expectation) {
+		head := e.repo.head
+		held := e.git.holdFetch()
+		in := e.start(true)
+		code, body := in.send(e.prDelivery(head, ""))
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		select {
+		case <-held.Arrived:
+		case <-time.After(waitLimit):
+			t.Fatal("the review never fetched")
+		}
+		readerID := e.fake.AddComment(1, reader, "/recheck")
+		code, body = in.send(e.commentDelivery(readerID, reader, "/recheck"))
+		expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
+		refusal := e.reply(readerID, "@"+reader+" only users with write access can /recheck")
+		e.waitCalls("reply to the reader while the review fetches", has(refusal))
+		close(held.Release)
+		e.waitCalls("final status of head", e.finalStatus(head))
+		e.waitRuns(in, exp.finalState(), 1)
 
-			writerID := e.fake.AddComment(1, writer, "/recheck")
-			code, body = in.send(e.commentDelivery(writerID, writer, "/recheck"))
-			expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
-			reacted := e.reaction(writerID, "+1")
-			calls := e.waitCalls("final status of the writer's recheck", func(calls []call) bool {
-				for i, c := range calls {
-					if c.Op == reacted.Op {
-						return e.finalStatus(head)(calls[i:])
-					}
+		writerID := e.fake.AddComment(1, writer, "/recheck")
+		code, body = in.send(e.commentDelivery(writerID, writer, "/recheck"))
+		expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
+		reacted := e.reaction(writerID, "+1")
+		calls := e.waitCalls("final status of the writer's recheck", func(calls []call) bool {
+			for i, c := range calls {
+				if c.Op == reacted.Op {
+					return e.finalStatus(head)(calls[i:])
 				}
-				return false
-			})
-			e.waitRuns(in, exp.finalState(), 2)
-			summary := e.summary()
-			run := e.reviewRun(head, 0, exp)
-			want := append([]call{run[0], run[1], e.permission(reader), refusal}, run[2:]...)
-			want = append(want, e.permission(writer), reacted, e.getPR())
-			want = append(want, e.reviewRerun(head, summary.ID, exp)...)
-			e.assertCalls("reader's /recheck during a review, then a writer's", calls, want)
-			e.waitMetric(in, "tiergate_queue_depth", 0)
-			e.assertCalls("no further run", e.fake.Calls(), want)
+			}
+			return false
 		})
-	}
+		e.waitRuns(in, exp.finalState(), 2)
+		summary := e.summary()
+		run := e.reviewRun(head, 0, exp)
+		want := append([]call{run[0], run[1], e.permission(reader), refusal}, run[2:]...)
+		want = append(want, e.permission(writer), reacted, e.getPR())
+		want = append(want, e.reviewRerun(head, summary.ID, exp)...)
+		e.assertCalls("reader's /recheck during a review, then a writer's", calls, want)
+		e.waitMetric(in, "tiergate_queue_depth", 0)
+		e.assertCalls("no further run", e.fake.Calls(), want)
+	})
 }

@@ -39,7 +39,7 @@ func newGitServer(t *testing.T, user, password string) *gitServer {
 		s.mu.Lock()
 		user, pass, hd := s.user, s.password, s.hold
 		u, p, ok := r.BasicAuth()
-		if !ok || u != user || p != pass {
+		if !ok || u == "" || user != "" && u != user || p != pass {
 			s.refused++
 			s.mu.Unlock()
 			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)

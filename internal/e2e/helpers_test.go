@@ -62,7 +62,9 @@ type flavour struct {
 	opened, synchronize, comment string
 	// files is the path of the PR's changed-files request
 	files string
-	// cloneUser and clonePassword are the basic-auth credentials that the git server accepts.
+	// cloneUser and clonePassword are the basic-auth credentials that the git server accepts;
+	// an empty cloneUser accepts any non-empty user name with the password, as Gitea and
+	// Forgejo do with a token.
 	cloneUser, clonePassword string
 	// botLogin writes the bot's comments on the fake.
 	botLogin string
@@ -89,20 +91,19 @@ var (
 	}
 	gitea = flavour{
 		name: "gitea", kind: forge.Gitea, newFake: forgetest.NewGitea, apiBase: "/api/v1", endpoint: "/webhooks/gitea",
-		opened:      "gitea/webhooks/drone-go-scm.pull_request_opened.json",
-		synchronize: "gitea/webhooks/drone-go-scm.pull_request_synchronized.json",
-		comment:     "gitea/webhooks/drone-go-scm.pull_request_comment_created.json",
-		files:       "/pulls/1.diff",
-		// Gitea's CloneAuth sends the token's user with the token
-		cloneUser: forgetest.BotLogin, clonePassword: forgetest.Token, botLogin: forgetest.BotLogin,
+		opened:        "gitea/webhooks/drone-go-scm.pull_request_opened.json",
+		synchronize:   "gitea/webhooks/drone-go-scm.pull_request_synchronized.json",
+		comment:       "gitea/webhooks/drone-go-scm.pull_request_comment_created.json",
+		files:         "/pulls/1.diff",
+		clonePassword: forgetest.Token, botLogin: forgetest.BotLogin,
 	}
 	forgejo = flavour{
 		name: "forgejo", kind: forge.Gitea, newFake: forgetest.NewForgejo, apiBase: "/api/v1", endpoint: "/webhooks/gitea", forgejo: true,
-		opened:      "forgejo/webhooks/woodpecker.HookPullRequest.json",
-		synchronize: "forgejo/webhooks/woodpecker.HookPullRequestUpdated.json",
-		comment:     "forgejo/webhooks/constructed.issue_comment.created.pull_request.json",
-		files:       gitea.files,
-		cloneUser:   forgetest.BotLogin, clonePassword: forgetest.Token, botLogin: forgetest.BotLogin,
+		opened:        "forgejo/webhooks/woodpecker.HookPullRequest.json",
+		synchronize:   "forgejo/webhooks/woodpecker.HookPullRequestUpdated.json",
+		comment:       "forgejo/webhooks/constructed.issue_comment.created.pull_request.json",
+		files:         gitea.files,
+		clonePassword: forgetest.Token, botLogin: forgetest.BotLogin,
 	}
 	flavours = []flavour{github, githubApp, gitea, forgejo}
 )
@@ -152,6 +153,20 @@ func newEnv(t *testing.T, fl flavour, scenario string) *env {
 		}
 	})
 	return e
+}
+
+// eachForge runs test once per flavour in fls, in parallel subtests named after them, each
+// with its own env of the e2e scenario and that scenario's expected review.
+func eachForge(t *testing.T, fls []flavour, test func(t *testing.T, e *env, exp expectation)) {
+	t.Helper()
+	t.Parallel()
+	for _, fl := range fls {
+		t.Run(fl.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, fl, scenario)
+			test(t, e, loadExpectation(t, e.scenario))
+		})
+	}
 }
 
 // instance is one server process: the server, its HTTP listener and its workers.

@@ -14,56 +14,50 @@ import (
 // answers it, names the bot's account, so the summary is created once and edited in place
 // on the next push, and a marker comment a reader posted first is never edited.
 func TestSummaryWhileLoginUnknown(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea, forgejo} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			head, head2 := e.repo.head, e.repo.head2
-			e.retry = forge.RetryOptions{MaxRetries: 1}
-			for range 40 {
-				e.fake.FailNext("/user", http.StatusInternalServerError, nil)
-			}
-			forged := summaryMarker + "\nforged by a reader"
-			forgedID := e.fake.AddComment(1, reader, forged)
-			in := e.start(true)
-			e.waitLog(`"msg":"the bot's accounts","logins":{}`, 1)
-			code, body := in.send(e.prDelivery(head, ""))
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			calls := e.waitCalls("final status of head", e.finalStatus(head))
-			e.assertCalls("opened, GET /user failing", calls, e.reviewRun(head, 0, exp))
+	eachForge(t, []flavour{github, gitea, forgejo}, func(t *testing.T, e *env, exp expectation) {
+		head, head2 := e.repo.head, e.repo.head2
+		e.retry = forge.RetryOptions{MaxRetries: 1}
+		for range 40 {
+			e.fake.FailNext("/user", http.StatusInternalServerError, nil)
+		}
+		forged := summaryMarker + "\nforged by a reader"
+		forgedID := e.fake.AddComment(1, reader, forged)
+		in := e.start(true)
+		e.waitLog(`"msg":"the bot's accounts","logins":{}`, 1)
+		code, body := in.send(e.prDelivery(head, ""))
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		calls := e.waitCalls("final status of head", e.finalStatus(head))
+		e.assertCalls("opened, GET /user failing", calls, e.reviewRun(head, 0, exp))
 
-			ours := e.botSummaries()
-			if len(ours) != 1 {
-				t.Fatalf("%d summary comments by the bot, want 1: %+v", len(ours), ours)
+		ours := e.botSummaries()
+		if len(ours) != 1 {
+			t.Fatalf("%d summary comments by the bot, want 1: %+v", len(ours), ours)
+		}
+		e.fake.ResetCalls()
+		e.repo.pushHead2(t)
+		e.fake.SetPR(1, head2, e.repo.base, false)
+		e.fake.SetFiles(1, e.repo.head2Files...)
+		code, body = in.send(e.prDelivery(head2, head))
+		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
+		calls = e.waitCalls("final status of head2", e.finalStatus(head2))
+		e.assertCalls("synchronize, GET /user failing", calls, e.reviewRun(head2, ours[0].ID, exp))
+		if got := e.botSummaries(); len(got) != 1 || got[0].ID != ours[0].ID {
+			t.Errorf("summary comments by the bot after the push: %+v, want only %d (edited)", got, ours[0].ID)
+		}
+		want := forgetest.Comment{ID: forgedID, Author: reader, Body: forged}
+		var got forgetest.Comment
+		for _, c := range e.fake.Comments(1) {
+			if c.ID == forgedID {
+				got = c
 			}
-			e.fake.ResetCalls()
-			e.repo.pushHead2(t)
-			e.fake.SetPR(1, head2, e.repo.base, false)
-			e.fake.SetFiles(1, e.repo.head2Files...)
-			code, body = in.send(e.prDelivery(head2, head))
-			expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
-			calls = e.waitCalls("final status of head2", e.finalStatus(head2))
-			e.assertCalls("synchronize, GET /user failing", calls, e.reviewRun(head2, ours[0].ID, exp))
-			if got := e.botSummaries(); len(got) != 1 || got[0].ID != ours[0].ID {
-				t.Errorf("summary comments by the bot after the push: %+v, want only %d (edited)", got, ours[0].ID)
-			}
-			want := forgetest.Comment{ID: forgedID, Author: reader, Body: forged}
-			var got forgetest.Comment
-			for _, c := range e.fake.Comments(1) {
-				if c.ID == forgedID {
-					got = c
-				}
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("the reader's marker comment (-want +got):\n%s", d)
-			}
-			if n := countCalls(e.fake.Calls(), "GET", e.fl.apiBase+"/user"); n != 0 {
-				t.Errorf("GET /user asked %d times during the second review, want 0 (the login is known)", n)
-			}
-		})
-	}
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("the reader's marker comment (-want +got):\n%s", d)
+		}
+		if n := countCalls(e.fake.Calls(), "GET", e.fl.apiBase+"/user"); n != 0 {
+			t.Errorf("GET /user asked %d times during the second review, want 0 (the login is known)", n)
+		}
+	})
 }
 
 // botSummaries are the PR's marker comments written by the bot's account.

@@ -136,14 +136,14 @@ func githubFork(pr *github.PullRequest) bool {
 }
 
 // ParseGitea authenticates a Gitea or Forgejo delivery (X-Forgejo-Signature or
-// X-Gitea-Signature: bare hex HMAC-SHA256 of the raw body) and then parses it. Forgejo
+// X-Gitea-Signature: bare hex HMAC-SHA256 of the JSON payload) and then parses it. Forgejo
 // also sends the X-Gitea-* headers, so its own are read first.
 func ParseGitea(h http.Header, body, secret []byte) (*Event, error) {
 	sig := giteaHeader(h, "Signature")
 	if sig == "" {
 		return nil, fmt.Errorf("%w: no X-Forgejo-Signature or X-Gitea-Signature header", ErrBadSignature)
 	}
-	if err := checkMAC(body, sig, secret); err != nil {
+	if err := checkMAC(giteaSigned(h, body), sig, secret); err != nil {
 		return nil, err
 	}
 	ev := &Event{Forge: Gitea, DeliveryID: headerText(giteaHeader(h, "Delivery")), Type: EventIgnored}
@@ -169,6 +169,22 @@ func ParseGitea(h http.Header, body, secret []byte) (*Event, error) {
 		giteaComment(ev, &p)
 	}
 	return ev, nil
+}
+
+// giteaSigned is what Gitea and Forgejo sign: the JSON payload, which is the body, or for a
+// hook set to send a form, the form's payload field (services/webhook/deliver.go:
+// newDefaultRequest hands addDefaultHeaders the task's PayloadContent, not the form it
+// encodes). So a form is decoded before its signature is checked; one that does not decode
+// signs nothing and is refused.
+func giteaSigned(h http.Header, body []byte) []byte {
+	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt != "application/x-www-form-urlencoded" {
+		return body
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil || !form.Has("payload") {
+		return nil
+	}
+	return []byte(form.Get("payload"))
 }
 
 // giteaPayload holds the fields tiergate reads from Gitea's PullRequestPayload and

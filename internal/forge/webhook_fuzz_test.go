@@ -3,6 +3,9 @@ package forge_test
 import (
 	"encoding/json"
 	"errors"
+	"mime"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +40,10 @@ func FuzzWebhook(f *testing.F) {
 		forgeDir := fuzzForges[int(which)%len(fuzzForges)]
 		h := deliveryHeaders(forgeDir, event, eventType, delivery, body)
 		h.Set("Content-Type", contentType)
+		if forgeDir != "github" {
+			// Gitea and Forgejo sign the JSON payload, which a form carries in its payload field.
+			resign(h, giteaSignedPart(contentType, body))
+		}
 		ev, err := parse(forgeDir, h, body)
 		if err == nil {
 			checkAccepted(t, forgeDir, delivery, ev)
@@ -114,6 +121,28 @@ func flipHex(c byte, b int) string {
 	const digits = "0123456789abcdef"
 	v := strings.IndexByte(digits, c)
 	return string(digits[v^(1<<b)])
+}
+
+// giteaSignedPart is what Gitea and Forgejo sign for a body of contentType: the body, or a
+// form's payload field (nothing when the body is no such form).
+func giteaSignedPart(contentType string, body []byte) []byte {
+	if mt, _, _ := mime.ParseMediaType(contentType); mt != "application/x-www-form-urlencoded" {
+		return body
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil || !form.Has("payload") {
+		return nil
+	}
+	return []byte(form.Get("payload"))
+}
+
+// resign replaces the Gitea and Forgejo signatures in h by those of signed.
+func resign(h http.Header, signed []byte) {
+	sig := sign(signed, secret)
+	h.Set("X-Gitea-Signature", sig)
+	if h.Get("X-Forgejo-Signature") != "" {
+		h.Set("X-Forgejo-Signature", sig)
+	}
 }
 
 // fixturesDirOrEmpty is forgetest.FixturesDir without the skip: seeds are optional.

@@ -259,6 +259,32 @@ func TestGitHubFormPayload(t *testing.T) {
 	}
 }
 
+// TestGiteaFormPayload: Gitea and Forgejo sign the JSON payload, also when the hook sends it
+// as a form; the same signature over the form body is refused.
+func TestGiteaFormPayload(t *testing.T) {
+	payload := `{"action":"created","is_pull":true,"issue":{"number":3},"comment":{"id":1,"body":"/recheck","user":{"login":"a"}},"repository":{"name":"r","owner":{"login":"o"},"full_name":"o/r","clone_url":"https://h/o/r.git"}}`
+	form := []byte("payload=" + url.QueryEscape(payload))
+	for _, forgeDir := range []string{"gitea", "forgejo"} {
+		h := deliveryHeaders(forgeDir, "issue_comment", "pull_request_comment", "d", []byte(payload))
+		h.Set("Content-Type", "application/x-www-form-urlencoded")
+		got, err := forge.ParseGitea(h, form, secret)
+		if err != nil {
+			t.Fatalf("%s: ParseGitea: %v", forgeDir, err)
+		}
+		want := &forge.Event{Forge: forge.Gitea, DeliveryID: "d", Type: forge.EventComment, PR: 3,
+			Repo:    forge.Repo{Owner: "o", Name: "r", CloneURL: "https://h/o/r.git"},
+			Comment: &forge.Comment{ID: 1, Author: "a", Body: "/recheck"}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: event (-want +got):\n%s", forgeDir, d)
+		}
+		h = deliveryHeaders(forgeDir, "issue_comment", "pull_request_comment", "d", form)
+		h.Set("Content-Type", "application/x-www-form-urlencoded")
+		if _, err := forge.ParseGitea(h, form, secret); !errors.Is(err, forge.ErrBadSignature) {
+			t.Errorf("%s: form signed over the form body: err = %v, want ErrBadSignature", forgeDir, err)
+		}
+	}
+}
+
 // The test vector of GitHub's docs ("Validating webhook deliveries"). Its body is not
 // JSON, so a verified delivery fails later, and not with ErrBadSignature.
 func TestGitHubDocsVector(t *testing.T) {

@@ -32,7 +32,9 @@
 //   - A run resumed (job.Started: an earlier run of its head began) publishes nothing twice:
 //     it reads the head's status first (a final one: the job is done; if it replaced other
 //     heads, only once the fetch shows that none of them is newer), and the forge's
-//     reviews and check runs before it posts line comments or a check run.
+//     reviews and check runs before it posts line comments or a check run. A /recheck's
+//     reply names the comment it answers (forge.ReplyMarker); a run after one that began
+//     looks for it before replying.
 //   - Comments of the bot's own account never run a /recheck, whatever the account's
 //     permissions. Its login is learnt by one background learner (learnLogins), never by a
 //     run: a /recheck whose login is unknown waits without a worker, uncounted, and is given

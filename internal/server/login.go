@@ -64,12 +64,8 @@ func (s *Server) learnLogins(ctx context.Context, lf loginsFinder) {
 			return
 		}
 		s.log.Warn("the bot's login is unknown; asking again", "forges", failed, "in", wait.String())
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !s.sleep(ctx, wait) {
 			return
-		case <-t.C:
 		}
 		wait = min(2*wait, s.opts.LoginRetry.MaxBackoff)
 	}
@@ -84,4 +80,16 @@ func (s *Server) knownLogin(kind forge.Kind) (login string, ok bool) {
 	}
 	l, ok := s.knownLogins()[kind]
 	return l, ok
+}
+
+// sleep waits d, or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

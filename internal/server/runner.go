@@ -156,7 +156,7 @@ func (rn *runner) waitLogin(base context.Context, r *run, j job, counted bool) {
 	defer cancel()
 	msg := fmt.Sprintf("@%s /recheck not run: the bot's account is unknown (the forge did not answer GET /user for %s); push again or set --bot-login",
 		j.Event.Comment.Author, lr.GiveUp)
-	if err := rn.client.Reply(ctx, rn.ev.Repo, rn.ev.PR, msg); err != nil {
+	if err := rn.replyOnce(ctx, j, msg); err != nil {
 		rn.log.Error("reply that the recheck is given up", "err", redact(err.Error()))
 	}
 	if err := rn.s.store.finish(r.key, j.Seq); err != nil {
@@ -215,7 +215,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		return resultError, fmt.Errorf("forge client: %w", err)
 	}
 	if j.Kind == kindRecheck {
-		return "", rn.recheck(ctx)
+		return "", rn.recheck(ctx, j)
 	}
 	if ev.Fork && rn.s.opts.SkipForkPRs {
 		if err := rn.setStatus(ctx, forge.StateSuccess, forkDescription); err != nil {
@@ -316,7 +316,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 // nothing runs; otherwise the comment gets a +1 and a review of the PR's current head is
 // stored and queued as a push's would be. It never reads or changes the PR's review job
 // before that, so it may run while that review runs.
-func (rn *runner) recheck(ctx context.Context) error {
+func (rn *runner) recheck(ctx context.Context, j job) error {
 	ev := rn.ev
 	c := ev.Comment
 	if c == nil {
@@ -355,7 +355,7 @@ func (rn *runner) recheck(ctx context.Context) error {
 	}
 	if !ok {
 		rn.log.Info("recheck refused: no write access", "user", c.Author)
-		if err := rn.client.Reply(ctx, ev.Repo, ev.PR, "@"+c.Author+" only users with write access can /recheck"); err != nil {
+		if err := rn.replyOnce(ctx, j, "@"+c.Author+" only users with write access can /recheck"); err != nil {
 			return fmt.Errorf("reply to %s: %w", c.Author, err)
 		}
 		return nil
@@ -378,8 +378,8 @@ func (rn *runner) recheck(ctx context.Context) error {
 	ev.Type, ev.Comment = forge.EventReview, nil
 	ev.HeadSHA, ev.BaseSHA, ev.Fork = pr.HeadSHA, pr.BaseSHA, pr.Fork
 	key := jobKey(ev)
-	j := &job{Event: ev, Kind: kindReview, HeadSHA: pr.HeadSHA, Enqueued: rn.s.now().UTC()}
-	stored, err := rn.s.store.acceptUnlessNewer(key, j, seq, false)
+	nj := &job{Event: ev, Kind: kindReview, HeadSHA: pr.HeadSHA, Enqueued: rn.s.now().UTC()}
+	stored, err := rn.s.store.acceptUnlessNewer(key, nj, seq, false)
 	if err != nil {
 		return err
 	}
@@ -387,9 +387,28 @@ func (rn *runner) recheck(ctx context.Context) error {
 		rn.log.Info("recheck: a newer review of the PR was accepted meanwhile", "user", c.Author)
 		return nil
 	}
-	rn.s.queue.submit(key, kindReview, j.HeadSHA, j.Seq)
+	rn.s.queue.submit(key, kindReview, nj.HeadSHA, nj.Seq)
 	rn.log.Info("recheck queued a review", "user", c.Author, "head", pr.HeadSHA)
 	return nil
+}
+
+// replyOnce answers the job's comment with body, marked with the comment's id
+// (forge.ReplyMarker). A run after one that began (job.Started: stopped, killed or put back)
+// first looks for that answer among the PR's comments: the forge may have posted it while
+// its answer to the request never came.
+func (rn *runner) replyOnce(ctx context.Context, j job, body string) error {
+	marker := forge.ReplyMarker(j.Event.Comment.ID)
+	if f, ok := rn.client.(forge.ReplyFinder); ok && j.Started {
+		found, err := f.HasReply(ctx, rn.ev.Repo, rn.ev.PR, marker)
+		if err != nil {
+			return fmt.Errorf("look for the answer to comment %d: %w", j.Event.Comment.ID, err)
+		}
+		if found {
+			rn.log.Info("the comment was answered already", "comment", j.Event.Comment.ID)
+			return nil
+		}
+	}
+	return rn.client.Reply(ctx, rn.ev.Repo, rn.ev.PR, body+"\n\n"+marker)
 }
 
 // prHead reads the PR's current head from the forge: webhooks are not delivered in order,

@@ -123,6 +123,8 @@ type Server struct {
 	bodies chan struct{}
 	closed atomic.Bool
 	now    func() time.Time
+	// sleep is the learner's wait between asks (the package's sleep; tests record it).
+	sleep func(ctx context.Context, d time.Duration) bool
 	// storeRetry is how long a job waits to run again when neither its store nor its
 	// forge works (storeRetryDelay; tests shorten it).
 	storeRetry time.Duration
@@ -186,6 +188,7 @@ func New(opts Options) (*Server, error) {
 		metrics:    opts.Metrics,
 		cache:      render.NewCache(opts.BuildCacheBytes),
 		now:        time.Now,
+		sleep:      sleep,
 		storeRetry: storeRetryDelay,
 		bodies:     make(chan struct{}, opts.MaxBodiesInFlight),
 		localDirs:  localDirs(opts.DataDir),

@@ -298,7 +298,7 @@ func TestRecheck(t *testing.T) {
 		}
 		h.waitFor("reply", func(c []call) bool { return len(c) == 2 })
 		h.waitStoreEmpty()
-		want := []call{{Method: "CanWrite", Text: "bob"}, {Method: "Reply", Text: "@bob only users with write access can /recheck"}}
+		want := []call{{Method: "CanWrite", Text: "bob"}, {Method: "Reply", Text: "@bob only users with write access can /recheck\n\n<!-- tiergate reply to comment 99 -->"}}
 		if diff := cmp.Diff(want, h.fc.snapshot()); diff != "" {
 			t.Fatalf("forge calls (-want +got):\n%s", diff)
 		}
@@ -319,7 +319,7 @@ func TestRecheckByReaderDuringReview(t *testing.T) {
 	if code, s := status(h.github("issue_comment", "c-1", ghComment(7, 99, "bob", "User", "/recheck"), ghSecret)); code != http.StatusAccepted || s != "queued" {
 		t.Fatalf("got %d %q, want 202 queued", code, s)
 	}
-	refusal := call{Method: "Reply", Text: "@bob only users with write access can /recheck"}
+	refusal := call{Method: "Reply", Text: "@bob only users with write access can /recheck\n\n<!-- tiergate reply to comment 99 -->"}
 	h.waitFor("reply", func(calls []call) bool { return len(calls) == 4 })
 	close(h.fetch.release)
 	calls := h.waitFor("final status", finalStatus(shaA))
@@ -374,7 +374,7 @@ func TestRecheckStoredApart(t *testing.T) {
 			review = append(review, c)
 		}
 	}
-	if diff := cmp.Diff([]call{{Method: "CanWrite", Text: "bob"}, {Method: "Reply", Text: "@bob only users with write access can /recheck"}}, answer); diff != "" {
+	if diff := cmp.Diff([]call{{Method: "CanWrite", Text: "bob"}, {Method: "Reply", Text: "@bob only users with write access can /recheck\n\n<!-- tiergate reply to comment 99 -->"}}, answer); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(reviewCalls(shaA), shorten(review)); diff != "" {
