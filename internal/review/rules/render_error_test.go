@@ -40,6 +40,22 @@ resources:
 			}},
 		},
 		{
+			name: "a listed manifest that is not YAML: the manifest's line",
+			files: map[string]string{
+				tierFile("apps"):          tier("apps", "./apps", true),
+				"apps/cm.yaml":            configMap("default", "cm"),
+				"apps/bad.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: default\n data: {}\n",
+				"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - bad.yaml\n",
+			},
+			broken: []string{"apps"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps",
+				File: "apps/bad.yaml", Line: 5,
+				Msg:  []string{"Kustomization flux-system/apps fails to build, so Flux applies none of it: apps/bad.yaml:5 is not valid YAML: did not find expected key"},
+				Sugg: []string{"Fix apps/bad.yaml:5 so that `kustomize build` succeeds for path ./apps."},
+			}},
+		},
+		{
 			name: "path not found",
 			files: map[string]string{
 				tierFile("apps"): tier("apps", "./nope", true),
