@@ -98,6 +98,23 @@ resources:
 			}},
 		},
 		{
+			// kustomization_types.go Interval: Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
+			// Path is +optional, so a Kustomization without path is accepted.
+			name: "child Kustomization with an interval that is no duration; one without path is fine",
+			files: map[string]string{
+				tierFile("apps"):   strings.Replace(tier("apps", "./apps", true), "interval: 10m0s", "interval: garbage", 1),
+				tierFile("nopath"): strings.Replace(tier("nopath", "./apps", true), "  path: ./apps\n", "", 1),
+				"apps/cm.yaml":     configMap("default", "cm"),
+			},
+			broken: []string{"flux-system"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/flux-system",
+				File: tierFile("apps"), Line: 7,
+				Msg:  []string{"Kustomization flux-system/flux-system fails to apply, so Flux applies none of it: the API server rejects Kustomization flux-system/apps: spec.interval: \"garbage\" is not a duration such as 30s, 5m or 1h30m (the schema's pattern ^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$) (clusters/dev/apps.yaml:7)."},
+				Sugg: []string{"Fix clusters/dev/apps.yaml:7 so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema)."},
+			}},
+		},
+		{
 			name: "child Kustomization without spec",
 			files: map[string]string{
 				tierFile("apps"): "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n",
