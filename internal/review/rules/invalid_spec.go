@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/tiergate/tiergate/internal/render/fluxschema"
@@ -74,8 +75,14 @@ func rejected(o *graph.Object) (field, msg, schema string) {
 }
 
 // builtinRejected decodes o into its k8s.io/api type; a kind the scheme does not know (a
-// custom resource) is accepted here.
+// custom resource) is accepted here. The unstructured converter answers first, without a
+// JSON round trip, for the common case of an object that decodes; only one it refuses is
+// decoded again as the API server's deserializer does, whose error names the field.
 func builtinRejected(o *graph.Object) (field, msg, schema string) {
+	typed, err := scheme.Scheme.New(k8sschema.FromAPIVersionAndKind(o.Body.GetAPIVersion(), o.Body.GetKind()))
+	if err != nil || runtime.DefaultUnstructuredConverter.FromUnstructured(o.Body.Object, typed) == nil {
+		return "", "", ""
+	}
 	data, err := json.Marshal(o.Body.Object)
 	if err != nil {
 		return "", "", ""

@@ -3,6 +3,10 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestInvalidSpec: HelmReleases that break their CRD's schema and built-in objects with a
@@ -75,4 +79,39 @@ func TestInvalidSpec(t *testing.T) {
 			checkFindings(t, stateRule(t, "invalid-spec")(c, nil, testEnv()), tc.want)
 		})
 	}
+}
+
+// BenchmarkInvalidSpec: invalid-spec alone and every state rule, on 2,000 Kustomizations of
+// one ConfigMap and one Deployment each (docs/performance.md): the share of a review's rule
+// time that decoding every built-in object into its k8s.io/api type costs.
+func BenchmarkInvalidSpec(b *testing.B) {
+	c := shapeCluster("none", 2000)
+	for _, ref := range c.Order[1:] {
+		ks := c.Kustomizations[ref]
+		name := "d" + ref.Name
+		o := &graph.Object{ID: graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "default", Name: name}, Owner: ref, File: "apps/" + ref.Name + "/web.yaml", Line: 1,
+			Body: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+				"metadata": map[string]any{"name": name, "namespace": "default"},
+				"spec": map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+					"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": name}},
+						"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx:1.27",
+							"resources": map[string]any{"limits": map[string]any{"cpu": "500m", "memory": "128Mi"}}}}}}}}}}
+		ks.Objects = append(ks.Objects, o)
+		c.Owners[o.ID] = []*graph.Object{o}
+	}
+	b.Run("invalid-spec", func(b *testing.B) {
+		for range b.N {
+			if fs := invalidSpec(c, c, &Env{}); len(fs) != 0 {
+				b.Fatal(dump(fs))
+			}
+		}
+	})
+	b.Run("all-state-rules", func(b *testing.B) {
+		for range b.N {
+			env := &Env{Catalog: NewCatalog(nil)}
+			for _, r := range State {
+				r.Check(c, c, env)
+			}
+		}
+	})
 }
