@@ -54,7 +54,7 @@ func TestInvalidSpec(t *testing.T) {
 				Msg: []string{`(the helm.toolkit.fluxcd.io/v2 HelmRelease schema): spec.interval: "garbage" is not a duration such as 30s, 5m or 1h30m (the schema's pattern ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$); spec.values: must be an object, got a list; kustomize-controller's dry-run`}}},
 		},
 		{
-			name: "a Deployment's replicas as a string",
+			name:  "a Deployment's replicas as a string",
 			files: merge(tiers, map[string]string{"apps/web.yaml": web("three")}),
 			want: []want{{Rule: "invalid-spec", Severity: Error, Kustomization: "flux-system/apps", Object: "Deployment.apps/default/web", File: "apps/web.yaml", Line: 7,
 				Msg: []string{"Deployment.apps/default/web is rejected by the API server (the apps/v1 Deployment type): spec.replicas must be an integer, got a string; " +
