@@ -63,9 +63,6 @@ func Check(group, kind string, obj map[string]any) []Violation {
 	return out
 }
 
-// Duration reports whether s is a duration the Flux CRDs accept.
-func Duration(s string) bool { return duration.MatchString(s) }
-
 func schemaOf(group, kind string) ([]field, func(map[string]any) []Violation) {
 	switch group + "/" + kind {
 	case "helm.toolkit.fluxcd.io/HelmRelease":
