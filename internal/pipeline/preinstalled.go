@@ -127,7 +127,9 @@ func unknownCRDs(notes []helmfile.Note) []string {
 
 // BootstrapNamespaces is the set of namespaces the tree's bootstrap helmfiles install
 // releases into, for rules.Env.BootstrapNamespaces: helmfile creates a release's namespace
-// before it installs it (helmDefaults.createNamespace defaults to true). The helmfiles are
+// before it installs it (helmDefaults.createNamespace defaults to true), except where it
+// only templates the release (a crds-only helmfile) or createNamespace is false
+// (helmfile.Release.NamespaceNotCreated). The helmfiles are
 // those Preinstalled reads (the cluster sources' files when g has them).
 func BootstrapNamespaces(src *fsys.Source, g *graph.Graph) map[string]bool {
 	if g != nil {
@@ -141,12 +143,12 @@ func BootstrapNamespaces(src *fsys.Source, g *graph.Graph) map[string]bool {
 	}
 	rels, notes := helmfile.Read(src)
 	for _, r := range rels {
-		if r.Namespace != "" {
+		if r.Namespace != "" && !r.NamespaceNotCreated {
 			out[r.Namespace] = true
 		}
 	}
 	for _, n := range notes {
-		if n.TemplatedNamespace != "" {
+		if n.TemplatedNamespace != "" && !n.NamespaceNotCreated {
 			out[n.TemplatedNamespace] = true
 		}
 	}

@@ -145,7 +145,8 @@ func TestPreinstalledFromHelmRelease(t *testing.T) {
 }
 
 // TestBootstrapNamespaces: every bootstrap helmfile release's namespace, whether its chart
-// is known or templated; none without a helmfile.
+// is known or templated, that helmfile creates: not those of a helmfile only templated for
+// its CRDs, nor with createNamespace false; none without a helmfile.
 func TestBootstrapNamespaces(t *testing.T) {
 	dir := t.TempDir()
 	hf := `releases:
@@ -158,14 +159,44 @@ func TestBootstrapNamespaces(t *testing.T) {
   - name: plain
     chart: jetstack/cert-manager
 `
-	if err := os.WriteFile(filepath.Join(dir, "helmfile.yaml"), []byte(hf), 0o644); err != nil {
-		t.Fatal(err)
+	// Only templated for its CRDs (--include-crds, as onedr0p's bootstrap/helmfile/crds.yaml):
+	// no namespace of it is created, whether its chart is known or a template's output.
+	crds := `# yaml-language-server: $schema=https://json.schemastore.org/helmfile
+helmDefaults:
+  args: [--include-crds, --no-hooks]
+bases: [default.yaml]
+defaultInherit: default
+releases:
+  - name: envoy-gateway
+    namespace: crds-only-templated
+  - name: snapshot-controller
+    namespace: crds-only-known
+    chart: piraeus/snapshot-controller
+`
+	base := "templates:\n  default:\n    chart: '{{ .Values.chart }}'\n"
+	// createNamespace: false in helmDefaults, and a release that sets it back to true.
+	noCreate := `# yaml-language-server: $schema=https://json.schemastore.org/helmfile
+helmDefaults:
+  createNamespace: false
+releases:
+  - name: a
+    namespace: not-created
+    chart: jetstack/cert-manager
+  - name: b
+    namespace: created-again
+    chart: jetstack/cert-manager
+    createNamespace: true
+`
+	for name, text := range map[string]string{"helmfile.yaml": hf, "crds.yaml": crds, "default.yaml": base, "nocreate.yaml": noCreate} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tree, err := ReadDir(dir, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]bool{"cert-manager": true, "network": true}, BootstrapNamespaces(tree.Source, nil)); d != "" {
+	if d := cmp.Diff(map[string]bool{"cert-manager": true, "network": true, "created-again": true}, BootstrapNamespaces(tree.Source, nil)); d != "" {
 		t.Errorf("namespaces (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(map[string]bool{}, BootstrapNamespaces(nil, nil)); d != "" {

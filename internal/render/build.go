@@ -221,7 +221,7 @@ func mentions(msg string) []string {
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
 func buildError(ix *index, dir string, err error) *graph.BuildError {
-	return summarize(locateError(ix, dir, err))
+	return summarize(malformedManifest(ix, locateError(ix, dir, err)))
 }
 
 // locateError is buildError before summarize: the whole message, at its place.

@@ -44,6 +44,37 @@ func TestErrorLocations(t *testing.T) {
 					"must build at directory: not a valid directory: evalsymlink failure on 'apps/sub/gone.yaml' : lstat apps/sub/gone.yaml: no such file or directory"},
 		},
 		{
+			name: "a listed manifest that is not YAML: its line, not the entry",
+			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
+				"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - bad.yaml\n", "apps/cm.yaml": cm("default", "a"),
+				"apps/bad.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: a\n data: b\n"},
+			want: &graph.BuildError{File: "apps/bad.yaml", Line: 5, Message: "apps/bad.yaml:5 is not valid YAML: did not find expected key",
+				Details: "accumulating resources: accumulating resources from 'bad.yaml': MalformedYAMLError: yaml: line 5: did not find expected key in File: bad.yaml"},
+		},
+		{
+			name: "a nested manifest that is not YAML: counted from the file's start",
+			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
+				"apps/kustomization.yaml": "resources:\n  - sub\n", "apps/sub/kustomization.yaml": "resources:\n  - bad.yaml\n",
+				"apps/sub/bad.yaml": cm("default", "a") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n\tnamespace: a\n"},
+			want: &graph.BuildError{File: "apps/sub/bad.yaml", Line: 12, Message: "apps/sub/bad.yaml:12 is not valid YAML: found a tab character that violates indentation",
+				Details: "accumulating resources: accumulation err='accumulating resources from 'sub': read apps/sub: is a directory': recursed accumulation of path 'apps/sub': " +
+					"accumulating resources: accumulating resources from 'bad.yaml': MalformedYAMLError: yaml: line 4: found a tab character that violates indentation in File: bad.yaml"},
+		},
+		{
+			name: "a patch file that is not YAML: the patch file",
+			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
+				"apps/kustomization.yaml": "resources:\n  - cm.yaml\npatches:\n  - path: p.yaml\n", "apps/cm.yaml": cm("default", "a"),
+				"apps/p.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n"},
+			want: &graph.BuildError{File: "apps/p.yaml", Line: 3, Message: "apps/p.yaml:3 is not valid YAML: did not find expected ',' or ']'",
+				Details: "trouble configuring builtin PatchTransformer with config: `\npath: p.yaml\n`: unable to parse SM or JSON patch from [path: \"p.yaml\"]"},
+		},
+		{
+			name:  "the kustomization.yaml itself is not YAML: its own line",
+			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/kustomization.yaml": "resources:\n  - cm.yaml\n bad: [\n", "apps/cm.yaml": cm("default", "a")},
+			want: &graph.BuildError{File: "apps/kustomization.yaml", Line: 2, Message: "apps/kustomization.yaml:2 is not valid YAML: did not find expected key",
+				Details: "error converting YAML to JSON: yaml: line 2: did not find expected key"},
+		},
+		{
 			name: "a folder without kustomization.yaml: the Kustomization's path, a file",
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps", "targetNamespace: web"),
 				"apps/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n"},

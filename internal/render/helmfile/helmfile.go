@@ -28,6 +28,9 @@ type Release struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace,omitempty"`
 	Chart     string `json:"chart"`
+	// NamespaceNotCreated is true when helmfile does not create Namespace: the helmfile is
+	// only templated for its CRDs, or createNamespace is false.
+	NamespaceNotCreated bool `json:"-"`
 }
 
 // Note is a release or file that could not be read without executing a template (or did
@@ -41,6 +44,8 @@ type Note struct {
 	// for the HelmRelease that manages that Helm release.
 	TemplatedRelease   string `json:"-"`
 	TemplatedNamespace string `json:"-"`
+	// NamespaceNotCreated is Release.NamespaceNotCreated for TemplatedRelease.
+	NamespaceNotCreated bool `json:"-"`
 }
 
 func (n Note) String() string { return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Text) }
@@ -154,7 +159,13 @@ func (r *reader) state(f string, depth int) {
 	templates := map[string]release{}
 	var inherit []string
 	var rels []release
+	var hd helmDefaults
 	for _, p := range parts {
+		// Bases first, then the file's own parts: a later createNamespace wins, args add up.
+		hd.Args = append(hd.Args, p.HelmDefaults.Args...)
+		if p.HelmDefaults.CreateNamespace != nil {
+			hd.CreateNamespace = p.HelmDefaults.CreateNamespace
+		}
 		maps.Copy(templates, p.Templates)
 		inherit = append(inherit, p.DefaultInherit...)
 		rels = append(rels, p.Releases...)
@@ -167,7 +178,7 @@ func (r *reader) state(f string, depth int) {
 		}
 	}
 	for _, rel := range rels {
-		r.release(f, rel, templates, inherit)
+		r.release(f, rel, templates, inherit, hd)
 	}
 }
 

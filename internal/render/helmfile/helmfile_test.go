@@ -69,8 +69,8 @@ releases:
 `,
 			},
 			releases: []Release{
-				{File: "bootstrap/helmfile.d/00-crds.yaml", Line: 5, Name: "kube-prometheus-stack", Namespace: "observability", Chart: "kube-prometheus-stack"},
-				{File: "bootstrap/helmfile.d/00-crds.yaml", Line: 8, Name: "gateway", Namespace: "network", Chart: "gateway-helm"},
+				{File: "bootstrap/helmfile.d/00-crds.yaml", Line: 5, Name: "kube-prometheus-stack", Namespace: "observability", Chart: "kube-prometheus-stack", NamespaceNotCreated: true},
+				{File: "bootstrap/helmfile.d/00-crds.yaml", Line: 8, Name: "gateway", Namespace: "network", Chart: "gateway-helm", NamespaceNotCreated: true},
 				{File: "bootstrap/helmfile.d/01-apps.yaml.gotmpl", Line: 7, Name: "cilium", Namespace: "kube-system", Chart: "cilium"},
 				{File: "bootstrap/helmfile.d/01-apps.yaml.gotmpl", Line: 12, Name: "cert-manager", Namespace: "cert-manager", Chart: "cert-manager"},
 			},

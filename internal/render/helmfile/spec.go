@@ -10,13 +10,36 @@ import (
 )
 
 // part is one `---` part of a helmfile, the fields of helmfile's HelmState that say what
-// is installed (pkg/state/state.go: Bases, Helmfiles, Templates, DefaultInherit, Releases).
+// is installed (pkg/state/state.go: Bases, Helmfiles, HelmDefaults, Templates,
+// DefaultInherit, Releases).
 type part struct {
 	Bases          []ref              `yaml:"bases"`
+	HelmDefaults   helmDefaults       `yaml:"helmDefaults"`
 	Helmfiles      []ref              `yaml:"helmfiles"`
 	Templates      map[string]release `yaml:"templates"`
 	DefaultInherit stringList         `yaml:"defaultInherit"`
 	Releases       []release          `yaml:"releases"`
+}
+
+// helmDefaults holds the HelmSpec fields that decide whether a release's namespace is
+// created (pkg/state/state.go HelmSpec: Args, CreateNamespace, true when not set).
+type helmDefaults struct {
+	Args            []string `yaml:"args"`
+	CreateNamespace *bool    `yaml:"createNamespace"`
+}
+
+// templateOnly reports whether args hold a flag that only `helm template` takes
+// (--include-crds: helm pkg/cmd/template.go; install and upgrade refuse it as unknown):
+// helmfile passes helmDefaults.args to every helm call, so such a helmfile is only ever
+// templated — its CRDs piped to kubectl, as bootstrap/helmfile/crds.yaml files are — and
+// never creates a namespace.
+func templateOnly(args []string) bool {
+	for _, a := range args {
+		if a == "--include-crds" || strings.HasPrefix(a, "--include-crds=") {
+			return true
+		}
+	}
+	return false
 }
 
 // ref is a bases: or helmfiles: entry: a path, or {path: …} (SubHelmfileSpec).
@@ -61,7 +84,9 @@ type release struct {
 	Chart     string `yaml:"chart"`
 	Installed string `yaml:"installed"`
 	Condition string `yaml:"condition"`
-	Inherit   []struct {
+	// CreateNamespace overrides helmDefaults.createNamespace (ReleaseSpec.CreateNamespace).
+	CreateNamespace *bool `yaml:"createNamespace"`
+	Inherit         []struct {
 		Template string `yaml:"template"`
 	} `yaml:"inherit"`
 	line int
@@ -98,6 +123,9 @@ func (r release) withTemplates(templates map[string]release, defaults []string) 
 		fill(&r.Namespace, t.Namespace)
 		fill(&r.Installed, t.Installed)
 		fill(&r.Condition, t.Condition)
+		if r.CreateNamespace == nil {
+			r.CreateNamespace = t.CreateNamespace
+		}
 	}
 	return r, missing
 }
@@ -110,8 +138,11 @@ func fill(dst *string, v string) {
 
 // release records rel when it is installed and its chart is known, else notes why not.
 // Not installed: `installed: false` (ReleaseSpec.Desired, pkg/state/release.go).
-func (r *reader) release(state string, rel release, templates map[string]release, defaults []string) {
+// hd is the state's helmDefaults: a release whose namespace helmfile does not create says
+// so (NamespaceNotCreated).
+func (r *reader) release(state string, rel release, templates map[string]release, defaults []string, hd helmDefaults) {
 	rel, missing := rel.withTemplates(templates, defaults)
+	noNamespace := !createsNamespace(rel, hd)
 	name := rel.Name
 	if isTemplated(name) || name == "" {
 		name = "(templated name)"
@@ -131,7 +162,7 @@ func (r *reader) release(state string, rel release, templates map[string]release
 	case isTemplated(rel.Chart):
 		n := Note{File: rel.file, Line: rel.line, Text: fmt.Sprintf("release %s: chart is templated: not read", name)}
 		if !isTemplated(rel.Name) {
-			n.TemplatedRelease = rel.Name
+			n.TemplatedRelease, n.NamespaceNotCreated = rel.Name, noNamespace
 			if !isTemplated(rel.Namespace) {
 				n.TemplatedNamespace = rel.Namespace
 			}
@@ -144,7 +175,21 @@ func (r *reader) release(state string, rel release, templates map[string]release
 	}
 	chart := r.chartName(rel.file, rel.Chart)
 	key := rel.file + ":" + strconv.Itoa(rel.line)
-	r.releases[key] = Release{File: rel.file, Line: rel.line, Name: rel.Name, Namespace: rel.Namespace, Chart: chart}
+	r.releases[key] = Release{File: rel.file, Line: rel.line, Name: rel.Name, Namespace: rel.Namespace, Chart: chart, NamespaceNotCreated: noNamespace}
+}
+
+// createsNamespace reports whether helmfile creates rel's namespace before it installs it:
+// --create-namespace is passed when createNamespace (the release's, else helmDefaults')
+// is true or not set (pkg/state/state.go HelmSpec.CreateNamespace, ReleaseSpec
+// .CreateNamespace), and never for a helmfile that is only templated (templateOnly).
+func createsNamespace(rel release, hd helmDefaults) bool {
+	if templateOnly(hd.Args) {
+		return false
+	}
+	if rel.CreateNamespace != nil {
+		return *rel.CreateNamespace
+	}
+	return hd.CreateNamespace == nil || *hd.CreateNamespace
 }
 
 // chartName is the chart's name in chart: — `repo/name`, `oci://host/…/name[:tag]`, or a

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -115,6 +116,9 @@ func NewKustomization(u *unstructured.Unstructured, file string, line int, paren
 	}
 	if rs.SourceRef.Kind == "" || rs.SourceRef.Name == "" {
 		return nil, &InvalidSpec{ref: ref, Field: "sourceRef", msg: "spec.sourceRef needs kind and name"}
+	}
+	if v := fluxschema.Check("kustomize.toolkit.fluxcd.io", "Kustomization", u.Object); len(v) > 0 {
+		return nil, &InvalidSpec{ref: ref, Field: v[0].Top, msg: v[0].Msg}
 	}
 	ks := &graph.Kustomization{Ref: ref, Parent: parent, File: file, Line: line, Body: u, JSON: &graph.BodyJSON{}}
 	s := &ks.Spec

@@ -36,7 +36,24 @@ func TestChartInstalledCRDs(t *testing.T) {
 			want: []want{{Rule: "runtime-crd-same-pass", Severity: Error, Kustomization: "flux-system/certs",
 				Object: "ClusterIssuer.cert-manager.io/letsencrypt", File: "certs/ci.yaml", Line: 2,
 				Msg: []string{"created at runtime once HelmRelease.helm.toolkit.fluxcd.io/cert-manager/cert-manager reconciles",
-					"the CRD never appears; based on the chart catalog: the chart was not rendered."}}},
+					"the CRD never appears; based on the chart catalog: the chart was not rendered."},
+				Sugg: []string{"Move ClusterIssuer.cert-manager.io/letsencrypt (certs/ci.yaml:2) to a new Kustomization that dependsOn flux-system/certs, and set `wait: true` on flux-system/certs (clusters/dev/certs.yaml:2), " +
+					"so that it is applied only once HelmRelease cert-manager/cert-manager is Ready (its chart installed, CRDs included):\n  # Kustomization flux-system/certs\n  spec:\n    wait: true\n" +
+					"  # the new Kustomization, e.g. flux-system/certs-clusterissuers, with the same sourceRef and a path holding ci.yaml\n  spec:\n    dependsOn:\n      - name: certs"}}},
+		},
+		{
+			name: "issuer beside the chart in a tier that waits: no wait line",
+			files: map[string]string{
+				tierFile("certs"): tier("certs", "./certs", true, "wait: true"),
+				"certs/hr.yaml":   certManager,
+				"certs/ci.yaml":   issuer,
+			},
+			rule: "runtime-crd-same-pass",
+			want: []want{{Rule: "runtime-crd-same-pass", Severity: Error, Kustomization: "flux-system/certs",
+				Object: "ClusterIssuer.cert-manager.io/letsencrypt", File: "certs/ci.yaml", Line: 2,
+				Sugg: []string{"Move ClusterIssuer.cert-manager.io/letsencrypt (certs/ci.yaml:2) to a new Kustomization that dependsOn flux-system/certs, " +
+					"so that it is applied only once HelmRelease cert-manager/cert-manager is Ready (its chart installed, CRDs included):\n" +
+					"  # the new Kustomization, e.g. flux-system/certs-clusterissuers, with the same sourceRef and a path holding ci.yaml\n  spec:\n    dependsOn:\n      - name: certs"}}},
 		},
 		{
 			// A rendered chart says what it installs: the catalog's entry for its name is

@@ -14,8 +14,9 @@ import (
 // (internal/controller/resourceset_controller.go ResourceSetReconciler.apply); the finding
 // on the ResourceSet is the one conflict. A chart's objects count as their HelmRelease's
 // (chartDuplicate). An object the charts of two colliding HelmReleases both render is
-// release-collision's (collidingPairs); a third owner of it is still reported.
-func duplicateOwner(c, _ *graph.Cluster, _ *Env) []Finding {
+// release-collision's (collidingPairs); a third owner of it is still reported. The finding
+// is on the owner the change adds (blame), so that it points at what the PR changed.
+func duplicateOwner(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	colliding := collidingPairs(c)
 	for _, ref := range c.Order {
@@ -24,7 +25,7 @@ func duplicateOwner(c, _ *graph.Cluster, _ *Env) []Finding {
 			if len(owners) < 2 || owners[0] == o {
 				continue
 			}
-			first := owners[0]
+			first, o := blame(other, owners[0], o)
 			if o.ResourceSet != "" && o.ResourceSet == first.ResourceSet {
 				continue
 			}
@@ -37,15 +38,39 @@ func duplicateOwner(c, _ *graph.Cluster, _ *Env) []Finding {
 				}
 				continue
 			}
-			f := objectFinding("duplicate-owner", Error, c.Name, o, ref)
+			f := objectFinding("duplicate-owner", Error, c.Name, o, o.Owner)
 			f.Message = fmt.Sprintf("%s is emitted by both %s (%s:%d) and %s: the two Kustomizations overwrite each other on every reconcile and either may prune it.",
-				o.ID, first.Owner, first.File, first.Line, ref)
+				o.ID, first.Owner, first.File, first.Line, o.Owner)
 			f.Suggestion = fmt.Sprintf("Keep %s in one Kustomization only: remove it from %s or from %s.", o.ID, first.File, o.File)
 			if first.File == o.File {
-				f.Suggestion = fmt.Sprintf("%s and %s both build %s (their paths lead to the same manifests): point them at different folders, or delete one of them.", first.Owner, ref, o.File)
+				f.Suggestion = fmt.Sprintf("%s and %s both build %s (their paths lead to the same manifests): point them at different folders, or delete one of them.", first.Owner, o.Owner, o.File)
 			}
 			out = append(out, f)
 		}
 	}
 	return append(out, contestedRoot(c)...)
+}
+
+// blame orders two owners of one identity as (kept, added): the finding goes on added, the
+// one the change brings. Without the other commit, or when both or neither are new, the
+// build order stands (first, then o).
+func blame(other *graph.Cluster, first, o *graph.Object) (*graph.Object, *graph.Object) {
+	if other == nil {
+		return first, o
+	}
+	if ownedIn(other, first) || !ownedIn(other, o) {
+		return first, o
+	}
+	return o, first
+}
+
+// ownedIn reports whether c has o's identity from the same owner: the same Kustomization's
+// own build, the same HelmRelease's chart or the same ResourceSet in it.
+func ownedIn(c *graph.Cluster, o *graph.Object) bool {
+	for _, p := range c.Owners[o.ID] {
+		if p.Owner == o.Owner && p.HelmRelease == o.HelmRelease && p.ResourceSet == o.ResourceSet {
+			return true
+		}
+	}
+	return false
 }

@@ -190,6 +190,7 @@ var State = []StateRule{
 	{"namespace-not-set", namespaceNotSet},
 	{"target-namespace-renames-namespace", targetNamespaceRenamesNamespace},
 	{"invalid-name", invalidName},
+	{"invalid-spec", invalidSpec},
 	{"undefined-variable", undefinedVariable},
 	{"unsubstituted-variable", unsubstitutedVariable},
 	{"chart-version-unchanged", chartVersionUnchanged},

@@ -40,6 +40,22 @@ resources:
 			}},
 		},
 		{
+			name: "a listed manifest that is not YAML: the manifest's line",
+			files: map[string]string{
+				tierFile("apps"):          tier("apps", "./apps", true),
+				"apps/cm.yaml":            configMap("default", "cm"),
+				"apps/bad.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: default\n data: {}\n",
+				"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - bad.yaml\n",
+			},
+			broken: []string{"apps"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps",
+				File: "apps/bad.yaml", Line: 5,
+				Msg:  []string{"Kustomization flux-system/apps fails to build, so Flux applies none of it: apps/bad.yaml:5 is not valid YAML: did not find expected key"},
+				Sugg: []string{"Fix apps/bad.yaml:5 so that `kustomize build` succeeds for path ./apps."},
+			}},
+		},
+		{
 			name: "path not found",
 			files: map[string]string{
 				tierFile("apps"): tier("apps", "./nope", true),
@@ -79,6 +95,23 @@ resources:
 				File: tierFile("apps"), Line: 13,
 				Msg:  []string{"Kustomization flux-system/flux-system fails to apply, so Flux applies none of it: the API server rejects Kustomization flux-system/apps: spec.dependsOn: expected a list, got a string (clusters/dev/apps.yaml:13); Kustomization flux-system/db: spec.prune: expected a boolean, got a string (clusters/dev/db.yaml:9)."},
 				Sugg: []string{"Fix clusters/dev/apps.yaml:13, and the other places named, so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema)."},
+			}},
+		},
+		{
+			// kustomization_types.go Interval: Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
+			// Path is +optional, so a Kustomization without path is accepted.
+			name: "child Kustomization with an interval that is no duration; one without path is fine",
+			files: map[string]string{
+				tierFile("apps"):   strings.Replace(tier("apps", "./apps", true), "interval: 10m0s", "interval: garbage", 1),
+				tierFile("nopath"): strings.Replace(tier("nopath", "./apps", true), "  path: ./apps\n", "", 1),
+				"apps/cm.yaml":     configMap("default", "cm"),
+			},
+			broken: []string{"flux-system"},
+			want: []want{{
+				Rule: "render-error", Severity: Error, Kustomization: "flux-system/flux-system",
+				File: tierFile("apps"), Line: 7,
+				Msg:  []string{"Kustomization flux-system/flux-system fails to apply, so Flux applies none of it: the API server rejects Kustomization flux-system/apps: spec.interval: \"garbage\" is not a duration such as 30s, 5m or 1h30m (the schema's pattern ^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$) (clusters/dev/apps.yaml:7)."},
+				Sugg: []string{"Fix clusters/dev/apps.yaml:7 so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema)."},
 			}},
 		},
 		{

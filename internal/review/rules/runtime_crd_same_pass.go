@@ -39,7 +39,7 @@ func runtimeCRDSamePass(c, _ *graph.Cluster, env *Env) []Finding {
 			f := objectFinding("runtime-crd-same-pass", Error, c.Name, o, ref)
 			f.Message = fmt.Sprintf("%s's CRD is created at runtime once %s reconciles, but both are in %s: on a cluster without the CRD, Flux's dry-run rejects the unknown kind %s, nothing in the stage is applied, and the CRD never appears%s.",
 				o.ID, trigger.ID, ref, o.ID.Kind, rk.basis("; "))
-			f.Suggestion = fmt.Sprintf("Move %s to a new Kustomization with `wait: true` and:\n  dependsOn:\n    - name: %s", o.ID, ref.Name)
+			f.Suggestion = samePassFix(ks, o, trigger)
 			out = append(out, f)
 		}
 	}
@@ -101,4 +101,31 @@ func (v *view) chartOf(o *graph.Object) string {
 		}
 	}
 	return ref["name"]
+}
+
+// samePassFix is the concrete fix: o in a Kustomization of its own that dependsOn ks, and
+// ks waiting for what it applies (wait: true), so that the new one starts only once the
+// trigger is Ready and the CRD exists. kustomize-controller holds a dependent until its
+// dependsOn are Ready (kustomization_controller.go checkDependencies), and a Kustomization
+// is Ready before its objects are unless wait or healthChecks say otherwise (checkHealth):
+// with wait, a HelmRelease must be Ready, its chart's CRDs installed; a CDI must have
+// reconciled. The wait line is left out when ks has it.
+func samePassFix(ks *graph.Kustomization, o, trigger *graph.Object) string {
+	ready := fmt.Sprintf("%s is Ready", trigger.ID)
+	if trigger.ID.Kind == "HelmRelease" {
+		ready = fmt.Sprintf("HelmRelease %s/%s is Ready (its chart installed, CRDs included)", trigger.ID.Namespace, trigger.ID.Name)
+	}
+	name := ks.Ref.Name + "-" + strings.ToLower(o.ID.Kind) + "s"
+	var b strings.Builder
+	fmt.Fprintf(&b, "Move %s (%s:%d) to a new Kustomization that dependsOn %s", o.ID, o.File, o.Line, ks.Ref)
+	if !ks.Spec.Wait {
+		fmt.Fprintf(&b, ", and set `wait: true` on %s (%s:%d)", ks.Ref, ks.File, ks.Line)
+	}
+	fmt.Fprintf(&b, ", so that it is applied only once %s:\n", ready)
+	if !ks.Spec.Wait {
+		fmt.Fprintf(&b, "  # Kustomization %s\n  spec:\n    wait: true\n", ks.Ref)
+	}
+	fmt.Fprintf(&b, "  # the new Kustomization, e.g. %s/%s, with the same sourceRef and a path holding %s\n", ks.Ref.Namespace, name, path.Base(o.File))
+	fmt.Fprintf(&b, "  spec:\n    dependsOn:\n      - name: %s", ks.Ref.Name)
+	return b.String()
 }

@@ -32,8 +32,10 @@ func TestRuntimeCRDSamePass(t *testing.T) {
 			want: []want{{
 				Rule: "runtime-crd-same-pass", Severity: Error, Kustomization: "flux-system/cdi",
 				Object: "StorageProfile.cdi.kubevirt.io/fast", File: "cdi/sp.yaml", Line: 2,
-				Msg:  []string{"once CDI.cdi.kubevirt.io/cdi reconciles", "both are in flux-system/cdi"},
-				Sugg: []string{"Move StorageProfile.cdi.kubevirt.io/fast to a new Kustomization with `wait: true`", "  dependsOn:\n    - name: cdi"},
+				Msg: []string{"once CDI.cdi.kubevirt.io/cdi reconciles", "both are in flux-system/cdi"},
+				Sugg: []string{"Move StorageProfile.cdi.kubevirt.io/fast (cdi/sp.yaml:2) to a new Kustomization that dependsOn flux-system/cdi, and set `wait: true` on flux-system/cdi (clusters/dev/cdi.yaml:2), " +
+					"so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready:\n  # Kustomization flux-system/cdi\n  spec:\n    wait: true\n" +
+					"  # the new Kustomization, e.g. flux-system/cdi-storageprofiles, with the same sourceRef and a path holding sp.yaml\n  spec:\n    dependsOn:\n      - name: cdi"},
 			}},
 		},
 		{

@@ -1,0 +1,167 @@
+package rules
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/tiergate/tiergate/internal/render/fluxschema"
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
+
+// invalidSpec reports an object the API server rejects for its schema: a HelmRelease that
+// breaks its CRD's OpenAPI constraints (fluxschema: the kubebuilder:validation markers of
+// helm-controller api/v2/helmrelease_types.go — releaseName at most 53 characters, an
+// interval that is a duration, values an object, …), or a built-in kind whose fields have
+// the wrong type (`replicas: "three"`), found by decoding it into its k8s.io/api type as
+// the API server's deserializer does (client-go kubernetes/scheme Codecs). kustomize-controller
+// dry-runs every object of a stage before it applies any (fluxcd/pkg ssa
+// ResourceManager.ApplyAllStaged), so one rejected object fails the whole Kustomization on
+// every reconcile; a chart's object fails its HelmRelease's install or upgrade. A
+// Kustomization object the schema rejects is render-error's (its parent fails to apply);
+// custom resources of other kinds have no schema here. Unknown fields are not judged: the
+// API server only warns of them by default (fieldValidation=Warn).
+func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
+	var out []Finding
+	each(c, func(ks *graph.Kustomization, o *graph.Object) {
+		if o.Body == nil {
+			return
+		}
+		field, msg, schema := rejected(o)
+		if msg == "" {
+			return
+		}
+		f := objectFinding("invalid-spec", Error, c.Name, o, ks.Ref)
+		if o.HelmRelease == "" && field != "" {
+			f.Line = fieldLine(c, o, field)
+		}
+		f.Message = fmt.Sprintf("%s is rejected by the API server (%s): %s; %s on every reconcile.", o.ID, schema, msg, applierFails(ks, o))
+		switch {
+		case o.HelmRelease != "":
+			f.Suggestion = fmt.Sprintf("Fix what the chart template %s renders (its values in HelmRelease %s) so that %s is valid.", o.Template, o.HelmRelease, orWhole(field))
+		default:
+			f.Suggestion = fmt.Sprintf("Fix %s at %s:%d so that the API server accepts the %s.", orWhole(field), o.File, f.Line, o.ID.Kind)
+		}
+		out = append(out, f)
+	})
+	return out
+}
+
+// rejected returns the field at fault (a dotted path, "" when the error names none), what
+// is wrong, and the schema that says so; msg is "" for an object the API server accepts.
+func rejected(o *graph.Object) (field, msg, schema string) {
+	if o.ID.Group == "helm.toolkit.fluxcd.io" && o.ID.Kind == "HelmRelease" {
+		vs := fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
+		if len(vs) == 0 {
+			return "", "", ""
+		}
+		msgs := make([]string, len(vs))
+		for i, v := range vs {
+			msgs[i] = v.Msg
+		}
+		return vs[0].Field, strings.Join(msgs, "; "), "the " + o.Body.GetAPIVersion() + " HelmRelease schema"
+	}
+	if o.ID.Group == "kustomize.toolkit.fluxcd.io" || strings.HasSuffix(o.ID.Group, ".fluxcd.io") {
+		return "", "", ""
+	}
+	return builtinRejected(o)
+}
+
+// builtinRejected decodes o into its k8s.io/api type; a kind the scheme does not know (a
+// custom resource) is accepted here. The unstructured converter answers first, without a
+// JSON round trip, for the common case of an object that decodes; only one it refuses is
+// decoded again as the API server's deserializer does, whose error names the field.
+func builtinRejected(o *graph.Object) (field, msg, schema string) {
+	typed, err := scheme.Scheme.New(k8sschema.FromAPIVersionAndKind(o.Body.GetAPIVersion(), o.Body.GetKind()))
+	if err != nil || runtime.DefaultUnstructuredConverter.FromUnstructured(o.Body.Object, typed) == nil {
+		return "", "", ""
+	}
+	data, err := json.Marshal(o.Body.Object)
+	if err != nil {
+		return "", "", ""
+	}
+	_, _, err = scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
+	if err == nil || runtime.IsNotRegisteredError(err) || runtime.IsMissingKind(err) || runtime.IsMissingVersion(err) {
+		return "", "", ""
+	}
+	schema = "the " + o.Body.GetAPIVersion() + " " + o.ID.Kind + " type"
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return te.Field, fmt.Sprintf("%s must be %s, got %s", te.Field, goKind(te.Type), article(te.Value)), schema
+	}
+	return "", err.Error(), schema
+}
+
+// goKind names what a JSON value must be to decode into t.
+func goKind(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return goKind(t.Elem())
+	}
+	return "a " + t.String()
+}
+
+// article puts "a" or "an" before a JSON value kind (json.UnmarshalTypeError.Value).
+func article(kind string) string {
+	if kind == "array" {
+		return "a list"
+	}
+	if kind != "" && strings.ContainsAny(kind[:1], "aeiou") {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+// applierFails says what fails when the API server rejects o, as invalid-name says it.
+func applierFails(ks *graph.Kustomization, o *graph.Object) string {
+	switch {
+	case o.HelmRelease != "":
+		return fmt.Sprintf("helm-controller's install or upgrade of HelmRelease %s fails (chart template %s)", o.HelmRelease, o.Template)
+	case o.ResourceSet != "":
+		return fmt.Sprintf("flux-operator's apply of ResourceSet %s fails", o.ResourceSet)
+	}
+	return fmt.Sprintf("kustomize-controller's dry-run of %s fails and applies nothing", ks.Ref)
+}
+
+func orWhole(field string) string {
+	if field == "" {
+		return "the object"
+	}
+	return field
+}
+
+// listIndex is a list position in a field path ("valuesFrom[1]").
+var listIndex = regexp.MustCompile(`\[\d+\]`)
+
+// fieldLine is the line of field ("spec.install.crds") in o's manifest: each key searched
+// after the previous one, list positions skipped; o's line when a key is not found.
+func fieldLine(c *graph.Cluster, o *graph.Object, field string) int {
+	keys := strings.Split(listIndex.ReplaceAllString(field, ""), ".")
+	patterns := make([]*regexp.Regexp, len(keys))
+	for i, k := range keys {
+		patterns[i] = regexp.MustCompile(`^[\s-]*` + regexp.QuoteMeta(k) + `\s*:`)
+	}
+	return lineAfter(c, o.File, o.Line, patterns...)
+}
