@@ -11,7 +11,7 @@ func TestIsOwnReply(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, body, author, me string
-		isBot, want              bool
+		isBot, want            bool
 	}{
 		{"mine", "@rita no\n\n" + m, "tiergate-bot", "tiergate-bot", false, true},
 		{"mine, login in another case", "x " + m, "Tiergate-Bot", "tiergate-bot", false, true},
