@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -92,7 +91,7 @@ func NewKustomization(u *unstructured.Unstructured, file string, line int, paren
 	}
 	spec, ok := raw.(map[string]any)
 	if !ok {
-		return nil, &InvalidSpec{ref: ref, msg: fmt.Sprintf("spec: expected an object, got %s", article(jsonValueKind(raw)))}
+		return nil, &InvalidSpec{ref: ref, msg: fmt.Sprintf("spec: expected an object, got %s", fluxschema.Article(jsonValueKind(raw)))}
 	}
 	data, err := json.Marshal(spec)
 	if err != nil {
@@ -103,7 +102,7 @@ func NewKustomization(u *unstructured.Unstructured, file string, line int, paren
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			field, _, _ := strings.Cut(te.Field, ".")
-			return nil, &InvalidSpec{ref: ref, Field: field, msg: fmt.Sprintf("spec.%s: expected %s, got %s", te.Field, jsonKind(te.Type), article(te.Value))}
+			return nil, &InvalidSpec{ref: ref, Field: field, msg: fmt.Sprintf("spec.%s: expected %s, got %s", te.Field, fluxschema.JSONKind(te.Type), fluxschema.Article(te.Value))}
 		}
 		return nil, &InvalidSpec{ref: ref, msg: "spec: " + err.Error()}
 	}
@@ -141,32 +140,4 @@ func NewKustomization(u *unstructured.Unstructured, file string, line int, paren
 		s.SourceRef.Namespace = ref.Namespace
 	}
 	return ks, nil
-}
-
-// jsonKind names what a JSON value must be to decode into t, as a schema would say it.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.String:
-		return "a string"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	}
-	return "a number"
-}
-
-// article puts "a" or "an" before a JSON value kind (json.UnmarshalTypeError.Value).
-func article(kind string) string {
-	if kind == "array" {
-		return "a list"
-	}
-	if kind != "" && strings.ContainsAny(kind[:1], "aeiou") {
-		return "an " + kind
-	}
-	return "a " + kind
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -94,44 +93,9 @@ func builtinRejected(o *graph.Object) (field, msg, schema string) {
 	schema = "the " + o.Body.GetAPIVersion() + " " + o.ID.Kind + " type"
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return te.Field, fmt.Sprintf("%s must be %s, got %s", te.Field, goKind(te.Type), article(te.Value)), schema
+		return te.Field, fmt.Sprintf("%s must be %s, got %s", te.Field, fluxschema.JSONKind(te.Type), fluxschema.Article(te.Value)), schema
 	}
 	return "", err.Error(), schema
-}
-
-// goKind names what a JSON value must be to decode into t.
-func goKind(t reflect.Type) string {
-	if t == nil {
-		return "another type"
-	}
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Pointer:
-		return goKind(t.Elem())
-	}
-	return "a " + t.String()
-}
-
-// article puts "a" or "an" before a JSON value kind (json.UnmarshalTypeError.Value).
-func article(kind string) string {
-	if kind == "array" {
-		return "a list"
-	}
-	if kind != "" && strings.ContainsAny(kind[:1], "aeiou") {
-		return "an " + kind
-	}
-	return "a " + kind
 }
 
 // applierFails says what fails when the API server rejects o, as invalid-name says it.
