@@ -33,6 +33,9 @@ func TestRefusalRepliedOnce(t *testing.T) {
 					c.kill()
 				} else {
 					in := e.start(true)
+					// The login known first: a /recheck that waits for it is put back, and
+					// the stop would then find no reply in flight.
+					e.waitLog(`"msg":"the bot's accounts"`, 1)
 					code, body := in.send(d)
 					expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
 					e.waitCalls("the reply", has(refusal))
