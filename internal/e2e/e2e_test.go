@@ -103,6 +103,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 			e := newEnv(t, fl, scenario)
 			exp := loadExpectation(t, e.scenario)
 			in := e.start(true)
+			e.waitLog(`"msg":"the bot's accounts"`, 1) // a /recheck before it is put back
 			head, head2 := e.repo.head, e.repo.head2
 
 			// Bad signatures: 401, nothing queued, no forge call.
