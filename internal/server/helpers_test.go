@@ -350,6 +350,11 @@ func (h *harness) start() {
 	done := make(chan error, 1)
 	srv := h.srv
 	go func() { done <- srv.Run(ctx) }()
+	select { // Run has read the stored queue, or ended
+	case <-srv.resumed:
+	case err := <-done:
+		done <- err
+	}
 	h.stop = func() {
 		cancel()
 		if err := <-done; err != nil {

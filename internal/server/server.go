@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -137,6 +138,10 @@ type Server struct {
 	// learning is true while that learner still asks.
 	learner  bool
 	learning atomic.Bool
+	// resumed is closed once Run has read the stored queue (tests wait on it before they
+	// break the store under a running server).
+	resumed    chan struct{}
+	resumeOnce sync.Once
 }
 
 // loginsFinder is implemented by Forges that can tell the bot's accounts (ConfiguredForges).
@@ -192,6 +197,7 @@ func New(opts Options) (*Server, error) {
 		storeRetry: storeRetryDelay,
 		bodies:     make(chan struct{}, opts.MaxBodiesInFlight),
 		localDirs:  localDirs(opts.DataDir),
+		resumed:    make(chan struct{}),
 	}
 	s.openDisk()
 	s.metrics.watchCache(s.cache)
@@ -243,6 +249,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if len(keys) > 0 {
 		s.log.Info("resuming accepted jobs", "jobs", len(keys))
 	}
+	s.resumeOnce.Do(func() { close(s.resumed) })
 	p := pool.New().WithMaxGoroutines(s.opts.Workers)
 	for range s.opts.Workers {
 		p.Go(func() {
