@@ -18,6 +18,7 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 // Flux 2.7's ArtifactGenerator (fluxcd/source-watcher): it copies files of Flux sources
@@ -174,7 +175,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc graph.
 			return
 		}
 		if err != nil {
-			line := r.ix.lineOf(gen.obj.File, gen.obj.Line, op.From)
+			line := r.ix.LineOf(gen.obj.File, gen.obj.Line, op.From)
 			v.err = &graph.BuildError{File: gen.obj.File, Line: max(line, gen.obj.Line),
 				Message: fmt.Sprintf("ArtifactGenerator %s cannot build artifact %s: failed to apply copy operation from '%s' to '%s': %v", name, ref.Name, op.From, op.To, err)}
 			return
@@ -187,7 +188,7 @@ func (r *renderer) makeView(v *artifactView, gen *generator, ref, rootSrc graph.
 	snap = snap.Without(func(rel string, dir bool) bool { return m.Match(strings.Split(rel, "/"), dir) })
 	v.origin, v.merged = origin, merged
 	v.r = &renderer{
-		abs: snap.Root, ix: newIndex(snap, r.shared), workers: 1,
+		abs: snap.Root, ix: index.New(snap, r.shared.parsed), workers: 1,
 		guards: &guards{limits: r.guards.limits, snap: snap, fetch: r.guards.fetch, deadline: r.guards.deadline},
 		cache:  &buildCache{m: map[string]*builtResult{}}, shared: r.shared, fps: fsys.NewFingerprints(snap),
 		exact: r.exact, policy: r.policy, artifact: ref,
@@ -208,13 +209,13 @@ func (r *renderer) generatorSource(src, rootSrc graph.SourceRef) (string, bool) 
 // remap points the objects and the error of ks, built in the artifact, at the repository
 // files they were copied from. An object of a merged file is placed in the file copied
 // first (ix is the repository's index), where its kind and name are.
-func (v *artifactView) remap(ks *graph.Kustomization, gen *generator, ix *index) {
+func (v *artifactView) remap(ks *graph.Kustomization, gen *generator, ix *index.Index) {
 	objs := make([]*graph.Object, len(ks.Objects))
 	for i, o := range ks.Objects {
 		c := *o
 		c.File = v.real(o.File, gen)
 		if v.merged[o.File] {
-			c.Line = max(ix.locate(c.File, o.ID.Kind, o.ID.Name), 1)
+			c.Line = max(ix.Locate(c.File, o.ID.Kind, o.ID.Name), 1)
 		}
 		objs[i] = &c
 	}

@@ -8,13 +8,12 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
@@ -75,13 +74,13 @@ func (r root) id() string {
 
 // sourceFolders maps each GitRepository, OCIRepository and Bucket of the tree to the
 // folders of its manifests.
-func sourceFolders(ix *index, files []string) map[graph.SourceRef]map[string]bool {
+func sourceFolders(ix *index.Index, files []string) map[graph.SourceRef]map[string]bool {
 	out := map[graph.SourceRef]map[string]bool{}
 	for _, rel := range files {
-		if !ix.mentions(rel, bootstrapSources...) {
+		if !ix.Mentions(rel, bootstrapSources...) {
 			continue
 		}
-		for _, d := range ix.docs(rel) {
+		for _, d := range ix.Docs(rel) {
 			if !slices.Contains(bootstrapSources, d.Kind) || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
 				continue
 			}
@@ -103,12 +102,12 @@ func sourceFolders(ix *index, files []string) map[graph.SourceRef]map[string]boo
 var bootstrapSources = []string{"GitRepository", "OCIRepository", "Bucket"}
 
 // eachGitRepository calls fn for every GitRepository document of files.
-func eachGitRepository(ix *index, files []string, fn func(ref graph.SourceRef, file string, d doc)) {
+func eachGitRepository(ix *index.Index, files []string, fn func(ref graph.SourceRef, file string, d index.Doc)) {
 	for _, rel := range files {
-		if !ix.mentions(rel, "GitRepository") {
+		if !ix.Mentions(rel, "GitRepository") {
 			continue
 		}
-		for _, d := range ix.docs(rel) {
+		for _, d := range ix.Docs(rel) {
 			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
 				continue
 			}
@@ -131,7 +130,7 @@ type folderBuild func(dir string) []*graph.Object
 // build of their folder; only when none exists, the folders holding Kustomizations that no
 // other Kustomization's path covers, each applied by a root as flux-operator's sync.path
 // would be.
-func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.Discovery) {
+func discover(ix *index.Index, cfg *config.Config, build folderBuild) ([]root, graph.Discovery) {
 	if cfg != nil && len(cfg.Clusters) > 0 {
 		var out []root
 		for _, c := range cfg.Clusters {
@@ -142,7 +141,7 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.D
 			}
 			// The configuration is the head's: a cluster it adds has no folder at the base yet.
 			dir, _ := cfg.SourceDir(src.String())
-			if p := fsys.CleanPath(path.Join(dir, c.Path)); ix.snap.State(cmp.Or(p, ".")) != "dir" {
+			if p := fsys.CleanPath(path.Join(dir, c.Path)); ix.Snapshot().State(cmp.Or(p, ".")) != "dir" {
 				continue
 			}
 			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true, by: graph.DiscoveryConfig})
@@ -150,13 +149,13 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.D
 		return out, graph.DiscoveryConfig
 	}
 	var boot, all []root
-	files := ix.yamlFiles()
+	files := ix.YAMLFiles()
 	sources := sourceFolders(ix, files)
 	for _, rel := range files {
-		if !ix.mentions(rel, "Kustomization") {
+		if !ix.Mentions(rel, "Kustomization") {
 			continue
 		}
-		for _, d := range ix.docs(rel) {
+		for _, d := range ix.Docs(rel) {
 			r, isBoot, ok := rootOf(d, rel)
 			if !ok {
 				continue
@@ -214,12 +213,12 @@ func uncovered(all []root) []root {
 
 // rootOf reads a Flux Kustomization document as a possible root: a bootstrap root when its
 // path is its own folder or a parent of it.
-func rootOf(d doc, file string) (root, bool, bool) {
+func rootOf(d index.Doc, file string) (root, bool, bool) {
 	group := strings.SplitN(d.APIVersion, "/", 2)[0]
 	if group != kustomize.FluxGroup || d.Kind != "Kustomization" {
 		return root{}, false, false
 	}
-	u, err := d.object()
+	u, err := d.Object()
 	if err != nil || u.GetName() == "" {
 		return root{}, false, false
 	}
@@ -249,15 +248,15 @@ func rootOf(d doc, file string) (root, bool, bool) {
 // HelmReleases (also among a ResourceSet's resources), read from the build of the folder
 // holding them, as the Kustomization applying that folder renders them (patches applied,
 // generated ConfigMaps named). A folder that does not build is read file by file.
-func operatorRoots(ix *index, files []string, build folderBuild) []root {
+func operatorRoots(ix *index.Index, files []string, build folderBuild) []root {
 	var dirs []string
 	byDir := map[string][]string{}
 	for _, rel := range files {
-		if !ix.mentions(rel, "FluxInstance", "flux-instance") {
+		if !ix.Mentions(rel, "FluxInstance", "flux-instance") {
 			continue
 		}
 		candidate := false
-		for _, d := range ix.docs(rel) {
+		for _, d := range ix.Docs(rel) {
 			group := strings.SplitN(d.APIVersion, "/", 2)[0]
 			candidate = candidate || group == "fluxcd.controlplane.io" || group == "helm.toolkit.fluxcd.io"
 		}
@@ -287,11 +286,11 @@ func operatorRoots(ix *index, files []string, build folderBuild) []root {
 }
 
 // rawObjects reads the documents of files as objects, unbuilt.
-func rawObjects(ix *index, files []string) []*graph.Object {
+func rawObjects(ix *index.Index, files []string) []*graph.Object {
 	var out []*graph.Object
 	for _, rel := range files {
-		for _, d := range ix.docs(rel) {
-			if u, err := d.object(); err == nil {
+		for _, d := range ix.Docs(rel) {
+			if u, err := d.Object(); err == nil {
 				out = append(out, &graph.Object{ID: idOf(u), File: rel, Line: d.Line, Body: u})
 			}
 		}
@@ -404,19 +403,6 @@ func syntheticRoot(ns, name, p string, src graph.SourceRef, file string, line in
 		panic(err) // every field is set above
 	}
 	return ks
-}
-
-func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
-	data, err := yaml.Marshal(n)
-	if err != nil {
-		return nil, err
-	}
-	j, err := sigsyaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{}
-	return u, u.UnmarshalJSON(j)
 }
 
 func lastElem(p, fallback string) string {

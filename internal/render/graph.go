@@ -17,6 +17,7 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
@@ -192,7 +193,7 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 func newRenderer(snap *graph.Snapshot, opts Options) *renderer {
 	gd := newGuards(snap, opts)
 	r := &renderer{
-		abs: snap.Root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
+		abs: snap.Root, ix: index.New(snap, opts.Cache.parsed), cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
 		shared: opts.Cache, fps: fsys.NewFingerprints(gd.snap), exact: opts.ExactBuild,
 		policy: buildPolicy(opts), prior: opts.Prior, helm: opts.Helm, charts: opts.Charts, remote: opts.Remote,
@@ -281,7 +282,7 @@ func dropUnreached(cs []*graph.Cluster, operator map[*graph.Cluster]bool) []*gra
 
 type renderer struct {
 	abs     string
-	ix      *index
+	ix      *index.Index
 	cfg     *config.Config
 	cache   *buildCache
 	workers int
@@ -492,7 +493,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 			line := o.Line
 			var inv *kustomize.InvalidSpec
 			if errors.As(err, &inv) && !inv.Meta {
-				line = r.ix.keyLine(o.File, o.Line, inv.Field)
+				line = r.ix.KeyLine(o.File, o.Line, inv.Field)
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
 			if ks.Err == nil {

@@ -101,7 +101,7 @@ func (r *renderer) expandResourceSets(ks *graph.Kustomization, c *graph.Cluster)
 		case err != nil:
 			line := o.Line
 			if field := err.field; field != "" {
-				line = r.ix.keyLine(o.File, o.Line, field)
+				line = r.ix.KeyLine(o.File, o.Line, field)
 				line += r.templateLine(o.File, line, err)
 			}
 			ks.ResourceSetErrors = append(ks.ResourceSetErrors, graph.ResourceSetError{ResourceSet: o.ID, Err: graph.BuildError{Message: err.Error(), File: o.File, Line: line}})
@@ -128,7 +128,7 @@ func (r *renderer) templateLine(file string, line int, err *rsError) int {
 	if m == nil {
 		return 0
 	}
-	data, rerr := r.ix.read(file)
+	data, rerr := r.ix.Read(file)
 	if rerr != nil {
 		return 0
 	}
