@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 // copyOp is one spec.artifacts[].copy entry of an ArtifactGenerator (source-watcher
@@ -283,7 +284,7 @@ func (s *staged) merge(src sourceTree, p, dest string) error {
 	if err != nil {
 		return err
 	}
-	out, err := yaml.Marshal(mergeMaps(under, over))
+	out, err := yaml.Marshal(values.Merge(under, over))
 	if err != nil {
 		return fmt.Errorf("failed to merged YAML: %w", err)
 	}
@@ -306,7 +307,7 @@ func loadYAMLDocs(data []byte) (map[string]any, error) {
 		if err := yaml.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("cannot unmarshal YAML document: %w", err)
 		}
-		out = mergeMaps(out, m)
+		out = values.Merge(out, m)
 	}
 }
 

@@ -403,7 +403,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 		if err != nil {
 			return nil, &graph.BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
-		obj.ID = idOf(obj.Body)
+		obj.ID = graph.IDOf(obj.Body)
 		out = append(out, obj)
 	}
 	return out, nil
@@ -430,9 +430,4 @@ func nodeJSON(rn *kyaml.RNode) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(m)
-}
-
-func idOf(u *unstructured.Unstructured) graph.ObjectID {
-	gvk := u.GroupVersionKind()
-	return graph.ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 }

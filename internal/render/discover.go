@@ -15,6 +15,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 // root is a discovered cluster root before rendering.
@@ -291,7 +292,7 @@ func rawObjects(ix *index.Index, files []string) []*graph.Object {
 	for _, rel := range files {
 		for _, d := range ix.Docs(rel) {
 			if u, err := d.Object(); err == nil {
-				out = append(out, &graph.Object{ID: idOf(u), File: rel, Line: d.Line, Body: u})
+				out = append(out, &graph.Object{ID: graph.IDOf(u), File: rel, Line: d.Line, Body: u})
 			}
 		}
 	}
@@ -356,14 +357,14 @@ func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs [
 // Sync Configuration") unless sync.name says otherwise. The cluster is named after the
 // sync path's last element, else instance.
 func operatorRoot(ns string, sync map[string]any, instance, file string, line int) (root, bool) {
-	p := strOf(sync, "path")
+	p := values.String(sync, "path")
 	if p == "" {
 		return root{}, false
 	}
 	if ns == "" {
 		ns = "flux-system"
 	}
-	kind, name := strOf(sync, "kind"), strOf(sync, "name")
+	kind, name := values.String(sync, "kind"), values.String(sync, "name")
 	if kind == "" {
 		kind = "GitRepository"
 	}

@@ -266,7 +266,7 @@ func TestHelmValues(t *testing.T) {
 		if err := u.UnmarshalJSON([]byte(y)); err != nil {
 			t.Fatal(err)
 		}
-		return &graph.Object{ID: idOf(u), Body: u}
+		return &graph.Object{ID: graph.IDOf(u), Body: u}
 	}
 	hr := obj(`{"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"fi","namespace":"flux-system"},
 		"spec":{"valuesFrom":[
