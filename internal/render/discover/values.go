@@ -1,8 +1,7 @@
-package render
+package discover
 
 import (
 	"cmp"
-	"context"
 	"encoding/base64"
 	"strings"
 
@@ -118,19 +117,4 @@ func setPath(m map[string]any, p, value string) {
 		m = next
 	}
 	m[parts[len(parts)-1]] = value
-}
-
-// folderObjects builds the repo-relative dir as a Kustomization of the repository's own
-// source whose path is dir, without substitution (folderBuild).
-func (r *renderer) folderObjects(dir string) []*graph.Object {
-	ks := syntheticRoot("flux-system", "flux-system", dir, graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
-	built := r.cache.kustomize("", ks, func() *builtResult { return r.runKustomize("", ks) })
-	if built.err != nil || !built.hasResources() {
-		return nil
-	}
-	out := r.objectsOf(context.Background(), built, "", ks, nil)
-	if out.err != nil {
-		return nil
-	}
-	return out.objs
 }
