@@ -15,6 +15,7 @@ import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/artifact"
 	"github.com/tiergate/tiergate/internal/render/discover"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -306,17 +307,17 @@ type renderer struct {
 
 // cluster renders one cluster to the substituteFrom fixpoint.
 func (r *renderer) cluster(ctx context.Context, rt discover.Root) *graph.Cluster {
-	seed, gens := store{}, generators{}
+	seed, gens := store{}, artifact.Generators{}
 	var c *graph.Cluster
 	var st store
 	for round := 0; round < maxRounds; round++ {
-		var found generators
+		var found artifact.Generators
 		c, st, found = r.round(ctx, rt, seed, gens)
 		if c.Contested != nil && rt.Orig == (graph.Ref{}) {
 			// A synthetic root hides nothing: render again with it moved aside.
 			return r.cluster(ctx, rt.Rekeyed())
 		}
-		if st.equal(seed) && found.signature() == gens.signature() {
+		if st.equal(seed) && found.Signature() == gens.Signature() {
 			break
 		}
 		seed, gens = st, found
@@ -372,7 +373,7 @@ func contests(rt discover.Root, child *graph.Kustomization) bool {
 // building each wave in parallel. ConfigMaps and Secrets become visible to substituteFrom
 // from the next wave on, and to every wave in the next round; so do ArtifactGenerators
 // (known lists those of the previous round), which the round returns.
-func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, known generators) (*graph.Cluster, store, generators) {
+func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, known artifact.Generators) (*graph.Cluster, store, artifact.Generators) {
 	c := &graph.Cluster{
 		Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File, Dir: r.abs, Source: r.guards.snap, Root: rt.KS.Ref, RootDir: fsys.CleanPath(rt.KS.Spec.Path),
 		Kustomizations: map[graph.Ref]*graph.Kustomization{}, Owners: map[graph.ObjectID][]*graph.Object{},
@@ -387,7 +388,7 @@ func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, know
 	if r.prior != nil {
 		prior = r.prior.Counterpart(rt.ID(), rt.KS.File, rt.Name)
 	}
-	st, gens, found := seed.clone(), known.clone(), generators{}
+	st, gens, found := seed.clone(), known.Clone(), artifact.Generators{}
 	fresh := map[graph.ObjectID]bool{} // the ConfigMaps and Secrets this round has built
 	rootCopy := *rt.KS
 	wave := []*graph.Kustomization{&rootCopy}
@@ -433,8 +434,8 @@ func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, know
 			}
 			for _, o := range live {
 				st.update(o, fresh)
-				gens.add(o)
-				found.add(o)
+				gens.Add(o)
+				found.Add(o)
 			}
 			next = append(next, children...)
 		}
@@ -543,12 +544,12 @@ func (r *renderer) priorChildren(ks *graph.Kustomization, prior *graph.Cluster) 
 }
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
-func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens generators) {
+func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens artifact.Generators) {
 	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (kustomize.ErrNoSpec)
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
-	if !ok && ks.Spec.SourceRef.Kind == externalKind && gens != nil {
+	if !ok && ks.Spec.SourceRef.Kind == artifact.ExternalKind && gens != nil {
 		r.buildFromGenerator(ctx, ks, rootSrc, cl, gens)
 		return
 	}
