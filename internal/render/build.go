@@ -21,6 +21,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -220,13 +221,13 @@ func mentions(msg string) []string {
 // buildError turns a kustomize error into data: the message without temporary paths, and
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
-func buildError(ix *index, dir string, err error) *graph.BuildError {
+func buildError(ix *index.Index, dir string, err error) *graph.BuildError {
 	return summarize(malformedManifest(ix, locateError(ix, dir, err)))
 }
 
 // locateError is buildError before summarize: the whole message, at its place.
-func locateError(ix *index, dir string, err error) *graph.BuildError {
-	snap := ix.snap
+func locateError(ix *index.Index, dir string, err error) *graph.BuildError {
+	snap := ix.Snapshot()
 	abs := snap.Root
 	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
 	relDir, _ := filepath.Rel(abs, dir)
@@ -240,10 +241,10 @@ func locateError(ix *index, dir string, err error) *graph.BuildError {
 		if rel, e := filepath.Rel(abs, p); e != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if rel := snap.Rel(p); snap.State(rel) == "file" && ix.readable(rel) {
+		if rel := snap.Rel(p); snap.State(rel) == "file" && ix.Readable(rel) {
 			be.File, be.Line = rel, yamlErrorLine(snap, rel)
 			if be.Line == 0 {
-				be.Line = ix.namelessLine(rel, msg)
+				be.Line = namelessLine(ix, rel, msg)
 			}
 			if l := yamlLine.FindStringSubmatch(msg); l != nil && be.Line == 0 {
 				fmt.Sscanf(l[1], "%d", &be.Line)
@@ -256,9 +257,9 @@ func locateError(ix *index, dir string, err error) *graph.BuildError {
 			if k := kustomizationFile(snap, d); k != "" {
 				be.File, be.Line = graph.RelPath(abs, k), 1
 				if rel, e := filepath.Rel(d, p); e == nil {
-					if l := ix.lineOf(be.File, 1, filepath.ToSlash(rel)); l > 0 {
+					if l := ix.LineOf(be.File, 1, filepath.ToSlash(rel)); l > 0 {
 						be.Line = l
-					} else if l := ix.lineOf(be.File, 1, filepath.Base(p)); l > 0 {
+					} else if l := ix.LineOf(be.File, 1, filepath.Base(p)); l > 0 {
 						be.Line = l
 					}
 				}
@@ -267,7 +268,7 @@ func locateError(ix *index, dir string, err error) *graph.BuildError {
 		}
 	}
 	for _, m := range mentions(msg) {
-		if l := ix.lineOf(be.File, 1, m); l > 0 && !strings.HasSuffix(m, "kustomization.yaml") {
+		if l := ix.LineOf(be.File, 1, m); l > 0 && !strings.HasSuffix(m, "kustomization.yaml") {
 			be.Line = l
 			break
 		}
@@ -308,12 +309,12 @@ var missingName = regexp.MustCompile(`missing metadata\.name in object \{\{\S* (
 
 // namelessLine returns, for kustomize's "missing metadata.name" error, the first line of
 // the first document of rel of that kind without a name; 0 for another error.
-func (ix *index) namelessLine(rel, msg string) int {
+func namelessLine(ix *index.Index, rel, msg string) int {
 	m := missingName.FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}
-	for _, d := range ix.docs(rel) {
+	for _, d := range ix.Docs(rel) {
 		if d.Name == "" && d.Kind == m[1] {
 			return d.Start
 		}
@@ -331,16 +332,16 @@ func kustomizationFile(snap *graph.Snapshot, dir string) string {
 }
 
 // specError is a failure caused by the Kustomization's own spec, located at that field.
-func specError(ks *graph.Kustomization, ix *index, field, msg string) *graph.BuildError {
+func specError(ks *graph.Kustomization, ix *index.Index, field, msg string) *graph.BuildError {
 	line := ks.Line
-	if l := ix.lineOf(ks.File, ks.Line, field+":"); l > 0 {
+	if l := ix.LineOf(ks.File, ks.Line, field+":"); l > 0 {
 		line = l
 	}
 	return &graph.BuildError{Message: msg, File: ks.File, Line: line}
 }
 
 // objectsFrom converts a build output into Objects, locating each in its source file.
-func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *substitution) ([]*graph.Object, *graph.BuildError) {
+func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *substitution) ([]*graph.Object, *graph.BuildError) {
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	dir, _ := securejoin.SecureJoin(root, ks.Spec.Path)
 	relDir, _ := filepath.Rel(abs, dir)
@@ -366,10 +367,10 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.
 		}
 		origKind, origName := r.GetKind(), r.GetName()
 		if r.GetApiVersion() == "" || origKind == "" || origName == "" {
-			return nil, &graph.BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.locate(file, origKind, origName)}
+			return nil, &graph.BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.Locate(file, origKind, origName)}
 		}
-		obj := &graph.Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
-		if l := ix.generatorLine(file, origKind, origName); generated && l > 0 {
+		obj := &graph.Object{Owner: ks.Ref, File: file, Line: ix.Locate(file, origKind, origName)}
+		if l := ix.GeneratorLine(file, origKind, origName); generated && l > 0 {
 			obj.Line = l // the generator entry, not line 1 of the kustomization file
 		}
 		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
@@ -379,7 +380,7 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.
 			// kyaml decodes the object alone, so its "line N" counts from the document: the
 			// file's own parse gives the line in the file (a mapping key defined twice).
 			line := obj.Line
-			if l := yamlErrorLine(ix.snap, file); l > 0 {
+			if l := yamlErrorLine(ix.Snapshot(), file); l > 0 {
 				line = l
 			}
 			return nil, summarize(&graph.BuildError{Message: err.Error(), File: file, Line: line})
@@ -402,7 +403,7 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.
 		if err != nil {
 			return nil, &graph.BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
-		obj.ID = idOf(obj.Body)
+		obj.ID = graph.IDOf(obj.Body)
 		out = append(out, obj)
 	}
 	return out, nil
@@ -429,9 +430,4 @@ func nodeJSON(rn *kyaml.RNode) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(m)
-}
-
-func idOf(u *unstructured.Unstructured) graph.ObjectID {
-	gvk := u.GroupVersionKind()
-	return graph.ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 }

@@ -15,8 +15,11 @@ import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/artifact"
+	"github.com/tiergate/tiergate/internal/render/discover"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
@@ -156,29 +159,29 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 	}
 	r := newRenderer(snap, opts)
 	defer func() { r.scratch.remove(); r.removeViews() }()
-	roots, by := discover(r.ix, opts.Config, r.folderObjects)
+	roots, by := discover.Discover(r.ix, opts.Config, r.folderObjects)
 	if opts.SourceIgnore {
 		if extra := specIgnore(r.ix, roots); extra != "" {
 			r.scratch.remove()
 			r.removeViews()
 			r = newRenderer(ignored(snap, extra, opts.Cache), opts)
-			roots, by = discover(r.ix, opts.Config, r.folderObjects)
+			roots, by = discover.Discover(r.ix, opts.Config, r.folderObjects)
 		}
 	}
 	gd := r.guards
 	g := &graph.Graph{Discovery: by}
 	operator := map[*graph.Cluster]bool{}
 	for _, rt := range roots {
-		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
-			g.Unselected = append(g.Unselected, rt.name)
-			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.name, ID: rt.id(), RootFile: rt.ks.File})
+		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.Name) {
+			g.Unselected = append(g.Unselected, rt.Name)
+			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File})
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		c := r.cluster(ctx, rt)
-		operator[c] = rt.synthetic && rt.by == graph.DiscoveryRoots
+		operator[c] = rt.Synthetic && rt.By == graph.DiscoveryRoots
 		g.Clusters = append(g.Clusters, c)
 	}
 	if err := ctx.Err(); err != nil {
@@ -192,7 +195,7 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 func newRenderer(snap *graph.Snapshot, opts Options) *renderer {
 	gd := newGuards(snap, opts)
 	r := &renderer{
-		abs: snap.Root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
+		abs: snap.Root, ix: index.New(snap, opts.Cache.parsed), cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
 		shared: opts.Cache, fps: fsys.NewFingerprints(gd.snap), exact: opts.ExactBuild,
 		policy: buildPolicy(opts), prior: opts.Prior, helm: opts.Helm, charts: opts.Charts, remote: opts.Remote,
@@ -281,7 +284,7 @@ func dropUnreached(cs []*graph.Cluster, operator map[*graph.Cluster]bool) []*gra
 
 type renderer struct {
 	abs     string
-	ix      *index
+	ix      *index.Index
 	cfg     *config.Config
 	cache   *buildCache
 	workers int
@@ -303,35 +306,35 @@ type renderer struct {
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
-func (r *renderer) cluster(ctx context.Context, rt root) *graph.Cluster {
-	seed, gens := store{}, generators{}
+func (r *renderer) cluster(ctx context.Context, rt discover.Root) *graph.Cluster {
+	seed, gens := store{}, artifact.Generators{}
 	var c *graph.Cluster
 	var st store
 	for round := 0; round < maxRounds; round++ {
-		var found generators
+		var found artifact.Generators
 		c, st, found = r.round(ctx, rt, seed, gens)
-		if c.Contested != nil && rt.orig == (graph.Ref{}) {
+		if c.Contested != nil && rt.Orig == (graph.Ref{}) {
 			// A synthetic root hides nothing: render again with it moved aside.
-			return r.cluster(ctx, rt.rekeyed())
+			return r.cluster(ctx, rt.Rekeyed())
 		}
-		if st.equal(seed) && found.signature() == gens.signature() {
+		if st.equal(seed) && found.Signature() == gens.Signature() {
 			break
 		}
 		seed, gens = st, found
 	}
-	rootSrc := rt.ks.Spec.SourceRef
-	if rt.unresolved != "" {
+	rootSrc := rt.KS.Spec.SourceRef
+	if rt.Unresolved != "" {
 		rootSrc = graph.SourceRef{Kind: "none"}
 	}
 	var prior *graph.Cluster
 	if r.prior != nil {
-		prior = r.prior.Counterpart(rt.id(), rt.ks.File, rt.name)
+		prior = r.prior.Counterpart(rt.ID(), rt.KS.File, rt.Name)
 	}
 	r.helmReleases(ctx, c, finalStore(c, st).client(), rootSrc, prior)
 	c.Sources = r.sourceViews(c, rt, rootSrc)
-	if rt.orig != (graph.Ref{}) {
-		c.Contested = c.Kustomizations[rt.orig]
-		if rt.by != graph.DiscoveryRoots {
+	if rt.Orig != (graph.Ref{}) {
+		c.Contested = c.Kustomizations[rt.Orig]
+		if rt.By != graph.DiscoveryRoots {
 			c.Contested = nil // tiergate's own stand-in: no second applier in the cluster
 		}
 	}
@@ -359,37 +362,37 @@ func finalStore(c *graph.Cluster, st store) store {
 
 // contests reports whether child, emitted by a build, is the synthetic root's own Ref with
 // another path or source: the real Kustomization that the root would otherwise hide.
-func contests(rt root, child *graph.Kustomization) bool {
-	if !rt.synthetic || rt.orig != (graph.Ref{}) || child.Ref != rt.ks.Ref {
+func contests(rt discover.Root, child *graph.Kustomization) bool {
+	if !rt.Synthetic || rt.Orig != (graph.Ref{}) || child.Ref != rt.KS.Ref {
 		return false
 	}
-	return fsys.CleanPath(child.Spec.Path) != fsys.CleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
+	return fsys.CleanPath(child.Spec.Path) != fsys.CleanPath(rt.KS.Spec.Path) || child.Spec.SourceRef != rt.KS.Spec.SourceRef
 }
 
 // round renders the cluster wave by wave (a parent before the Kustomizations it emits),
 // building each wave in parallel. ConfigMaps and Secrets become visible to substituteFrom
 // from the next wave on, and to every wave in the next round; so do ArtifactGenerators
 // (known lists those of the previous round), which the round returns.
-func (r *renderer) round(ctx context.Context, rt root, seed store, known generators) (*graph.Cluster, store, generators) {
+func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, known artifact.Generators) (*graph.Cluster, store, artifact.Generators) {
 	c := &graph.Cluster{
-		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, Source: r.guards.snap, Root: rt.ks.Ref, RootDir: fsys.CleanPath(rt.ks.Spec.Path),
+		Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File, Dir: r.abs, Source: r.guards.snap, Root: rt.KS.Ref, RootDir: fsys.CleanPath(rt.KS.Spec.Path),
 		Kustomizations: map[graph.Ref]*graph.Kustomization{}, Owners: map[graph.ObjectID][]*graph.Object{},
 	}
 	// sourceRoot maps the root's source to the repository only when it is a GitRepository or
 	// .tiergate.yaml maps it: an OCIRepository or Bucket is an artifact made elsewhere.
-	rootSrc := rt.ks.Spec.SourceRef
-	if rt.unresolved != "" {
+	rootSrc := rt.KS.Spec.SourceRef
+	if rt.Unresolved != "" {
 		rootSrc = graph.SourceRef{Kind: "none"} // its path is unknown: nothing is built from it
 	}
 	var prior *graph.Cluster
 	if r.prior != nil {
-		prior = r.prior.Counterpart(rt.id(), rt.ks.File, rt.name)
+		prior = r.prior.Counterpart(rt.ID(), rt.KS.File, rt.Name)
 	}
-	st, gens, found := seed.clone(), known.clone(), generators{}
+	st, gens, found := seed.clone(), known.Clone(), artifact.Generators{}
 	fresh := map[graph.ObjectID]bool{} // the ConfigMaps and Secrets this round has built
-	rootCopy := *rt.ks
+	rootCopy := *rt.KS
 	wave := []*graph.Kustomization{&rootCopy}
-	seen := map[graph.Ref]bool{rt.ks.Ref: true}
+	seen := map[graph.Ref]bool{rt.KS.Ref: true}
 	objects, substituted := 0, int64(0)
 	var kept []*graph.Kustomization // priorChildren of failed Kustomizations, not yet built
 	for ctx.Err() == nil {
@@ -409,8 +412,8 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 		})
 		var next []*graph.Kustomization
 		for _, ks := range wave {
-			if ks == &rootCopy && rt.unresolved != "" {
-				ks.Skipped = rt.unresolved
+			if ks == &rootCopy && rt.Unresolved != "" {
+				ks.Skipped = rt.Unresolved
 			}
 			r.expandResourceSets(ks, c)
 			r.guards.countObjects(ks, &objects)
@@ -431,8 +434,8 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 			}
 			for _, o := range live {
 				st.update(o, fresh)
-				gens.add(o)
-				found.add(o)
+				gens.Add(o)
+				found.Add(o)
 			}
 			next = append(next, children...)
 		}
@@ -492,7 +495,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 			line := o.Line
 			var inv *kustomize.InvalidSpec
 			if errors.As(err, &inv) && !inv.Meta {
-				line = r.ix.keyLine(o.File, o.Line, inv.Field)
+				line = r.ix.KeyLine(o.File, o.Line, inv.Field)
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
 			if ks.Err == nil {
@@ -541,12 +544,12 @@ func (r *renderer) priorChildren(ks *graph.Kustomization, prior *graph.Cluster) 
 }
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
-func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens generators) {
+func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens artifact.Generators) {
 	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (kustomize.ErrNoSpec)
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
-	if !ok && ks.Spec.SourceRef.Kind == externalKind && gens != nil {
+	if !ok && ks.Spec.SourceRef.Kind == artifact.ExternalKind && gens != nil {
 		r.buildFromGenerator(ctx, ks, rootSrc, cl, gens)
 		return
 	}
@@ -680,4 +683,19 @@ func (r *renderer) sourceRoot(ref, rootSrc graph.SourceRef) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// folderObjects builds the repo-relative dir as a Kustomization of the repository's own
+// source whose path is dir, without substitution (discover.FolderBuild).
+func (r *renderer) folderObjects(dir string) []*graph.Object {
+	ks := discover.SyntheticRoot("flux-system", "flux-system", dir, graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
+	built := r.cache.kustomize("", ks, func() *builtResult { return r.runKustomize("", ks) })
+	if built.err != nil || !built.hasResources() {
+		return nil
+	}
+	out := r.objectsOf(context.Background(), built, "", ks, nil)
+	if out.err != nil {
+		return nil
+	}
+	return out.objs
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
@@ -84,8 +85,8 @@ func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*guardFS
 // result turns the outcome of kustomize's Build into a builtResult: a refused path or an
 // allowed remote file that failed is the build's error, whatever kustomize made of it; a
 // URL left out where the build cannot do without it makes the build partial, not failed.
-func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res resmap.ResMap, err error) *builtResult {
-	abs := ix.snap.Root
+func (g *guards) result(ix *index.Index, dir string, gfs *guardFS, rfs *remoteFS, res resmap.ResMap, err error) *builtResult {
+	abs := ix.Snapshot().Root
 	out := &builtResult{remote: rfs.remote(), copies: rfs.copiesRel(abs)}
 	switch {
 	case gfs.refusalError(dir) != nil:
@@ -99,7 +100,7 @@ func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res 
 		gfs.mu.Lock()
 		kfiles := gfs.kfiles
 		gfs.mu.Unlock()
-		if be := kustomize.PluginError(out.err, ix.snap, kfiles); be != nil {
+		if be := kustomize.PluginError(out.err, ix.Snapshot(), kfiles); be != nil {
 			out.err = be
 		}
 	default:

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 // remoteFS stands between kustomize and remote files: every kustomization file it reads
@@ -133,7 +134,7 @@ func (fs *remoteFS) strip(kpath string, data []byte) []byte {
 		}
 	}
 	for _, v := range fields(doc, "openapi") {
-		loads = append(loads, value(v, "path")) // a map: its keys are matched exactly
+		loads = append(loads, index.Value(v, "path")) // a map: its keys are matched exactly
 	}
 	for _, field := range generatorLists {
 		for _, v := range fields(doc, field) {
@@ -231,16 +232,16 @@ func fields(m *yaml.Node, k string) []*yaml.Node {
 	var out []*yaml.Node
 	var walk func(m *yaml.Node, depth int)
 	walk = func(m *yaml.Node, depth int) {
-		m = deref(m)
-		if m == nil || m.Kind != yaml.MappingNode || depth > maxMergeDepth {
+		m = index.Deref(m)
+		if m == nil || m.Kind != yaml.MappingNode || depth > index.MaxMergeDepth {
 			return
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			kn := deref(m.Content[i])
+			kn := index.Deref(m.Content[i])
 			switch {
 			case kn == nil || kn.Kind != yaml.ScalarNode:
 			case kn.Tag == "!!merge":
-				if v := deref(m.Content[i+1]); v != nil && v.Kind == yaml.SequenceNode {
+				if v := index.Deref(m.Content[i+1]); v != nil && v.Kind == yaml.SequenceNode {
 					for _, e := range v.Content { // `<<: [*a, *b]`
 						walk(e, depth+1)
 					}
@@ -248,7 +249,7 @@ func fields(m *yaml.Node, k string) []*yaml.Node {
 					walk(v, depth+1)
 				}
 			case strings.EqualFold(kn.Value, k):
-				if v := deref(m.Content[i+1]); v != nil {
+				if v := index.Deref(m.Content[i+1]); v != nil {
 					out = append(out, v)
 				}
 			}
@@ -267,7 +268,7 @@ func items(seq *yaml.Node) []*yaml.Node {
 
 // failure is the first allowed remote file that could not be fetched, as a BuildError at
 // the kustomization line naming it; nil when none failed.
-func (fs *remoteFS) failure(ix *index, abs string) *graph.BuildError {
+func (fs *remoteFS) failure(ix *index.Index, abs string) *graph.BuildError {
 	fs.mu.Lock()
 	f := fs.failed
 	fs.mu.Unlock()
@@ -275,7 +276,7 @@ func (fs *remoteFS) failure(ix *index, abs string) *graph.BuildError {
 		return nil
 	}
 	file := graph.RelPath(abs, f.kfile)
-	return &graph.BuildError{Message: fmt.Sprintf("remote file %s not fetched: %s", f.url, f.reason), File: file, Line: max(ix.lineOf(file, 1, f.url), 1)}
+	return &graph.BuildError{Message: fmt.Sprintf("remote file %s not fetched: %s", f.url, f.reason), File: file, Line: max(ix.LineOf(file, 1, f.url), 1)}
 }
 
 // isBlocked reports whether a URL that is not fetched left the build unable to run.

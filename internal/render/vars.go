@@ -22,6 +22,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
@@ -140,7 +141,7 @@ type substitution struct {
 // newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
 // order, then inline substitute). It returns nil when substitution does not run: no
 // postBuild, or no variable resolved and substituteStrategy is not Always (KC v1.9.0).
-func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *graph.Kustomization, maxBytes int64) (*substitution, *graph.BuildError) {
+func newSubstitution(ctx context.Context, ix *index.Index, c client.Client, ks *graph.Kustomization, maxBytes int64) (*substitution, *graph.BuildError) {
 	if ks.Spec.PostBuild == nil {
 		return nil, nil
 	}
@@ -412,7 +413,7 @@ var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
 // substituteFrom ConfigMap or Secret (the last one defining it wins, as LoadVariables reads
 // them in order and substitute last); nil when every name is valid. Names are checked in
 // sorted order, so the error is the same on every run.
-func invalidVar(ix *index, ks *graph.Kustomization, vars map[string]string) *graph.BuildError {
+func invalidVar(ix *index.Index, ks *graph.Kustomization, vars map[string]string) *graph.BuildError {
 	var bad []string
 	for k := range vars {
 		if !varName.MatchString(k) {
@@ -427,14 +428,14 @@ func invalidVar(ix *index, ks *graph.Kustomization, vars map[string]string) *gra
 	be := specError(ks, ix, "postBuild", "")
 	be.Message = fmt.Sprintf("postBuild variable %q is not a valid name (letters, digits and '_', not starting with a digit): Flux's substitution fails with \"'%s' var name is invalid, must match '%s'\"", k, k, varName)
 	if _, inline := ks.Spec.PostBuild.Substitute[k]; inline {
-		if l := ix.lineOf(ks.File, ks.Line, k+":"); l > 0 {
+		if l := ix.LineOf(ks.File, ks.Line, k+":"); l > 0 {
 			be.Line = l
 		}
 		return be
 	}
 	from := ks.Spec.PostBuild.SubstituteFrom
 	for i := len(from) - 1; i >= 0; i-- {
-		if file, line := ix.dataKey(from[i].Kind, ks.Ref.Namespace, from[i].Name, k); file != "" {
+		if file, line := ix.DataKey(from[i].Kind, ks.Ref.Namespace, from[i].Name, k); file != "" {
 			be.File, be.Line = file, line
 			be.Message = fmt.Sprintf("key %q of substituteFrom %s/%s is not a valid postBuild variable name (letters, digits and '_', not starting with a digit): Flux's substitution fails with \"'%s' var name is invalid, must match '%s'\"", k, from[i].Kind, from[i].Name, k, varName)
 			return be

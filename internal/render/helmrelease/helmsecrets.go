@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 // placeholderKey keys the placeholders of Secret values: random per process, so that a
@@ -93,7 +95,7 @@ func placeholderLeaves(x any) any {
 func ReadsSecrets(hr *unstructured.Unstructured) bool {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	for _, v := range refs {
-		if ref, _ := v.(map[string]any); strOf(ref, "kind") == "Secret" {
+		if ref, _ := v.(map[string]any); values.String(ref, "kind") == "Secret" {
 			return true
 		}
 	}

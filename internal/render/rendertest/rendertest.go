@@ -1,0 +1,35 @@
+// Package rendertest holds the test hooks the render packages share.
+package rendertest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// repoRoot is the repository's root directory, found from this file's own path so that
+// every package's tests read the same folders whatever their depth.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// AddYAMLSeeds adds every YAML file under the scenario folders (the repository's, and the
+// shared ones beside it when present) as a seed of f; each value of extra comes after the
+// file's bytes.
+func AddYAMLSeeds(f *testing.F, extra ...any) {
+	root := repoRoot()
+	for _, dir := range []string{filepath.Join(root, "testdata", "scenarios"), filepath.Join(root, "..", "shared", "scenarios")} {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || (filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml") {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err == nil {
+				f.Add(append([]any{data}, extra...)...)
+			}
+			return nil
+		})
+	}
+}
