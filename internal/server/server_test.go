@@ -1025,7 +1025,7 @@ func TestPerForgeBotLogins(t *testing.T) {
 		"clone_url": "https://gitea.example/acme/fleet.git"}
 	giteaComment := func(id int64, login string) []byte {
 		return mustJSON(map[string]any{"action": "created", "is_pull": true, "issue": map[string]any{"number": 3},
-			"comment": map[string]any{"id": id, "body": "/recheck", "user": map[string]any{"login": login, "username": login}},
+			"comment":    map[string]any{"id": id, "body": "/recheck", "user": map[string]any{"login": login, "username": login}},
 			"repository": giteaRepo})
 	}
 	for _, tc := range []struct {
