@@ -25,7 +25,7 @@ func helmDependsOnNotFound(c *graph.Cluster, sev Severity) []Finding {
 		if h.suspended() {
 			continue
 		}
-		for _, dep := range h.dependsOn() {
+		for _, dep := range distinct(h.dependsOn()) {
 			if exists[dep] {
 				continue
 			}
