@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/artifact"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -40,7 +40,7 @@ func sourceNotFound(c, _ *graph.Cluster, _ *Env) []Finding {
 		ks := c.Kustomizations[ref]
 		src := ks.Spec.SourceRef
 		if ks.Spec.Suspend || src.Kind == "" || known[src] ||
-			(src.Kind == "ExternalArtifact" && len(render.ArtifactOwners(c, src)) > 0) {
+			(src.Kind == "ExternalArtifact" && len(artifact.Owners(c, src)) > 0) {
 			continue
 		}
 		line, _ := keyLine(c, ks.File, ks.Line, "spec", "sourceRef")
@@ -61,7 +61,7 @@ func sourceNotFound(c, _ *graph.Cluster, _ *Env) []Finding {
 			continue
 		}
 		for _, r := range chartSources(h) {
-			if known[r.src] || (r.src.Kind == "ExternalArtifact" && len(render.ArtifactOwners(c, r.src)) > 0) {
+			if known[r.src] || (r.src.Kind == "ExternalArtifact" && len(artifact.Owners(c, r.src)) > 0) {
 				continue
 			}
 			line := h.o.Line
