@@ -333,8 +333,14 @@ func (ix *index) mentions(rel string, words ...string) bool {
 	ix.mu.Lock()
 	_, parsed := ix.files[rel]
 	ix.mu.Unlock()
-	if parsed || !ix.readable(rel) {
-		return parsed
+	return parsed || ix.spells(rel, words...)
+}
+
+// spells reports whether the text of the readable file rel holds one of words; false for a
+// file that is absent or may not be read.
+func (ix *index) spells(rel string, words ...string) bool {
+	if !ix.readable(rel) {
+		return false
 	}
 	data, err := ix.read(rel)
 	if err != nil {
