@@ -159,13 +159,51 @@ func newEnv(t *testing.T, fl flavour, scenario string) *env {
 // with its own env of the e2e scenario and that scenario's expected review.
 func eachForge(t *testing.T, fls []flavour, test func(t *testing.T, e *env, exp expectation)) {
 	t.Helper()
+	eachFlavour(t, fls, func(t *testing.T, fl flavour) {
+		e := newEnv(t, fl, scenario)
+		test(t, e, loadExpectation(t, e.scenario))
+	})
+}
+
+// eachFlavour runs test once per flavour in fls, in parallel subtests named after them; the
+// test makes its own env (another scenario, newManyPREnv).
+func eachFlavour(t *testing.T, fls []flavour, test func(t *testing.T, fl flavour)) {
+	t.Helper()
 	t.Parallel()
 	for _, fl := range fls {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			test(t, e, loadExpectation(t, e.scenario))
+			test(t, fl)
 		})
+	}
+}
+
+// eachInterruption runs test for every flavour, way of stopping the server (kill: SIGKILL of
+// a child process, else SIGTERM of one in this process) and step, in parallel subtests named
+// "flavour/kill|sigterm/step". The child process authenticates with a token, so the GitHub
+// App is only stopped by SIGTERM; the step "check run" exists for the App only.
+func eachInterruption(t *testing.T, steps []string, test func(t *testing.T, fl flavour, kill bool, step string)) {
+	t.Helper()
+	t.Parallel()
+	for _, fl := range flavours {
+		for _, kill := range []bool{true, false} {
+			if kill && fl.app {
+				continue
+			}
+			how := "sigterm"
+			if kill {
+				how = "kill"
+			}
+			for _, step := range steps {
+				if step == "check run" && !fl.app {
+					continue
+				}
+				t.Run(fl.name+"/"+how+"/"+step, func(t *testing.T) {
+					t.Parallel()
+					test(t, fl, kill, step)
+				})
+			}
+		}
 	}
 }
 
