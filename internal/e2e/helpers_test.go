@@ -230,15 +230,8 @@ func (e *env) start(run bool) *instance {
 		workers = 2
 	}
 	metrics := server.NewMetrics()
-	cfg := server.ForgeConfig{HTTPTimeout: reviewTimeout, Retry: e.retry}
-	switch {
-	case e.fl.kind == forge.GitHub && e.fl.app:
-		cfg.GitHubAPIURL, cfg.GitHubAppID, cfg.GitHubAppKeyPEM, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.AppID, forgetest.AppKeyPEM(), secret
-	case e.fl.kind == forge.GitHub:
-		cfg.GitHubAPIURL, cfg.GitHubToken, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.Token, secret
-	default:
-		cfg.GiteaURL, cfg.GiteaToken, cfg.GiteaWebhookSecret = e.fake.URL, forgetest.Token, secret
-	}
+	cfg := forgeConfig(e.fl.kind, e.fl.app, e.fake.URL, secret)
+	cfg.HTTPTimeout, cfg.Retry = reviewTimeout, e.retry
 	// The same wiring as bot serve, clone-host check included.
 	fs, err := server.NewForges(cfg, metrics)
 	if err != nil {
@@ -270,6 +263,21 @@ func (e *env) start(run bool) *instance {
 	}
 	e.t.Cleanup(in.stop)
 	return in
+}
+
+// forgeConfig configures the one forge of kind at the fake's apiURL, as bot serve's flags
+// would: a GitHub App (app) or token, or a Gitea/Forgejo token, with the webhook secret.
+func forgeConfig(kind forge.Kind, app bool, apiURL, secret string) server.ForgeConfig {
+	var cfg server.ForgeConfig
+	switch {
+	case kind == forge.GitHub && app:
+		cfg.GitHubAPIURL, cfg.GitHubAppID, cfg.GitHubAppKeyPEM, cfg.GitHubWebhookSecret = apiURL+"/", forgetest.AppID, forgetest.AppKeyPEM(), secret
+	case kind == forge.GitHub:
+		cfg.GitHubAPIURL, cfg.GitHubToken, cfg.GitHubWebhookSecret = apiURL+"/", forgetest.Token, secret
+	default:
+		cfg.GiteaURL, cfg.GiteaToken, cfg.GiteaWebhookSecret = apiURL, forgetest.Token, secret
+	}
+	return cfg
 }
 
 // stop shuts the instance down as bot serve does on SIGTERM: the workers stop (running
