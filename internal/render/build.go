@@ -119,8 +119,8 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 	if snap.State(snap.Rel(dir)) != "dir" {
 		return &builtResult{err: specError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
 	}
-	if rf := refusedUnder(snap, dir); rf != nil {
-		return &builtResult{err: refusalBuildError(snap, dir, rf, nil)}
+	if rf := fsys.RefusedUnder(snap, dir); rf != nil {
+		return &builtResult{err: fsys.RefusalBuildError(snap, dir, rf, nil)}
 	}
 	manifest, kfile, be := r.generate(root, dir, ks)
 	if be != nil {
@@ -166,10 +166,10 @@ func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) fresh
 		return freshBuild{out: &builtResult{err: buildError(ix, dir, err)}}
 	}
 	rec := fsys.NewRecordFS(mem, abs)
-	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
+	res, gfs, rfs, err := r.kustomizeDir(func() (*fsys.GuardFS, *fsys.RemoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
 	deps, inside := rec.Recorded()
-	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.refusalError(dir) != nil}
+	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.RefusalError(dir) != nil}
 }
 
 // withOrigins asks kustomize to annotate every object with the file it came from.

@@ -155,16 +155,16 @@ func graphKey(id string, opts Options) string {
 func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.Graph, *guards, error) {
 	snap := src.Snapshot
 	if opts.SourceIgnore {
-		snap = ignored(snap, "", opts.Cache)
+		snap = fsys.Ignored(snap, "", opts.Cache.ignoreVerdicts)
 	}
 	r := newRenderer(snap, opts)
 	defer func() { r.scratch.remove(); r.removeViews() }()
 	roots, by := discover.Discover(r.ix, opts.Config, r.folderObjects)
 	if opts.SourceIgnore {
-		if extra := specIgnore(r.ix, roots); extra != "" {
+		if extra := fsys.SpecIgnore(r.ix, rootSources(roots)); extra != "" {
 			r.scratch.remove()
 			r.removeViews()
-			r = newRenderer(ignored(snap, extra, opts.Cache), opts)
+			r = newRenderer(fsys.Ignored(snap, extra, opts.Cache.ignoreVerdicts), opts)
 			roots, by = discover.Discover(r.ix, opts.Config, r.folderObjects)
 		}
 	}
@@ -698,4 +698,13 @@ func (r *renderer) folderObjects(dir string) []*graph.Object {
 		return nil
 	}
 	return out.objs
+}
+
+// rootSources are the sources of the cluster roots.
+func rootSources(roots []discover.Root) []graph.SourceRef {
+	out := make([]graph.SourceRef, len(roots))
+	for i, rt := range roots {
+		out[i] = rt.KS.Spec.SourceRef
+	}
+	return out
 }
