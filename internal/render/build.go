@@ -22,6 +22,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -102,7 +103,7 @@ func (r *renderer) runKustomize(srcRoot string, ks *graph.Kustomization) *builtR
 	if out.err != nil && (out.err.File == "" || out.err.File == "." || r.guards.snap.State(out.err.File) == "dir") {
 		// An error in a folder without kustomization.yaml may name no file: the
 		// Kustomization's path is the place to fix (a SARIF location must be a file).
-		loc := specError(ks, r.ix, "path", "")
+		loc := kustomize.SpecError(ks, r.ix, "path", "")
 		e := *out.err
 		e.File, e.Line = loc.File, loc.Line
 		out.err = &e
@@ -117,7 +118,7 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
 	dir := filepath.Join(root, filepath.FromSlash(path.Clean("/"+ks.Spec.Path)))
 	if snap.State(snap.Rel(dir)) != "dir" {
-		return &builtResult{err: specError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
+		return &builtResult{err: kustomize.SpecError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
 	}
 	if rf := fsys.RefusedUnder(snap, dir); rf != nil {
 		return &builtResult{err: fsys.RefusalBuildError(snap, dir, rf, nil)}
@@ -331,17 +332,8 @@ func kustomizationFile(snap *graph.Snapshot, dir string) string {
 	return ""
 }
 
-// specError is a failure caused by the Kustomization's own spec, located at that field.
-func specError(ks *graph.Kustomization, ix *index.Index, field, msg string) *graph.BuildError {
-	line := ks.Line
-	if l := ix.LineOf(ks.File, ks.Line, field+":"); l > 0 {
-		line = l
-	}
-	return &graph.BuildError{Message: msg, File: ks.File, Line: line}
-}
-
 // objectsFrom converts a build output into Objects, locating each in its source file.
-func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *substitution) ([]*graph.Object, *graph.BuildError) {
+func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *kustomize.Substitution) ([]*graph.Object, *graph.BuildError) {
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	dir, _ := securejoin.SecureJoin(root, ks.Spec.Path)
 	relDir, _ := filepath.Rel(abs, dir)
@@ -386,7 +378,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 			return nil, summarize(&graph.BuildError{Message: err.Error(), File: file, Line: line})
 		}
 		if sub != nil {
-			changed, be := sub.apply(ctx, r, obj, data)
+			changed, be := sub.Apply(ctx, r, obj, data)
 			if be != nil {
 				return nil, be
 			}
@@ -394,7 +386,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 				data, err = nodeJSON(&r.RNode)
 			}
 		} else {
-			obj.Literal = literalVars(r, data)
+			obj.Literal = kustomize.LiteralVars(r, data)
 		}
 		if err == nil {
 			obj.Body = &unstructured.Unstructured{}
