@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/fluxcd/pkg/sourceignore"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/artifact"
@@ -31,7 +32,7 @@ type artifactView struct {
 // buildFromGenerator builds ks, whose source is an ExternalArtifact, from the artifact
 // the cluster's ArtifactGenerator makes of it; Skipped when there is none or it cannot be
 // reproduced from the repository.
-func (r *renderer) buildFromGenerator(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens artifact.Generators) {
+func (r *renderer) buildFromGenerator(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl client.Client, gens artifact.Generators) {
 	ref := ks.Spec.SourceRef
 	gen := gens[ref]
 	if gen == nil {

@@ -17,11 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -102,7 +102,7 @@ func (r *renderer) runKustomize(srcRoot string, ks *graph.Kustomization) *builtR
 	if out.err != nil && (out.err.File == "" || out.err.File == "." || r.guards.snap.State(out.err.File) == "dir") {
 		// An error in a folder without kustomization.yaml may name no file: the
 		// Kustomization's path is the place to fix (a SARIF location must be a file).
-		loc := specError(ks, r.ix, "path", "")
+		loc := kustomize.SpecError(ks, r.ix, "path", "")
 		e := *out.err
 		e.File, e.Line = loc.File, loc.Line
 		out.err = &e
@@ -117,10 +117,10 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
 	dir := filepath.Join(root, filepath.FromSlash(path.Clean("/"+ks.Spec.Path)))
 	if snap.State(snap.Rel(dir)) != "dir" {
-		return &builtResult{err: specError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
+		return &builtResult{err: kustomize.SpecError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
 	}
-	if rf := refusedUnder(snap, dir); rf != nil {
-		return &builtResult{err: refusalBuildError(snap, dir, rf, nil)}
+	if rf := fsys.RefusedUnder(snap, dir); rf != nil {
+		return &builtResult{err: fsys.RefusalBuildError(snap, dir, rf, nil)}
 	}
 	manifest, kfile, be := r.generate(root, dir, ks)
 	if be != nil {
@@ -166,10 +166,10 @@ func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) fresh
 		return freshBuild{out: &builtResult{err: buildError(ix, dir, err)}}
 	}
 	rec := fsys.NewRecordFS(mem, abs)
-	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
+	res, gfs, rfs, err := r.kustomizeDir(func() (*fsys.GuardFS, *fsys.RemoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
 	deps, inside := rec.Recorded()
-	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.refusalError(dir) != nil}
+	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.RefusalError(dir) != nil}
 }
 
 // withOrigins asks kustomize to annotate every object with the file it came from.
@@ -331,17 +331,8 @@ func kustomizationFile(snap *graph.Snapshot, dir string) string {
 	return ""
 }
 
-// specError is a failure caused by the Kustomization's own spec, located at that field.
-func specError(ks *graph.Kustomization, ix *index.Index, field, msg string) *graph.BuildError {
-	line := ks.Line
-	if l := ix.LineOf(ks.File, ks.Line, field+":"); l > 0 {
-		line = l
-	}
-	return &graph.BuildError{Message: msg, File: ks.File, Line: line}
-}
-
 // objectsFrom converts a build output into Objects, locating each in its source file.
-func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *substitution) ([]*graph.Object, *graph.BuildError) {
+func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *kustomize.Substitution) ([]*graph.Object, *graph.BuildError) {
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	dir, _ := securejoin.SecureJoin(root, ks.Spec.Path)
 	relDir, _ := filepath.Rel(abs, dir)
@@ -375,7 +366,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 		}
 		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
 		// Map gives Go ints, which unstructured cannot copy).
-		data, err := nodeJSON(&r.RNode)
+		data, err := kustomize.NodeJSON(&r.RNode)
 		if err != nil {
 			// kyaml decodes the object alone, so its "line N" counts from the document: the
 			// file's own parse gives the line in the file (a mapping key defined twice).
@@ -386,15 +377,15 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 			return nil, summarize(&graph.BuildError{Message: err.Error(), File: file, Line: line})
 		}
 		if sub != nil {
-			changed, be := sub.apply(ctx, r, obj, data)
+			changed, be := sub.Apply(ctx, r, obj, data)
 			if be != nil {
 				return nil, be
 			}
 			if changed {
-				data, err = nodeJSON(&r.RNode)
+				data, err = kustomize.NodeJSON(&r.RNode)
 			}
 		} else {
-			obj.Literal = literalVars(r, data)
+			obj.Literal = kustomize.LiteralVars(r, data)
 		}
 		if err == nil {
 			obj.Body = &unstructured.Unstructured{}
@@ -407,27 +398,4 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 		out = append(out, obj)
 	}
 	return out, nil
-}
-
-// nodeJSON is kyaml's RNode.MarshalJSON without its round trip through YAML text: it
-// decodes the node itself (yaml.v3 Node.Decode, as Unmarshal of the node's text does) and
-// encodes that as JSON. kyaml's encodes the node, parses the text again, then encodes:
-// a tenth of a cold review's time went there.
-func nodeJSON(rn *kyaml.RNode) ([]byte, error) {
-	y := rn.YNode()
-	if y == nil {
-		return []byte("null"), nil
-	}
-	if y.Kind == kyaml.SequenceNode {
-		var a []any
-		if err := y.Decode(&a); err != nil {
-			return nil, err
-		}
-		return json.Marshal(a)
-	}
-	m := map[string]any{}
-	if err := y.Decode(&m); err != nil {
-		return nil, err
-	}
-	return json.Marshal(m)
 }

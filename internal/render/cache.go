@@ -62,7 +62,7 @@ type cacheVariant struct {
 	// docs, instead of the fields above, are the parsed documents of a file content.
 	docs []index.Doc
 	// ignore, instead of the fields above, are source-ignore verdicts.
-	ignore *verdicts
+	ignore *fsys.Verdicts
 	// release, instead of the fields above, is a chart's render (renderChart).
 	release *releaseOut
 	// graph, instead of the fields above, is the graph of a source.
@@ -240,7 +240,7 @@ func (c *Cache) parsed(sum string, data []byte) []index.Doc {
 
 // ignoreVerdicts returns the verdicts kept for the ignore patterns whose digest is sum,
 // making room for about paths of them; nil when c is nil.
-func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
+func (c *Cache) ignoreVerdicts(sum string, paths int) *fsys.Verdicts {
 	if c == nil {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
 	if v, ok := c.find(key, nil); ok {
 		return v.ignore
 	}
-	vs := &verdicts{m: make(map[string]bool, paths)}
+	vs := fsys.NewVerdicts(paths)
 	c.store(key, &cacheVariant{ignore: vs, bytes: int64(paths) * 96})
 	return vs
 }

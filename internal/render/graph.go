@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/conc/iter"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	runtime "k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/artifact"
@@ -174,16 +175,16 @@ func graphKey(id string, opts Options) string {
 func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.Graph, *guards, error) {
 	snap := src.Snapshot
 	if opts.SourceIgnore {
-		snap = ignored(snap, "", opts.Cache)
+		snap = fsys.Ignored(snap, "", opts.Cache.ignoreVerdicts)
 	}
 	r := newRenderer(snap, opts)
 	defer func() { r.scratch.remove(); r.removeViews() }()
 	roots, by := discover.Discover(r.ix, opts.Config, r.folderObjects)
 	if opts.SourceIgnore {
-		if extra := specIgnore(r.ix, roots); extra != "" {
+		if extra := fsys.SpecIgnore(r.ix, rootSources(roots)); extra != "" {
 			r.scratch.remove()
 			r.removeViews()
-			r = newRenderer(ignored(snap, extra, opts.Cache), opts)
+			r = newRenderer(fsys.Ignored(snap, extra, opts.Cache.ignoreVerdicts), opts)
 			r.guards.extraIgnore = extra
 			roots, by = discover.Discover(r.ix, opts.Config, r.folderObjects)
 		}
@@ -327,9 +328,9 @@ type renderer struct {
 
 // cluster renders one cluster to the substituteFrom fixpoint.
 func (r *renderer) cluster(ctx context.Context, rt discover.Root) *graph.Cluster {
-	seed, gens := store{}, artifact.Generators{}
+	seed, gens := kustomize.Store{}, artifact.Generators{}
 	var c *graph.Cluster
-	var st store
+	var st kustomize.Store
 	for round := 0; round < maxRounds; round++ {
 		var found artifact.Generators
 		c, st, found = r.round(ctx, rt, seed, gens)
@@ -337,7 +338,7 @@ func (r *renderer) cluster(ctx context.Context, rt discover.Root) *graph.Cluster
 			// A synthetic root hides nothing: render again with it moved aside.
 			return r.cluster(ctx, rt.Rekeyed())
 		}
-		if st.equal(seed) && found.Signature() == gens.Signature() {
+		if st.Equal(seed) && found.Signature() == gens.Signature() {
 			break
 		}
 		seed, gens = st, found
@@ -350,7 +351,7 @@ func (r *renderer) cluster(ctx context.Context, rt discover.Root) *graph.Cluster
 	if r.prior != nil {
 		prior = r.prior.Counterpart(rt.ID(), rt.KS.File, rt.Name)
 	}
-	r.helmReleases(ctx, c, finalStore(c, st).client(), rootSrc, prior)
+	r.helmReleases(ctx, c, finalStore(c, st).Client(), rootSrc, prior)
 	c.Sources = r.sourceViews(c, rt, rootSrc)
 	if rt.Orig != (graph.Ref{}) {
 		c.Contested = c.Kustomizations[rt.Orig]
@@ -365,11 +366,11 @@ func (r *renderer) cluster(ctx context.Context, rt discover.Root) *graph.Cluster
 // of st that no build of c emits (a failed Kustomization's objects at the prior commit):
 // st keeps the first version each round saw, which may predate a substitution that a
 // later round resolved, and a HelmRelease's valuesFrom reads the settled cluster.
-func finalStore(c *graph.Cluster, st store) store {
-	out := store{}
+func finalStore(c *graph.Cluster, st kustomize.Store) kustomize.Store {
+	out := kustomize.Store{}
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
-			out.add(o)
+			out.Add(o)
 		}
 	}
 	for id, u := range st {
@@ -393,7 +394,7 @@ func contests(rt discover.Root, child *graph.Kustomization) bool {
 // building each wave in parallel. ConfigMaps and Secrets become visible to substituteFrom
 // from the next wave on, and to every wave in the next round; so do ArtifactGenerators
 // (known lists those of the previous round), which the round returns.
-func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, known artifact.Generators) (*graph.Cluster, store, artifact.Generators) {
+func (r *renderer) round(ctx context.Context, rt discover.Root, seed kustomize.Store, known artifact.Generators) (*graph.Cluster, kustomize.Store, artifact.Generators) {
 	c := &graph.Cluster{
 		Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File, Dir: r.abs, Source: r.guards.snap, Root: rt.KS.Ref, RootDir: fsys.CleanPath(rt.KS.Spec.Path),
 		Kustomizations: map[graph.Ref]*graph.Kustomization{}, Owners: map[graph.ObjectID][]*graph.Object{},
@@ -408,7 +409,7 @@ func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, know
 	if r.prior != nil {
 		prior = r.prior.Counterpart(rt.ID(), rt.KS.File, rt.Name)
 	}
-	st, gens, found := seed.clone(), known.Clone(), artifact.Generators{}
+	st, gens, found := seed.Clone(), known.Clone(), artifact.Generators{}
 	fresh := map[graph.ObjectID]bool{} // the ConfigMaps and Secrets this round has built
 	rootCopy := *rt.KS
 	wave := []*graph.Kustomization{&rootCopy}
@@ -424,7 +425,7 @@ func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, know
 				break
 			}
 		}
-		cl := st.client()
+		cl := st.Client()
 		m := iter.Mapper[*graph.Kustomization, struct{}]{MaxGoroutines: r.workers}
 		m.Map(wave, func(ks **graph.Kustomization) struct{} {
 			r.build(ctx, *ks, rootSrc, cl, gens)
@@ -453,7 +454,7 @@ func (r *renderer) round(ctx context.Context, rt discover.Root, seed store, know
 				live = priorObjects(ks.Ref, prior, live)
 			}
 			for _, o := range live {
-				st.update(o, fresh)
+				st.Update(o, fresh)
 				gens.Add(o)
 				found.Add(o)
 			}
@@ -564,7 +565,7 @@ func (r *renderer) priorChildren(ks *graph.Kustomization, prior *graph.Cluster) 
 }
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
-func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens artifact.Generators) {
+func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl client.Client, gens artifact.Generators) {
 	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (kustomize.ErrNoSpec)
 		return
 	}
@@ -596,7 +597,7 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 		ks.NeedsRemote = "a file its kustomization loads is a remote URL"
 		return
 	}
-	sub, be := newSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
+	sub, be := kustomize.NewSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
 	if be != nil {
 		ks.Err = be
 		return
@@ -608,7 +609,7 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 // objectsOf returns the objects of built for ks after the substitution sub: kept by this
 // render, or by the shared Cache (in memory, then its Store) for a shared build, else made
 // by objectsFrom and kept. They are shared: never modified.
-func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string, ks *graph.Kustomization, sub *substitution) builtObjects {
+func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string, ks *graph.Kustomization, sub *kustomize.Substitution) builtObjects {
 	// The substituteFrom fixpoint renders a cluster several times, and most Kustomizations
 	// see the same variables in every round, and in the other render of a review.
 	subKey := substitutionKey(ks, sub)
@@ -635,7 +636,7 @@ func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string
 	}
 	out := builtObjects{objs: objs, err: be}
 	if sub != nil {
-		out.substituted = sub.written
+		out.substituted = sub.Written()
 	}
 	if ctx.Err() == nil { // a cancelled render's errors are not the build's
 		memo.Store(key, out)
@@ -660,13 +661,12 @@ type builtObjects struct {
 
 // substitutionKey is everything objectsFrom reads besides the build: the Kustomization
 // as applied and the variables substitution resolved for it.
-func substitutionKey(ks *graph.Kustomization, sub *substitution) string {
+func substitutionKey(ks *graph.Kustomization, sub *kustomize.Substitution) string {
 	body := ks.BodyJSON()
 	if sub == nil {
 		return string(body)
 	}
-	vars, _ := json.Marshal([]any{sub.vars, sub.secrets, sub.maxBytes})
-	return fmt.Sprintf("%s\x00%s\x00%t%t%t", body, vars, sub.always, sub.unknown, sub.noop)
+	return string(body) + "\x00" + sub.Key()
 }
 
 // withDefaults returns u with the configured kustomizationDefaults set where its spec
@@ -718,4 +718,13 @@ func (r *renderer) folderObjects(dir string) []*graph.Object {
 		return nil
 	}
 	return out.objs
+}
+
+// rootSources are the sources of the cluster roots.
+func rootSources(roots []discover.Root) []graph.SourceRef {
+	out := make([]graph.SourceRef, len(roots))
+	for i, rt := range roots {
+		out[i] = rt.KS.Spec.SourceRef
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
 )
@@ -33,7 +34,7 @@ var (
 // the entry names, else the kustomization file itself. be is returned as it is when every
 // one of them parses.
 func malformedManifest(ix *index.Index, be *graph.BuildError) *graph.BuildError {
-	if be == nil || be.Details != "" || !isKustomizationFile(be.File) {
+	if be == nil || be.Details != "" || !fsys.IsKustomizationFile(be.File) {
 		return be
 	}
 	dir := path.Dir(be.File)

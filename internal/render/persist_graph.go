@@ -153,9 +153,9 @@ func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Gr
 	}
 	snap := src.Snapshot
 	if opts.SourceIgnore {
-		snap = ignored(snap, "", c)
+		snap = fsys.Ignored(snap, "", c.ignoreVerdicts)
 		if d.Ignore != "" {
-			snap = ignored(snap, d.Ignore, c)
+			snap = fsys.Ignored(snap, d.Ignore, c.ignoreVerdicts)
 		}
 	}
 	g := &graph.Graph{Discovery: d.Discovery, Key: d.Key}

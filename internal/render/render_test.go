@@ -423,7 +423,7 @@ func TestApplySourceIgnore(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			snap := ignored(mustSnapshot(t, dir), tc.extra, nil)
+			snap := fsys.Ignored(mustSnapshot(t, dir), tc.extra, nil)
 			var got []string
 			for rel, typ := range snap.Types {
 				if typ.IsRegular() {
@@ -465,7 +465,7 @@ func TestApplySourceIgnoreDropsSymlinks(t *testing.T) {
 	if err := os.Symlink("apps", filepath.Join(dir, "apps-link")); err != nil {
 		t.Fatal(err)
 	}
-	snap := ignored(mustSnapshot(t, dir), "", nil)
+	snap := fsys.Ignored(mustSnapshot(t, dir), "", nil)
 	for _, p := range []string{"apps/x.yaml", "apps-link"} {
 		if st := snap.State(p); st != "absent" {
 			t.Errorf("%s: symlinks are not part of a source-controller artifact, want it left out, got %s", p, st)

@@ -104,25 +104,6 @@ func sourceFolders(ix *index.Index, files []string) map[graph.SourceRef]map[stri
 // root is found, and not reviewed until `sources:` maps its artifact to a folder.
 var bootstrapSources = []string{"GitRepository", "OCIRepository", "Bucket"}
 
-// EachGitRepository calls fn for every GitRepository document of files.
-func EachGitRepository(ix *index.Index, files []string, fn func(ref graph.SourceRef, file string, d index.Doc)) {
-	for _, rel := range files {
-		if !ix.Mentions(rel, "GitRepository") {
-			continue
-		}
-		for _, d := range ix.Docs(rel) {
-			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
-				continue
-			}
-			ns := d.Namespace
-			if ns == "" {
-				ns = "flux-system"
-			}
-			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
-		}
-	}
-}
-
 // FolderBuild returns the objects a Kustomization whose path is the repo-relative dir
 // would build (generator, kustomize, no substitution); nil when the build fails.
 type FolderBuild func(dir string) []*graph.Object

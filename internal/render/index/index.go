@@ -396,3 +396,23 @@ func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	return u, u.UnmarshalJSON(j)
 }
+
+// EachGitRepository calls fn for every GitRepository document of files (repo-relative), with
+// its ref (namespace flux-system when the document has none), file and document.
+func (ix *Index) EachGitRepository(files []string, fn func(ref graph.SourceRef, file string, d Doc)) {
+	for _, rel := range files {
+		if !ix.Mentions(rel, "GitRepository") {
+			continue
+		}
+		for _, d := range ix.Docs(rel) {
+			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
+				continue
+			}
+			ns := d.Namespace
+			if ns == "" {
+				ns = "flux-system"
+			}
+			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
+		}
+	}
+}
