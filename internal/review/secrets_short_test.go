@@ -13,12 +13,13 @@ import (
 )
 
 // TestShortSecretValues pins what happens to Secret values of 1, 3 and 4 bytes substituted
-// by postBuild into a ConfigMap: the Secret's own data is redacted whatever its length; a
-// substituted value of 4 bytes is redacted wherever it stands, in the ConfigMap and in any
-// other text; values of 1 and 3 bytes are not redacted by value (they would hide every "1"
-// and "abc": "v<redacted>"), and, since render does not record where it substituted, not at their
-// position either: they show (docs/reliability.md "Secrets"). Their base64 forms, 4 bytes
-// and more, are redacted by value.
+// by postBuild into a ConfigMap: the Secret's own data is redacted whatever its length; each
+// substituted value is redacted at the field it was substituted into, whatever its length
+// (render records the field, Object.SecretFields), and the integer ONE became is redacted
+// too; a value of 4 bytes is also redacted wherever else it stands, in the ConfigMap and in
+// any other text; values of 1 and 3 bytes are not redacted by value elsewhere (they would
+// hide every "1" and "abc": "v<redacted>"), so the literal text "1 abc" stays. Their base64
+// forms, 4 bytes and more, are redacted by value.
 func TestShortSecretValues(t *testing.T) {
 	files := map[string]string{
 		"clusters/dev/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
@@ -85,12 +86,14 @@ spec:
 	}
 	cm, sec := find("apps", "ConfigMap"), find("config", "Secret")
 	// "${ONE}" is written unquoted by kustomize before substitution, so ONE becomes the
-	// integer 1, as in the cluster.
-
+	// integer 1, as in the cluster; it is redacted at its field all the same.
+	if got := cm.Body.Object["data"].(map[string]any)["one"]; got != int64(1) {
+		t.Errorf("rendered data.one = %#v, want the integer 1", got)
+	}
 	if diff := cmp.Diff([]string{"YWJjZA==", "MQ==", "YWJj", "abcd"}, SecretStrings(g)); diff != "" {
 		t.Errorf("SecretStrings (-want +got):\n%s", diff)
 	}
-	wantCM := map[string]any{"one": int64(1), "three": "abc", "four": "<redacted>", "text": "1 abc <redacted>"}
+	wantCM := map[string]any{"one": "<redacted>", "three": "<redacted>", "four": "<redacted>", "text": "1 abc <redacted>"}
 	if diff := cmp.Diff(wantCM, Redacted(cm).Object["data"]); diff != "" {
 		t.Errorf("Redacted ConfigMap data (-want +got):\n%s", diff)
 	}
