@@ -218,7 +218,7 @@ func maskFields(u *unstructured.Unstructured, mine, theirs []graph.SecretField, 
 			marker = "<redacted, changed>"
 		}
 		masked := f.Masked(func(string) string { return marker })
-		parent, ok := containerAt(c.Object, f.Path[:len(f.Path)-1])
+		parent, ok := graph.ValueAt(c.Object, f.Path[:len(f.Path)-1])
 		if !ok {
 			continue
 		}
@@ -241,29 +241,6 @@ func maskFields(u *unstructured.Unstructured, mine, theirs []graph.SecretField, 
 		}
 	}
 	return c
-}
-
-// containerAt returns the map or list at path in v.
-func containerAt(v any, path []string) (any, bool) {
-	for _, p := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			c, ok := x[p]
-			if !ok {
-				return nil, false
-			}
-			v = c
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // maskedID returns o's identity with the Secret-derived parts of its name and namespace

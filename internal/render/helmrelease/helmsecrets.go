@@ -132,20 +132,9 @@ func WithPlaceholderFields(hr *unstructured.Unstructured, fields []graph.SecretF
 // replacePlaceholder writes f's placeholder text at its path in obj (a key renamed, a
 // string value replaced); false when the path leads nowhere or to a value not a string.
 func replacePlaceholder(obj map[string]any, f graph.SecretField) bool {
-	var parent any = obj
-	for _, p := range f.Path[:len(f.Path)-1] {
-		switch x := parent.(type) {
-		case map[string]any:
-			parent = x[p]
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(x) {
-				return false
-			}
-			parent = x[i]
-		default:
-			return false
-		}
+	parent, ok := graph.ValueAt(obj, f.Path[:len(f.Path)-1])
+	if !ok {
+		return false
 	}
 	text := f.Masked(SecretPlaceholder)
 	last := f.Path[len(f.Path)-1]
