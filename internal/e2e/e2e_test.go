@@ -52,13 +52,26 @@ func (e *env) reviewRun(sha string, summaryID int64, exp expectation) []call {
 	return append(run, e.status(sha, exp.finalState(), cdiDescription))
 }
 
-// reviewRerun is reviewRun on a head whose line comments were already posted: the server
-// posts no second, identical review.
+// reviewRerun is reviewRun on a head whose summary and line comments were already posted:
+// the server edits no summary to the same text and posts no second, identical review.
 func (e *env) reviewRerun(sha string, summaryID int64, exp expectation) []call {
 	var out []call
 	posted := e.review(sha, cdiLines)
-	for _, c := range e.reviewRun(sha, summaryID, exp) {
+	for _, c := range withoutSummaryEdit(e.reviewRun(sha, summaryID, exp)) {
 		if !reflect.DeepEqual(c, posted) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// withoutSummaryEdit is run without its edit of the summary: a run of a head whose summary
+// is on the PR already (its head marker, forge.HeadMarker, makes the body the same) edits
+// nothing.
+func withoutSummaryEdit(run []call) []call {
+	var out []call
+	for _, c := range run {
+		if !(strings.HasPrefix(c.Op, "PATCH ") && strings.HasPrefix(c.Detail, "summary: ")) {
 			out = append(out, c)
 		}
 	}
@@ -153,9 +166,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 			expectStatus(t, "the bot's own comment", code, body, http.StatusAccepted, `"ignored"`)
 
 			// A push: the summary is edited in place.
-			e.repo.pushHead2(t)
-			e.fake.SetPR(1, head2, e.repo.base, false)
-			e.fake.SetFiles(1, e.repo.head2Files...)
+			e.pushHead2()
 			code, body = in.send(e.prDelivery(head2, head))
 			expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
 			calls = e.waitCalls("final status of head2", e.finalStatus(head2))
@@ -281,9 +292,7 @@ func TestSupersede(t *testing.T) {
 		case <-time.After(waitLimit):
 			t.Fatal("the review never fetched")
 		}
-		e.repo.pushHead2(t)
-		e.fake.SetPR(1, head2, e.repo.base, false)
-		e.fake.SetFiles(1, e.repo.head2Files...)
+		e.pushHead2()
 		code, body = in.send(e.prDelivery(head2, head))
 		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
 		calls := e.waitCalls("final status of head2", e.finalStatus(head2))
@@ -341,8 +350,9 @@ func TestForgeErrors(t *testing.T) {
 		code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
 		expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
 		calls = e.waitCalls("final status of the recheck", e.finalStatus(head))
+		// The summary of head was created before the 422: it is not edited to the same text.
 		e.assertCalls("recheck after an error", calls, append([]call{e.permission(writer), e.reaction(id, "+1"), e.getPR()},
-			e.reviewRun(head, e.summary().ID, exp)...))
+			withoutSummaryEdit(e.reviewRun(head, e.summary().ID, exp))...))
 	})
 }
 

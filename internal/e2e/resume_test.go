@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/forge"
 )
 
 // headStatuses is the request by which a resumed run reads what its head's status is.
@@ -13,8 +16,9 @@ func (e *env) headStatuses(sha string) call {
 // TestResumedRunPublishesOnce interrupts a review, by SIGKILL or SIGTERM, while the forge
 // answers a publishing request it has already carried out (the answer never comes back),
 // and restarts the server on the same head with no newer push. The resumed run reads back
-// what the bot published: a summary is edited, not added; the line-comment review is not
-// posted again; after the final status nothing is published again.
+// what the bot published: the summary, which ends with the head's marker, is neither added
+// nor edited again; the line-comment review is not posted again; after the final status
+// nothing is published again.
 func TestResumedRunPublishesOnce(t *testing.T) {
 	t.Parallel()
 	steps := []struct {
@@ -79,7 +83,8 @@ func TestResumedRunPublishesOnce(t *testing.T) {
 						if step.name == "summary" { // not posted before: posted now
 							lines = e.reviewLines(calls, a)
 						}
-						run := e.demoRun(1, a, lines, e.summary().ID)
+						// The summary of this head is on the PR: not edited again.
+						run := withoutSummaryEdit(e.demoRun(1, a, lines, e.summary().ID))
 						files := len(run) - 1
 						if lines != nil {
 							files--
@@ -101,7 +106,9 @@ func TestResumedRunPublishesOnce(t *testing.T) {
 						}
 					}
 					e.assertCalls("the resumed run", calls, want)
-					e.summary()
+					if body := e.summary().Body; !strings.HasSuffix(body, "\n\n"+forge.HeadMarker(a)) {
+						t.Errorf("the summary does not end with the head's marker %q:\n%s", forge.HeadMarker(a), body)
+					}
 					if n := e.fake.Reviews(1); n != 1 {
 						t.Errorf("%d line-comment reviews on the PR, want 1", n)
 					}

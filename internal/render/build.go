@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -367,7 +366,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 		}
 		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
 		// Map gives Go ints, which unstructured cannot copy).
-		data, err := nodeJSON(&r.RNode)
+		data, err := kustomize.NodeJSON(&r.RNode)
 		if err != nil {
 			// kyaml decodes the object alone, so its "line N" counts from the document: the
 			// file's own parse gives the line in the file (a mapping key defined twice).
@@ -383,7 +382,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 				return nil, be
 			}
 			if changed {
-				data, err = nodeJSON(&r.RNode)
+				data, err = kustomize.NodeJSON(&r.RNode)
 			}
 		} else {
 			obj.Literal = kustomize.LiteralVars(r, data)
@@ -399,27 +398,4 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 		out = append(out, obj)
 	}
 	return out, nil
-}
-
-// nodeJSON is kyaml's RNode.MarshalJSON without its round trip through YAML text: it
-// decodes the node itself (yaml.v3 Node.Decode, as Unmarshal of the node's text does) and
-// encodes that as JSON. kyaml's encodes the node, parses the text again, then encodes:
-// a tenth of a cold review's time went there.
-func nodeJSON(rn *kyaml.RNode) ([]byte, error) {
-	y := rn.YNode()
-	if y == nil {
-		return []byte("null"), nil
-	}
-	if y.Kind == kyaml.SequenceNode {
-		var a []any
-		if err := y.Decode(&a); err != nil {
-			return nil, err
-		}
-		return json.Marshal(a)
-	}
-	m := map[string]any{}
-	if err := y.Decode(&m); err != nil {
-		return nil, err
-	}
-	return json.Marshal(m)
 }

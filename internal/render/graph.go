@@ -85,6 +85,9 @@ func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 	if g, ok := opts.Cache.lookupGraph(key, opts.Prior); ok {
 		return g, nil
 	}
+	if g, ok := opts.Cache.loadGraphs(key, src, opts); ok {
+		return g, nil
+	}
 	g, gd, err := renderSource(ctx, src, opts)
 	if err == nil && key != "" && !gd.timedOut.Load() {
 		if g.Failed() {
@@ -93,9 +96,25 @@ func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 		if key != "" {
 			g.Key = key
 			opts.Cache.keepGraph(key, g)
+			opts.Cache.saveGraph(g, gd.extraIgnore)
 		}
 	}
 	return g, err
+}
+
+// loadGraphs is lookupGraph from the persistent store: the graph stored under key, else
+// the one stored for opts.Prior (priorKey), kept in memory once read.
+func (c *Cache) loadGraphs(key string, src *fsys.Source, opts Options) (*graph.Graph, bool) {
+	if key == "" {
+		return nil, false
+	}
+	for _, k := range []string{key, priorKey(key, opts.Prior)} {
+		if g, ok := c.loadGraph(k, src, opts); ok {
+			c.keepGraph(k, g)
+			return g, true
+		}
+	}
+	return nil, false
 }
 
 // Graph returns the graph RenderSource keeps for a source with that id under opts, when
@@ -166,6 +185,7 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 			r.scratch.remove()
 			r.removeViews()
 			r = newRenderer(fsys.Ignored(snap, extra, opts.Cache.ignoreVerdicts), opts)
+			r.guards.extraIgnore = extra
 			roots, by = discover.Discover(r.ix, opts.Config, r.folderObjects)
 		}
 	}

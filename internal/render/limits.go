@@ -21,6 +21,9 @@ type guards struct {
 	fetch    *fetcher // nil fetches nothing
 	deadline time.Time
 	timedOut atomic.Bool // a Kustomization was not built for the Timeout
+	// extraIgnore is the roots' spec.ignore the render applies over the source's own
+	// ignore rules (specIgnore); "" for none.
+	extraIgnore string
 }
 
 func newGuards(snap *graph.Snapshot, opts Options) *guards {

@@ -236,15 +236,7 @@ func operatorRoots(ix *index.Index, files []string, build FolderBuild) []Root {
 	var dirs []string
 	byDir := map[string][]string{}
 	for _, rel := range files {
-		if !ix.Mentions(rel, "FluxInstance", "flux-instance") {
-			continue
-		}
-		candidate := false
-		for _, d := range ix.Docs(rel) {
-			group := strings.SplitN(d.APIVersion, "/", 2)[0]
-			candidate = candidate || group == "fluxcd.controlplane.io" || group == "helm.toolkit.fluxcd.io"
-		}
-		if !candidate {
+		if !operatorCandidate(ix, rel) {
 			continue
 		}
 		dir := path.Dir(rel)
@@ -267,6 +259,36 @@ func operatorRoots(ix *index.Index, files []string, build FolderBuild) []Root {
 		}
 	}
 	return out
+}
+
+// operatorCandidate reports whether the build of rel's folder may give operatorRootsOf a
+// root, decided from text so that only such folders are built (a build is the cost of
+// discovery): a fluxcd.controlplane.io document (FluxInstance, ResourceSet) in a file that
+// spells FluxInstance or flux-instance, or a HelmRelease that operatorRootsOf may take for
+// the flux-instance chart's, which needs "flux-instance" in its file's path, its file's text
+// (name, chart, chartRef) or its folder's kustomization file (a patch or namePrefix there).
+func operatorCandidate(ix *index.Index, rel string) bool {
+	if !ix.Spells(rel, "FluxInstance", "flux-instance", "HelmRelease") {
+		return false
+	}
+	named := strings.Contains(rel, "flux-instance") || ix.Spells(rel, "flux-instance")
+	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		named = named || ix.Spells(path.Join(path.Dir(rel), n), "flux-instance")
+	}
+	instance := ix.Spells(rel, "FluxInstance", "flux-instance")
+	for _, d := range ix.Docs(rel) {
+		switch strings.SplitN(d.APIVersion, "/", 2)[0] {
+		case "fluxcd.controlplane.io":
+			if instance {
+				return true
+			}
+		case "helm.toolkit.fluxcd.io":
+			if d.Kind == "HelmRelease" && named {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rawObjects reads the documents of files as objects, unbuilt.

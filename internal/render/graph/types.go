@@ -79,6 +79,14 @@ type Object struct {
 	// wherever they occur in Body, as it redacts a Secret's own values (the variables are
 	// those Flux's ContextWithSecretVarsCollector reports).
 	SecretValues []string
+	// SecretFields are the fields of Body whose text postBuild substitution wrote, in part
+	// or whole, from a variable read from a substituteFrom Secret: review redacts them at
+	// their position whatever the length of the value (render vars.go fieldsOf).
+	SecretFields []SecretField `json:",omitempty"`
+	// TypeChanges are the string fields of the source that postBuild substitution turned
+	// into another YAML type (fluxcd/pkg/kustomize SubstituteVariables parses the
+	// substituted YAML text again): rule substitution-type-change.
+	TypeChanges []TypeChange `json:",omitempty"`
 	// ResourceSet is the flux-operator ResourceSet ("namespace/name") that rendered the
 	// object, applied by Owner; "" for an object of Owner's own build.
 	ResourceSet string
@@ -88,6 +96,58 @@ type Object struct {
 	// ("app/templates/deploy.yaml", Helm's "# Source:").
 	HelmRelease string
 	Template    string
+}
+
+// SecretField is one field of an object's Body that postBuild substitution wrote from a
+// Secret variable.
+type SecretField struct {
+	// Path leads to the field in Body after substitution: map keys, and list indices as
+	// decimal strings ("spec", "containers", "0", "image").
+	Path []string
+	// Key is true when the Secret-derived text is the last element of Path itself (a map
+	// key), not the value it holds.
+	Key bool
+	// Parts is the field's text as substitution wrote it, in order: literal text, and
+	// text derived from a Secret variable (Secret true).
+	Parts []TextPart
+}
+
+// TextPart is one piece of a substituted text.
+type TextPart struct {
+	Text   string
+	Secret bool `json:",omitempty"`
+}
+
+// Masked returns the field's text with each Secret-derived part replaced by mask(part).
+func (f SecretField) Masked(mask func(string) string) string {
+	var b strings.Builder
+	for _, p := range f.Parts {
+		if p.Secret {
+			b.WriteString(mask(p.Text))
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// Text returns the field's text as substitution wrote it.
+func (f SecretField) Text() string { return f.Masked(func(s string) string { return s }) }
+
+// TypeChange is a string field of an object's source that postBuild substitution turned
+// into another type: Flux substitutes the object's YAML text and parses it again, so
+// "${ONE}" with ONE=1 becomes the integer 1 (fluxcd/pkg/kustomize SubstituteVariables and
+// varSubstitution: res.AsYAML, envsubst.Eval, yaml.YAMLToJSON).
+type TypeChange struct {
+	// Path leads to the field in Body after substitution, as SecretField.Path.
+	Path []string
+	// Vars are the variables the field's text reads, in order, without repeats.
+	Vars []string
+	// Type is what the field became: "integer", "number", "boolean" or "null".
+	Type string
+	// Value is the field's new value as YAML text; "" when a variable it reads came from
+	// a Secret (the value is not shown).
+	Value string `json:",omitempty"`
 }
 
 // SourceRef is a Flux cross-object reference to a source.

@@ -348,8 +348,14 @@ func (ix *Index) Mentions(rel string, words ...string) bool {
 	ix.mu.Lock()
 	_, parsed := ix.files[rel]
 	ix.mu.Unlock()
-	if parsed || !ix.Readable(rel) {
-		return parsed
+	return parsed || ix.Spells(rel, words...)
+}
+
+// Spells reports whether the text of the readable file rel holds one of words; false for a
+// file that is absent or may not be read.
+func (ix *Index) Spells(rel string, words ...string) bool {
+	if !ix.Readable(rel) {
+		return false
 	}
 	data, err := ix.Read(rel)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/fluxcd/pkg/envsubst"
 	"github.com/fluxcd/pkg/envsubst/parse"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // minRedactBytes is the shortest Secret-derived value redacted wherever it occurs: a
@@ -18,39 +20,85 @@ const minRedactBytes = 4
 // (names of variables read from a substituteFrom Secret) evaluate to under vars: the
 // transformed values ${V^^}, ${V,,}, ${V:0:8}, ${V/./-}, ${V:-default} that Flux writes
 // into the object, which are not the Secret's value itself and so escape a redaction by
-// that value. Each expression is evaluated by Flux's own envsubst (pkg/envsubst
-// Template.evalFunc): rebuilt as ${V<op>${arg0}<sep>${arg1}} with its arguments, already
-// evaluated, passed as variables. Values shorter than minRedactBytes are left out.
+// that value. Values shorter than minRedactBytes are left out.
 func secretDerived(root parse.Node, vars map[string]string, secret map[string]bool) []string {
 	if len(secret) == 0 {
 		return nil
 	}
-	var out []string
-	var eval func(n parse.Node) string
-	eval = func(n parse.Node) string {
-		switch n := n.(type) {
-		case *parse.TextNode:
-			return n.Value
-		case *parse.ListNode:
-			var b strings.Builder
-			for _, c := range n.Nodes {
-				b.WriteString(eval(c))
-			}
-			return b.String()
-		case *parse.FuncNode:
-			args := make([]string, len(n.Args))
-			for i, a := range n.Args {
-				args[i] = eval(a)
-			}
-			v, ok := evalFunc(n, args, vars)
-			if ok && secret[n.Param] && len(v) >= minRedactBytes {
-				out = append(out, v)
-			}
-			return v
+	e := &evaluator{vars: vars, secret: secret}
+	e.eval(root)
+	return e.derived
+}
+
+// evaluator evaluates envsubst expressions as Flux writes them and tracks which results
+// derive from a Secret variable. It is the one evaluator of substituted text: each
+// expression is evaluated by Flux's own envsubst (pkg/envsubst Template.evalFunc), rebuilt
+// as ${V<op>${arg0}<sep>${arg1}} with its arguments, already evaluated, passed as
+// variables (evalFunc).
+type evaluator struct {
+	vars   map[string]string
+	secret map[string]bool
+	// derived collects, in order, the Secret-derived results of at least minRedactBytes.
+	derived []string
+}
+
+// eval returns what n writes, in literal and Secret-derived pieces: an expression's result
+// is Secret-derived when its variable is a Secret's or an argument it reads is; a default
+// operator writes its arguments themselves when the variable is empty (envsubst
+// toDefault), so their pieces stay as they are.
+func (e *evaluator) eval(n parse.Node) []graph.TextPart {
+	switch n := n.(type) {
+	case *parse.TextNode:
+		return joinParts(nil, graph.TextPart{Text: n.Value})
+	case *parse.ListNode:
+		var out []graph.TextPart
+		for _, c := range n.Nodes {
+			out = joinParts(out, e.eval(c)...)
 		}
-		return ""
+		return out
+	case *parse.FuncNode:
+		args := make([]string, len(n.Args))
+		var argParts []graph.TextPart
+		for i, a := range n.Args {
+			p := e.eval(a)
+			args[i] = graph.SecretField{Parts: p}.Text()
+			argParts = joinParts(argParts, p...)
+		}
+		v, ok := evalFunc(n, args, e.vars)
+		part := graph.TextPart{Text: v, Secret: e.secret[n.Param] || hasSecret(argParts)}
+		if isDefaultOp(n.Name) {
+			part.Secret = e.secret[n.Param]
+			if e.vars[n.Param] == "" {
+				part.Secret = hasSecret(argParts)
+			}
+		}
+		if ok && part.Secret && len(v) >= minRedactBytes {
+			e.derived = append(e.derived, v)
+		}
+		if isDefaultOp(n.Name) && e.vars[n.Param] == "" && ok && v == args0(args) {
+			return argParts
+		}
+		return joinParts(nil, part)
 	}
-	eval(root)
+	return nil
+}
+
+// args0 is what toDefault writes from its arguments: their text, joined.
+func args0(args []string) string { return strings.Join(args, "") }
+
+// joinParts appends ps to out, dropping empty pieces and joining adjacent pieces of one
+// kind.
+func joinParts(out []graph.TextPart, ps ...graph.TextPart) []graph.TextPart {
+	for _, p := range ps {
+		if p.Text == "" {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Secret == p.Secret {
+			out[n-1].Text += p.Text
+			continue
+		}
+		out = append(out, p)
+	}
 	return out
 }
 

@@ -31,7 +31,8 @@ h: ${TOKEN/hunter2-/} ${TOKEN//e/} ${TOKEN/#hunter2/} ${TOKEN/%-secret/}
 		"hunter2", "head-secret",
 		"example-com", "ExamplE.com", "x-head-secret", "hunter2-head-y",
 		"head-secret", "hunter2-head", "secret", "hunter2",
-		"hunter2-head-secret", "hunter2-head-secret", "hunter2-HEAD-secret",
+		// ${UNSET:-${TOKEN}}: the inner expression and the default that writes it.
+		"hunter2-head-secret", "hunter2-head-secret", "hunter2-head-secret", "hunter2-HEAD-secret",
 		// envsubst v1.8.0 leaves the value as it is for /# and /% with an empty replacement
 		// (what the real substitution writes, so what is redacted).
 		"head-secret", "huntr2-had-scrt", "hunter2-head-secret", "hunter2-head-secret",

@@ -285,6 +285,8 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 		return false, &graph.BuildError{Message: err.Error(), File: obj.File, Line: obj.Line}
 	}
 	var derived []string
+	var fields []graph.SecretField
+	var exprs []exprField
 	tree, err := parse.Parse(string(y))
 	if err == nil {
 		s.written += substitutedBytes(tree.Root, s.vars)
@@ -295,6 +297,7 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 			obj.Undefined = undefinedVars(tree.Root, s.vars)
 		}
 		derived = secretDerived(tree.Root, s.vars, s.secretNames)
+		fields, exprs = (&evaluator{vars: s.vars, secret: s.secretNames}).fieldsOf(data)
 	}
 	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *s.body, r,
 		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
@@ -302,6 +305,8 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 	}
 	s.checked = true
 	obj.SecretValues = s.secrets
+	obj.SecretFields = fields
+	obj.TypeChanges = substitutedTypes(r, exprs)
 	if len(derived) > 0 {
 		obj.SecretValues = sortLongestFirst(append(slices.Clone(s.secrets), derived...))
 	}

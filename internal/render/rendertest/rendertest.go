@@ -33,3 +33,19 @@ func AddYAMLSeeds(f *testing.F, extra ...any) {
 		})
 	}
 }
+
+// Tree writes files (slash path → content) into a new temporary directory and returns it.
+func Tree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
