@@ -2,13 +2,9 @@ package render
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path"
-	"strings"
 	"sync"
 
-	"github.com/fluxcd/pkg/sourceignore"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tiergate/tiergate/internal/config"
@@ -60,47 +56,15 @@ func (r *renderer) buildFromGenerator(ctx context.Context, ks *graph.Kustomizati
 	view.view.Remap(ks, gen, r.ix)
 }
 
-// makeView runs the generator's copy operations for ref over the sources it names: the
-// cluster's own source is the repository, one mapped in .tiergate.yaml a folder of it.
+// makeView stages the artifact ref of gen (artifact.Stage) and the renderer that builds in
+// it, which shares this render's limits, fetcher, deadline and Cache.
 func (r *renderer) makeView(v *artifactView, gen *artifact.Generator, ref, rootSrc graph.SourceRef) {
-	name := gen.Obj.ID.Namespace + "/" + gen.Obj.ID.Name
-	if gen.Spec.PathPattern != "" {
-		v.skip = fmt.Sprintf("sourceRef %s: ArtifactGenerator %s uses pathPattern, which tiergate does not reproduce", ref, name)
+	dirOf := func(src graph.SourceRef) (string, bool) { return r.generatorSource(src, rootSrc) }
+	v.view, v.skip, v.err = artifact.Stage(gen, ref, r.guards.snap, dirOf, r.guards.limits.MaxFiles, r.ix)
+	if v.skip != "" || v.err != nil {
 		return
 	}
-	sources := map[string]artifact.SourceTree{}
-	for _, s := range gen.Spec.Sources {
-		src := graph.SourceRef{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}
-		if src.Namespace == "" {
-			src.Namespace = gen.Obj.ID.Namespace
-		}
-		dir, ok := r.generatorSource(src, rootSrc)
-		if !ok {
-			v.skip = fmt.Sprintf("sourceRef %s: ArtifactGenerator %s reads source %s (@%s), which is not the cluster's source and has no folder in %s sources", ref, name, src, s.Alias, config.FileName)
-			return
-		}
-		sources[s.Alias] = artifact.SourceTree{Snap: r.guards.snap, Prefix: dir}
-	}
-	st := artifact.NewStaged(r.guards.limits.MaxFiles)
-	for _, op := range gen.Spec.Artifacts[gen.Artifact].Copy {
-		err := st.Apply(op, sources)
-		if errors.Is(err, artifact.ErrExtract) {
-			v.skip = fmt.Sprintf("sourceRef %s: ArtifactGenerator %s copies '%s' with the Extract strategy, which unpacks a tarball tiergate does not review", ref, name, op.From)
-			return
-		}
-		if err != nil {
-			line := r.ix.LineOf(gen.Obj.File, gen.Obj.Line, op.From)
-			v.err = &graph.BuildError{File: gen.Obj.File, Line: max(line, gen.Obj.Line),
-				Message: fmt.Sprintf("ArtifactGenerator %s cannot build artifact %s: failed to apply copy operation from '%s' to '%s': %v", name, ref.Name, op.From, op.To, err)}
-			return
-		}
-	}
-	snap, origin, merged := st.Snapshot(path.Join("/tiergate-external-artifact", ref.Namespace, ref.Name))
-	// source-watcher archives the staged folder with storage.SourceIgnoreFilter(nil, nil):
-	// fluxcd/pkg/sourceignore's default exclusions (ArtifactBuilder.Build).
-	m := sourceignore.NewDefaultMatcher(nil, nil)
-	snap = snap.Without(func(rel string, dir bool) bool { return m.Match(strings.Split(rel, "/"), dir) })
-	v.view = artifact.View{Snap: snap, Origin: origin, Merged: merged}
+	snap := v.view.Snap
 	v.r = &renderer{
 		abs: snap.Root, ix: index.New(snap, r.shared.parsed), workers: 1,
 		guards: &guards{limits: r.guards.limits, snap: snap, fetch: r.guards.fetch, deadline: r.guards.deadline},

@@ -9,6 +9,6 @@
 // (a folder's or a git tree's files, which pipeline reads), and applies source-controller's
 // ignore rules to it. Only fluxcd/pkg/kustomize's generator touches the disk, in a scratch
 // folder holding exactly what it reads. The graph it returns is of render/graph's types;
-// render is the orchestrator, and the behaviour packages it calls (fsys, kustomize,
-// helmrelease, resourceset) never import it.
+// render is the orchestrator, and the behaviour packages it calls (index, discover, fsys,
+// kustomize, artifact, helmrelease, helm, resourceset, values) never import it.
 package render

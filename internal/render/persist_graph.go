@@ -18,7 +18,7 @@ type diskGraph struct {
 	Discovery     graph.Discovery
 	Key           string
 	// Ignore is the spec.ignore of the roots' GitRepositories that the render applied
-	// after the source's own ignore rules (specIgnore); the clusters' Source is that view.
+	// after the source's own ignore rules (fsys.SpecIgnore); the clusters' Source is that view.
 	Ignore string
 }
 
