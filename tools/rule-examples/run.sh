@@ -155,6 +155,12 @@ ks apps ./apps > $R/renamens/base/$T; ks apps ./apps 'targetNamespace: web' > $R
 for s in base head; do mkdir -p $R/renamens/$s/apps; ns podinfo > $R/renamens/$s/apps/namespace.yaml; done
 cm podinfo settings > $R/renamens/base/apps/settings.yaml; cm "" settings > $R/renamens/head/apps/settings.yaml
 
+# substitution-type-change: a quoted "${PORT}" in ConfigMap data becomes the integer 8080.
+new typechange
+for s in base head; do ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' > $R/typechange/$s/$T; mkdir -p $R/typechange/$s/apps; done
+cm default settings 'url: http://web:${PORT}' > $R/typechange/base/apps/settings.yaml
+cm default settings 'port: "${PORT}"' > $R/typechange/head/apps/settings.yaml
+
 fix() { rm -rf $R/$1/fixed $R/$1/fixbase; cp -r $R/$1/head $R/$1/fixed; cp -r $R/$1/base $R/$1/fixbase; }
 ann() { # file: add prune disabled annotation after "  name:" line
   sed -i '0,/^  name: .*/s//&\n  annotations:\n    kustomize.toolkit.fluxcd.io\/prune: disabled/' $1; }
@@ -176,8 +182,10 @@ fix healthcheck; sed -i 's/    name: web$/    name: web-server/' $R/healthcheck/
 fix missingcrd; mkdir -p $R/missingcrd/fixed/infra; ks infra ./infra 'wait: true' > $R/missingcrd/fixed/$T; ks apps ./apps 'dependsOn:' '  - name: infra' >> $R/missingcrd/fixed/$T
 printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: externalsecrets.external-secrets.io\nspec:\n  group: external-secrets.io\n  names: {kind: ExternalSecret, plural: externalsecrets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n' > $R/missingcrd/fixed/infra/crd.yaml
 fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
+fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
+cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens typechange; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"
