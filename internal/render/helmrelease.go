@@ -279,7 +279,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
 	return releaseOutcome{built: built(), objs: objs, release: &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
-		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches}}
+		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches, SkippedCRDs: res.SkippedCRDs}}
 }
 
 // keptChart returns the chart the HelmChart of cs holds at prior when source-controller
@@ -374,7 +374,9 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 	key := ""
 	if r.shared != nil {
 		l := r.guards.limits
-		k, err := json.Marshal([]any{chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
+		// releaseFormat changes when helm.Result gains a field, so that a stored render
+		// made without it is not read back as one that has none.
+		k, err := json.Marshal([]any{releaseFormat, chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
 		if err == nil {
 			key = "helm\x00" + graph.Digest(k)
 			if v, ok := r.shared.find(key, nil); ok {
@@ -398,6 +400,9 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 	}
 	return res, err
 }
+
+// releaseFormat versions the stored form of a render (diskRelease); 2 adds SkippedCRDs.
+const releaseFormat = 2
 
 // releaseBytes estimates the memory a kept render holds.
 func releaseBytes(key string, res *helm.Result) int64 {
