@@ -423,7 +423,8 @@ func releaseBytes(key string, res *helm.Result) int64 {
 func refused(err error) bool {
 	var le *limitError
 	var se *sandbox.LimitError
-	return errors.As(err, &le) || errors.As(err, &se) || errors.Is(err, sandbox.ErrClosed) ||
+	var rf *helmrelease.RefusedFileError
+	return errors.As(err, &le) || errors.As(err, &se) || (errors.As(err, &rf) && rf.Limit) || errors.Is(err, sandbox.ErrClosed) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
