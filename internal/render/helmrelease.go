@@ -114,6 +114,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 		case out.release != nil:
 			ks.Releases = append(ks.Releases, *out.release)
 		}
+		ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, nestedReleases(out.objs)...)
 		out.objs = slices.DeleteFunc(out.objs, func(obj *graph.Object) bool { return createdNamespace(obj) && len(c.Owners[obj.ID]) > 0 })
 		// ks.Objects may be a build's slice shared with other renders: never append in place.
 		ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
@@ -121,6 +122,30 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 			c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
 		}
 	}
+}
+
+// nestedReleases lists the HelmReleases among objs, which a chart renders, as not
+// rendered: helm-controller reconciles such a HelmRelease once the parent release applies
+// it, like any other, but tiergate renders only the HelmReleases Kustomizations apply, so
+// what it installs is unknown (not reviewed, and a part of the cluster rules cannot see).
+// A suspended one reconciles nothing.
+func nestedReleases(objs []*graph.Object) []graph.ReleaseSkip {
+	var out []graph.ReleaseSkip
+	for _, o := range objs {
+		if o.ID.Group != helmrelease.HelmGroup || o.ID.Kind != "HelmRelease" || o.Body == nil {
+			continue
+		}
+		name := o.ID.Namespace + "/" + o.ID.Name
+		s := graph.ReleaseSkip{HelmRelease: o.ID, File: o.File, Line: o.Line,
+			Reason: fmt.Sprintf("HelmRelease %s (rendered by chart template %s of HelmRelease %s, %s:%d) not rendered: tiergate renders the HelmReleases Kustomizations apply, not those a chart renders, and helm-controller installs this one once its parent release applies it",
+				name, o.Template, o.HelmRelease, o.File, o.Line)}
+		if sus, _, _ := unstructured.NestedBool(o.Body.Object, "spec", "suspend"); sus {
+			s.Suspended = true
+			s.Reason = fmt.Sprintf("HelmRelease %s (rendered by chart template %s of HelmRelease %s) is suspended: helm-controller does not reconcile it", name, o.Template, o.HelmRelease)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // chartScopes is sc with the scopes of the CRDs the releases of outs render.
