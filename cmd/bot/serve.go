@@ -92,7 +92,7 @@ environment for secrets and tokens.`,
 	limitFlags(fl, &f.limits)
 	fl.Int64Var(&f.buildCacheMiB, "build-cache-mib", 256, "memory for Kustomization builds reused across reviews, in MiB")
 	fl.Int64Var(&f.cacheMaxMiB, "cache-max-mib", 1024, "bound of the persistent cache in --data-dir/cache, in MiB (builds and chart renders outlive a restart; 0: none)")
-	fl.StringSliceVar(&f.botLogins, "bot-login", nil, "the account the bot publishes as, FORGE=LOGIN with FORGE github or gitea (repeatable): its comments never run a review. Default: asked of the forge (GET /user, or the App's slug); while neither tells it, no /recheck runs")
+	fl.StringSliceVar(&f.botLogins, "bot-login", nil, "the account the bot publishes as: github=LOGIN, gitea=LOGIN (Gitea and Forgejo), or a plain LOGIN for every forge without its own (repeatable, comma-separated): its comments never run a review. Default: asked of the forge (GET /user, or the App's slug); while neither tells it, no /recheck runs")
 	fl.BoolVar(&f.forkPRs, "fork-prs", true, "review PRs from forks (false: answer them with a success status)")
 	return cmd
 }
@@ -144,20 +144,41 @@ func newForges(f serveFlags, metrics *server.Metrics) (*server.ConfiguredForges,
 // '_', '.'), with GitHub's "[bot]" suffix for an App.
 var botLoginRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(\[bot\])?$`)
 
-// parseBotLogins reads --bot-login entries, FORGE=LOGIN with FORGE github or gitea (Gitea
-// and Forgejo), into server.Options.BotLogins; a usage error names the bad entry.
+// parseBotLogins reads --bot-login entries into server.Options.BotLogins: FORGE=LOGIN, with
+// FORGE github or gitea (Gitea and Forgejo), names the account on that forge; a plain LOGIN
+// names it on every forge without an entry of its own (one value cannot name two accounts
+// that differ: with GitHub and Gitea both configured, give each its own entry). A usage
+// error names the bad entry.
 func parseBotLogins(entries []string) (map[forge.Kind]string, error) {
 	out := map[forge.Kind]string{}
+	plain := ""
 	for _, e := range entries {
 		kind, login, ok := strings.Cut(e, "=")
+		if !ok {
+			if !botLoginRe.MatchString(e) {
+				return nil, usageErr("--bot-login: want LOGIN, github=LOGIN or gitea=LOGIN, got %q", e)
+			}
+			if plain != "" && plain != e {
+				return nil, usageErr("--bot-login: two logins for every forge: %q and %q (name each forge's: github=LOGIN, gitea=LOGIN)", plain, e)
+			}
+			plain = e
+			continue
+		}
 		k := forge.Kind(kind)
-		if !ok || (k != forge.GitHub && k != forge.Gitea) || !botLoginRe.MatchString(login) {
-			return nil, usageErr("--bot-login: want github=LOGIN or gitea=LOGIN, got %q", e)
+		if (k != forge.GitHub && k != forge.Gitea) || !botLoginRe.MatchString(login) {
+			return nil, usageErr("--bot-login: want LOGIN, github=LOGIN or gitea=LOGIN, got %q", e)
 		}
 		if prev, dup := out[k]; dup && prev != login {
 			return nil, usageErr("--bot-login: two logins for %s: %q and %q", k, prev, login)
 		}
 		out[k] = login
+	}
+	if plain != "" {
+		for _, k := range []forge.Kind{forge.GitHub, forge.Gitea} {
+			if out[k] == "" {
+				out[k] = plain
+			}
+		}
 	}
 	return out, nil
 }

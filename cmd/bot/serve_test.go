@@ -78,9 +78,10 @@ func TestServeUsageErrors(t *testing.T) {
 		{"bad fail-on", []string{"serve", "--data-dir", dir, "--fail-on", "sometimes"}, `--fail-on: unknown severity "sometimes" (want error, warning, notice or never)`},
 		{"no workers", []string{"serve", "--data-dir", dir, "--workers", "0"}, "--workers must be at least 1"},
 		{"allow-remote with a port", []string{"serve", "--data-dir", dir, "--allow-remote", "git.example.com:8443"}, `--allow-remote: want a lower-case host name such as github.com or *.example.com (fetched over https only), got "git.example.com:8443"`},
-		{"bot-login without forge", []string{"serve", "--data-dir", dir, "--bot-login", "tiergate-bot"}, `--bot-login: want github=LOGIN or gitea=LOGIN, got "tiergate-bot"`},
-		{"bot-login of an unknown forge", []string{"serve", "--data-dir", dir, "--bot-login", "gitlab=tg"}, `--bot-login: want github=LOGIN or gitea=LOGIN, got "gitlab=tg"`},
-		{"bot-login with a space", []string{"serve", "--data-dir", dir, "--bot-login", "github=tg bot"}, `--bot-login: want github=LOGIN or gitea=LOGIN, got "github=tg bot"`},
+		{"plain bot-login with a space", []string{"serve", "--data-dir", dir, "--bot-login", "tg bot"}, `--bot-login: want LOGIN, github=LOGIN or gitea=LOGIN, got "tg bot"`},
+		{"two plain bot-logins", []string{"serve", "--data-dir", dir, "--bot-login", "a,b"}, `--bot-login: two logins for every forge: "a" and "b" (name each forge's: github=LOGIN, gitea=LOGIN)`},
+		{"bot-login of an unknown forge", []string{"serve", "--data-dir", dir, "--bot-login", "gitlab=tg"}, `--bot-login: want LOGIN, github=LOGIN or gitea=LOGIN, got "gitlab=tg"`},
+		{"bot-login with a space", []string{"serve", "--data-dir", dir, "--bot-login", "github=tg bot"}, `--bot-login: want LOGIN, github=LOGIN or gitea=LOGIN, got "github=tg bot"`},
 		{"two bot-logins for one forge", []string{"serve", "--data-dir", dir, "--bot-login", "github=a,github=b"}, `--bot-login: two logins for github: "a" and "b"`},
 		{"missing app key", []string{"serve", "--data-dir", dir, "--github-app-id", "1", "--github-app-key", filepath.Join(dir, "nope.pem"), "--github-webhook-secret", "s"},
 			"--github-app-key: open " + filepath.Join(dir, "nope.pem") + ": no such file or directory"},
@@ -188,9 +189,30 @@ func TestParseBotLogins(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("logins (-want +got):\n%s", d)
 	}
-	for _, bad := range []string{"github=", "=x", "github=-x", "github=x[bot", "gitea=x,y"} {
+	for _, bad := range []string{"github=", "=x", "github=-x", "github=x[bot", "gitea=x,y", "-x", "x y"} {
 		if _, err := parseBotLogins([]string{bad}); err == nil {
 			t.Errorf("parseBotLogins(%q) accepted", bad)
+		}
+	}
+	// The plain form names every forge without an entry of its own, in any order.
+	for _, entries := range [][]string{{"tiergate-bot"}, {"tiergate-bot", "tiergate-bot"}} {
+		got, err := parseBotLogins(entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[forge.Kind]string{forge.GitHub: "tiergate-bot", forge.Gitea: "tiergate-bot"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%q (-want +got):\n%s", entries, d)
+		}
+	}
+	for _, entries := range [][]string{{"tg", "github=tiergate-app[bot]"}, {"github=tiergate-app[bot]", "tg"}} {
+		got, err := parseBotLogins(entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[forge.Kind]string{forge.GitHub: "tiergate-app[bot]", forge.Gitea: "tg"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%q (-want +got):\n%s", entries, d)
 		}
 	}
 }

@@ -52,9 +52,7 @@ func TestDiskFull(t *testing.T) {
 	// has (a write that needs the file to grow is answered 503, see the server package's
 	// TestStoreWriteFails). The review cannot fetch the new head into the mirror.
 	e.fake.ResetCalls()
-	e.repo.pushHead2(t)
-	e.fake.SetPR(1, head2, e.repo.base, false)
-	e.fake.SetFiles(1, e.repo.head2Files...)
+	e.pushHead2()
 	filler := fill(t, e.dataDir)
 	if code, body := in.get("/readyz"); code != http.StatusServiceUnavailable {
 		t.Errorf("readyz on a full disk: %d %s, want 503", code, body)

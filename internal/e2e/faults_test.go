@@ -20,8 +20,8 @@ const faultAttemptTimeout = 2 * time.Second
 // Retry-After), its primary rate limit (403, X-RateLimit-Remaining 0 and a reset time), a
 // request the forge never answers and a 500: each is retried within the run, which ends in
 // the review's own final status. Then faults that outlast the retries (500s, stalls) end
-// their run in status error with the reason, and the next push is reviewed as usual: the
-// queue survives.
+// their run in status error with the reason (on the next push, and on a /recheck), and the
+// next /recheck is reviewed as usual: the queue survives.
 func TestForgeFaults(t *testing.T) {
 	eachForge(t, []flavour{github, gitea}, func(t *testing.T, e *env, _ expectation) {
 		e.retry = forge.RetryOptions{AttemptTimeout: faultAttemptTimeout, MaxRetries: 2}
@@ -55,14 +55,18 @@ func TestForgeFaults(t *testing.T) {
 		}
 		summaryID := e.summary().ID
 
-		// A 500 that outlasts the retries (1 + MaxRetries attempts): status error.
+		// A 500 that outlasts the retries (1 + MaxRetries attempts) on the summary edit of
+		// the next push: status error. (head has its final status: a delivery of it again
+		// runs nothing.)
 		e.fake.ResetCalls()
 		for range 3 {
 			e.fake.FailNext(api+"/issues/comments/"+fmt.Sprint(summaryID), http.StatusInternalServerError, nil)
 		}
-		code, body = in.send(e.prDelivery(head, ""))
-		expectStatus(t, "opened again", code, body, http.StatusAccepted, `"queued"`)
-		calls = e.waitCalls("final status after 500s", e.finalStatus(head))
+		e.pushHead2()
+		code, body = in.send(e.prDelivery(head2, head))
+		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
+		calls = e.waitCalls("final status after 500s", e.finalStatus(head2))
+		run2 := e.reviewRun(head2, summaryID, exp)
 		edit := e.editSummary(summaryID, cdiVerdict)
 		got := e.publishing(calls)
 		wantPrefix := "error [tiergate] publish summary comment: "
@@ -71,36 +75,36 @@ func TestForgeFaults(t *testing.T) {
 			reason = ": injected fault"
 		}
 		checkErrorStatus(t, got, wantPrefix, reason)
-		if d := cmp.Diff([]call{run[0], run[1], run[2], edit, edit, edit}, got[:len(got)-1]); d != "" {
+		if d := cmp.Diff([]call{run2[0], run2[1], run2[2], edit, edit, edit}, got[:len(got)-1]); d != "" {
 			t.Errorf("500s: calls before the final status (-want +got):\n%s", d)
 		}
 		e.waitRuns(in, "error", 1)
 
-		// A forge that stops answering: the pending status is tried 1 + MaxRetries
-		// times, each abandoned after the attempt timeout; the run ends in error.
+		// A forge that stops answering, on a writer's /recheck: the pending status is tried
+		// 1 + MaxRetries times, each abandoned after the attempt timeout; the run ends in error.
 		e.fake.ResetCalls()
 		for range 3 {
-			e.fake.StallNext(api + "/statuses/" + head)
+			e.fake.StallNext(api + "/statuses/" + head2)
 		}
-		code, body = in.send(e.prDelivery(head, ""))
-		expectStatus(t, "opened a third time", code, body, http.StatusAccepted, `"queued"`)
-		calls = e.waitCalls("final status after stalls", e.finalStatus(head))
+		id := e.fake.AddComment(1, writer, "/recheck")
+		code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
+		expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
+		calls = e.waitCalls("final status after stalls", e.finalStatus(head2))
 		got = e.publishing(calls)
 		checkErrorStatus(t, got, "error [tiergate] set status pending: ", ": context deadline exceeded")
-		if d := cmp.Diff([]call{run[0], run[1], run[1], run[1]}, got[:len(got)-1]); d != "" {
+		recheck := []call{e.permission(writer), e.reaction(id, "+1"), e.getPR()}
+		if d := cmp.Diff(append(recheck, run2[0], run2[1], run2[1], run2[1]), got[:len(got)-1]); d != "" {
 			t.Errorf("stalls: calls before the final status (-want +got):\n%s", d)
 		}
 		e.waitRuns(in, "error", 2)
 
-		// The queue survives: the next push is reviewed as usual.
+		// The queue survives: the next /recheck is reviewed as usual.
 		e.fake.ResetCalls()
-		e.repo.pushHead2(t)
-		e.fake.SetPR(1, head2, e.repo.base, false)
-		e.fake.SetFiles(1, e.repo.head2Files...)
-		code, body = in.send(e.prDelivery(head2, head))
-		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
+		id = e.fake.AddComment(1, writer, "/recheck")
+		code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
+		expectStatus(t, "writer /recheck again", code, body, http.StatusAccepted, `"queued"`)
 		calls = e.waitCalls("final status of head2", e.finalStatus(head2))
-		e.assertCalls("after the faults", calls, e.reviewRun(head2, summaryID, exp))
+		e.assertCalls("after the faults", calls, append([]call{e.permission(writer), e.reaction(id, "+1"), e.getPR()}, run2...))
 		e.waitMetric(in, "tiergate_queue_depth", 0)
 	})
 }
@@ -141,9 +145,7 @@ func TestCloneCutMidway(t *testing.T) {
 
 		// Every attempt cut (MirrorFetcher tries three times): status error.
 		e.fake.ResetCalls()
-		e.repo.pushHead2(t)
-		e.fake.SetPR(1, head2, e.repo.base, false)
-		e.fake.SetFiles(1, e.repo.head2Files...)
+		e.pushHead2()
 		e.git.cutFetches(3)
 		code, body = in.send(e.prDelivery(head2, head))
 		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)

@@ -32,9 +32,7 @@ func TestFinalIsFinal(t *testing.T) {
 		case <-time.After(waitLimit):
 			t.Fatal("head's final status was never sent")
 		}
-		e.repo.pushHead2(t)
-		e.fake.SetPR(1, head2, e.repo.base, false)
-		e.fake.SetFiles(1, e.repo.head2Files...)
+		e.pushHead2()
 		code, body = in.send(e.prDelivery(head2, head))
 		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
 		close(release)

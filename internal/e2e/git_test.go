@@ -157,6 +157,15 @@ func newPRRepo(t *testing.T, s *gitServer, scenario, owner, name string) *prRepo
 	return r
 }
 
+// pushHead2 pushes head2 to PR #1: the git server's ref moves and the fake forge names
+// head2 as the PR's head, with head2's changed files.
+func (e *env) pushHead2() {
+	e.t.Helper()
+	e.repo.pushHead2(e.t)
+	e.fake.SetPR(1, e.repo.head2, e.repo.base, false)
+	e.fake.SetFiles(1, e.repo.head2Files...)
+}
+
 // pushHead2 moves refs/pull/1/head to head2, as a push to the PR branch does.
 func (r *prRepo) pushHead2(t *testing.T) {
 	t.Helper()

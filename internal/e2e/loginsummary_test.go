@@ -34,9 +34,7 @@ func TestSummaryWhileLoginUnknown(t *testing.T) {
 			t.Fatalf("%d summary comments by the bot, want 1: %+v", len(ours), ours)
 		}
 		e.fake.ResetCalls()
-		e.repo.pushHead2(t)
-		e.fake.SetPR(1, head2, e.repo.base, false)
-		e.fake.SetFiles(1, e.repo.head2Files...)
+		e.pushHead2()
 		code, body = in.send(e.prDelivery(head2, head))
 		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
 		calls = e.waitCalls("final status of head2", e.finalStatus(head2))

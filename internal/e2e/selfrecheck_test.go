@@ -38,8 +38,8 @@ func TestOwnRecheckIgnored(t *testing.T) {
 // 500 on every attempt, two per ask) when the server starts and the learner's next ask;
 // the learner asks again after its backoff, in the background. The bot's own /recheck,
 // meanwhile, is put back without a forge call and without being counted as an attempt,
-// however many times it runs; once the learner learns the login it is ignored, the next
-// one is ignored at intake, and a reader's /recheck is answered.
+// however many times it runs, and counted in no metric; once the learner learns the login
+// it is ignored, the next one is ignored at intake, and a reader's /recheck is answered.
 func TestOwnRecheckWhileLoginUnknown(t *testing.T) {
 	eachForge(t, []flavour{github, gitea, forgejo}, func(t *testing.T, e *env, _ expectation) {
 		e.retry = forge.RetryOptions{MaxRetries: 1}
@@ -68,6 +68,12 @@ func TestOwnRecheckWhileLoginUnknown(t *testing.T) {
 		close(release)
 		e.waitLog(`"msg":"recheck by the bot's own account ignored"`, 1)
 		e.assertCalls("while the login is unknown", e.fake.Calls(), nil)
+		// A put-back /recheck is no started job in the metrics (docs/decisions.md): no run
+		// ended, none was timed, and it waited outside the queue.
+		for _, m := range []string{`tiergate_review_duration_seconds_count`, `tiergate_queue_depth`,
+			`tiergate_reviews_total{result="error"}`, `tiergate_reviews_total{result="superseded"}`} {
+			e.waitMetric(in, m, 0)
+		}
 		if n := strings.Count(e.log.String(), `"msg":"recheck given up`); n != 0 {
 			t.Errorf("%d rechecks given up, want 0", n)
 		}

@@ -102,8 +102,9 @@ type PullRequest struct {
 type Client interface {
 	// SetStatus sets the commit status of sha (context StatusContext); description is one line.
 	SetStatus(ctx context.Context, repo Repo, sha string, state State, description string) error
-	// UpsertSummary creates the PR's summary comment or edits the one that starts with the
-	// hidden marker (format.Marker) and was written by this bot.
+	// UpsertSummary creates the PR's summary comment or edits the newest one that starts
+	// with the hidden marker (format.Marker) and was written by this bot, unless its body is
+	// body already; the bot's older marker comments are deleted (never another author's).
 	UpsertSummary(ctx context.Context, repo Repo, pr int, body string) error
 	// ChangedLines returns, per file path, the head-side line numbers that the PR diff touches
 	// (the lines a review comment may be attached to).

@@ -127,24 +127,31 @@ func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body
 	if err != nil {
 		return fmt.Errorf("gitea: comments of %s#%d: %w", repo.FullName(), pr, err)
 	}
-	var id int64
+	var found []summaryComment
 	for _, cm := range comments {
 		author := ""
 		if cm.Poster != nil {
 			author = cm.Poster.UserName
 		}
 		if isSummary(cm.Body, author, false, me) { // Gitea marks no account as a bot
-			id = cm.ID
-			break
+			found = append(found, summaryComment{id: cm.ID, body: cm.Body})
 		}
 	}
-	if id != 0 {
-		_, _, err = api.EditIssueComment(repo.Owner, repo.Name, id, gitea.EditIssueCommentOption{Body: body})
-	} else {
+	plan := planSummary(found, body, me != "")
+	switch {
+	case plan.create:
 		_, _, err = api.CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
+	case plan.edit != 0:
+		_, _, err = api.EditIssueComment(repo.Owner, repo.Name, plan.edit, gitea.EditIssueCommentOption{Body: body})
 	}
 	if err != nil {
 		return fmt.Errorf("gitea: summary of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	for _, id := range plan.delete {
+		resp, err := api.DeleteIssueComment(repo.Owner, repo.Name, id)
+		if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) { // 404: another replica deleted it
+			return fmt.Errorf("gitea: delete older summary %d of %s#%d: %w", id, repo.FullName(), pr, err)
+		}
 	}
 	return nil
 }

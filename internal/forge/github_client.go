@@ -34,33 +34,45 @@ func (c *githubClient) UpsertSummary(ctx context.Context, repo Repo, pr int, bod
 	if err != nil {
 		return fmt.Errorf("github: summary of %s#%d: %w", repo.FullName(), pr, err)
 	}
-	id, err := c.findSummary(ctx, repo, pr, me)
-	if err == nil && id != 0 {
-		_, _, err = c.gh.Issues.EditComment(ctx, repo.Owner, repo.Name, id, &github.IssueComment{Body: &body})
-	} else if err == nil {
+	found, err := c.findSummaries(ctx, repo, pr, me)
+	if err != nil {
+		return fmt.Errorf("github: summary of %s#%d: %w", repo.FullName(), pr, err)
+	}
+	plan := planSummary(found, body, me != "")
+	switch {
+	case plan.create:
 		_, _, err = c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: &body})
+	case plan.edit != 0:
+		_, _, err = c.gh.Issues.EditComment(ctx, repo.Owner, repo.Name, plan.edit, &github.IssueComment{Body: &body})
 	}
 	if err != nil {
 		return fmt.Errorf("github: summary of %s#%d: %w", repo.FullName(), pr, err)
 	}
+	for _, id := range plan.delete {
+		resp, err := c.gh.Issues.DeleteComment(ctx, repo.Owner, repo.Name, id)
+		if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) { // 404: another replica deleted it
+			return fmt.Errorf("github: delete older summary %d of %s#%d: %w", id, repo.FullName(), pr, err)
+		}
+	}
 	return nil
 }
 
-// findSummary returns the id of the first marker comment by me, 0 when there is none.
-func (c *githubClient) findSummary(ctx context.Context, repo Repo, pr int, me string) (int64, error) {
+// findSummaries returns the marker comments by me, in the order the forge lists them.
+func (c *githubClient) findSummaries(ctx context.Context, repo Repo, pr int, me string) ([]summaryComment, error) {
+	var out []summaryComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		comments, resp, err := c.gh.Issues.ListComments(ctx, repo.Owner, repo.Name, pr, opts)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		for _, cm := range comments {
 			if isSummary(cm.GetBody(), cm.GetUser().GetLogin(), cm.GetUser().GetType() == "Bot", me) {
-				return cm.GetID(), nil
+				out = append(out, summaryComment{id: cm.GetID(), body: cm.GetBody()})
 			}
 		}
 		if resp.NextPage == 0 {
-			return 0, nil
+			return out, nil
 		}
 		opts.Page = resp.NextPage
 	}

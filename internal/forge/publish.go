@@ -42,6 +42,54 @@ func isSummary(body, author string, authorIsBot bool, me string) bool {
 	return strings.EqualFold(author, me)
 }
 
+// summaryComment is one of the bot's marker comments on a PR.
+type summaryComment struct {
+	id   int64
+	body string
+}
+
+// summaryPlan is what UpsertSummary does: create a comment, or edit one (0: none, its body is
+// the new one already), then delete the older ones.
+type summaryPlan struct {
+	create bool
+	edit   int64
+	delete []int64
+}
+
+// planSummary decides how body replaces found, the bot's marker comments on the PR (several
+// after a crash between a create and its answer, or two replicas). The newest (highest id:
+// both forges number comments in creation order) is kept and edited, unless it holds body
+// already (a resumed run of the same head: its head marker, HeadMarker, is in body); the
+// older ones are deleted when deleteOlder (the bot's login is known: while it is not, found
+// holds any bot account's marker comments, which are not the bot's to delete). Comments by
+// anyone else are never in found (isSummary).
+func planSummary(found []summaryComment, body string, deleteOlder bool) summaryPlan {
+	if len(found) == 0 {
+		return summaryPlan{create: true}
+	}
+	newest := found[0]
+	for _, c := range found[1:] {
+		if c.id > newest.id {
+			newest = c
+		}
+	}
+	var p summaryPlan
+	if newest.body != body {
+		p.edit = newest.id
+	}
+	for _, c := range found {
+		if deleteOlder && c.id != newest.id {
+			p.delete = append(p.delete, c.id)
+		}
+	}
+	return p
+}
+
+// HeadMarker is the hidden last line of the summary of the review of head sha: two heads'
+// summaries never read the same, so a resumed run of sha whose summary is on the PR
+// already (UpsertSummary finds its body unchanged) writes nothing.
+func HeadMarker(sha string) string { return "<!-- tiergate head " + sha + " -->" }
+
 // reviewBody introduces the line comments of a review; both forges want a body.
 func reviewBody(n int) string {
 	if n == 1 {

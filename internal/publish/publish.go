@@ -24,6 +24,8 @@ const (
 	maxLineComments = 50
 	// maxCheckSummary keeps a check run's summary under the Checks API's 65,535 characters.
 	maxCheckSummary = 4000
+	// maxComment is GitHub's limit on a comment, in characters (format.Markdown's default).
+	maxComment = 65536
 	// maxDescription is GitHub's limit on a commit status description, in characters.
 	maxDescription = 140
 )
@@ -56,11 +58,15 @@ type Options struct {
 	// BeforeFinal, when set, is called just before the final status is set (the caller
 	// records the head as final); an error stops the review there.
 	BeforeFinal func() error
+	// FinalContext, when set, gives the context the final status is set in once BeforeFinal
+	// has passed (the caller detaches it from the run's cancellation, with a bound of its
+	// own, so that a run cancelled then still publishes its word); cancel is called after.
+	FinalContext func(ctx context.Context) (fctx context.Context, cancel context.CancelFunc)
 }
 
-// Review publishes res to t in this order: summary comment (format.Markdown of the report),
-// line comments, check run (when c is a forge.CheckRunner), final status. The status comes
-// last so that branch protection flips only once the comment is there. It returns the final
+// Review publishes res to t in this order: summary comment (format.Markdown of the report,
+// then forge.HeadMarker of the head), line comments, check run (when c is a
+// forge.CheckRunner), final status. The status comes last so that branch protection flips only once the comment is there. It returns the final
 // state, StateSuccess or StateFailure (new findings at or above res.Threshold), and the
 // first forge error, wrapped with the step that failed.
 func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result, opts Options) (forge.State, error) {
@@ -68,9 +74,11 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 	if res.Failed() {
 		state = forge.StateFailure
 	}
-	md := format.Markdown(res.Report, format.MarkdownOptions{})
+	// The head marker goes last, under the comment's limit.
+	headMarker := "\n\n" + forge.HeadMarker(t.Head)
+	md := format.Markdown(res.Report, format.MarkdownOptions{MaxChars: maxComment - len(headMarker)})
 	if !opts.NoComments {
-		if err := c.UpsertSummary(ctx, t.Repo, t.PR, md); err != nil {
+		if err := c.UpsertSummary(ctx, t.Repo, t.PR, md+headMarker); err != nil {
 			return state, fmt.Errorf("publish summary comment: %w", err)
 		}
 		changed, err := c.ChangedLines(ctx, t.Repo, t.PR)
@@ -94,6 +102,11 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 		if err := opts.BeforeFinal(); err != nil {
 			return state, err
 		}
+	}
+	if opts.FinalContext != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = opts.FinalContext(ctx)
+		defer cancel()
 	}
 	if err := c.SetStatus(ctx, t.Repo, t.Head, state, desc); err != nil {
 		return state, fmt.Errorf("set status %s: %w", state, err)

@@ -17,10 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -101,7 +102,7 @@ func (r *renderer) runKustomize(srcRoot string, ks *graph.Kustomization) *builtR
 	if out.err != nil && (out.err.File == "" || out.err.File == "." || r.guards.snap.State(out.err.File) == "dir") {
 		// An error in a folder without kustomization.yaml may name no file: the
 		// Kustomization's path is the place to fix (a SARIF location must be a file).
-		loc := specError(ks, r.ix, "path", "")
+		loc := kustomize.SpecError(ks, r.ix, "path", "")
 		e := *out.err
 		e.File, e.Line = loc.File, loc.Line
 		out.err = &e
@@ -116,10 +117,10 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
 	dir := filepath.Join(root, filepath.FromSlash(path.Clean("/"+ks.Spec.Path)))
 	if snap.State(snap.Rel(dir)) != "dir" {
-		return &builtResult{err: specError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
+		return &builtResult{err: kustomize.SpecError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
 	}
-	if rf := refusedUnder(snap, dir); rf != nil {
-		return &builtResult{err: refusalBuildError(snap, dir, rf, nil)}
+	if rf := fsys.RefusedUnder(snap, dir); rf != nil {
+		return &builtResult{err: fsys.RefusalBuildError(snap, dir, rf, nil)}
 	}
 	manifest, kfile, be := r.generate(root, dir, ks)
 	if be != nil {
@@ -165,10 +166,10 @@ func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) fresh
 		return freshBuild{out: &builtResult{err: buildError(ix, dir, err)}}
 	}
 	rec := fsys.NewRecordFS(mem, abs)
-	res, gfs, rfs, err := r.kustomizeDir(func() (*guardFS, *remoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
+	res, gfs, rfs, err := r.kustomizeDir(func() (*fsys.GuardFS, *fsys.RemoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
 	deps, inside := rec.Recorded()
-	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.refusalError(dir) != nil}
+	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.RefusalError(dir) != nil}
 }
 
 // withOrigins asks kustomize to annotate every object with the file it came from.
@@ -220,13 +221,13 @@ func mentions(msg string) []string {
 // buildError turns a kustomize error into data: the message without temporary paths, and
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
-func buildError(ix *index, dir string, err error) *graph.BuildError {
+func buildError(ix *index.Index, dir string, err error) *graph.BuildError {
 	return summarize(malformedManifest(ix, locateError(ix, dir, err)))
 }
 
 // locateError is buildError before summarize: the whole message, at its place.
-func locateError(ix *index, dir string, err error) *graph.BuildError {
-	snap := ix.snap
+func locateError(ix *index.Index, dir string, err error) *graph.BuildError {
+	snap := ix.Snapshot()
 	abs := snap.Root
 	msg := strings.ReplaceAll(err.Error(), abs+string(filepath.Separator), "")
 	relDir, _ := filepath.Rel(abs, dir)
@@ -240,10 +241,10 @@ func locateError(ix *index, dir string, err error) *graph.BuildError {
 		if rel, e := filepath.Rel(abs, p); e != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if rel := snap.Rel(p); snap.State(rel) == "file" && ix.readable(rel) {
+		if rel := snap.Rel(p); snap.State(rel) == "file" && ix.Readable(rel) {
 			be.File, be.Line = rel, yamlErrorLine(snap, rel)
 			if be.Line == 0 {
-				be.Line = ix.namelessLine(rel, msg)
+				be.Line = namelessLine(ix, rel, msg)
 			}
 			if l := yamlLine.FindStringSubmatch(msg); l != nil && be.Line == 0 {
 				fmt.Sscanf(l[1], "%d", &be.Line)
@@ -256,9 +257,9 @@ func locateError(ix *index, dir string, err error) *graph.BuildError {
 			if k := kustomizationFile(snap, d); k != "" {
 				be.File, be.Line = graph.RelPath(abs, k), 1
 				if rel, e := filepath.Rel(d, p); e == nil {
-					if l := ix.lineOf(be.File, 1, filepath.ToSlash(rel)); l > 0 {
+					if l := ix.LineOf(be.File, 1, filepath.ToSlash(rel)); l > 0 {
 						be.Line = l
-					} else if l := ix.lineOf(be.File, 1, filepath.Base(p)); l > 0 {
+					} else if l := ix.LineOf(be.File, 1, filepath.Base(p)); l > 0 {
 						be.Line = l
 					}
 				}
@@ -267,7 +268,7 @@ func locateError(ix *index, dir string, err error) *graph.BuildError {
 		}
 	}
 	for _, m := range mentions(msg) {
-		if l := ix.lineOf(be.File, 1, m); l > 0 && !strings.HasSuffix(m, "kustomization.yaml") {
+		if l := ix.LineOf(be.File, 1, m); l > 0 && !strings.HasSuffix(m, "kustomization.yaml") {
 			be.Line = l
 			break
 		}
@@ -308,12 +309,12 @@ var missingName = regexp.MustCompile(`missing metadata\.name in object \{\{\S* (
 
 // namelessLine returns, for kustomize's "missing metadata.name" error, the first line of
 // the first document of rel of that kind without a name; 0 for another error.
-func (ix *index) namelessLine(rel, msg string) int {
+func namelessLine(ix *index.Index, rel, msg string) int {
 	m := missingName.FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}
-	for _, d := range ix.docs(rel) {
+	for _, d := range ix.Docs(rel) {
 		if d.Name == "" && d.Kind == m[1] {
 			return d.Start
 		}
@@ -330,17 +331,8 @@ func kustomizationFile(snap *graph.Snapshot, dir string) string {
 	return ""
 }
 
-// specError is a failure caused by the Kustomization's own spec, located at that field.
-func specError(ks *graph.Kustomization, ix *index, field, msg string) *graph.BuildError {
-	line := ks.Line
-	if l := ix.lineOf(ks.File, ks.Line, field+":"); l > 0 {
-		line = l
-	}
-	return &graph.BuildError{Message: msg, File: ks.File, Line: line}
-}
-
 // objectsFrom converts a build output into Objects, locating each in its source file.
-func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *substitution) ([]*graph.Object, *graph.BuildError) {
+func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *graph.Kustomization, res resmap.ResMap, sub *kustomize.Substitution) ([]*graph.Object, *graph.BuildError) {
 	root := filepath.Join(abs, filepath.FromSlash(srcRoot))
 	dir, _ := securejoin.SecureJoin(root, ks.Spec.Path)
 	relDir, _ := filepath.Rel(abs, dir)
@@ -366,34 +358,34 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.
 		}
 		origKind, origName := r.GetKind(), r.GetName()
 		if r.GetApiVersion() == "" || origKind == "" || origName == "" {
-			return nil, &graph.BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.locate(file, origKind, origName)}
+			return nil, &graph.BuildError{Message: "failed to decode Kubernetes apiVersion, kind and name", File: file, Line: ix.Locate(file, origKind, origName)}
 		}
-		obj := &graph.Object{Owner: ks.Ref, File: file, Line: ix.locate(file, origKind, origName)}
-		if l := ix.generatorLine(file, origKind, origName); generated && l > 0 {
+		obj := &graph.Object{Owner: ks.Ref, File: file, Line: ix.Locate(file, origKind, origName)}
+		if l := ix.GeneratorLine(file, origKind, origName); generated && l > 0 {
 			obj.Line = l // the generator entry, not line 1 of the kustomization file
 		}
 		// Through JSON, so numbers are int64/float64 as in every Kubernetes object (kyaml's
 		// Map gives Go ints, which unstructured cannot copy).
-		data, err := nodeJSON(&r.RNode)
+		data, err := kustomize.NodeJSON(&r.RNode)
 		if err != nil {
 			// kyaml decodes the object alone, so its "line N" counts from the document: the
 			// file's own parse gives the line in the file (a mapping key defined twice).
 			line := obj.Line
-			if l := yamlErrorLine(ix.snap, file); l > 0 {
+			if l := yamlErrorLine(ix.Snapshot(), file); l > 0 {
 				line = l
 			}
 			return nil, summarize(&graph.BuildError{Message: err.Error(), File: file, Line: line})
 		}
 		if sub != nil {
-			changed, be := sub.apply(ctx, r, obj, data)
+			changed, be := sub.Apply(ctx, r, obj, data)
 			if be != nil {
 				return nil, be
 			}
 			if changed {
-				data, err = nodeJSON(&r.RNode)
+				data, err = kustomize.NodeJSON(&r.RNode)
 			}
 		} else {
-			obj.Literal = literalVars(r, data)
+			obj.Literal = kustomize.LiteralVars(r, data)
 		}
 		if err == nil {
 			obj.Body = &unstructured.Unstructured{}
@@ -402,36 +394,8 @@ func objectsFrom(ctx context.Context, ix *index, abs, srcRoot string, ks *graph.
 		if err != nil {
 			return nil, &graph.BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
-		obj.ID = idOf(obj.Body)
+		obj.ID = graph.IDOf(obj.Body)
 		out = append(out, obj)
 	}
 	return out, nil
-}
-
-// nodeJSON is kyaml's RNode.MarshalJSON without its round trip through YAML text: it
-// decodes the node itself (yaml.v3 Node.Decode, as Unmarshal of the node's text does) and
-// encodes that as JSON. kyaml's encodes the node, parses the text again, then encodes:
-// a tenth of a cold review's time went there.
-func nodeJSON(rn *kyaml.RNode) ([]byte, error) {
-	y := rn.YNode()
-	if y == nil {
-		return []byte("null"), nil
-	}
-	if y.Kind == kyaml.SequenceNode {
-		var a []any
-		if err := y.Decode(&a); err != nil {
-			return nil, err
-		}
-		return json.Marshal(a)
-	}
-	m := map[string]any{}
-	if err := y.Decode(&m); err != nil {
-		return nil, err
-	}
-	return json.Marshal(m)
-}
-
-func idOf(u *unstructured.Unstructured) graph.ObjectID {
-	gvk := u.GroupVersionKind()
-	return graph.ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 }

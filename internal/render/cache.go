@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 // Cache keeps kustomize build results across renders (the base and head of one review,
@@ -59,9 +60,9 @@ type cacheVariant struct {
 	// gen, instead of the fields above, is a generator output.
 	gen *generated
 	// docs, instead of the fields above, are the parsed documents of a file content.
-	docs []doc
+	docs []index.Doc
 	// ignore, instead of the fields above, are source-ignore verdicts.
-	ignore *verdicts
+	ignore *fsys.Verdicts
 	// release, instead of the fields above, is a chart's render (renderChart).
 	release *releaseOut
 	// graph, instead of the fields above, is the graph of a source.
@@ -217,15 +218,15 @@ const docsPerByte = 16
 // parsed returns the documents of a file whose content has digest sum, parsing data only
 // when c (which may be nil) does not hold them: parseDocs is a function of the content,
 // and its documents are never modified.
-func (c *Cache) parsed(sum string, data []byte) []doc {
+func (c *Cache) parsed(sum string, data []byte) []index.Doc {
 	if c == nil {
-		return parseDocs(data)
+		return index.Parse(data)
 	}
 	key := "docs\x00" + sum
 	if v, ok := c.find(key, nil); ok {
 		return v.docs
 	}
-	d := parseDocs(data)
+	d := index.Parse(data)
 	size := int64(len(key) + 128*len(d))
 	for _, x := range d {
 		if x.Node != nil {
@@ -239,7 +240,7 @@ func (c *Cache) parsed(sum string, data []byte) []doc {
 
 // ignoreVerdicts returns the verdicts kept for the ignore patterns whose digest is sum,
 // making room for about paths of them; nil when c is nil.
-func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
+func (c *Cache) ignoreVerdicts(sum string, paths int) *fsys.Verdicts {
 	if c == nil {
 		return nil
 	}
@@ -247,7 +248,7 @@ func (c *Cache) ignoreVerdicts(sum string, paths int) *verdicts {
 	if v, ok := c.find(key, nil); ok {
 		return v.ignore
 	}
-	vs := &verdicts{m: make(map[string]bool, paths)}
+	vs := fsys.NewVerdicts(paths)
 	c.store(key, &cacheVariant{ignore: vs, bytes: int64(paths) * 96})
 	return vs
 }

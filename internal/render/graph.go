@@ -13,10 +13,14 @@ import (
 	"github.com/sourcegraph/conc/iter"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	runtime "k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/artifact"
+	"github.com/tiergate/tiergate/internal/render/discover"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
@@ -81,6 +85,9 @@ func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 	if g, ok := opts.Cache.lookupGraph(key, opts.Prior); ok {
 		return g, nil
 	}
+	if g, ok := opts.Cache.loadGraphs(key, src, opts); ok {
+		return g, nil
+	}
 	g, gd, err := renderSource(ctx, src, opts)
 	if err == nil && key != "" && !gd.timedOut.Load() {
 		if g.Failed() {
@@ -89,9 +96,25 @@ func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 		if key != "" {
 			g.Key = key
 			opts.Cache.keepGraph(key, g)
+			opts.Cache.saveGraph(g, gd.extraIgnore)
 		}
 	}
 	return g, err
+}
+
+// loadGraphs is lookupGraph from the persistent store: the graph stored under key, else
+// the one stored for opts.Prior (priorKey), kept in memory once read.
+func (c *Cache) loadGraphs(key string, src *fsys.Source, opts Options) (*graph.Graph, bool) {
+	if key == "" {
+		return nil, false
+	}
+	for _, k := range []string{key, priorKey(key, opts.Prior)} {
+		if g, ok := c.loadGraph(k, src, opts); ok {
+			c.keepGraph(k, g)
+			return g, true
+		}
+	}
+	return nil, false
 }
 
 // Graph returns the graph RenderSource keeps for a source with that id under opts, when
@@ -152,33 +175,34 @@ func graphKey(id string, opts Options) string {
 func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.Graph, *guards, error) {
 	snap := src.Snapshot
 	if opts.SourceIgnore {
-		snap = ignored(snap, "", opts.Cache)
+		snap = fsys.Ignored(snap, "", opts.Cache.ignoreVerdicts)
 	}
 	r := newRenderer(snap, opts)
 	defer func() { r.scratch.remove(); r.removeViews() }()
-	roots, by := discover(r.ix, opts.Config, r.folderObjects)
+	roots, by := discover.Discover(r.ix, opts.Config, r.folderObjects)
 	if opts.SourceIgnore {
-		if extra := specIgnore(r.ix, roots); extra != "" {
+		if extra := fsys.SpecIgnore(r.ix, rootSources(roots)); extra != "" {
 			r.scratch.remove()
 			r.removeViews()
-			r = newRenderer(ignored(snap, extra, opts.Cache), opts)
-			roots, by = discover(r.ix, opts.Config, r.folderObjects)
+			r = newRenderer(fsys.Ignored(snap, extra, opts.Cache.ignoreVerdicts), opts)
+			r.guards.extraIgnore = extra
+			roots, by = discover.Discover(r.ix, opts.Config, r.folderObjects)
 		}
 	}
 	gd := r.guards
 	g := &graph.Graph{Discovery: by}
 	operator := map[*graph.Cluster]bool{}
 	for _, rt := range roots {
-		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.name) {
-			g.Unselected = append(g.Unselected, rt.name)
-			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.name, ID: rt.id(), RootFile: rt.ks.File})
+		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.Name) {
+			g.Unselected = append(g.Unselected, rt.Name)
+			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File})
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		c := r.cluster(ctx, rt)
-		operator[c] = rt.synthetic && rt.by == graph.DiscoveryRoots
+		operator[c] = rt.Synthetic && rt.By == graph.DiscoveryRoots
 		g.Clusters = append(g.Clusters, c)
 	}
 	if err := ctx.Err(); err != nil {
@@ -192,7 +216,7 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 func newRenderer(snap *graph.Snapshot, opts Options) *renderer {
 	gd := newGuards(snap, opts)
 	r := &renderer{
-		abs: snap.Root, ix: newIndex(snap, opts.Cache), cfg: opts.Config, workers: opts.Workers, guards: gd,
+		abs: snap.Root, ix: index.New(snap, opts.Cache.parsed), cfg: opts.Config, workers: opts.Workers, guards: gd,
 		cache:  &buildCache{m: map[string]*builtResult{}},
 		shared: opts.Cache, fps: fsys.NewFingerprints(gd.snap), exact: opts.ExactBuild,
 		policy: buildPolicy(opts), prior: opts.Prior, helm: opts.Helm, charts: opts.Charts, remote: opts.Remote,
@@ -281,7 +305,7 @@ func dropUnreached(cs []*graph.Cluster, operator map[*graph.Cluster]bool) []*gra
 
 type renderer struct {
 	abs     string
-	ix      *index
+	ix      *index.Index
 	cfg     *config.Config
 	cache   *buildCache
 	workers int
@@ -303,35 +327,35 @@ type renderer struct {
 }
 
 // cluster renders one cluster to the substituteFrom fixpoint.
-func (r *renderer) cluster(ctx context.Context, rt root) *graph.Cluster {
-	seed, gens := store{}, generators{}
+func (r *renderer) cluster(ctx context.Context, rt discover.Root) *graph.Cluster {
+	seed, gens := kustomize.Store{}, artifact.Generators{}
 	var c *graph.Cluster
-	var st store
+	var st kustomize.Store
 	for round := 0; round < maxRounds; round++ {
-		var found generators
+		var found artifact.Generators
 		c, st, found = r.round(ctx, rt, seed, gens)
-		if c.Contested != nil && rt.orig == (graph.Ref{}) {
+		if c.Contested != nil && rt.Orig == (graph.Ref{}) {
 			// A synthetic root hides nothing: render again with it moved aside.
-			return r.cluster(ctx, rt.rekeyed())
+			return r.cluster(ctx, rt.Rekeyed())
 		}
-		if st.equal(seed) && found.signature() == gens.signature() {
+		if st.Equal(seed) && found.Signature() == gens.Signature() {
 			break
 		}
 		seed, gens = st, found
 	}
-	rootSrc := rt.ks.Spec.SourceRef
-	if rt.unresolved != "" {
+	rootSrc := rt.KS.Spec.SourceRef
+	if rt.Unresolved != "" {
 		rootSrc = graph.SourceRef{Kind: "none"}
 	}
 	var prior *graph.Cluster
 	if r.prior != nil {
-		prior = r.prior.Counterpart(rt.id(), rt.ks.File, rt.name)
+		prior = r.prior.Counterpart(rt.ID(), rt.KS.File, rt.Name)
 	}
-	r.helmReleases(ctx, c, finalStore(c, st).client(), rootSrc, prior)
+	r.helmReleases(ctx, c, finalStore(c, st).Client(), rootSrc, prior)
 	c.Sources = r.sourceViews(c, rt, rootSrc)
-	if rt.orig != (graph.Ref{}) {
-		c.Contested = c.Kustomizations[rt.orig]
-		if rt.by != graph.DiscoveryRoots {
+	if rt.Orig != (graph.Ref{}) {
+		c.Contested = c.Kustomizations[rt.Orig]
+		if rt.By != graph.DiscoveryRoots {
 			c.Contested = nil // tiergate's own stand-in: no second applier in the cluster
 		}
 	}
@@ -342,11 +366,11 @@ func (r *renderer) cluster(ctx context.Context, rt root) *graph.Cluster {
 // of st that no build of c emits (a failed Kustomization's objects at the prior commit):
 // st keeps the first version each round saw, which may predate a substitution that a
 // later round resolved, and a HelmRelease's valuesFrom reads the settled cluster.
-func finalStore(c *graph.Cluster, st store) store {
-	out := store{}
+func finalStore(c *graph.Cluster, st kustomize.Store) kustomize.Store {
+	out := kustomize.Store{}
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
-			out.add(o)
+			out.Add(o)
 		}
 	}
 	for id, u := range st {
@@ -359,37 +383,37 @@ func finalStore(c *graph.Cluster, st store) store {
 
 // contests reports whether child, emitted by a build, is the synthetic root's own Ref with
 // another path or source: the real Kustomization that the root would otherwise hide.
-func contests(rt root, child *graph.Kustomization) bool {
-	if !rt.synthetic || rt.orig != (graph.Ref{}) || child.Ref != rt.ks.Ref {
+func contests(rt discover.Root, child *graph.Kustomization) bool {
+	if !rt.Synthetic || rt.Orig != (graph.Ref{}) || child.Ref != rt.KS.Ref {
 		return false
 	}
-	return fsys.CleanPath(child.Spec.Path) != fsys.CleanPath(rt.ks.Spec.Path) || child.Spec.SourceRef != rt.ks.Spec.SourceRef
+	return fsys.CleanPath(child.Spec.Path) != fsys.CleanPath(rt.KS.Spec.Path) || child.Spec.SourceRef != rt.KS.Spec.SourceRef
 }
 
 // round renders the cluster wave by wave (a parent before the Kustomizations it emits),
 // building each wave in parallel. ConfigMaps and Secrets become visible to substituteFrom
 // from the next wave on, and to every wave in the next round; so do ArtifactGenerators
 // (known lists those of the previous round), which the round returns.
-func (r *renderer) round(ctx context.Context, rt root, seed store, known generators) (*graph.Cluster, store, generators) {
+func (r *renderer) round(ctx context.Context, rt discover.Root, seed kustomize.Store, known artifact.Generators) (*graph.Cluster, kustomize.Store, artifact.Generators) {
 	c := &graph.Cluster{
-		Name: rt.name, ID: rt.id(), RootFile: rt.ks.File, Dir: r.abs, Source: r.guards.snap, Root: rt.ks.Ref, RootDir: fsys.CleanPath(rt.ks.Spec.Path),
+		Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File, Dir: r.abs, Source: r.guards.snap, Root: rt.KS.Ref, RootDir: fsys.CleanPath(rt.KS.Spec.Path),
 		Kustomizations: map[graph.Ref]*graph.Kustomization{}, Owners: map[graph.ObjectID][]*graph.Object{},
 	}
 	// sourceRoot maps the root's source to the repository only when it is a GitRepository or
 	// .tiergate.yaml maps it: an OCIRepository or Bucket is an artifact made elsewhere.
-	rootSrc := rt.ks.Spec.SourceRef
-	if rt.unresolved != "" {
+	rootSrc := rt.KS.Spec.SourceRef
+	if rt.Unresolved != "" {
 		rootSrc = graph.SourceRef{Kind: "none"} // its path is unknown: nothing is built from it
 	}
 	var prior *graph.Cluster
 	if r.prior != nil {
-		prior = r.prior.Counterpart(rt.id(), rt.ks.File, rt.name)
+		prior = r.prior.Counterpart(rt.ID(), rt.KS.File, rt.Name)
 	}
-	st, gens, found := seed.clone(), known.clone(), generators{}
+	st, gens, found := seed.Clone(), known.Clone(), artifact.Generators{}
 	fresh := map[graph.ObjectID]bool{} // the ConfigMaps and Secrets this round has built
-	rootCopy := *rt.ks
+	rootCopy := *rt.KS
 	wave := []*graph.Kustomization{&rootCopy}
-	seen := map[graph.Ref]bool{rt.ks.Ref: true}
+	seen := map[graph.Ref]bool{rt.KS.Ref: true}
 	objects, substituted := 0, int64(0)
 	var kept []*graph.Kustomization // priorChildren of failed Kustomizations, not yet built
 	for ctx.Err() == nil {
@@ -401,7 +425,7 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 				break
 			}
 		}
-		cl := st.client()
+		cl := st.Client()
 		m := iter.Mapper[*graph.Kustomization, struct{}]{MaxGoroutines: r.workers}
 		m.Map(wave, func(ks **graph.Kustomization) struct{} {
 			r.build(ctx, *ks, rootSrc, cl, gens)
@@ -409,8 +433,8 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 		})
 		var next []*graph.Kustomization
 		for _, ks := range wave {
-			if ks == &rootCopy && rt.unresolved != "" {
-				ks.Skipped = rt.unresolved
+			if ks == &rootCopy && rt.Unresolved != "" {
+				ks.Skipped = rt.Unresolved
 			}
 			r.expandResourceSets(ks, c)
 			r.guards.countObjects(ks, &objects)
@@ -430,9 +454,9 @@ func (r *renderer) round(ctx context.Context, rt root, seed store, known generat
 				live = priorObjects(ks.Ref, prior, live)
 			}
 			for _, o := range live {
-				st.update(o, fresh)
-				gens.add(o)
-				found.add(o)
+				st.Update(o, fresh)
+				gens.Add(o)
+				found.Add(o)
 			}
 			next = append(next, children...)
 		}
@@ -492,7 +516,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 			line := o.Line
 			var inv *kustomize.InvalidSpec
 			if errors.As(err, &inv) && !inv.Meta {
-				line = r.ix.keyLine(o.File, o.Line, inv.Field)
+				line = r.ix.KeyLine(o.File, o.Line, inv.Field)
 			}
 			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
 			if ks.Err == nil {
@@ -541,12 +565,12 @@ func (r *renderer) priorChildren(ks *graph.Kustomization, prior *graph.Cluster) 
 }
 
 // build renders one Kustomization into ks.Objects, or records why it could not.
-func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl clientT, gens generators) {
+func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc graph.SourceRef, cl client.Client, gens artifact.Generators) {
 	if ks.Err != nil || !r.guards.admit(ks) { // failed before its build (kustomize.ErrNoSpec)
 		return
 	}
 	src, ok := r.sourceRoot(ks.Spec.SourceRef, rootSrc)
-	if !ok && ks.Spec.SourceRef.Kind == externalKind && gens != nil {
+	if !ok && ks.Spec.SourceRef.Kind == artifact.ExternalKind && gens != nil {
 		r.buildFromGenerator(ctx, ks, rootSrc, cl, gens)
 		return
 	}
@@ -573,7 +597,7 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 		ks.NeedsRemote = "a file its kustomization loads is a remote URL"
 		return
 	}
-	sub, be := newSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
+	sub, be := kustomize.NewSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
 	if be != nil {
 		ks.Err = be
 		return
@@ -585,7 +609,7 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 // objectsOf returns the objects of built for ks after the substitution sub: kept by this
 // render, or by the shared Cache (in memory, then its Store) for a shared build, else made
 // by objectsFrom and kept. They are shared: never modified.
-func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string, ks *graph.Kustomization, sub *substitution) builtObjects {
+func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string, ks *graph.Kustomization, sub *kustomize.Substitution) builtObjects {
 	// The substituteFrom fixpoint renders a cluster several times, and most Kustomizations
 	// see the same variables in every round, and in the other render of a review.
 	subKey := substitutionKey(ks, sub)
@@ -612,7 +636,7 @@ func (r *renderer) objectsOf(ctx context.Context, built *builtResult, src string
 	}
 	out := builtObjects{objs: objs, err: be}
 	if sub != nil {
-		out.substituted = sub.written
+		out.substituted = sub.Written()
 	}
 	if ctx.Err() == nil { // a cancelled render's errors are not the build's
 		memo.Store(key, out)
@@ -637,13 +661,12 @@ type builtObjects struct {
 
 // substitutionKey is everything objectsFrom reads besides the build: the Kustomization
 // as applied and the variables substitution resolved for it.
-func substitutionKey(ks *graph.Kustomization, sub *substitution) string {
+func substitutionKey(ks *graph.Kustomization, sub *kustomize.Substitution) string {
 	body := ks.BodyJSON()
 	if sub == nil {
 		return string(body)
 	}
-	vars, _ := json.Marshal([]any{sub.vars, sub.secrets, sub.maxBytes})
-	return fmt.Sprintf("%s\x00%s\x00%t%t%t", body, vars, sub.always, sub.unknown, sub.noop)
+	return string(body) + "\x00" + sub.Key()
 }
 
 // withDefaults returns u with the configured kustomizationDefaults set where its spec
@@ -680,4 +703,28 @@ func (r *renderer) sourceRoot(ref, rootSrc graph.SourceRef) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// folderObjects builds the repo-relative dir as a Kustomization of the repository's own
+// source whose path is dir, without substitution (discover.FolderBuild).
+func (r *renderer) folderObjects(dir string) []*graph.Object {
+	ks := discover.SyntheticRoot("flux-system", "flux-system", dir, graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
+	built := r.cache.kustomize("", ks, func() *builtResult { return r.runKustomize("", ks) })
+	if built.err != nil || !built.hasResources() {
+		return nil
+	}
+	out := r.objectsOf(context.Background(), built, "", ks, nil)
+	if out.err != nil {
+		return nil
+	}
+	return out.objs
+}
+
+// rootSources are the sources of the cluster roots.
+func rootSources(roots []discover.Root) []graph.SourceRef {
+	out := make([]graph.SourceRef, len(roots))
+	for i, rt := range roots {
+		out[i] = rt.KS.Spec.SourceRef
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 // scopes answers whether a kind is namespaced: built-in kinds, then the graph's CRDs.
@@ -80,7 +81,7 @@ func (r *renderer) apiVersions(c *graph.Cluster) []string {
 			if served, ok := m["served"].(bool); ok && !served {
 				continue
 			}
-			if n := strOf(m, "name"); n != "" {
+			if n := values.String(m, "name"); n != "" {
 				set[g+"/"+n], set[g+"/"+n+"/"+k] = true, true
 			}
 		}

@@ -10,13 +10,15 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
 )
 
 // kustomizeDir runs kustomize on dir through the filesystem layers that layers makes (a
 // fresh set per attempt: the guards count what one build reads). With Options.ExactBuild it
 // calls fluxcd/pkg/kustomize.Build, as kustomize-controller does; otherwise kustomizeBuild,
 // which returns the same result. It returns the layers of the attempt that counted.
-func (r *renderer) kustomizeDir(layers func() (*guardFS, *remoteFS), dir string) (resmap.ResMap, *guardFS, *remoteFS, error) {
+func (r *renderer) kustomizeDir(layers func() (*fsys.GuardFS, *fsys.RemoteFS), dir string) (resmap.ResMap, *fsys.GuardFS, *fsys.RemoteFS, error) {
 	gfs, rfs := layers()
 	if r.exact {
 		// Build resets the global schema and may leave a custom one: it runs alone.
@@ -55,24 +57,21 @@ var (
 	schemaDirty = true
 )
 
-// errSchemaBuild stops a shared build at a kustomization file that may set the schema.
-var errSchemaBuild = errors.New("kustomization may set an OpenAPI schema: build it alone")
-
 // kustomizeShared runs krusty alongside other builds; again reports that it stopped at a
 // possible `openapi:` field, or found the schema dirty, and must be done alone.
-func kustomizeShared(gfs *guardFS, rfs *remoteFS, dir string) (res resmap.ResMap, err error, again bool) {
+func kustomizeShared(gfs *fsys.GuardFS, rfs *fsys.RemoteFS, dir string) (res resmap.ResMap, err error, again bool) {
 	schemaMu.RLock()
 	defer schemaMu.RUnlock()
 	if schemaDirty {
 		return nil, nil, true
 	}
-	rfs.refuseOpenAPI = true
+	rfs.RefuseOpenAPI()
 	res, err = runKrusty(gfs, dir)
-	return res, err, rfs.setsOpenAPI()
+	return res, err, rfs.SetsOpenAPI()
 }
 
 // kustomizeAlone runs krusty with no other build running, from the builtin schema.
-func kustomizeAlone(gfs *guardFS, rfs *remoteFS, dir string) (resmap.ResMap, error) {
+func kustomizeAlone(gfs *fsys.GuardFS, rfs *fsys.RemoteFS, dir string) (resmap.ResMap, error) {
 	schemaMu.Lock()
 	defer schemaMu.Unlock()
 	if schemaDirty {
@@ -81,7 +80,7 @@ func kustomizeAlone(gfs *guardFS, rfs *remoteFS, dir string) (resmap.ResMap, err
 		schemaDirty = false
 	}
 	res, err := runKrusty(gfs, dir)
-	if err != nil && errors.Is(err, errPanic) || rfs.setsOpenAPI() {
+	if err != nil && errors.Is(err, errPanic) || rfs.SetsOpenAPI() {
 		schemaDirty = true
 	}
 	return res, err
@@ -92,7 +91,7 @@ var errPanic = errors.New("recovered from kustomize build panic")
 
 // runKrusty is krusty with kustomize-controller's options (LoadRestrictionsNone, builtin
 // plugins only); a panic becomes an error wrapping errPanic.
-func runKrusty(gfs *guardFS, dir string) (res resmap.ResMap, err error) {
+func runKrusty(gfs *fsys.GuardFS, dir string) (res resmap.ResMap, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("%w: %v", errPanic, r)

@@ -2,59 +2,17 @@ package render
 
 import (
 	"fmt"
-	"path/filepath"
-	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
-
-// refusal is why a build may not read a path.
-type refusal struct {
-	path   string // absolute, cleaned
-	reason string
-}
-
-// refusedUnder returns the first refused YAML file below dir that the generator would
-// read when dir has no kustomization file of its own.
-func refusedUnder(snap *graph.Snapshot, dir string) *refusal {
-	abs, refused := snap.Root, snap.Refused
-	if k := kustomizationFileLstat(snap, dir); k != "" {
-		if r, ok := refused[graph.RelPath(abs, k)]; ok {
-			return &refusal{path: k, reason: r}
-		}
-		return nil
-	}
-	prefix := graph.RelPath(abs, dir) + "/"
-	var hits []string
-	for rel := range refused {
-		if ext := filepath.Ext(rel); strings.HasPrefix(rel, prefix) && (ext == ".yaml" || ext == ".yml") {
-			hits = append(hits, rel)
-		}
-	}
-	if len(hits) == 0 {
-		return nil
-	}
-	sort.Strings(hits)
-	return &refusal{path: filepath.Join(abs, filepath.FromSlash(hits[0])), reason: refused[hits[0]]}
-}
-
-// kustomizationFileLstat is kustomizationFile without following symlinks: it returns the
-// name present in dir even when it is a symlink, so that a refused one is reported.
-func kustomizationFileLstat(snap *graph.Snapshot, dir string) string {
-	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if snap.State(snap.Rel(filepath.Join(dir, n))) != "absent" {
-			return filepath.Join(dir, n)
-		}
-	}
-	return ""
-}
 
 // guards is what the builds of one Render share to stay inside their limits.
 type guards struct {
@@ -63,6 +21,9 @@ type guards struct {
 	fetch    *fetcher // nil fetches nothing
 	deadline time.Time
 	timedOut atomic.Bool // a Kustomization was not built for the Timeout
+	// extraIgnore is the roots' spec.ignore the render applies over the source's own
+	// ignore rules (specIgnore); "" for none.
+	extraIgnore string
 }
 
 func newGuards(snap *graph.Snapshot, opts Options) *guards {
@@ -76,30 +37,27 @@ func newGuards(snap *graph.Snapshot, opts Options) *guards {
 
 // filesystems returns the layers kustomize builds through for the source root root: the
 // guard on top, then the remote layer over mem (the artifact with the files a build writes).
-func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*guardFS, *remoteFS) {
-	rfs := &remoteFS{FileSystem: mem, fetch: g.fetch}
-	return &guardFS{FileSystem: rfs, snap: g.snap, abs: abs, root: root, maxBytes: g.limits.MaxBuildBytes, maxFiles: g.limits.MaxBuildFiles, maxDocs: g.limits.MaxBuildDocuments}, rfs
+func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*fsys.GuardFS, *fsys.RemoteFS) {
+	rfs := fsys.NewRemoteFS(mem, g.fetch)
+	return fsys.NewGuardFS(rfs, g.snap, abs, root, g.limits), rfs
 }
 
 // result turns the outcome of kustomize's Build into a builtResult: a refused path or an
 // allowed remote file that failed is the build's error, whatever kustomize made of it; a
 // URL left out where the build cannot do without it makes the build partial, not failed.
-func (g *guards) result(ix *index, dir string, gfs *guardFS, rfs *remoteFS, res resmap.ResMap, err error) *builtResult {
-	abs := ix.snap.Root
-	out := &builtResult{remote: rfs.remote(), copies: rfs.copiesRel(abs)}
+func (g *guards) result(ix *index.Index, dir string, gfs *fsys.GuardFS, rfs *fsys.RemoteFS, res resmap.ResMap, err error) *builtResult {
+	abs := ix.Snapshot().Root
+	out := &builtResult{remote: rfs.Remote(), copies: rfs.CopiesRel(abs)}
 	switch {
-	case gfs.refusalError(dir) != nil:
-		out.err = gfs.refusalError(dir)
-	case rfs.failure(ix, abs) != nil:
-		out.err = rfs.failure(ix, abs)
-	case rfs.isBlocked():
+	case gfs.RefusalError(dir) != nil:
+		out.err = gfs.RefusalError(dir)
+	case rfs.Failure(ix, abs) != nil:
+		out.err = rfs.Failure(ix, abs)
+	case rfs.IsBlocked():
 	case err != nil:
 		out.err = buildError(ix, dir, err)
 		out.err.Unfetched = len(out.remote) > 0
-		gfs.mu.Lock()
-		kfiles := gfs.kfiles
-		gfs.mu.Unlock()
-		if be := kustomize.PluginError(out.err, ix.snap, kfiles); be != nil {
+		if be := kustomize.PluginError(out.err, ix.Snapshot(), gfs.KustomizationFiles()); be != nil {
 			out.err = be
 		}
 	default:

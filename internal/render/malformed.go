@@ -12,7 +12,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 // Kustomize names the manifest that fails to parse relative to the kustomization that
@@ -31,8 +33,8 @@ var (
 // line of the YAML file that fails to parse: the manifest kustomize names, else the file
 // the entry names, else the kustomization file itself. be is returned as it is when every
 // one of them parses.
-func malformedManifest(ix *index, be *graph.BuildError) *graph.BuildError {
-	if be == nil || be.Details != "" || !isKustomizationFile(be.File) {
+func malformedManifest(ix *index.Index, be *graph.BuildError) *graph.BuildError {
+	if be == nil || be.Details != "" || !fsys.IsKustomizationFile(be.File) {
 		return be
 	}
 	dir := path.Dir(be.File)
@@ -47,10 +49,10 @@ func malformedManifest(ix *index, be *graph.BuildError) *graph.BuildError {
 	}
 	candidates = append(candidates, be.File)
 	for _, rel := range candidates {
-		if !ix.readable(rel) {
+		if !ix.Readable(rel) {
 			continue
 		}
-		data, ok := ix.snap.Read(rel)
+		data, ok := ix.Snapshot().Read(rel)
 		if !ok {
 			continue
 		}
@@ -64,8 +66,8 @@ func malformedManifest(ix *index, be *graph.BuildError) *graph.BuildError {
 
 // entryOn is the file name a kustomization file's line lists ("- cm.yaml", "path: p.yaml");
 // "" for another line.
-func entryOn(ix *index, rel string, line int) string {
-	data, ok := ix.snap.Read(rel)
+func entryOn(ix *index.Index, rel string, line int) string {
+	data, ok := ix.Snapshot().Read(rel)
 	if !ok || line < 1 {
 		return ""
 	}

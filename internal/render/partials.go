@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tiergate/tiergate/internal/render/artifact"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -44,7 +45,7 @@ func Partials(c *graph.Cluster) []graph.Partial {
 // hasSource reports whether the graph emits the Flux source s, or for an ExternalArtifact
 // an ArtifactGenerator that produces it.
 func hasSource(c *graph.Cluster, s graph.SourceRef) bool {
-	if s.Kind == externalKind && generates(c, s) {
+	if s.Kind == artifact.ExternalKind && artifact.Generates(c, s) {
 		return true
 	}
 	return len(c.Owners[graph.ObjectID{Group: "source.toolkit.fluxcd.io", Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}]) > 0

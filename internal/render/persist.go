@@ -26,7 +26,8 @@ type Store interface {
 // builds: the generator's outputs and the Kustomization builds (their recorded inputs'
 // fingerprints, errors and remote entries) by the same content-addressed keys as in
 // memory, and each build's objects after substitution by the build and the substitution
-// key, and every successful chart render by renderChart's key. A build's kustomize
+// key, every successful chart render by renderChart's key, and whole graphs by
+// RenderSource's key (the tree id and the options; persist_graph.go says which graphs). A build's kustomize
 // resources are not stored: a build found on disk is run again only when objects of a
 // substitution not on disk are asked of it. An entry that does not decode is a miss. Call
 // it before c is used.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/netguard"
+	"github.com/tiergate/tiergate/internal/render/fsys"
 )
 
 // RemotePolicy says which remote files kustomize builds may fetch (DESIGN.md "Rendering"
@@ -53,9 +53,8 @@ const (
 	maxRedirects          = 3
 )
 
-// errNotFetched marks a remote entry that the policy leaves out: the build is partial, not
+// fsys.ErrNotFetched marks a remote entry that the policy leaves out: the build is partial, not
 // failed.
-var errNotFetched = errors.New("not fetched")
 
 // fetcher fetches remote files under a RemotePolicy, each URL once per Render.
 type fetcher struct {
@@ -106,21 +105,21 @@ func newFetcher(p RemotePolicy) *fetcher {
 	return f
 }
 
-// decide says whether raw may be fetched: nil when it may, an error wrapping errNotFetched
+// Decide says whether raw may be fetched: nil when it may, an error wrapping fsys.ErrNotFetched
 // when the policy leaves it out (partial), another error when it is refused (build error).
-func (f *fetcher) decide(raw string) (*url.URL, error) {
+func (f *fetcher) Decide(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || !strings.Contains(raw, "://") {
-		return nil, fmt.Errorf("%w: git remote bases are never cloned", errNotFetched)
+		return nil, fmt.Errorf("%w: git remote bases are never cloned", fsys.ErrNotFetched)
 	}
 	if strings.Contains(strings.TrimPrefix(u.Path, "/"), "//") || u.Query().Has("ref") || strings.HasSuffix(u.Path, ".git") {
-		return nil, fmt.Errorf("%w: git remote bases are never cloned", errNotFetched)
+		return nil, fmt.Errorf("%w: git remote bases are never cloned", fsys.ErrNotFetched)
 	}
 	if f == nil || !f.hostAllowed(u.Hostname()) {
-		return nil, fmt.Errorf("%w: host %s is not on the remote allow list", errNotFetched, u.Hostname())
+		return nil, fmt.Errorf("%w: host %s is not on the remote allow list", fsys.ErrNotFetched, u.Hostname())
 	}
 	if f.policy.Fork {
-		return nil, fmt.Errorf("%w: the pull request comes from a fork", errNotFetched)
+		return nil, fmt.Errorf("%w: the pull request comes from a fork", fsys.ErrNotFetched)
 	}
 	return u, f.allowed(u)
 }
@@ -142,8 +141,8 @@ func (f *fetcher) hostAllowed(host string) bool {
 	return (&config.Remote{Allow: f.policy.Allow}).Allows(strings.TrimSuffix(host, "."))
 }
 
-// fetch returns the file at u, at most MaxBytes long.
-func (f *fetcher) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
+// Fetch returns the file at u, at most MaxBytes long.
+func (f *fetcher) Fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	key := u.String()
 	f.mu.Lock()
 	c, ok := f.cache[key]

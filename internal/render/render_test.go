@@ -15,23 +15,11 @@ import (
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
 // tree writes files (path → content) into a new temporary directory.
-func tree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+func tree(t testing.TB, files map[string]string) string { t.Helper(); return rendertest.Tree(t, files) }
 
 func bootstrap(cluster string) map[string]string {
 	return map[string]string{
@@ -435,7 +423,7 @@ func TestApplySourceIgnore(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			snap := ignored(mustSnapshot(t, dir), tc.extra, nil)
+			snap := fsys.Ignored(mustSnapshot(t, dir), tc.extra, nil)
 			var got []string
 			for rel, typ := range snap.Types {
 				if typ.IsRegular() {
@@ -477,7 +465,7 @@ func TestApplySourceIgnoreDropsSymlinks(t *testing.T) {
 	if err := os.Symlink("apps", filepath.Join(dir, "apps-link")); err != nil {
 		t.Fatal(err)
 	}
-	snap := ignored(mustSnapshot(t, dir), "", nil)
+	snap := fsys.Ignored(mustSnapshot(t, dir), "", nil)
 	for _, p := range []string{"apps/x.yaml", "apps-link"} {
 		if st := snap.State(p); st != "absent" {
 			t.Errorf("%s: symlinks are not part of a source-controller artifact, want it left out, got %s", p, st)

@@ -101,14 +101,14 @@ func (r *renderer) expandResourceSets(ks *graph.Kustomization, c *graph.Cluster)
 		case err != nil:
 			line := o.Line
 			if field := err.field; field != "" {
-				line = r.ix.keyLine(o.File, o.Line, field)
+				line = r.ix.KeyLine(o.File, o.Line, field)
 				line += r.templateLine(o.File, line, err)
 			}
 			ks.ResourceSetErrors = append(ks.ResourceSetErrors, graph.ResourceSetError{ResourceSet: o.ID, Err: graph.BuildError{Message: err.Error(), File: o.File, Line: line}})
 			gen = append(gen, r.priorResourceSetObjects(ks.Ref, c.Name, ref.String())...)
 		}
 		for _, u := range objs {
-			gen = append(gen, &graph.Object{ID: idOf(u), Owner: ks.Ref, File: o.File, Line: o.Line, Body: u, ResourceSet: ref.String()})
+			gen = append(gen, &graph.Object{ID: graph.IDOf(u), Owner: ks.Ref, File: o.File, Line: o.Line, Body: u, ResourceSet: ref.String()})
 		}
 	}
 	if len(gen) > 0 {
@@ -128,7 +128,7 @@ func (r *renderer) templateLine(file string, line int, err *rsError) int {
 	if m == nil {
 		return 0
 	}
-	data, rerr := r.ix.read(file)
+	data, rerr := r.ix.Read(file)
 	if rerr != nil {
 		return 0
 	}
@@ -231,7 +231,7 @@ func renderResourceSet(u *unstructured.Unstructured, providers []*unstructured.U
 			return nil, "", &rsError{"steps", fmt.Errorf("step %q: %w", st.Name, e.err)}
 		}
 		for _, o := range so {
-			k := idOf(o).String()
+			k := graph.IDOf(o).String()
 			if prev, ok := stepOf[k]; ok && prev != st.Name {
 				return nil, "", &rsError{"steps", fmt.Errorf("duplicate resource %s in step %q, already defined in step %q", k, st.Name, prev)}
 			}
@@ -458,7 +458,7 @@ func rsBuild(res rsResources, combined []map[string]any, budget *int64) ([]*unst
 	var out []*unstructured.Unstructured
 	seen := map[string]bool{}
 	add := func(o *unstructured.Unstructured, dedup bool) {
-		k := idOf(o).String()
+		k := graph.IDOf(o).String()
 		if dedup && (seen[k] || o.GetAnnotations()[rsReconcileDisabled] == "disabled") {
 			return
 		}

@@ -3,6 +3,7 @@ package render
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render/discover"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helmrelease"
@@ -50,13 +51,13 @@ func SourceFiles(g *graph.Graph) *fsys.Source {
 // with the spec.ignore of each GitRepository of the graph among their sources. The root
 // that .tiergate.yaml configures is tiergate's stand-in, not an object of the cluster: its
 // sourceRef names no artifact, so only the Kustomizations it applies count.
-func (r *renderer) sourceViews(c *graph.Cluster, rt root, rootSrc graph.SourceRef) []graph.SourceView {
+func (r *renderer) sourceViews(c *graph.Cluster, rt discover.Root, rootSrc graph.SourceRef) []graph.SourceView {
 	seen := map[graph.SourceRef]bool{}
 	var out []graph.SourceView
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		s := ks.Spec.SourceRef
-		if ks.Skipped != "" || seen[s] || (ref == c.Root && rt.synthetic && rt.by == graph.DiscoveryConfig) {
+		if ks.Skipped != "" || seen[s] || (ref == c.Root && rt.Synthetic && rt.By == graph.DiscoveryConfig) {
 			continue
 		}
 		seen[s] = true

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/tiergate/tiergate/internal/cachestore"
 	"github.com/tiergate/tiergate/internal/forge"
@@ -51,6 +52,13 @@ func TestRestartStartsWarm(t *testing.T) {
 	coldDisk := disk.Stats()
 	entries := cacheEntries(t, filepath.Join(h.dir, "cache"))
 
+	// The head has its final status, so its delivery would run nothing (TestFinalHeads):
+	// the record is dropped to compare the same review, cold and warm.
+	h.open()
+	err := h.srv.store.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketFinalHeads).Delete([]byte("github/acme/fleet/7")) })
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.start()
 	warm := h.reviewOnce("d-2", 2)
 	warmDisk := h.srv.disk.Stats()

@@ -22,8 +22,11 @@
 //     newer job's run settles it. Every head whose run began gets a final status.
 //   - A final status is final: a run records its head as final (queue.setFinal, then
 //     store.markFinal) before it sets the head's success or failure; from then on no newer
-//     head cancels the run, and no run sets a status on that head unless the forge still
-//     shows it pending.
+//     head cancels the run, no shutdown cancels that status request (it runs detached,
+//     bounded by finalTimeout), and no run sets a status on that head unless the forge
+//     still shows it pending. Once its job finishes, the head is kept among the PR's final
+//     heads (store.finishReviewed): a later delivery of it is answered "reviewed" and
+//     stores nothing; only a /recheck reviews it again.
 //   - A /recheck is a job of its own, stored under its comment, and never touches the PR's
 //     review job: it may run while that review runs. A user without write access gets a
 //     reply and nothing else; a writer's comment gets a +1, and a review of the PR's current
@@ -32,7 +35,9 @@
 //   - A run resumed (job.Started: an earlier run of its head began) publishes nothing twice:
 //     it reads the head's status first (a final one: the job is done; if it replaced other
 //     heads, only once the fetch shows that none of them is newer), and the forge's
-//     reviews and check runs before it posts line comments or a check run. A /recheck's
+//     reviews and check runs before it posts line comments or a check run. The summary
+//     ends with the head's marker (forge.HeadMarker), so the same head's summary is not
+//     written again; the bot's older summaries on the PR are deleted. A /recheck's
 //     reply names the comment it answers (forge.ReplyMarker); a run after one that began
 //     looks for it before replying.
 //   - Comments of the bot's own account never run a /recheck, whatever the account's

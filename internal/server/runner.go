@@ -28,6 +28,10 @@ const (
 	maxAttempts = 3
 	// publishTimeout bounds publishing the error status of a run that ended without one.
 	publishTimeout = time.Minute
+	// finalTimeout bounds setting a review's final status once the run recorded it as final:
+	// that request no longer ends with the run (a shutdown), so it must end before bot
+	// serve's grace (Kubernetes' default terminationGracePeriodSeconds is 30).
+	finalTimeout = 20 * time.Second
 	// storeRetryDelay is how long a job whose store cannot be read waits before it runs again.
 	storeRetryDelay = 5 * time.Second
 	maxDescription  = 140 // GitHub's limit on a status description
@@ -128,7 +132,11 @@ func (s *Server) process(base context.Context, r *run) {
 		s.metrics.reviews.WithLabelValues(result).Inc()
 		s.metrics.duration.Observe(time.Since(start).Seconds())
 	}
-	if err := s.store.finish(r.key, j.Seq); err != nil {
+	finish := func() error { return s.store.finish(r.key, j.Seq) }
+	if rn.headFinal && err == nil { // a run that failed after it may have set error on the head
+		finish = func() error { return s.store.finishReviewed(r.key, j.Seq, rn.head, s.now()) }
+	}
+	if err := finish(); err != nil {
 		rn.log.Error("delete finished job", "err", err)
 		return
 	}
@@ -185,6 +193,9 @@ type runner struct {
 	// settled is true once the heads the job replaced got their final word; decided once
 	// the run knows its head is the newest of them.
 	settled, decided bool
+	// headFinal is true once the run published its head's review's final status (success
+	// or failure), or found it published: a later delivery of the head runs nothing.
+	headFinal bool
 }
 
 func (rn *runner) closeRepo() {
@@ -232,12 +243,12 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		if err != nil {
 			return "", err
 		}
+		reviewed = state == forge.StateSuccess || state == forge.StateFailure
 		if state != "" && state != forge.StatePending && len(j.Replaced) == 0 {
 			rn.log.Info("the interrupted run published its final status already", "state", state)
-			rn.settled = true
+			rn.settled, rn.headFinal = true, reviewed
 			return "", nil
 		}
-		reviewed = state == forge.StateSuccess || state == forge.StateFailure
 		rn.reviewed = reviewed
 	}
 	prHead, pr := rn.prHead(ctx)
@@ -272,6 +283,7 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	rn.decided = true
 	if reviewed {
 		rn.log.Info("the interrupted run published the review of the newest head already")
+		rn.headFinal = true
 		return "", rn.settleReplaced(ctx, j)
 	}
 	if !early {
@@ -300,10 +312,11 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	}()
 	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
 	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log},
-		Resumed: j.Started, BeforeFinal: func() error { return rn.markFinal(j) }})
+		Resumed: j.Started, BeforeFinal: func() error { return rn.markFinal(j) }, FinalContext: rn.finalContext})
 	if err != nil {
 		return resultError, err
 	}
+	rn.headFinal = true
 	result = resultSuccess
 	if state == forge.StateFailure {
 		result = resultFailure
@@ -590,6 +603,18 @@ func (rn *runner) markFinal(j job) error {
 		rn.log.Error("record the final status", "err", err)
 	}
 	return nil
+}
+
+// finalContext is the context of the final status of a run recorded as final (markFinal):
+// detached from the run's cancellation (a shutdown, the review timeout; no newer head
+// cancels it any more), bounded by finalTimeout, so a SIGTERM then does not leave the head
+// pending with its summary and line comments posted. A cancellation meanwhile is logged.
+func (rn *runner) finalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+	stop := context.AfterFunc(ctx, func() {
+		rn.log.Info("run cancelled while it sets its final status: the status is set, the job finishes")
+	})
+	return fctx, func() { stop(); cancel() }
 }
 
 // stillPending reports whether the forge shows sha, a head whose run began to publish its

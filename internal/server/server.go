@@ -410,6 +410,11 @@ func (s *Server) accept(c *gin.Context, ev forge.Event, kind jobKind, head strin
 		log.Info("a review of this head is already queued")
 		c.JSON(http.StatusAccepted, gin.H{"status": "queued", "job": key})
 		return
+	case reviewed:
+		// A late redelivery: the head has its review's final status; a /recheck reviews again.
+		log.Info("this head's review is published already: nothing runs")
+		c.JSON(http.StatusOK, gin.H{"status": "reviewed"})
+		return
 	}
 	s.queue.submit(key, j.Kind, j.HeadSHA, j.Seq)
 	log.Info("job accepted")

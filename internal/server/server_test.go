@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -1009,4 +1011,51 @@ func TestRecheckWhileLoginUnknown(t *testing.T) {
 			t.Fatalf("got %d %q, want 202 ignored", code, s)
 		}
 	})
+}
+
+// TestPerForgeBotLogins: with GitHub and Gitea both served, Options.BotLogins names the
+// bot's account on each (serve --bot-login github=…,gitea=…). Each forge's own account's
+// /recheck is ignored at intake; the other forge's bot login is a stranger there, and its
+// /recheck is queued.
+func TestPerForgeBotLogins(t *testing.T) {
+	h := newHarness(t)
+	h.opts.BotLogins = map[forge.Kind]string{forge.GitHub: "gh-bot", forge.Gitea: "gt-bot"}
+	h.open()
+	giteaRepo := map[string]any{"id": 9, "name": "fleet", "full_name": "acme/fleet", "owner": map[string]any{"login": "acme"},
+		"clone_url": "https://gitea.example/acme/fleet.git"}
+	giteaComment := func(id int64, login string) []byte {
+		return mustJSON(map[string]any{"action": "created", "is_pull": true, "issue": map[string]any{"number": 3},
+			"comment":    map[string]any{"id": id, "body": "/recheck", "user": map[string]any{"login": login, "username": login}},
+			"repository": giteaRepo})
+	}
+	for _, tc := range []struct {
+		name string
+		send func() *httptest.ResponseRecorder
+		want string
+	}{
+		{"GitHub, its bot", func() *httptest.ResponseRecorder {
+			return h.github("issue_comment", "d-1", ghComment(7, 1, "gh-bot", "User", "/recheck"), ghSecret)
+		}, "ignored"},
+		{"GitHub, Gitea's bot login", func() *httptest.ResponseRecorder {
+			return h.github("issue_comment", "d-2", ghComment(7, 2, "gt-bot", "User", "/recheck"), ghSecret)
+		}, "queued"},
+		{"Gitea, its bot", func() *httptest.ResponseRecorder {
+			return h.gitea("issue_comment", "g-1", giteaComment(3, "gt-bot"), giteaSecret)
+		}, "ignored"},
+		{"Gitea, GitHub's bot login", func() *httptest.ResponseRecorder {
+			return h.gitea("issue_comment", "g-2", giteaComment(4, "gh-bot"), giteaSecret)
+		}, "queued"},
+	} {
+		if code, s := status(tc.send()); code != http.StatusAccepted || s != tc.want {
+			t.Errorf("%s: got %d %q, want 202 %q", tc.name, code, s, tc.want)
+		}
+	}
+	var got []string
+	for _, j := range h.storedJobs() {
+		got = append(got, fmt.Sprintf("%s %s by %s", j.Event.Forge, j.Kind, j.Event.Comment.Author))
+	}
+	sort.Strings(got)
+	if d := cmp.Diff([]string{"gitea recheck by gh-bot", "github recheck by gt-bot"}, got); d != "" {
+		t.Errorf("stored jobs (-want +got):\n%s", d)
+	}
 }

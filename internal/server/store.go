@@ -22,12 +22,24 @@ var (
 	// bucketForgeHeads: jobKey → the head a run queued because the forge named it (no
 	// delivery of it had come); its delivery, if it comes, is a resumed job.
 	bucketForgeHeads = []byte("forge-heads")
+	// bucketFinalHeads: jobKey → the PR's heads whose review's final status (success or
+	// failure) was published, newest last (finalHeads); a later delivery of one runs nothing.
+	bucketFinalHeads = []byte("final-heads")
 )
 
 const (
 	deliveryTTL   = 7 * 24 * time.Hour // forges redeliver within days, not weeks
 	pruneInterval = time.Hour
+	// maxFinalHeads bounds the heads kept per PR in bucketFinalHeads.
+	maxFinalHeads = 16
 )
+
+// finalHeads is a PR's entry in bucketFinalHeads: the heads reviewed to their final status,
+// newest last, and when the last was added (entries older than deliveryTTL are pruned).
+type finalHeads struct {
+	Heads []string  `json:"heads"`
+	At    time.Time `json:"at"`
+}
 
 // jobKind is what a job asks for.
 type jobKind string
@@ -146,7 +158,7 @@ func openStore(path string) (*store, error) {
 		return nil, fmt.Errorf("open queue %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketDeliveries, bucketJobs, bucketPosted, bucketForgeHeads} {
+		for _, b := range [][]byte{bucketDeliveries, bucketJobs, bucketPosted, bucketForgeHeads, bucketFinalHeads} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -184,12 +196,14 @@ const (
 	accepted  acceptance = iota // j is stored, replacing the key's job
 	duplicate                   // the delivery id was seen before: nothing written
 	known                       // a review job of the same head is stored: only the delivery id is recorded
+	reviewed                    // the head's review published its final status already: only the delivery id is recorded
 )
 
 // accept records the delivery and stores j under key, replacing the job stored there (j
 // inherits its heads), in one transaction; delivery "" records none. A review job of the
-// head already stored under key is not stored again (it would run the same review twice).
-// It sets j.Seq.
+// head already stored under key is not stored again (it would run the same review twice),
+// nor one of a head whose review published its final status (finishReviewed): a late
+// redelivery must neither review it again nor set it pending. It sets j.Seq.
 func (s *store) accept(delivery, key string, j *job, now time.Time) (res acceptance, err error) {
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		d := tx.Bucket(bucketDeliveries)
@@ -202,6 +216,9 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (res accepta
 				if err := prune(d, now.Add(-deliveryTTL)); err != nil {
 					return err
 				}
+				if err := pruneFinalHeads(tx.Bucket(bucketFinalHeads), now.Add(-deliveryTTL)); err != nil {
+					return err
+				}
 				s.lastPrune = now
 			}
 			if err := d.Put([]byte(delivery), []byte(now.UTC().Format(time.RFC3339))); err != nil {
@@ -209,6 +226,14 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (res accepta
 			}
 		}
 		if j.Kind == kindReview {
+			fin, err := getFinalHeads(tx.Bucket(bucketFinalHeads), key)
+			if err != nil {
+				return err
+			}
+			if slices.Contains(fin.Heads, j.HeadSHA) {
+				res = reviewed
+				return nil
+			}
 			// A head a run queued from the forge may have been reviewed already: its late
 			// delivery's run reads the head's status first, as a resumed one does.
 			fh := tx.Bucket(bucketForgeHeads)
@@ -473,6 +498,75 @@ func (s *store) reclaim(key, head string, j *job) (stored bool, err error) {
 		return false, fmt.Errorf("store job %s: %w", key, err)
 	}
 	return stored, nil
+}
+
+// finishReviewed is finish for a job whose run ended with head's own final status
+// (success or failure) on the forge: head is recorded among key's final heads, in the same
+// transaction, whether or not a newer job replaced this one.
+func (s *store) finishReviewed(key string, seq uint64, head string, now time.Time) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		fb := tx.Bucket(bucketFinalHeads)
+		fin, err := getFinalHeads(fb, key)
+		if err != nil {
+			return err
+		}
+		fin.Heads = append(slices.DeleteFunc(fin.Heads, func(h string) bool { return h == head }), head)
+		if len(fin.Heads) > maxFinalHeads {
+			fin.Heads = fin.Heads[len(fin.Heads)-maxFinalHeads:]
+		}
+		fin.At = now.UTC()
+		data, err := json.Marshal(fin)
+		if err != nil {
+			return err
+		}
+		if err := fb.Put([]byte(key), data); err != nil {
+			return err
+		}
+		b := tx.Bucket(bucketJobs)
+		j, err := getJob(b, key)
+		if err != nil || j == nil || j.Seq != seq {
+			return err
+		}
+		return b.Delete([]byte(key))
+	})
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", key, err)
+	}
+	return nil
+}
+
+// getFinalHeads reads key's entry of bucketFinalHeads (empty when there is none).
+func getFinalHeads(b *bolt.Bucket, key string) (finalHeads, error) {
+	var fin finalHeads
+	v := b.Get([]byte(key))
+	if v == nil {
+		return fin, nil
+	}
+	if err := json.Unmarshal(v, &fin); err != nil {
+		return fin, fmt.Errorf("final heads of %s: %w", key, err)
+	}
+	return fin, nil
+}
+
+// pruneFinalHeads deletes the entries last added before cutoff (and any it cannot read).
+func pruneFinalHeads(b *bolt.Bucket, cutoff time.Time) error {
+	var old [][]byte
+	err := b.ForEach(func(k, v []byte) error {
+		var fin finalHeads
+		if err := json.Unmarshal(v, &fin); err != nil || fin.At.Before(cutoff) {
+			old = append(old, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range old {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // finish deletes key's job, unless a newer job replaced it.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -122,4 +123,66 @@ func TestMarkFinalOwnJob(t *testing.T) {
 	if err := s.markFinal(key, ja.Seq+1, a); err != nil { // a stale run's mark is harmless
 		t.Fatal(err)
 	}
+}
+
+// TestFinalHeads: a head recorded by finishReviewed is not accepted again under its PR's
+// key (a new delivery id of it is answered reviewed and stores nothing), another head and
+// another PR are; the PR keeps its maxFinalHeads newest heads; an entry older than
+// deliveryTTL is pruned with the deliveries, after which the head is accepted again.
+func TestFinalHeads(t *testing.T) {
+	s, err := openStore(filepath.Join(t.TempDir(), "queue.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	const key, other = "github/acme/fleet/1", "github/acme/fleet/2"
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	review := func(head string) *job { return &job{Kind: kindReview, HeadSHA: head} }
+	accept := func(delivery, key, head string, at time.Time) acceptance {
+		t.Helper()
+		res, err := s.accept(delivery, key, review(head), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if got := accept("d1", key, "h0", now); got != accepted {
+		t.Fatalf("first delivery of h0: %v, want accepted", got)
+	}
+	if err := s.finishReviewed(key, 1, "h0", now); err != nil {
+		t.Fatal(err)
+	}
+	if n := checkJobs(t, s); n != 0 {
+		t.Fatalf("%d jobs after finishReviewed, want 0", n)
+	}
+	if got := accept("d2", key, "h0", now); got != reviewed {
+		t.Errorf("h0 again, new delivery id: %v, want reviewed", got)
+	}
+	if got := accept("d3", other, "h0", now); got != accepted {
+		t.Errorf("h0 on another PR: %v, want accepted", got)
+	}
+	for i := 1; i <= maxFinalHeads; i++ {
+		if err := s.finishReviewed(key, 0, fmt.Sprintf("h%d", i), now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := accept("d4", key, "h1", now); got != reviewed {
+		t.Errorf("h1, among the %d newest: %v, want reviewed", maxFinalHeads, got)
+	}
+	if got := accept("d5", key, "h0", now); got != accepted {
+		t.Errorf("h0, no longer among the %d newest: %v, want accepted", maxFinalHeads, got)
+	}
+	if got := accept("d6", key, "h1", now.Add(deliveryTTL+pruneInterval)); got != accepted {
+		t.Errorf("h1 after the entry was pruned: %v, want accepted", got)
+	}
+}
+
+// checkJobs is the number of jobs stored.
+func checkJobs(t *testing.T, s *store) int {
+	t.Helper()
+	keys, _, err := s.jobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
 }

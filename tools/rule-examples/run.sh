@@ -155,6 +155,11 @@ ks apps ./apps > $R/renamens/base/$T; ks apps ./apps 'targetNamespace: web' > $R
 for s in base head; do mkdir -p $R/renamens/$s/apps; ns podinfo > $R/renamens/$s/apps/namespace.yaml; done
 cm podinfo settings > $R/renamens/base/apps/settings.yaml; cm "" settings > $R/renamens/head/apps/settings.yaml
 
+# source-not-found: apps' sourceRef names GitRepository apps-repo, which nothing creates.
+new sourcenotfound
+for s in base head; do ks apps ./apps > $R/sourcenotfound/$s/$T; mkdir -p $R/sourcenotfound/$s/apps; cm default settings > $R/sourcenotfound/$s/apps/settings.yaml; done
+sed -i 's/^    name: flux-system$/    name: apps-repo/' $R/sourcenotfound/head/$T
+
 # substitution-type-change: a quoted "${PORT}" in ConfigMap data becomes the integer 8080.
 new typechange
 for s in base head; do ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' > $R/typechange/$s/$T; mkdir -p $R/typechange/$s/apps; done
@@ -182,10 +187,11 @@ fix healthcheck; sed -i 's/    name: web$/    name: web-server/' $R/healthcheck/
 fix missingcrd; mkdir -p $R/missingcrd/fixed/infra; ks infra ./infra 'wait: true' > $R/missingcrd/fixed/$T; ks apps ./apps 'dependsOn:' '  - name: infra' >> $R/missingcrd/fixed/$T
 printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: externalsecrets.external-secrets.io\nspec:\n  group: external-secrets.io\n  names: {kind: ExternalSecret, plural: externalsecrets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n' > $R/missingcrd/fixed/infra/crd.yaml
 fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
+fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
 fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
 cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens typechange; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

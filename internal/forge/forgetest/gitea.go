@@ -64,6 +64,9 @@ var giteaRoutes = map[string]handler{
 	"PATCH /repos/{owner}/{repo}/issues/comments/{id}": func(s *Server, r *request) (int, any) {
 		return s.editComment(r, r.params["id"])
 	},
+	"DELETE /repos/{owner}/{repo}/issues/comments/{id}": func(s *Server, r *request) (int, any) {
+		return s.deleteComment(r, r.params["id"])
+	},
 	"POST /repos/{owner}/{repo}/issues/comments/{id}/reactions": func(s *Server, r *request) (int, any) {
 		if !s.hasComment(r.params["id"]) {
 			return notFound()

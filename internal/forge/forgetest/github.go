@@ -123,6 +123,9 @@ var githubRoutes = map[string]handler{
 	"PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}": func(s *Server, r *request) (int, any) {
 		return s.editComment(r, r.params["comment_id"])
 	},
+	"DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}": func(s *Server, r *request) (int, any) {
+		return s.deleteComment(r, r.params["comment_id"])
+	},
 	"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions": func(s *Server, r *request) (int, any) {
 		if !s.hasComment(r.params["comment_id"]) {
 			return notFound()

@@ -59,6 +59,7 @@ type Server struct {
 	calls     []Call
 	observe   func(Call)
 	before    func(Call)
+	holds     []*Hold
 	faults    map[string][]fault
 	perms     map[string]string
 	prs       map[int]pullRequest
@@ -194,6 +195,55 @@ func (s *Server) BeforeServe(fn func(Call)) {
 	s.before = fn
 }
 
+// Hold is a request the fake holds back before serving it (Server.Hold).
+type Hold struct {
+	match func(Call) bool
+	// Arrived is closed when the request arrives; Gone when its client gave up on it (the
+	// request's context ended) while it was held: it is then not served.
+	Arrived, Gone chan struct{}
+	release       chan struct{}
+	once          sync.Once
+}
+
+// Release lets the held request be served (once it arrives); it may be called more than once.
+func (h *Hold) Release() { h.once.Do(func() { close(h.release) }) }
+
+// Hold holds back the first request that match accepts, until the test calls Release or
+// the client goes away; the test's cleanup releases it.
+func (s *Server) Hold(match func(Call) bool) *Hold {
+	h := &Hold{match: match, Arrived: make(chan struct{}), Gone: make(chan struct{}), release: make(chan struct{})}
+	s.mu.Lock()
+	s.holds = append(s.holds, h)
+	s.mu.Unlock()
+	s.t.Cleanup(h.Release)
+	return h
+}
+
+// hold waits while c is held: false when the client went away meanwhile.
+func (s *Server) hold(r *http.Request, c Call) bool {
+	s.mu.Lock()
+	var h *Hold
+	for i, cand := range s.holds {
+		if cand.match(c) {
+			h = cand
+			s.holds = append(s.holds[:i:i], s.holds[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	if h == nil {
+		return true
+	}
+	close(h.Arrived)
+	select {
+	case <-h.release:
+		return true
+	case <-r.Context().Done():
+		close(h.Gone)
+		return false
+	}
+}
+
 // SetPermission gives user a repository permission ("admin", "write", "read", …).
 func (s *Server) SetPermission(user, permission string) {
 	s.mu.Lock()
@@ -244,14 +294,19 @@ func (s *Server) Comments(pr int) []Comment {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
-	before := s.before
+	before, holding := s.before, len(s.holds) > 0
 	s.mu.Unlock()
-	if before != nil {
+	if before != nil || holding {
 		c := Call{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
 		if len(raw) > 0 {
 			_ = json.Unmarshal(raw, &c.Body) // a body that is not JSON is rejected by serve
 		}
-		before(c)
+		if before != nil {
+			before(c)
+		}
+		if holding && !s.hold(r, c) {
+			return
+		}
 	}
 	s.mu.Lock()
 	stall := s.serve(w, r, raw)
@@ -313,6 +368,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) (stal
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(status)
 		io.WriteString(w, text)
+		return false
+	}
+	if status == http.StatusNoContent {
+		w.WriteHeader(status)
 		return false
 	}
 	writeJSON(w, status, reply)
@@ -398,6 +457,21 @@ func (s *Server) editComment(r *request, id string) (int, any) {
 		}
 		c.Body, _ = field(r.body, "body").(string)
 		return http.StatusOK, commentJSON(c.Comment)
+	}
+	return notFound()
+}
+
+// deleteComment removes a comment; only its author may (both forges answer 204).
+func (s *Server) deleteComment(r *request, id string) (int, any) {
+	for i, c := range s.comments {
+		if fmt.Sprint(c.ID) != id {
+			continue
+		}
+		if c.Author != r.login {
+			return http.StatusForbidden, map[string]any{"message": "not the author"}
+		}
+		s.comments = append(s.comments[:i:i], s.comments[i+1:]...)
+		return http.StatusNoContent, nil
 	}
 	return notFound()
 }

@@ -220,7 +220,10 @@ func ReadSource(dir string, l graph.Limits) (*Source, error) {
 // reader expands every alias (kyaml RNode.DeAnchor) without a bound, so a few hundred
 // bytes would keep a build busy for hours.
 func AliasBomb(data []byte) string {
-	if !bytes.Contains(data, []byte("*")) {
+	// An alias names an anchor of its own file (yaml.v3 fails on an unknown one), so text
+	// without both a "*" and a "&" has no alias node: no parse needed (a "*" alone is common:
+	// cron schedules, globs, wildcard hosts).
+	if !bytes.Contains(data, []byte("*")) || !bytes.Contains(data, []byte("&")) {
 		return ""
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -44,6 +44,13 @@ func (id ObjectID) String() string {
 	return gk + "/" + id.Namespace + "/" + id.Name
 }
 
+// IDOf is the inventory identity (ObjectID) of u: its group, kind, namespace and name as
+// the object sets them, without defaulting.
+func IDOf(u *unstructured.Unstructured) ObjectID {
+	gvk := u.GroupVersionKind()
+	return ObjectID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
 // GroupKind returns "group/Kind" ("Kind" alone for the core group).
 func (id ObjectID) GroupKind() string {
 	if id.Group == "" {

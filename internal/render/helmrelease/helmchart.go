@@ -13,6 +13,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 const (
@@ -59,8 +60,8 @@ type ChartSource struct {
 func ResolveChart(hr *unstructured.Unstructured, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	ns := hr.GetNamespace()
 	if ref, ok, _ := unstructured.NestedMap(hr.Object, "spec", "chartRef"); ok {
-		kind, name := strOf(ref, "kind"), strOf(ref, "name")
-		sref := graph.SourceRef{Kind: kind, Name: name, Namespace: cmp.Or(strOf(ref, "namespace"), ns)}
+		kind, name := values.String(ref, "kind"), values.String(ref, "name")
+		sref := graph.SourceRef{Kind: kind, Name: name, Namespace: cmp.Or(values.String(ref, "namespace"), ns)}
 		switch kind {
 		case "OCIRepository":
 			return ociChart(sref, c, src)
@@ -83,7 +84,7 @@ func ResolveChart(hr *unstructured.Unstructured, c *graph.Cluster, src func(grap
 	// buildHelmChartFromTemplate: the HelmChart lives in the sourceRef's namespace, the
 	// HelmRelease's when it sets none.
 	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
-	chartNS := cmp.Or(strOf(sr, "namespace"), ns)
+	chartNS := cmp.Or(values.String(sr, "namespace"), ns)
 	cs := templateChart(spec, chartNS, c, src)
 	// The HelmChart's interval is the template's, else the HelmRelease's (GetInterval).
 	if _, ok := spec["interval"]; !ok {
@@ -114,8 +115,8 @@ func helmChartKey(cs ChartSource, namespace, name string, spec map[string]any) s
 // Bucket artifact).
 func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
-	sref := graph.SourceRef{Kind: strOf(sr, "kind"), Name: strOf(sr, "name"), Namespace: cmp.Or(strOf(sr, "namespace"), ns)}
-	chart, version := strOf(spec, "chart"), strOf(spec, "version")
+	sref := graph.SourceRef{Kind: values.String(sr, "kind"), Name: values.String(sr, "name"), Namespace: cmp.Or(values.String(sr, "namespace"), ns)}
+	chart, version := values.String(spec, "chart"), values.String(spec, "version")
 	files, _, _ := unstructured.NestedStringSlice(spec, "valuesFiles")
 	ignore, _, _ := unstructured.NestedBool(spec, "ignoreMissingValuesFiles")
 	body := SourceBody(c, sref)
@@ -140,7 +141,7 @@ func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(gr
 			return ChartSource{Unresolved: fmt.Sprintf("chart %s is in %s, which is not this repository (map it in .tiergate.yaml sources)", chart, sref)}
 		}
 		return ChartSource{InRepo: true, root: root, Dir: fsys.CleanPath(path.Join(root, chart)), ValuesFiles: files, ignoreMissing: ignore,
-			Strategy: strOf(spec, "reconcileStrategy")}
+			Strategy: values.String(spec, "reconcileStrategy")}
 	}
 	return ChartSource{Unresolved: fmt.Sprintf("sourceRef kind %q is not a chart source", sref.Kind)}
 }

@@ -14,6 +14,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 // placeholderKey keys the placeholders of Secret values: random per process, so that a
@@ -96,7 +97,7 @@ func placeholderLeaves(x any) any {
 func ReadsSecrets(hr *unstructured.Unstructured) bool {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	for _, v := range refs {
-		if ref, _ := v.(map[string]any); strOf(ref, "kind") == "Secret" {
+		if ref, _ := v.(map[string]any); values.String(ref, "kind") == "Secret" {
 			return true
 		}
 	}

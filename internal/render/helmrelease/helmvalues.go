@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 // MissingValuesFrom names the first non-optional valuesFrom source of hr that cl does not
@@ -22,7 +24,7 @@ func MissingValuesFrom(ctx context.Context, hr *unstructured.Unstructured, cl cl
 		if opt, _ := ref["optional"].(bool); opt {
 			continue
 		}
-		kind, name := strOf(ref, "kind"), strOf(ref, "name")
+		kind, name := values.String(ref, "kind"), values.String(ref, "name")
 		var obj client.Object = &corev1.ConfigMap{}
 		if kind == "Secret" {
 			obj = &corev1.Secret{}
@@ -42,11 +44,11 @@ func SecretValues(ctx context.Context, hr *unstructured.Unstructured, cl client.
 	var out []string
 	for _, v := range refs {
 		ref, _ := v.(map[string]any)
-		if strOf(ref, "kind") != "Secret" {
+		if values.String(ref, "kind") != "Secret" {
 			continue
 		}
 		sec := &corev1.Secret{}
-		if err := cl.Get(ctx, client.ObjectKey{Namespace: hr.GetNamespace(), Name: strOf(ref, "name")}, sec); err != nil {
+		if err := cl.Get(ctx, client.ObjectKey{Namespace: hr.GetNamespace(), Name: values.String(ref, "name")}, sec); err != nil {
 			continue
 		}
 		for _, d := range sec.Data {
@@ -86,10 +88,4 @@ func leaves(text string, fn func(string)) {
 		}
 	}
 	walk(v)
-}
-
-// strOf returns the string at m[k], "" when it is absent or not a string.
-func strOf(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
 }

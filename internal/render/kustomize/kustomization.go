@@ -11,6 +11,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 // FluxGroup is the API group of Flux Kustomizations (v1 and v1beta2 are accepted).
@@ -140,4 +141,15 @@ func NewKustomization(u *unstructured.Unstructured, file string, line int, paren
 		s.SourceRef.Namespace = ref.Namespace
 	}
 	return ks, nil
+}
+
+// SpecError is a failure caused by the Kustomization's own spec, located at that field
+// (the first line at or after the Kustomization's naming field+":"), else at the
+// Kustomization.
+func SpecError(ks *graph.Kustomization, ix *index.Index, field, msg string) *graph.BuildError {
+	line := ks.Line
+	if l := ix.LineOf(ks.File, ks.Line, field+":"); l > 0 {
+		line = l
+	}
+	return &graph.BuildError{Message: msg, File: ks.File, Line: line}
 }

@@ -31,11 +31,13 @@ func dependsOnCycle(c, other *graph.Cluster, _ *Env) []Finding {
 			msg = fmt.Sprintf("dependsOn cycles among %s (one is %s -> %s): none of these Kustomizations can become Ready.", strings.Join(all, ", "), strings.Join(names, " -> "), names[0])
 		}
 		first := c.Kustomizations[cycle[0]]
+		// The finding sits on the cycle's first edge, the entry a fix removes or keeps.
+		next := cycle[1%len(cycle)]
 		out = append(out, Finding{
 			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: cycle[0].String(),
 			Message:    msg,
 			Suggestion: cycleAdvice(c, other, cycle),
-			File:       first.File, Line: first.Line, refs: members,
+			File:       first.File, Line: dependsOnLine(c, first, next.Name), refs: members,
 			resolvedAdvice: resolvedCycleAdvice(c, other, cycle),
 		})
 	}

@@ -19,7 +19,7 @@ func TestDependsOnCycle(t *testing.T) {
 	cycle := func(first, text string) want {
 		return want{
 			Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/" + first,
-			File: tierFile(first), Line: 2,
+			File: tierFile(first), Line: 14, // the `- name:` entry of the cycle's first edge
 			Msg:  []string{"dependsOn cycle " + text + ": none of these Kustomizations can become Ready."},
 			Sugg: []string{"Remove one dependsOn edge of the cycle"},
 		}
@@ -67,7 +67,7 @@ func TestDependsOnCycle(t *testing.T) {
 			files: tiers(map[string][]string{"a": {"b", "c"}, "b": {"a"}, "c": {"a"}}, "a", "b", "c"),
 			want: []want{{
 				Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/a",
-				File: tierFile("a"), Line: 2,
+				File: tierFile("a"), Line: 14,
 				Msg: []string{"dependsOn cycles among flux-system/a, flux-system/b, flux-system/c (one is flux-system/a -> flux-system/b -> flux-system/a)"},
 			}},
 		},

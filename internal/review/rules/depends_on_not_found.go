@@ -19,7 +19,7 @@ func dependsOnNotFound(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
-		for _, dep := range ks.Spec.DependsOn {
+		for _, dep := range distinct(ks.Spec.DependsOn) {
 			if _, ok := c.Kustomizations[dep]; ok {
 				continue
 			}
@@ -94,4 +94,19 @@ func renamedTo(dep graph.Ref, c, other *graph.Cluster) (graph.Ref, bool) {
 		}
 	}
 	return graph.Ref{}, false
+}
+
+// distinct returns deps without repeats, in first-entry order: an entry named twice (or
+// once with its default namespace spelled out) is one dependency to the controllers'
+// checkDependencies, so one finding, on its first entry.
+func distinct(deps []graph.Ref) []graph.Ref {
+	seen := map[graph.Ref]bool{}
+	var out []graph.Ref
+	for _, d := range deps {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }

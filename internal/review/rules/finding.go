@@ -176,6 +176,7 @@ var State = []StateRule{
 	{"helm-render-error", helmRenderError},
 	{"depends-on-not-found", dependsOnNotFound},
 	{"health-check-not-found", healthCheckNotFound},
+	{"source-not-found", sourceNotFound},
 	{"depends-on-cycle", dependsOnCycle},
 	{"release-collision", releaseCollision},
 	{"duplicate-owner", duplicateOwner},

@@ -25,7 +25,7 @@ func helmDependsOnNotFound(c *graph.Cluster, sev Severity) []Finding {
 		if h.suspended() {
 			continue
 		}
-		for _, dep := range h.dependsOn() {
+		for _, dep := range distinct(h.dependsOn()) {
 			if exists[dep] {
 				continue
 			}
@@ -113,13 +113,14 @@ func helmDependsOnCycles(c *graph.Cluster) []Finding {
 			edges = append(edges, fmt.Sprintf("%s -> %s (%s:%d)", r, to, h.o.File, dependsOnEntry(c, h.o.File, h.o.Line, to.Name)))
 		}
 		first := byRef[scc.cycle[0]]
+		next := scc.cycle[1%len(scc.cycle)]
 		id := first.o.ID
 		out = append(out, Finding{
 			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: first.ks.String(), Object: &id,
 			Message: fmt.Sprintf("HelmRelease dependsOn cycle %s -> %s: helm-controller installs or upgrades a HelmRelease only once its dependencies are Ready, so none of these ever is.",
 				strings.Join(names, " -> "), names[0]),
 			Suggestion: "Remove one HelmRelease dependsOn edge of the cycle: " + strings.Join(edges, ", ") + ".",
-			File:       first.o.File, Line: first.o.Line, refs: scc.members, key: "HelmRelease",
+			File:       first.o.File, Line: dependsOnEntry(c, first.o.File, first.o.Line, next.Name), refs: scc.members, key: "HelmRelease",
 			resolvedAdvice: "Nothing to do: this change breaks the cycle.",
 		})
 	}

@@ -97,12 +97,12 @@ func TestHelmDependsOnCycle(t *testing.T) {
 	}{
 		{"two", map[string]string{"platform/a.yaml": hrDeps("a", "b"), "platform/b.yaml": hrDeps("b", "a")},
 			[]want{{Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
-				File: "platform/a.yaml", Line: 2,
+				File: "platform/a.yaml", Line: 12, // `- name: b`, the cycle's first edge
 				Msg:  []string{"HelmRelease dependsOn cycle widgets/a -> widgets/b -> widgets/a: helm-controller installs or upgrades a HelmRelease only once its dependencies are Ready, so none of these ever is."},
 				Sugg: []string{"widgets/a -> widgets/b (platform/a.yaml:12), widgets/b -> widgets/a (platform/b.yaml:12)"}}}},
 		{"self", map[string]string{"platform/a.yaml": hrDeps("a", "a")},
 			[]want{{Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
-				File: "platform/a.yaml", Line: 2, Msg: []string{"cycle widgets/a -> widgets/a"}}}},
+				File: "platform/a.yaml", Line: 12, Msg: []string{"cycle widgets/a -> widgets/a"}}}},
 		{"chain", map[string]string{"platform/a.yaml": hrDeps("a", "b"), "platform/b.yaml": hrDeps("b", "c"), "platform/c.yaml": hrDeps("c")}, nil},
 		{"suspended member", map[string]string{"platform/a.yaml": hrDeps("a", "b"),
 			"platform/b.yaml": widgetHR("b", "app", "suspend: true", "dependsOn:", "  - name: a")}, nil},

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tiergate/tiergate/internal/render"
+	"github.com/tiergate/tiergate/internal/render/artifact"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -163,7 +163,7 @@ func (v *view) kustomizationNeeds(ks *graph.Kustomization) []need {
 	if src.Kind != "" {
 		p := v.owners(sourceID(src.Kind, src.Namespace, src.Name))
 		if len(p) == 0 && src.Kind == "ExternalArtifact" {
-			p = render.ArtifactOwners(v.c, src) // made by the generator they apply
+			p = artifact.Owners(v.c, src) // made by the generator they apply
 		}
 		if len(p) > 0 {
 			out = append(out, need{what: "its source " + src.String(), providers: p, severity: Warning})

@@ -48,21 +48,7 @@ func pickTag(tags []string, ver string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("version %q is neither a tag nor a semver constraint: %w", ver, err)
 	}
-	var best *semver.Version
-	var bestTag string
-	for _, t := range tags {
-		v, err := parseVersion(semverTag(t))
-		if err != nil || !c.Check(v) {
-			continue
-		}
-		if best == nil || v.GreaterThan(best) {
-			best, bestTag = v, t
-		}
-	}
-	if best == nil {
-		return "", fmt.Errorf("no tag matches version %q (%d tags)", ver, len(tags))
-	}
-	return bestTag, nil
+	return highestTag(tags, ver, c, semverTag)
 }
 
 // pickSemverTag chooses from an OCIRepository's tags the highest that satisfies the
@@ -76,14 +62,21 @@ func pickSemverTag(tags []string, ver string, helmTags bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ref.semver %q is not a semver constraint: %w", ver, err)
 	}
+	asVersion := func(t string) string { return t }
+	if helmTags {
+		asVersion = semverTag
+	}
+	return highestTag(tags, ver, c, asVersion)
+}
+
+// highestTag is the tag whose version (asVersion of the tag, parsed by parseVersion) is the
+// highest that satisfies c; tags that are no version are skipped, and of equal versions the
+// first listed wins. ver is the constraint as written, for the error when none matches.
+func highestTag(tags []string, ver string, c *semver.Constraints, asVersion func(string) string) (string, error) {
 	var best *semver.Version
 	var bestTag string
 	for _, t := range tags {
-		s := t
-		if helmTags {
-			s = semverTag(t)
-		}
-		v, err := parseVersion(s)
+		v, err := parseVersion(asVersion(t))
 		if err != nil || !c.Check(v) {
 			continue
 		}

@@ -1,4 +1,4 @@
-package render
+package fsys
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// ignored returns snap less what source-controller leaves out when it packs the artifact
+// Ignored returns snap less what source-controller leaves out when it packs the artifact
 // (GitRepository reconciler, storage.SourceIgnoreFilter and Storage.Archive):
 //   - symlinks and anything not a regular file or folder (source-controller#191);
 //   - the patterns of every .sourceignore in the tree (each for its folder, as
@@ -25,9 +25,9 @@ import (
 // leaves out, so a negation can keep a file below an ignored folder; the folder then
 // exists in the artifact as the file's parent.
 //
-// The verdict on a path is a function of the path and the patterns, so c (when not nil)
-// keeps the verdicts of each set of patterns across renders.
-func ignored(snap *graph.Snapshot, extra string, c *Cache) *graph.Snapshot {
+// The verdict on a path is a function of the path and the patterns, so keep (when not
+// nil) returns the verdicts kept for each set of patterns across renders.
+func Ignored(snap *graph.Snapshot, extra string, keep VerdictStore) *graph.Snapshot {
 	var sig strings.Builder
 	ps := ignorePatterns(snap, ".", nil, &sig)
 	if extra != "" {
@@ -37,7 +37,10 @@ func ignored(snap *graph.Snapshot, extra string, c *Cache) *graph.Snapshot {
 	if len(ps) > 0 {
 		m = sourceignore.NewMatcher(append(sourceignore.VCSPatterns(nil), ps...))
 	}
-	verdicts := c.ignoreVerdicts(graph.Digest([]byte(sig.String()+"\x00"+extra)), len(snap.Types))
+	var verdicts *Verdicts
+	if keep != nil {
+		verdicts = keep(graph.Digest([]byte(sig.String()+"\x00"+extra)), len(snap.Types))
+	}
 	return snap.Without(func(rel string, dir bool) bool {
 		return verdicts.of(rel, dir, func() bool { return m.Match(strings.Split(rel, "/"), dir) })
 	})
@@ -62,14 +65,22 @@ func ignorePatterns(snap *graph.Snapshot, dir string, domain []string, sig *stri
 	return ps
 }
 
-// verdicts remembers whether paths are ignored under one set of patterns.
-type verdicts struct {
+// VerdictStore returns the Verdicts kept for the ignore patterns whose digest is sum,
+// making room for about paths of them; nil keeps none.
+type VerdictStore func(sum string, paths int) *Verdicts
+
+// NewVerdicts returns empty Verdicts with room for about paths of them.
+func NewVerdicts(paths int) *Verdicts { return &Verdicts{m: make(map[string]bool, paths)} }
+
+// Verdicts remembers whether paths are ignored under one set of patterns. Safe for
+// concurrent use.
+type Verdicts struct {
 	mu sync.Mutex
 	m  map[string]bool // path, with "/" appended for a folder → ignored
 }
 
 // of returns the verdict on rel, computing it with match the first time; v may be nil.
-func (v *verdicts) of(rel string, dir bool, match func() bool) bool {
+func (v *Verdicts) of(rel string, dir bool, match func() bool) bool {
 	if v == nil {
 		return match()
 	}

@@ -1,44 +1,27 @@
-package render
+package index
 
 import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
-// addYAMLSeeds adds every YAML file under the scenario folders (the repository's, and the
-// shared ones when present) as a seed of f; each value of extra comes after the file.
-func addYAMLSeeds(f *testing.F, extra ...any) {
-	for _, dir := range []string{filepath.Join("..", "..", "testdata", "scenarios"), filepath.Join("..", "..", "..", "shared", "scenarios")} {
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || (filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml") {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err == nil {
-				f.Add(append([]any{data}, extra...)...)
-			}
-			return nil
-		})
-	}
-}
-
-// FuzzParseDocs feeds arbitrary bytes to parseDocs, which reads the identity and source line
+// FuzzParseDocs feeds arbitrary bytes to Parse, which reads the identity and source line
 // of every document of a manifest file. Invariants: it never panics; every line is within
 // the file; and each document's identity is what a plain YAML decode of the same document
 // reads (aliases and merge keys included), for the fields that decode as strings.
 func FuzzParseDocs(f *testing.F) {
-	addYAMLSeeds(f)
+	rendertest.AddYAMLSeeds(f)
 	f.Add([]byte("kind: &k ConfigMap\nmetadata: &m\n  name: a\n---\nkind: *k\nmetadata: *m\n"))
 	f.Add([]byte("x: &base {namespace: ns}\nkind: Secret\nmetadata:\n  <<: *base\n  name: s\n"))
 	f.Add([]byte("{apiVersion: v1, kind: Namespace, metadata: {name: n}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		docs := parseDocs(data)
+		docs := Parse(data)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, d := range docs {
 			if d.Line < 1 || d.Line > lines {
@@ -47,7 +30,7 @@ func FuzzParseDocs(f *testing.F) {
 		}
 		want := decodedIdentities(data)
 		if len(want) != len(docs) {
-			t.Fatalf("parseDocs found %d mapping documents, a decode finds %d", len(docs), len(want))
+			t.Fatalf("Parse found %d mapping documents, a decode finds %d", len(docs), len(want))
 		}
 		for i, d := range docs {
 			got := [4]string{d.APIVersion, d.Kind, d.Name, d.Namespace}

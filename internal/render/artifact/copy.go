@@ -1,4 +1,4 @@
-package render
+package artifact
 
 import (
 	"bufio"
@@ -18,24 +18,30 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
-// copyOp is one spec.artifacts[].copy entry of an ArtifactGenerator (source-watcher
+// CopyOp is one spec.artifacts[].copy entry of an ArtifactGenerator (source-watcher
 // api/v1beta1 CopyOperation).
-type copyOp struct {
+type CopyOp struct {
 	From     string   `json:"from"`
 	To       string   `json:"to"`
 	Exclude  []string `json:"exclude,omitempty"`
 	Strategy string   `json:"strategy,omitempty"`
 }
 
-// errExtract marks a copy with the Extract strategy, which tiergate does not reproduce:
+// ErrExtract marks a copy with the Extract strategy, which tiergate does not reproduce:
 // the tarball's files are not files of the repository.
-var errExtract = errors.New("the Extract strategy unpacks a tarball, which tiergate does not review")
+var ErrExtract = errors.New("the Extract strategy unpacks a tarball, which tiergate does not review")
 
-// staged is the artifact being assembled: files by artifact path, each with its content
+// NewStaged returns an empty artifact that takes at most max files (Limits.MaxFiles).
+func NewStaged(max int) *Staged {
+	return &Staged{files: map[string]*stagedFile{}, dirs: map[string]bool{}, max: max}
+}
+
+// Staged is the artifact being assembled: files by artifact path, each with its content
 // (or why it is refused) and the repository file it came from; folders made on the way.
-type staged struct {
+type Staged struct {
 	files  map[string]*stagedFile
 	dirs   map[string]bool
 	writes int // files written so far, bounded by max (Limits.MaxFiles)
@@ -49,40 +55,40 @@ type stagedFile struct {
 	merged  bool   // its content is no repository file's
 }
 
-// sourceTree is one generator source as source-watcher sees it once fetched: the folder
+// SourceTree is one generator source as source-watcher sees it once fetched: the folder
 // prefix of the repository snapshot that holds the source's artifact.
-type sourceTree struct {
-	snap   *graph.Snapshot
-	prefix string // "" for the repository root
+type SourceTree struct {
+	Snap   *graph.Snapshot
+	Prefix string // "" for the repository root
 }
 
-func (t sourceTree) rel(p string) string {
-	if t.prefix == "" || p == "." {
-		return path.Join(t.prefix, p)
+func (t SourceTree) rel(p string) string {
+	if t.Prefix == "" || p == "." {
+		return path.Join(t.Prefix, p)
 	}
-	return t.prefix + "/" + p
+	return t.Prefix + "/" + p
 }
 
 // typeOf is the type of p in the source's artifact: symlinks and special files are not in
 // an artifact source-controller packs (Storage.Archive), so they are absent.
-func (t sourceTree) typeOf(p string) (fs.FileMode, bool) {
+func (t SourceTree) typeOf(p string) (fs.FileMode, bool) {
 	rel := t.rel(p)
 	if rel == "" {
 		rel = "."
 	}
-	m, ok := t.snap.Types[rel]
-	if !ok || !t.snap.Knows(rel) || (!m.IsDir() && !m.IsRegular()) {
+	m, ok := t.Snap.Types[rel]
+	if !ok || !t.Snap.Knows(rel) || (!m.IsDir() && !m.IsRegular()) {
 		return 0, false
 	}
 	return m, true
 }
 
 // FS interface for fs.Glob and doublestar.Glob (what source-watcher globs with).
-func (t sourceTree) Open(name string) (fs.File, error) {
+func (t SourceTree) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 }
 
-func (t sourceTree) Stat(name string) (fs.FileInfo, error) {
+func (t SourceTree) Stat(name string) (fs.FileInfo, error) {
 	m, ok := t.typeOf(name)
 	if !ok || !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
@@ -90,7 +96,7 @@ func (t sourceTree) Stat(name string) (fs.FileInfo, error) {
 	return entryInfo{name: path.Base(name), mode: m}, nil
 }
 
-func (t sourceTree) ReadDir(name string) ([]fs.DirEntry, error) {
+func (t SourceTree) ReadDir(name string) ([]fs.DirEntry, error) {
 	m, ok := t.typeOf(name)
 	if !ok || !m.IsDir() || !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
@@ -100,7 +106,7 @@ func (t sourceTree) ReadDir(name string) ([]fs.DirEntry, error) {
 		rel = "."
 	}
 	var out []fs.DirEntry
-	for _, n := range t.snap.Names[rel] {
+	for _, n := range t.Snap.Names[rel] {
 		if cm, ok := t.typeOf(path.Join(name, n)); ok {
 			out = append(out, fs.FileInfoToDirEntry(entryInfo{name: n, mode: cm}))
 		}
@@ -120,12 +126,12 @@ func (e entryInfo) ModTime() time.Time { return time.Time{} }
 func (e entryInfo) IsDir() bool        { return e.mode.IsDir() }
 func (e entryInfo) Sys() any           { return nil }
 
-// apply runs one copy operation as source-watcher's applyCopyOperation does
+// Apply runs one copy operation as source-watcher's applyCopyOperation does
 // (internal/builder/builder.go): "@alias/pattern" to "@artifact/path"; a pattern without
 // glob characters copies that file or folder cp-like, a glob copies each match (fs.Glob,
 // so "**" is one path segment; doublestar for Extract); exclude patterns match the path
 // in the source and relative to the pattern's literal prefix.
-func (s *staged) apply(op copyOp, sources map[string]sourceTree) error {
+func (s *Staged) Apply(op CopyOp, sources map[string]SourceTree) error {
 	alias, pattern, ok := strings.Cut(strings.TrimPrefix(op.From, "@"), "/")
 	if !strings.HasPrefix(op.From, "@") || !ok {
 		return fmt.Errorf("invalid copy source '%s': source format must be '@alias/pattern'", op.From)
@@ -147,7 +153,7 @@ func (s *staged) apply(op copyOp, sources map[string]sourceTree) error {
 		}
 	}
 	if op.Strategy == "Extract" {
-		return errExtract
+		return ErrExtract
 	}
 	if !strings.ContainsAny(pattern, "*?[]") {
 		return s.single(op, src, path.Clean(pattern), dest, strings.HasSuffix(op.To, "/"))
@@ -180,7 +186,7 @@ func (s *staged) apply(op copyOp, sources map[string]sourceTree) error {
 
 // single is applySingleSourceCopy: a folder lands as a subfolder of dest, a file at dest
 // (or inside it when dest ends with "/" or is a folder already).
-func (s *staged) single(op copyOp, src sourceTree, p, dest string, slash bool) error {
+func (s *Staged) single(op CopyOp, src SourceTree, p, dest string, slash bool) error {
 	m, ok := src.typeOf(p)
 	if !ok {
 		return fmt.Errorf("source '%s' does not exist", p)
@@ -199,7 +205,7 @@ func (s *staged) single(op copyOp, src sourceTree, p, dest string, slash bool) e
 
 // copy is copyFileWithRoots: a folder is copied whole (never merged), a file merged into
 // an existing one under the Merge strategy, else written over it.
-func (s *staged) copy(op copyOp, src sourceTree, p, dest, base string) error {
+func (s *Staged) copy(op CopyOp, src SourceTree, p, dest, base string) error {
 	m, _ := src.typeOf(p)
 	if !m.IsDir() {
 		if _, exists := s.files[dest]; exists && op.Strategy == "Merge" {
@@ -231,7 +237,7 @@ func (s *staged) copy(op copyOp, src sourceTree, p, dest, base string) error {
 	})
 }
 
-func (s *staged) mkdir(dir string) error {
+func (s *Staged) mkdir(dir string) error {
 	for d := dir; d != "." && d != ""; d = path.Dir(d) {
 		if _, isFile := s.files[d]; isFile {
 			return fmt.Errorf("mkdir %s: not a directory", d)
@@ -241,7 +247,7 @@ func (s *staged) mkdir(dir string) error {
 	return nil
 }
 
-func (s *staged) write(src sourceTree, p, dest string) error {
+func (s *Staged) write(src SourceTree, p, dest string) error {
 	if dest == "." || s.dirs[dest] {
 		return fmt.Errorf("open %s: is a directory", dest)
 	}
@@ -253,10 +259,10 @@ func (s *staged) write(src sourceTree, p, dest string) error {
 	}
 	rel := src.rel(p)
 	f := &stagedFile{origin: rel}
-	if why, ok := src.snap.Refused[rel]; ok {
+	if why, ok := src.Snap.Refused[rel]; ok {
 		f.refused = why
 	} else {
-		f.data, _ = src.snap.Read(rel)
+		f.data, _ = src.Snap.Read(rel)
 	}
 	s.files[dest] = f
 	return nil
@@ -265,11 +271,11 @@ func (s *staged) write(src sourceTree, p, dest string) error {
 // merge is mergeFileWithRoots (internal/builder/merge.go): every document of each file
 // is deep-merged into one map (nested maps merged, anything else replaced, as Helm merges
 // values files), the source over the destination, written back as one YAML document.
-func (s *staged) merge(src sourceTree, p, dest string) error {
+func (s *Staged) merge(src SourceTree, p, dest string) error {
 	rel := src.rel(p)
-	data, ok := src.snap.Read(rel)
+	data, ok := src.Snap.Read(rel)
 	if !ok {
-		return fmt.Errorf("open %s: %s", p, src.snap.Refused[rel])
+		return fmt.Errorf("open %s: %s", p, src.Snap.Refused[rel])
 	}
 	over, err := loadYAMLDocs(data)
 	if err != nil {
@@ -283,7 +289,7 @@ func (s *staged) merge(src sourceTree, p, dest string) error {
 	if err != nil {
 		return err
 	}
-	out, err := yaml.Marshal(mergeMaps(under, over))
+	out, err := yaml.Marshal(values.Merge(under, over))
 	if err != nil {
 		return fmt.Errorf("failed to merged YAML: %w", err)
 	}
@@ -306,7 +312,7 @@ func loadYAMLDocs(data []byte) (map[string]any, error) {
 		if err := yaml.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("cannot unmarshal YAML document: %w", err)
 		}
-		out = mergeMaps(out, m)
+		out = values.Merge(out, m)
 	}
 }
 
@@ -358,9 +364,9 @@ func matchesAny(p string, patterns []string) bool {
 	return false
 }
 
-// snapshot turns the staged artifact into a snapshot rendered at root, and says which
+// Snapshot turns the staged artifact into a snapshot rendered at root, and says which
 // repository file each of its files came from, and which were merged.
-func (s *staged) snapshot(root string) (*graph.Snapshot, map[string]string, map[string]bool) {
+func (s *Staged) Snapshot(root string) (*graph.Snapshot, map[string]string, map[string]bool) {
 	out := graph.NewSnapshot(root)
 	origin, merged := map[string]string{}, map[string]bool{}
 	for _, d := range slices.Sorted(maps.Keys(s.dirs)) {

@@ -1,4 +1,4 @@
-package render
+package kustomize
 
 import (
 	"encoding/json"
@@ -192,7 +192,7 @@ func substitutedTypes(r *resource.Resource, exprs []exprField) []graph.TypeChang
 	if len(exprs) == 0 {
 		return nil
 	}
-	data, err := nodeJSON(&r.RNode)
+	data, err := NodeJSON(&r.RNode)
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package render
+package discover
 
 import (
 	"cmp"
@@ -8,80 +8,82 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
-// root is a discovered cluster root before rendering.
-type root struct {
-	name string
-	ks   *graph.Kustomization
-	// synthetic roots are made from a FluxInstance, a flux-instance HelmRelease or
+// Root is a discovered cluster root before rendering.
+type Root struct {
+	// Name is the cluster's name (Cluster.Name).
+	Name string
+	// KS is the root Kustomization.
+	KS *graph.Kustomization
+	// Synthetic roots are made from a FluxInstance, a flux-instance HelmRelease or
 	// .tiergate.yaml rather than read from a Kustomization manifest.
-	synthetic bool
-	// by says how the root was found.
-	by graph.Discovery
-	// orig is the root's Ref before rekeyed moved it aside; zero when it was not.
-	orig graph.Ref
-	// unresolved says why a flux-instance HelmRelease's sync is unknown (its valuesFrom
+	Synthetic bool
+	// By says how the root was found.
+	By graph.Discovery
+	// Orig is the root's Ref before Rekeyed moved it aside; zero when it was not.
+	Orig graph.Ref
+	// Unresolved says why a flux-instance HelmRelease's sync is unknown (its valuesFrom
 	// is not in the repository); the root is then found but not reviewed.
-	unresolved string
+	Unresolved string
 }
 
-// rekeyed is rt with its Kustomization under another Ref, so that the real Kustomization
+// Rekeyed is r with its Kustomization under another Ref, so that the real Kustomization
 // of its Ref, which a build emits, is built and reviewed in its own right
 // (Kustomizations are keyed by Ref). The cluster's identity keeps the original Ref.
-func (r root) rekeyed() root {
-	ks := *r.ks
-	r.orig = ks.Ref
+func (r Root) Rekeyed() Root {
+	ks := *r.KS
+	r.Orig = ks.Ref
 	origin := "FluxInstance"
 	switch {
-	case r.by == graph.DiscoveryConfig:
+	case r.By == graph.DiscoveryConfig:
 		origin = config.FileName
-	case r.by == graph.DiscoveryFolders:
+	case r.By == graph.DiscoveryFolders:
 		origin = "folder stand-in"
 	}
 	ks.Ref.Name += " (" + origin + ")"
-	r.ks = &ks
+	r.KS = &ks
 	return r
 }
 
-// ref is the root's Ref as Flux knows it.
-func (r root) ref() graph.Ref {
-	if r.orig != (graph.Ref{}) {
-		return r.orig
+// Ref is the root's Ref as Flux knows it.
+func (r Root) Ref() graph.Ref {
+	if r.Orig != (graph.Ref{}) {
+		return r.Orig
 	}
-	return r.ks.Ref
+	return r.KS.Ref
 }
 
-// id is the cluster's identity across commits (Cluster.ID): what Flux itself knows the
+// ID is the cluster's identity across commits (Cluster.ID): what Flux itself knows the
 // root by, its Kustomization and source, never its folder. Configured clusters are their
 // configured name; uncovered folders (no Flux object roots them) are their folder.
-func (r root) id() string {
-	switch r.by {
+func (r Root) ID() string {
+	switch r.By {
 	case graph.DiscoveryConfig:
-		return "config:" + r.name
+		return "config:" + r.Name
 	case graph.DiscoveryFolders:
-		return "folder:" + fsys.CleanPath(r.ks.Spec.Path)
+		return "folder:" + fsys.CleanPath(r.KS.Spec.Path)
 	}
-	return r.ref().String() + "@" + r.ks.Spec.SourceRef.String()
+	return r.Ref().String() + "@" + r.KS.Spec.SourceRef.String()
 }
 
 // sourceFolders maps each GitRepository, OCIRepository and Bucket of the tree to the
 // folders of its manifests.
-func sourceFolders(ix *index, files []string) map[graph.SourceRef]map[string]bool {
+func sourceFolders(ix *index.Index, files []string) map[graph.SourceRef]map[string]bool {
 	out := map[graph.SourceRef]map[string]bool{}
 	for _, rel := range files {
-		if !ix.mentions(rel, bootstrapSources...) {
+		if !ix.Mentions(rel, bootstrapSources...) {
 			continue
 		}
-		for _, d := range ix.docs(rel) {
+		for _, d := range ix.Docs(rel) {
 			if !slices.Contains(bootstrapSources, d.Kind) || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
 				continue
 			}
@@ -102,38 +104,19 @@ func sourceFolders(ix *index, files []string) map[graph.SourceRef]map[string]boo
 // root is found, and not reviewed until `sources:` maps its artifact to a folder.
 var bootstrapSources = []string{"GitRepository", "OCIRepository", "Bucket"}
 
-// eachGitRepository calls fn for every GitRepository document of files.
-func eachGitRepository(ix *index, files []string, fn func(ref graph.SourceRef, file string, d doc)) {
-	for _, rel := range files {
-		if !ix.mentions(rel, "GitRepository") {
-			continue
-		}
-		for _, d := range ix.docs(rel) {
-			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
-				continue
-			}
-			ns := d.Namespace
-			if ns == "" {
-				ns = "flux-system"
-			}
-			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
-		}
-	}
-}
-
-// folderBuild returns the objects a Kustomization whose path is the repo-relative dir
+// FolderBuild returns the objects a Kustomization whose path is the repo-relative dir
 // would build (generator, kustomize, no substitution); nil when the build fails.
-type folderBuild func(dir string) []*graph.Object
+type FolderBuild func(dir string) []*graph.Object
 
-// discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
+// Discover finds the cluster roots of the tree at abs (DESIGN.md "Rendering" 1): the
 // configured clusters, else the bootstrap pattern (a Kustomization whose path holds its own
 // file) and flux-operator FluxInstances (or flux-instance HelmReleases), read from the
 // build of their folder; only when none exists, the folders holding Kustomizations that no
 // other Kustomization's path covers, each applied by a root as flux-operator's sync.path
 // would be.
-func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.Discovery) {
+func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, graph.Discovery) {
 	if cfg != nil && len(cfg.Clusters) > 0 {
-		var out []root
+		var out []Root
 		for _, c := range cfg.Clusters {
 			src := graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
 			if c.SourceRef != "" {
@@ -142,35 +125,35 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.D
 			}
 			// The configuration is the head's: a cluster it adds has no folder at the base yet.
 			dir, _ := cfg.SourceDir(src.String())
-			if p := fsys.CleanPath(path.Join(dir, c.Path)); ix.snap.State(cmp.Or(p, ".")) != "dir" {
+			if p := fsys.CleanPath(path.Join(dir, c.Path)); ix.Snapshot().State(cmp.Or(p, ".")) != "dir" {
 				continue
 			}
-			out = append(out, root{name: c.Name, ks: syntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), synthetic: true, by: graph.DiscoveryConfig})
+			out = append(out, Root{Name: c.Name, KS: SyntheticRoot("flux-system", "flux-system", c.Path, src, config.FileName, 1), Synthetic: true, By: graph.DiscoveryConfig})
 		}
 		return out, graph.DiscoveryConfig
 	}
-	var boot, all []root
-	files := ix.yamlFiles()
+	var boot, all []Root
+	files := ix.YAMLFiles()
 	sources := sourceFolders(ix, files)
 	for _, rel := range files {
-		if !ix.mentions(rel, "Kustomization") {
+		if !ix.Mentions(rel, "Kustomization") {
 			continue
 		}
-		for _, d := range ix.docs(rel) {
+		for _, d := range ix.Docs(rel) {
 			r, isBoot, ok := rootOf(d, rel)
 			if !ok {
 				continue
 			}
 			all = append(all, r)
 			// flux bootstrap writes the root's source next to it (gotk-sync.yaml).
-			if isBoot && sources[r.ks.Spec.SourceRef][path.Dir(rel)] {
+			if isBoot && sources[r.KS.Spec.SourceRef][path.Dir(rel)] {
 				boot = append(boot, r)
 			}
 		}
 	}
-	var unresolved []root
+	var unresolved []Root
 	for _, r := range operatorRoots(ix, files, build) {
-		if r.unresolved != "" {
+		if r.Unresolved != "" {
 			unresolved = append(unresolved, r)
 		} else {
 			boot = append(boot, r)
@@ -189,46 +172,46 @@ func discover(ix *index, cfg *config.Config, build folderBuild) ([]root, graph.D
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies
 // under no other Kustomization's path (nothing else can emit them).
-func uncovered(all []root) []root {
-	var out []root
+func uncovered(all []Root) []Root {
+	var out []Root
 	seen := map[string]bool{}
 	for _, r := range all {
 		covered := false
 		for _, o := range all {
-			p := fsys.CleanPath(o.ks.Spec.Path)
-			if o.ks != r.ks && p != "" && strings.HasPrefix(r.ks.File, p+"/") {
+			p := fsys.CleanPath(o.KS.Spec.Path)
+			if o.KS != r.KS && p != "" && strings.HasPrefix(r.KS.File, p+"/") {
 				covered = true
 				break
 			}
 		}
-		dir := path.Dir(r.ks.File)
+		dir := path.Dir(r.KS.File)
 		if covered || seen[dir] {
 			continue
 		}
 		seen[dir] = true
 		src := graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
-		out = append(out, root{name: lastElem(fsys.CleanPath(dir), "default"), ks: syntheticRoot("flux-system", "flux-system", dir, src, r.ks.File, 1), synthetic: true, by: graph.DiscoveryFolders})
+		out = append(out, Root{Name: lastElem(fsys.CleanPath(dir), "default"), KS: SyntheticRoot("flux-system", "flux-system", dir, src, r.KS.File, 1), Synthetic: true, By: graph.DiscoveryFolders})
 	}
 	return dedupe(out)
 }
 
 // rootOf reads a Flux Kustomization document as a possible root: a bootstrap root when its
 // path is its own folder or a parent of it.
-func rootOf(d doc, file string) (root, bool, bool) {
+func rootOf(d index.Doc, file string) (Root, bool, bool) {
 	group := strings.SplitN(d.APIVersion, "/", 2)[0]
 	if group != kustomize.FluxGroup || d.Kind != "Kustomization" {
-		return root{}, false, false
+		return Root{}, false, false
 	}
-	u, err := d.object()
+	u, err := d.Object()
 	if err != nil || u.GetName() == "" {
-		return root{}, false, false
+		return Root{}, false, false
 	}
 	if u.GetNamespace() == "" {
 		u.SetNamespace("flux-system")
 	}
 	ks, err := kustomize.NewKustomization(u, file, d.Line, nil)
 	if err != nil {
-		return root{}, false, false
+		return Root{}, false, false
 	}
 	p := fsys.CleanPath(ks.Spec.Path)
 	dir := path.Dir(file)
@@ -242,26 +225,18 @@ func rootOf(d doc, file string) (root, bool, bool) {
 		}
 		name = lastElem(fsys.CleanPath(d), ks.Ref.Name)
 	}
-	return root{name: name, ks: ks, by: graph.DiscoveryRoots}, boot, true
+	return Root{Name: name, KS: ks, By: graph.DiscoveryRoots}, boot, true
 }
 
 // operatorRoots finds the roots flux-operator creates: FluxInstances and flux-instance
 // HelmReleases (also among a ResourceSet's resources), read from the build of the folder
 // holding them, as the Kustomization applying that folder renders them (patches applied,
 // generated ConfigMaps named). A folder that does not build is read file by file.
-func operatorRoots(ix *index, files []string, build folderBuild) []root {
+func operatorRoots(ix *index.Index, files []string, build FolderBuild) []Root {
 	var dirs []string
 	byDir := map[string][]string{}
 	for _, rel := range files {
-		if !ix.mentions(rel, "FluxInstance", "flux-instance") {
-			continue
-		}
-		candidate := false
-		for _, d := range ix.docs(rel) {
-			group := strings.SplitN(d.APIVersion, "/", 2)[0]
-			candidate = candidate || group == "fluxcd.controlplane.io" || group == "helm.toolkit.fluxcd.io"
-		}
-		if !candidate {
+		if !operatorCandidate(ix, rel) {
 			continue
 		}
 		dir := path.Dir(rel)
@@ -270,7 +245,7 @@ func operatorRoots(ix *index, files []string, build folderBuild) []root {
 		}
 		byDir[dir] = append(byDir[dir], rel)
 	}
-	var out []root
+	var out []Root
 	for _, dir := range dirs {
 		var objs []*graph.Object
 		if build != nil {
@@ -286,13 +261,43 @@ func operatorRoots(ix *index, files []string, build folderBuild) []root {
 	return out
 }
 
+// operatorCandidate reports whether the build of rel's folder may give operatorRootsOf a
+// root, decided from text so that only such folders are built (a build is the cost of
+// discovery): a fluxcd.controlplane.io document (FluxInstance, ResourceSet) in a file that
+// spells FluxInstance or flux-instance, or a HelmRelease that operatorRootsOf may take for
+// the flux-instance chart's, which needs "flux-instance" in its file's path, its file's text
+// (name, chart, chartRef) or its folder's kustomization file (a patch or namePrefix there).
+func operatorCandidate(ix *index.Index, rel string) bool {
+	if !ix.Spells(rel, "FluxInstance", "flux-instance", "HelmRelease") {
+		return false
+	}
+	named := strings.Contains(rel, "flux-instance") || ix.Spells(rel, "flux-instance")
+	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		named = named || ix.Spells(path.Join(path.Dir(rel), n), "flux-instance")
+	}
+	instance := ix.Spells(rel, "FluxInstance", "flux-instance")
+	for _, d := range ix.Docs(rel) {
+		switch strings.SplitN(d.APIVersion, "/", 2)[0] {
+		case "fluxcd.controlplane.io":
+			if instance {
+				return true
+			}
+		case "helm.toolkit.fluxcd.io":
+			if d.Kind == "HelmRelease" && named {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // rawObjects reads the documents of files as objects, unbuilt.
-func rawObjects(ix *index, files []string) []*graph.Object {
+func rawObjects(ix *index.Index, files []string) []*graph.Object {
 	var out []*graph.Object
 	for _, rel := range files {
-		for _, d := range ix.docs(rel) {
-			if u, err := d.object(); err == nil {
-				out = append(out, &graph.Object{ID: idOf(u), File: rel, Line: d.Line, Body: u})
+		for _, d := range ix.Docs(rel) {
+			if u, err := d.Object(); err == nil {
+				out = append(out, &graph.Object{ID: graph.IDOf(u), File: rel, Line: d.Line, Body: u})
 			}
 		}
 	}
@@ -301,13 +306,13 @@ func rawObjects(ix *index, files []string) []*graph.Object {
 
 // operatorRootsOf reads u as a FluxInstance, a flux-instance HelmRelease, or a ResourceSet
 // whose untemplated resources are those; objs resolve a HelmRelease's valuesFrom.
-func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs []*graph.Object) []root {
+func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs []*graph.Object) []Root {
 	group := strings.SplitN(u.GetAPIVersion(), "/", 2)[0]
 	switch {
 	case group == "fluxcd.controlplane.io" && u.GetKind() == "FluxInstance":
 		sync, _, _ := unstructured.NestedMap(u.Object, "spec", "sync")
 		if r, ok := operatorRoot(u.GetNamespace(), sync, u.GetName(), file, line); ok {
-			return []root{r}
+			return []Root{r}
 		}
 	case group == "helm.toolkit.fluxcd.io" && u.GetKind() == "HelmRelease":
 		if !strings.Contains(file+u.GetName()+chartName(u), "flux-instance") {
@@ -320,19 +325,19 @@ func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs [
 		values := helmValues(u, objs, fluxInstanceDefaults())
 		sync, _, _ := unstructured.NestedMap(values, "instance", "sync")
 		if r, ok := operatorRoot(ns, sync, "", file, line); ok {
-			return []root{r}
+			return []Root{r}
 		}
 		if missing := missingValues(u, objs); len(missing) > 0 {
 			src := graph.SourceRef{Kind: "GitRepository", Namespace: cmp.Or(ns, "flux-system"), Name: cmp.Or(ns, "flux-system")}
-			return []root{{name: src.Name, ks: syntheticRoot(src.Namespace, src.Name, "", src, file, line), synthetic: true, by: graph.DiscoveryRoots,
-				unresolved: fmt.Sprintf("HelmRelease %s/%s (%s:%d) takes its instance.sync from %s, which the repository does not hold: "+
+			return []Root{{Name: src.Name, KS: SyntheticRoot(src.Namespace, src.Name, "", src, file, line), Synthetic: true, By: graph.DiscoveryRoots,
+				Unresolved: fmt.Sprintf("HelmRelease %s/%s (%s:%d) takes its instance.sync from %s, which the repository does not hold: "+
 					"its root path is unknown; name the cluster in %s clusters to review it", cmp.Or(u.GetNamespace(), "flux-system"), u.GetName(), file, line,
 					strings.Join(missing, ", "), config.FileName)}}
 		}
 	case group == "fluxcd.controlplane.io" && u.GetKind() == "ResourceSet":
 		// A templated resource (<< inputs.x >>) is the ResourceSet renderer's to expand.
 		res, _, _ := unstructured.NestedSlice(u.Object, "spec", "resources")
-		var out []root
+		var out []Root
 		for _, r := range res {
 			m, ok := r.(map[string]any)
 			if !ok {
@@ -356,15 +361,15 @@ func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs [
 // source and Kustomization are named after the namespace (fluxoperator.dev "Flux Cluster
 // Sync Configuration") unless sync.name says otherwise. The cluster is named after the
 // sync path's last element, else instance.
-func operatorRoot(ns string, sync map[string]any, instance, file string, line int) (root, bool) {
-	p := strOf(sync, "path")
+func operatorRoot(ns string, sync map[string]any, instance, file string, line int) (Root, bool) {
+	p := values.String(sync, "path")
 	if p == "" {
-		return root{}, false
+		return Root{}, false
 	}
 	if ns == "" {
 		ns = "flux-system"
 	}
-	kind, name := strOf(sync, "kind"), strOf(sync, "name")
+	kind, name := values.String(sync, "kind"), values.String(sync, "name")
 	if kind == "" {
 		kind = "GitRepository"
 	}
@@ -375,7 +380,7 @@ func operatorRoot(ns string, sync map[string]any, instance, file string, line in
 		instance = name
 	}
 	src := graph.SourceRef{Kind: kind, Namespace: ns, Name: name}
-	return root{name: lastElem(fsys.CleanPath(p), instance), ks: syntheticRoot(ns, name, p, src, file, line), synthetic: true, by: graph.DiscoveryRoots}, true
+	return Root{Name: lastElem(fsys.CleanPath(p), instance), KS: SyntheticRoot(ns, name, p, src, file, line), Synthetic: true, By: graph.DiscoveryRoots}, true
 }
 
 func chartName(u *unstructured.Unstructured) string {
@@ -386,8 +391,8 @@ func chartName(u *unstructured.Unstructured) string {
 	return c
 }
 
-// syntheticRoot is the root Kustomization that flux bootstrap or flux-operator creates.
-func syntheticRoot(ns, name, p string, src graph.SourceRef, file string, line int) *graph.Kustomization {
+// SyntheticRoot is the root Kustomization that flux bootstrap or flux-operator creates.
+func SyntheticRoot(ns, name, p string, src graph.SourceRef, file string, line int) *graph.Kustomization {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": kustomize.FluxGroup + "/v1",
 		"kind":       "Kustomization",
@@ -406,19 +411,6 @@ func syntheticRoot(ns, name, p string, src graph.SourceRef, file string, line in
 	return ks
 }
 
-func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
-	data, err := yaml.Marshal(n)
-	if err != nil {
-		return nil, err
-	}
-	j, err := sigsyaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{}
-	return u, u.UnmarshalJSON(j)
-}
-
 func lastElem(p, fallback string) string {
 	if p == "" {
 		return fallback
@@ -427,24 +419,24 @@ func lastElem(p, fallback string) string {
 }
 
 // dedupe keeps one root per path, in file order; names that collide get the full path.
-func dedupe(rs []root) []root {
+func dedupe(rs []Root) []Root {
 	seen := map[string]bool{}
 	names := map[string]int{}
-	var out []root
+	var out []Root
 	for _, r := range rs {
-		p := fsys.CleanPath(r.ks.Spec.Path)
+		p := fsys.CleanPath(r.KS.Spec.Path)
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
 		out = append(out, r)
-		names[r.name]++
+		names[r.Name]++
 	}
 	for i := range out {
-		if names[out[i].name] > 1 {
-			out[i].name = strings.ReplaceAll(fsys.CleanPath(out[i].ks.Spec.Path), "/", "-")
+		if names[out[i].Name] > 1 {
+			out[i].Name = strings.ReplaceAll(fsys.CleanPath(out[i].KS.Spec.Path), "/", "-")
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -1,42 +1,54 @@
-package render
+package artifact
 
 import (
 	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
+
+// memSnapshot is a snapshot of files (path → content), in memory.
+func memSnapshot(files map[string]string) *graph.Snapshot {
+	s := graph.NewSnapshot("/repo")
+	for p, content := range files {
+		s.AddPath(p, 0)
+		s.Data[p] = []byte(content)
+	}
+	return s.Finish()
+}
 
 // TestCopyOperations: the artifact paths each copy makes, and their repository files, as
 // source-watcher's cp-like rules give them (docs/spec/v1beta1/artifactgenerators.md).
 func TestCopyOperations(t *testing.T) {
-	snap := mustSnapshot(t, tree(t, map[string]string{
+	snap := memSnapshot(map[string]string{
 		"src/configs/a.yaml":          "a: 1\n",
 		"src/configs/README.md":       "x\n",
 		"src/configs/sub/b.yaml":      "b: 1\n",
 		"src/configs/testdata/c.yaml": "c: 1\n",
-	}))
-	sources := map[string]sourceTree{"src": {snap: snap, prefix: "src"}}
+	})
+	sources := map[string]SourceTree{"src": {Snap: snap, Prefix: "src"}}
 	cases := []struct {
 		name string
-		op   copyOp
+		op   CopyOp
 		want map[string]string // artifact path → repository file
 	}{
-		{"file to a file", copyOp{From: "@src/configs/a.yaml", To: "@artifact/apps/app.yaml"},
+		{"file to a file", CopyOp{From: "@src/configs/a.yaml", To: "@artifact/apps/app.yaml"},
 			map[string]string{"apps/app.yaml": "src/configs/a.yaml"}},
-		{"file into a folder", copyOp{From: "@src/configs/a.yaml", To: "@artifact/apps/"},
+		{"file into a folder", CopyOp{From: "@src/configs/a.yaml", To: "@artifact/apps/"},
 			map[string]string{"apps/a.yaml": "src/configs/a.yaml"}},
-		{"glob of files", copyOp{From: "@src/configs/*.yaml", To: "@artifact/apps/"},
+		{"glob of files", CopyOp{From: "@src/configs/*.yaml", To: "@artifact/apps/"},
 			map[string]string{"apps/configs/a.yaml": "src/configs/a.yaml"}},
-		{"folder as a subfolder", copyOp{From: "@src/configs/", To: "@artifact/apps/", Exclude: []string{"*.md", "**/testdata/**"}},
+		{"folder as a subfolder", CopyOp{From: "@src/configs/", To: "@artifact/apps/", Exclude: []string{"*.md", "**/testdata/**"}},
 			map[string]string{"apps/configs/a.yaml": "src/configs/a.yaml", "apps/configs/sub/b.yaml": "src/configs/sub/b.yaml"}},
-		{"dir/** strips dir; exclude relative to it", copyOp{From: "@src/configs/**", To: "@artifact/apps/", Exclude: []string{"sub/**", "README.md"}},
+		{"dir/** strips dir; exclude relative to it", CopyOp{From: "@src/configs/**", To: "@artifact/apps/", Exclude: []string{"sub/**", "README.md"}},
 			map[string]string{"apps/a.yaml": "src/configs/a.yaml", "apps/testdata/c.yaml": "src/configs/testdata/c.yaml"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			st := &staged{files: map[string]*stagedFile{}, dirs: map[string]bool{}, max: 100}
-			if err := st.apply(tc.op, sources); err != nil {
+			st := &Staged{files: map[string]*stagedFile{}, dirs: map[string]bool{}, max: 100}
+			if err := st.Apply(tc.op, sources); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]string{}
@@ -48,9 +60,9 @@ func TestCopyOperations(t *testing.T) {
 			}
 		})
 	}
-	st := &staged{files: map[string]*stagedFile{}, dirs: map[string]bool{}, max: 100}
+	st := &Staged{files: map[string]*stagedFile{}, dirs: map[string]bool{}, max: 100}
 	var errs []string
-	for _, op := range []copyOp{
+	for _, op := range []CopyOp{
 		{From: "src/configs/a.yaml", To: "@artifact/"},
 		{From: "@src/configs/a.yaml", To: "apps/"},
 		{From: "@other/a.yaml", To: "@artifact/"},
@@ -59,7 +71,7 @@ func TestCopyOperations(t *testing.T) {
 		{From: "@src/missing", To: "@artifact/"},
 		{From: "@src/configs/a.yaml", To: "@artifact/../x"},
 	} {
-		errs = append(errs, st.apply(op, sources).Error())
+		errs = append(errs, st.Apply(op, sources).Error())
 	}
 	sort.Strings(errs)
 	want := []string{

@@ -1,4 +1,4 @@
-package render
+package kustomize
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestNodeJSONIsKyamls: nodeJSON gives kyaml's RNode.MarshalJSON bytes for objects with
+// TestNodeJSONIsKyamls: NodeJSON gives kyaml's RNode.MarshalJSON bytes for objects with
 // every kind of scalar (quoted numbers, floats, nulls, booleans, timestamps, binary,
 // multi-line text), sequences, empty collections and a top-level sequence.
 func TestNodeJSONIsKyamls(t *testing.T) {
@@ -22,12 +22,12 @@ func TestNodeJSONIsKyamls(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, werr := rn.MarshalJSON()
-		got, gerr := nodeJSON(rn)
+		got, gerr := NodeJSON(rn)
 		if (werr == nil) != (gerr == nil) || string(got) != string(want) {
 			t.Errorf("%q:\n got %s (%v)\nwant %s (%v)", doc, got, gerr, want, werr)
 		}
 	}
-	if got, err := nodeJSON(kyaml.NewRNode(nil)); err != nil || string(got) != "null" {
+	if got, err := NodeJSON(kyaml.NewRNode(nil)); err != nil || string(got) != "null" {
 		t.Errorf("nil node: %s, %v", got, err)
 	}
 }

@@ -1,8 +1,7 @@
-package render
+package discover
 
 import (
 	"cmp"
-	"context"
 	"encoding/base64"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/values"
 )
 
 // fluxInstanceDefaults are the instance.sync defaults of the flux-instance chart's
@@ -35,8 +35,8 @@ func helmValues(hr *unstructured.Unstructured, objs []*graph.Object, defaults ma
 	result := map[string]any{}
 	for _, r := range refs {
 		ref, _ := r.(map[string]any)
-		kind, name := strOf(ref, "kind"), strOf(ref, "name")
-		key := strOf(ref, "valuesKey")
+		kind, name := values.String(ref, "kind"), values.String(ref, "name")
+		key := values.String(ref, "valuesKey")
 		if key == "" {
 			key = "values.yaml"
 		}
@@ -44,8 +44,8 @@ func helmValues(hr *unstructured.Unstructured, objs []*graph.Object, defaults ma
 		if !ok {
 			continue
 		}
-		if tp := strOf(ref, "targetPath"); tp != "" {
-			result = mergeMaps(result, inline)
+		if tp := values.String(ref, "targetPath"); tp != "" {
+			result = values.Merge(result, inline)
 			setPath(result, tp, strings.Trim(data, `'"`))
 			continue
 		}
@@ -53,9 +53,9 @@ func helmValues(hr *unstructured.Unstructured, objs []*graph.Object, defaults ma
 		if err := sigsyaml.Unmarshal([]byte(data), &v); err != nil {
 			continue // helm-controller fails the release: it makes no FluxInstance
 		}
-		result = mergeMaps(result, v)
+		result = values.Merge(result, v)
 	}
-	return mergeMaps(defaults, mergeMaps(result, inline))
+	return values.Merge(defaults, values.Merge(result, inline))
 }
 
 // missingValues lists the valuesFrom references of hr ("ConfigMap name") that objs do not
@@ -65,8 +65,8 @@ func missingValues(hr *unstructured.Unstructured, objs []*graph.Object) []string
 	var out []string
 	for _, r := range refs {
 		ref, _ := r.(map[string]any)
-		kind, name := strOf(ref, "kind"), strOf(ref, "name")
-		if _, ok := valuesData(objs, kind, hr.GetNamespace(), name, cmp.Or(strOf(ref, "valuesKey"), "values.yaml")); !ok {
+		kind, name := values.String(ref, "kind"), values.String(ref, "name")
+		if _, ok := valuesData(objs, kind, hr.GetNamespace(), name, cmp.Or(values.String(ref, "valuesKey"), "values.yaml")); !ok {
 			out = append(out, kind+" "+name)
 		}
 	}
@@ -104,25 +104,6 @@ func valuesData(objs []*graph.Object, kind, ns, name, key string) (string, bool)
 	return "", false
 }
 
-// mergeMaps merges b over a as fluxcd/pkg/chartutil MergeMaps and source-watcher's Merge
-// strategy do: maps merge key by key, any other value of b replaces a's.
-func mergeMaps(a, b map[string]any) map[string]any {
-	out := make(map[string]any, len(a))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		if bm, ok := v.(map[string]any); ok {
-			if am, ok := out[k].(map[string]any); ok {
-				out[k] = mergeMaps(am, bm)
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
-}
-
 // setPath sets value at the dotted path p of m, making maps on the way (Helm's strvals
 // for a plain a.b.c path; list indexes and escaped dots are not read).
 func setPath(m map[string]any, p, value string) {
@@ -136,25 +117,4 @@ func setPath(m map[string]any, p, value string) {
 		m = next
 	}
 	m[parts[len(parts)-1]] = value
-}
-
-// strOf is m[k] when it is a string.
-func strOf(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
-}
-
-// folderObjects builds the repo-relative dir as a Kustomization of the repository's own
-// source whose path is dir, without substitution (folderBuild).
-func (r *renderer) folderObjects(dir string) []*graph.Object {
-	ks := syntheticRoot("flux-system", "flux-system", dir, graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, dir, 1)
-	built := r.cache.kustomize("", ks, func() *builtResult { return r.runKustomize("", ks) })
-	if built.err != nil || !built.hasResources() {
-		return nil
-	}
-	out := r.objectsOf(context.Background(), built, "", ks, nil)
-	if out.err != nil {
-		return nil
-	}
-	return out.objs
 }

@@ -1,4 +1,4 @@
-package render
+package index
 
 import (
 	"bytes"
@@ -13,12 +13,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// doc is one YAML document of a manifest file, with the 1-based line of its `kind:` key.
-type doc struct {
+// Doc is one YAML document of a manifest file, with the 1-based line of its `kind:` key.
+type Doc struct {
 	APIVersion string
 	Kind       string
 	Name       string
@@ -37,9 +38,9 @@ type docObject struct {
 	err  error
 }
 
-// object returns a copy of the document as an unstructured object (through YAML and JSON,
+// Object returns a copy of the document as an unstructured object (through YAML and JSON,
 // so that values have the types of every Kubernetes object).
-func (d doc) object() (*unstructured.Unstructured, error) {
+func (d Doc) Object() (*unstructured.Unstructured, error) {
 	d.obj.once.Do(func() { d.obj.u, d.obj.err = nodeToUnstructured(d.Node) })
 	if d.obj.err != nil {
 		return nil, d.obj.err
@@ -47,44 +48,55 @@ func (d doc) object() (*unstructured.Unstructured, error) {
 	return d.obj.u.DeepCopy(), nil
 }
 
-// index parses manifest files on demand and remembers their documents. Safe for
-// concurrent use.
-type index struct {
-	snap   *graph.Snapshot
-	shared *Cache // parsed documents across renders; nil: none
-	mu     sync.Mutex
-	files  map[string][]doc
+// Index parses the manifest files of a snapshot on demand and remembers their documents.
+// Safe for concurrent use.
+type Index struct {
+	snap  *graph.Snapshot
+	parse Parser
+	mu    sync.Mutex
+	files map[string][]Doc
 }
 
-func newIndex(snap *graph.Snapshot, shared *Cache) *index {
-	return &index{snap: snap, shared: shared, files: map[string][]doc{}}
+// Parser returns the documents of a file whose content has digest sum (graph.Digest):
+// Parse, or a cache of it shared across renders.
+type Parser func(sum string, data []byte) []Doc
+
+// New returns the index of snap, parsing files with parse; nil parse means Parse.
+func New(snap *graph.Snapshot, parse Parser) *Index {
+	if parse == nil {
+		parse = func(_ string, data []byte) []Doc { return Parse(data) }
+	}
+	return &Index{snap: snap, parse: parse, files: map[string][]Doc{}}
 }
 
-// yamlFiles lists the repo-relative YAML files of the tree, skipping .git.
-func (ix *index) yamlFiles() []string {
+// Snapshot is the tree the index reads.
+func (ix *Index) Snapshot() *graph.Snapshot { return ix.snap }
+
+// YAMLFiles lists the repo-relative YAML files of the tree, skipping .git.
+func (ix *Index) YAMLFiles() []string {
 	var out []string
 	for _, rel := range ix.snap.Files {
-		if ext := path.Ext(rel); (ext == ".yaml" || ext == ".yml") && ix.readable(rel) {
+		if ext := path.Ext(rel); (ext == ".yaml" || ext == ".yml") && ix.Readable(rel) {
 			out = append(out, rel)
 		}
 	}
 	return out
 }
 
-// docs returns the documents of the repo-relative file rel; a file that does not parse
+// Docs returns the documents of the repo-relative file rel; a file that does not parse
 // yields the documents before the error.
-func (ix *index) docs(rel string) []doc {
+func (ix *Index) Docs(rel string) []Doc {
 	ix.mu.Lock()
 	d, ok := ix.files[rel]
 	ix.mu.Unlock()
 	if ok {
 		return d
 	}
-	if !ix.readable(rel) {
+	if !ix.Readable(rel) {
 		return nil
 	}
-	if data, err := ix.read(rel); err == nil {
-		d = ix.shared.parsed(ix.snap.Digest(rel), data)
+	if data, err := ix.Read(rel); err == nil {
+		d = ix.parse(ix.snap.Digest(rel), data)
 	}
 	ix.mu.Lock()
 	ix.files[rel] = d
@@ -92,8 +104,8 @@ func (ix *index) docs(rel string) []doc {
 	return d
 }
 
-// read returns the content of the repo-relative file rel.
-func (ix *index) read(rel string) ([]byte, error) {
+// Read returns the content of the repo-relative file rel.
+func (ix *Index) Read(rel string) ([]byte, error) {
 	if data, ok := ix.snap.Read(rel); ok {
 		return data, nil
 	}
@@ -105,8 +117,10 @@ func (ix *index) read(rel string) ([]byte, error) {
 // need, so the parsed documents the Cache keeps stay small.
 var discovered = map[string]bool{"Kustomization": true, "FluxInstance": true, "HelmRelease": true, "GitRepository": true}
 
-func parseDocs(data []byte) []doc {
-	var out []doc
+// Parse returns the mapping documents of a manifest file, in order; a file that does not
+// parse yields the documents before the error.
+func Parse(data []byte) []Doc {
+	var out []Doc
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var n yaml.Node
@@ -118,15 +132,15 @@ func parseDocs(data []byte) []doc {
 			continue
 		}
 		m := n.Content[0]
-		d := doc{Node: m, Line: m.Line, Start: m.Line, obj: &docObject{}}
-		d.APIVersion = scalar(m, "apiVersion")
-		d.Kind = scalar(m, "kind")
-		if k := key(m, "kind"); k != nil {
+		d := Doc{Node: m, Line: m.Line, Start: m.Line, obj: &docObject{}}
+		d.APIVersion = Scalar(m, "apiVersion")
+		d.Kind = Scalar(m, "kind")
+		if k := Key(m, "kind"); k != nil {
 			d.Line = k.Line
 		}
-		if md := value(m, "metadata"); md != nil {
-			d.Name = scalar(md, "name")
-			d.Namespace = scalar(md, "namespace")
+		if md := Value(m, "metadata"); md != nil {
+			d.Name = Scalar(md, "name")
+			d.Namespace = Scalar(md, "namespace")
 		}
 		if !discovered[d.Kind] {
 			d.Node = nil // only discovery reads the body, of these kinds; the rest is lines
@@ -135,38 +149,40 @@ func parseDocs(data []byte) []doc {
 	}
 }
 
-func key(m *yaml.Node, k string) *yaml.Node {
+// Key is the key node of k in mapping m (aliases and merge keys followed); nil when absent.
+func Key(m *yaml.Node, k string) *yaml.Node {
 	kn, _ := lookup(m, k, 0)
 	return kn
 }
 
-func value(m *yaml.Node, k string) *yaml.Node {
+// Value is the value node of k in mapping m (aliases and merge keys followed); nil when absent.
+func Value(m *yaml.Node, k string) *yaml.Node {
 	_, v := lookup(m, k, 0)
 	return v
 }
 
-// maxMergeDepth bounds the chain of merge keys followed, which a hostile file can make
+// MaxMergeDepth bounds the chain of merge keys followed, which a hostile file can make
 // circular.
-const maxMergeDepth = 8
+const MaxMergeDepth = 8
 
 // lookup finds key k of mapping m as kustomize reads it after kyaml's DeAnchor: aliases are
 // followed, and a key the mapping lacks is taken from its merge keys (`<<: *base`),
 // explicit keys first, then the merged mappings in order.
 func lookup(m *yaml.Node, k string, depth int) (kn, v *yaml.Node) {
-	m = deref(m)
-	if m == nil || m.Kind != yaml.MappingNode || depth > maxMergeDepth {
+	m = Deref(m)
+	if m == nil || m.Kind != yaml.MappingNode || depth > MaxMergeDepth {
 		return nil, nil
 	}
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		kn := deref(m.Content[i])
+		kn := Deref(m.Content[i])
 		if kn == nil || kn.Kind != yaml.ScalarNode {
 			continue
 		}
 		if kn.Tag == "!!merge" {
-			merges = append(merges, deref(m.Content[i+1]))
+			merges = append(merges, Deref(m.Content[i+1]))
 		} else if kn.Value == k {
-			return m.Content[i], deref(m.Content[i+1])
+			return m.Content[i], Deref(m.Content[i+1])
 		}
 	}
 	for _, mv := range merges {
@@ -183,26 +199,27 @@ func lookup(m *yaml.Node, k string, depth int) (kn, v *yaml.Node) {
 	return nil, nil
 }
 
-// deref follows an alias to the node it names.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i <= maxMergeDepth; i++ {
+// Deref follows an alias to the node it names.
+func Deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i <= MaxMergeDepth; i++ {
 		n = n.Alias
 	}
 	return n
 }
 
-func scalar(m *yaml.Node, k string) string {
-	if v := value(m, k); v != nil && v.Kind == yaml.ScalarNode {
+// Scalar is the scalar value of k in mapping m; "" when absent or not a scalar.
+func Scalar(m *yaml.Node, k string) string {
+	if v := Value(m, k); v != nil && v.Kind == yaml.ScalarNode {
 		return v.Value
 	}
 	return ""
 }
 
-// locate returns the line of the document of that kind whose name is, or is contained in,
+// Locate returns the line of the document of that kind whose name is, or is contained in,
 // name (a namePrefix/nameSuffix or hash suffix may have been added); 1 when unknown.
-func (ix *index) locate(rel, kind, name string) int {
+func (ix *Index) Locate(rel, kind, name string) int {
 	best, bestLen := 0, -1
-	for _, d := range ix.docs(rel) {
+	for _, d := range ix.Docs(rel) {
 		if d.Kind != kind {
 			continue
 		}
@@ -221,14 +238,14 @@ func (ix *index) locate(rel, kind, name string) int {
 	return best
 }
 
-// generatorLine returns the line of the `name:` of the configMapGenerator (kind ConfigMap) or
+// GeneratorLine returns the line of the `name:` of the configMapGenerator (kind ConfigMap) or
 // secretGenerator (kind Secret) entry of kustomization file rel that made the object called
 // name: the entry named exactly so, else the longest entry name that name contains (a
 // namespace, prefix or hash suffix added); 0 when there is none.
-func (ix *index) generatorLine(rel, kind, name string) int {
+func (ix *Index) GeneratorLine(rel, kind, name string) int {
 	section := map[string]string{"ConfigMap": "configMapGenerator", "Secret": "secretGenerator"}[kind]
-	data, err := ix.read(rel)
-	if section == "" || !ix.readable(rel) || err != nil {
+	data, err := ix.Read(rel)
+	if section == "" || !ix.Readable(rel) || err != nil {
 		return 0
 	}
 	best, bestLen, in := 0, 0, false
@@ -256,20 +273,20 @@ var (
 	entryName = regexp.MustCompile(`^\s+(?:-\s+)?name:\s*(\S+)\s*(?:#.*)?$`)
 )
 
-// dataKey finds the manifest of the ConfigMap or Secret kind namespace/name (a document
+// DataKey finds the manifest of the ConfigMap or Secret kind namespace/name (a document
 // without a namespace counts: a kustomization or targetNamespace may set it) and returns its
 // file and the line of its data or stringData key; "" when no manifest has one. It reads
 // every YAML file, so it is for error paths only.
-func (ix *index) dataKey(kind, namespace, name, key string) (string, int) {
-	for _, rel := range ix.yamlFiles() {
-		if !ix.mentions(rel, name) {
+func (ix *Index) DataKey(kind, namespace, name, key string) (string, int) {
+	for _, rel := range ix.YAMLFiles() {
+		if !ix.Mentions(rel, name) {
 			continue
 		}
-		for _, d := range ix.docs(rel) {
+		for _, d := range ix.Docs(rel) {
 			if d.Kind != kind || d.Name != name || (d.Namespace != "" && d.Namespace != namespace) {
 				continue
 			}
-			if l := ix.lineOf(rel, d.Line, key+":"); l > 0 {
+			if l := ix.LineOf(rel, d.Line, key+":"); l > 0 {
 				return rel, l
 			}
 		}
@@ -277,12 +294,12 @@ func (ix *index) dataKey(kind, namespace, name, key string) (string, int) {
 	return "", 0
 }
 
-// keyLine returns the line of the spec field named field (of a Kubernetes object) in the
+// KeyLine returns the line of the spec field named field (of a Kubernetes object) in the
 // document of rel that starts at or before from, or the line of "spec:" itself when field
 // is ""; from when not found (the field comes from a patch, or the file is unreadable).
-func (ix *index) keyLine(rel string, from int, field string) int {
-	data, err := ix.read(rel)
-	if !ix.readable(rel) || err != nil {
+func (ix *Index) KeyLine(rel string, from int, field string) int {
+	data, err := ix.Read(rel)
+	if !ix.Readable(rel) || err != nil {
 		return from
 	}
 	keys := []*regexp.Regexp{specKey}
@@ -306,13 +323,13 @@ func (ix *index) keyLine(rel string, from int, field string) int {
 // specKey is the top-level "spec:" line of a manifest.
 var specKey = regexp.MustCompile(`^spec\s*:`)
 
-// lineOf returns the 1-based line of the first line of rel at or after from that contains
+// LineOf returns the 1-based line of the first line of rel at or after from that contains
 // needle; 0 when absent.
-func (ix *index) lineOf(rel string, from int, needle string) int {
-	if !ix.readable(rel) {
+func (ix *Index) LineOf(rel string, from int, needle string) int {
+	if !ix.Readable(rel) {
 		return 0
 	}
-	data, err := ix.read(rel)
+	data, err := ix.Read(rel)
 	if err != nil || needle == "" {
 		return 0
 	}
@@ -324,19 +341,23 @@ func (ix *index) lineOf(rel string, from int, needle string) int {
 	return 0
 }
 
-// readable reports whether rel may be read: inside the tree, not a symlink (nor below
-// one) and not refused by the Source.
-// mentions reports whether the file holds one of words anywhere: a document can only be of
+// Mentions reports whether the file holds one of words anywhere: a document can only be of
 // a kind whose name its text spells out (an alias repeats an anchor of the same file), so
 // discovery parses only the files that may hold what it looks for.
-func (ix *index) mentions(rel string, words ...string) bool {
+func (ix *Index) Mentions(rel string, words ...string) bool {
 	ix.mu.Lock()
 	_, parsed := ix.files[rel]
 	ix.mu.Unlock()
-	if parsed || !ix.readable(rel) {
-		return parsed
+	return parsed || ix.Spells(rel, words...)
+}
+
+// Spells reports whether the text of the readable file rel holds one of words; false for a
+// file that is absent or may not be read.
+func (ix *Index) Spells(rel string, words ...string) bool {
+	if !ix.Readable(rel) {
+		return false
 	}
-	data, err := ix.read(rel)
+	data, err := ix.Read(rel)
 	if err != nil {
 		return false
 	}
@@ -348,7 +369,9 @@ func (ix *index) mentions(rel string, words ...string) bool {
 	return false
 }
 
-func (ix *index) readable(rel string) bool {
+// Readable reports whether rel may be read: inside the tree, not a symlink (nor below
+// one) and not refused by the Source.
+func (ix *Index) Readable(rel string) bool {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	if rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
 		return false
@@ -359,4 +382,37 @@ func (ix *index) readable(rel string) bool {
 		}
 	}
 	return true // every symlink is refused
+}
+
+func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
+	data, err := yaml.Marshal(n)
+	if err != nil {
+		return nil, err
+	}
+	j, err := sigsyaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	return u, u.UnmarshalJSON(j)
+}
+
+// EachGitRepository calls fn for every GitRepository document of files (repo-relative), with
+// its ref (namespace flux-system when the document has none), file and document.
+func (ix *Index) EachGitRepository(files []string, fn func(ref graph.SourceRef, file string, d Doc)) {
+	for _, rel := range files {
+		if !ix.Mentions(rel, "GitRepository") {
+			continue
+		}
+		for _, d := range ix.Docs(rel) {
+			if d.Kind != "GitRepository" || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
+				continue
+			}
+			ns := d.Namespace
+			if ns == "" {
+				ns = "flux-system"
+			}
+			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
+		}
+	}
 }

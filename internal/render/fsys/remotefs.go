@@ -1,4 +1,4 @@
-package render
+package fsys
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,16 +18,17 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
-// remoteFS stands between kustomize and remote files: every kustomization file it reads
+// RemoteFS stands between kustomize and remote files: every kustomization file it reads
 // has its URL entries (resources, components and bases, and https files in patches,
 // generators and the other fields kustomize loads) either fetched under the RemotePolicy
 // and replaced by an in-memory copy, or removed and recorded, so that kustomize itself
 // never clones or downloads anything. A recorded entry marks the build partial.
-type remoteFS struct {
+type RemoteFS struct {
 	filesys.FileSystem
-	fetch *fetcher // nil fetches nothing
+	fetch Fetcher
 	mu    sync.Mutex
 	urls  map[string]bool
 	// copies maps the absolute path of each in-memory copy to its URL.
@@ -37,28 +39,60 @@ type remoteFS struct {
 	failed  *remoteFailure
 	// openapi is set when a kustomization file read may have an `openapi:` field.
 	openapi bool
-	// refuseOpenAPI makes such a read fail with errSchemaBuild (set before the build).
+	// refuseOpenAPI makes such a read fail with ErrSchemaBuild.
 	refuseOpenAPI bool
 }
+
+// Fetcher fetches the remote files kustomization files name, under the review's policy
+// (render's RemotePolicy). A nil *fetcher of render is one: it fetches nothing.
+type Fetcher interface {
+	// Decide says whether raw may be fetched: its URL when it may, an error wrapping
+	// ErrNotFetched when the policy leaves it out (the build is partial), another error
+	// when it is refused (the build fails).
+	Decide(raw string) (*url.URL, error)
+	// Fetch returns the file at u.
+	Fetch(ctx context.Context, u *url.URL) ([]byte, error)
+}
+
+// ErrNotFetched marks a remote entry that the policy leaves out: the build is partial, not
+// failed.
+var ErrNotFetched = errors.New("not fetched")
+
+// ErrSchemaBuild fails the read of a kustomization file that may set an OpenAPI schema
+// when the build shares kustomize's schema with others: it must be built alone.
+var ErrSchemaBuild = errors.New("kustomization may set an OpenAPI schema: build it alone")
 
 // remoteFailure is an allowed remote file that could not be fetched.
 type remoteFailure struct {
 	kfile, url, reason string
 }
 
-func (fs *remoteFS) ReadFile(path string) ([]byte, error) {
+// NewRemoteFS returns the remote layer over mem (the artifact with the files a build
+// writes), fetching what fetch allows; a nil fetch fetches nothing.
+func NewRemoteFS(mem filesys.FileSystem, fetch Fetcher) *RemoteFS {
+	return &RemoteFS{FileSystem: mem, fetch: fetch}
+}
+
+// RefuseOpenAPI makes the read of a kustomization file that may set an OpenAPI schema
+// fail with ErrSchemaBuild; it is set before the build starts.
+func (fs *RemoteFS) RefuseOpenAPI() { fs.refuseOpenAPI = true }
+
+// ReadFile reads path; a kustomization file is returned with its remote entries resolved.
+func (fs *RemoteFS) ReadFile(path string) ([]byte, error) {
 	data, err := fs.FileSystem.ReadFile(path)
-	if err != nil || !isKustomizationFile(path) {
+	if err != nil || !IsKustomizationFile(path) {
 		return data, err
 	}
 	data = fs.strip(path, data)
-	if fs.refuseOpenAPI && fs.setsOpenAPI() {
-		return nil, errSchemaBuild
+	if fs.refuseOpenAPI && fs.SetsOpenAPI() {
+		return nil, ErrSchemaBuild
 	}
 	return data, nil
 }
 
-func isKustomizationFile(path string) bool {
+// IsKustomizationFile reports whether path is named as kustomize reads a kustomization
+// file (konfig.RecognizedKustomizationFileNames).
+func IsKustomizationFile(path string) bool {
 	base := filepath.Base(path)
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		if base == n {
@@ -90,7 +124,7 @@ var (
 	generatorLists = []string{"configMapGenerator", "secretGenerator"}
 )
 
-func (fs *remoteFS) strip(kpath string, data []byte) []byte {
+func (fs *RemoteFS) strip(kpath string, data []byte) []byte {
 	var n yaml.Node
 	if yaml.Unmarshal(data, &n) != nil || len(n.Content) == 0 {
 		fs.markOpenAPI() // kustomize may still find an openapi field yaml.v3 cannot parse
@@ -133,7 +167,7 @@ func (fs *remoteFS) strip(kpath string, data []byte) []byte {
 		}
 	}
 	for _, v := range fields(doc, "openapi") {
-		loads = append(loads, value(v, "path")) // a map: its keys are matched exactly
+		loads = append(loads, index.Value(v, "path")) // a map: its keys are matched exactly
 	}
 	for _, field := range generatorLists {
 		for _, v := range fields(doc, field) {
@@ -176,17 +210,21 @@ func (fs *remoteFS) strip(kpath string, data []byte) []byte {
 // in-memory copy (keeping a `key=` prefix); it reports whether item stays. An entry that
 // is not fetched is recorded; a resource-like one is dropped, another one is pointed at a
 // missing file, so that kustomize never downloads it, and blocks the build.
-func (fs *remoteFS) resolve(kpath string, item *yaml.Node, key string, resource bool) bool {
+func (fs *RemoteFS) resolve(kpath string, item *yaml.Node, key string, resource bool) bool {
 	raw := item.Value
-	u, err := fs.fetch.decide(raw)
+	var u *url.URL
+	err := fmt.Errorf("%w: nothing is fetched", ErrNotFetched)
+	if fs.fetch != nil {
+		u, err = fs.fetch.Decide(raw)
+	}
 	var data []byte
 	if err == nil {
-		data, err = fs.fetch.fetch(context.Background(), u)
+		data, err = fs.fetch.Fetch(context.Background(), u)
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if err != nil {
-		if errors.Is(err, errNotFetched) {
+		if errors.Is(err, ErrNotFetched) {
 			if fs.urls == nil {
 				fs.urls = map[string]bool{}
 			}
@@ -231,16 +269,16 @@ func fields(m *yaml.Node, k string) []*yaml.Node {
 	var out []*yaml.Node
 	var walk func(m *yaml.Node, depth int)
 	walk = func(m *yaml.Node, depth int) {
-		m = deref(m)
-		if m == nil || m.Kind != yaml.MappingNode || depth > maxMergeDepth {
+		m = index.Deref(m)
+		if m == nil || m.Kind != yaml.MappingNode || depth > index.MaxMergeDepth {
 			return
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			kn := deref(m.Content[i])
+			kn := index.Deref(m.Content[i])
 			switch {
 			case kn == nil || kn.Kind != yaml.ScalarNode:
 			case kn.Tag == "!!merge":
-				if v := deref(m.Content[i+1]); v != nil && v.Kind == yaml.SequenceNode {
+				if v := index.Deref(m.Content[i+1]); v != nil && v.Kind == yaml.SequenceNode {
 					for _, e := range v.Content { // `<<: [*a, *b]`
 						walk(e, depth+1)
 					}
@@ -248,7 +286,7 @@ func fields(m *yaml.Node, k string) []*yaml.Node {
 					walk(v, depth+1)
 				}
 			case strings.EqualFold(kn.Value, k):
-				if v := deref(m.Content[i+1]); v != nil {
+				if v := index.Deref(m.Content[i+1]); v != nil {
 					out = append(out, v)
 				}
 			}
@@ -265,9 +303,9 @@ func items(seq *yaml.Node) []*yaml.Node {
 	return seq.Content
 }
 
-// failure is the first allowed remote file that could not be fetched, as a BuildError at
+// Failure is the first allowed remote file that could not be fetched, as a BuildError at
 // the kustomization line naming it; nil when none failed.
-func (fs *remoteFS) failure(ix *index, abs string) *graph.BuildError {
+func (fs *RemoteFS) Failure(ix *index.Index, abs string) *graph.BuildError {
 	fs.mu.Lock()
 	f := fs.failed
 	fs.mu.Unlock()
@@ -275,18 +313,18 @@ func (fs *remoteFS) failure(ix *index, abs string) *graph.BuildError {
 		return nil
 	}
 	file := graph.RelPath(abs, f.kfile)
-	return &graph.BuildError{Message: fmt.Sprintf("remote file %s not fetched: %s", f.url, f.reason), File: file, Line: max(ix.lineOf(file, 1, f.url), 1)}
+	return &graph.BuildError{Message: fmt.Sprintf("remote file %s not fetched: %s", f.url, f.reason), File: file, Line: max(ix.LineOf(file, 1, f.url), 1)}
 }
 
-// isBlocked reports whether a URL that is not fetched left the build unable to run.
-func (fs *remoteFS) isBlocked() bool {
+// IsBlocked reports whether a URL that is not fetched left the build unable to run.
+func (fs *RemoteFS) IsBlocked() bool {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	return fs.blocked
 }
 
-// copiesRel maps each in-memory copy, repo-relative, to its URL.
-func (fs *remoteFS) copiesRel(abs string) map[string]string {
+// CopiesRel maps each in-memory copy, repo-relative, to its URL.
+func (fs *RemoteFS) CopiesRel(abs string) map[string]string {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	out := map[string]string{}
@@ -296,19 +334,21 @@ func (fs *remoteFS) copiesRel(abs string) map[string]string {
 	return out
 }
 
-func (fs *remoteFS) markOpenAPI() {
+func (fs *RemoteFS) markOpenAPI() {
 	fs.mu.Lock()
 	fs.openapi = true
 	fs.mu.Unlock()
 }
 
-func (fs *remoteFS) setsOpenAPI() bool {
+// SetsOpenAPI reports whether a kustomization file read may have an `openapi:` field.
+func (fs *RemoteFS) SetsOpenAPI() bool {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	return fs.openapi
 }
 
-func (fs *remoteFS) remote() []string {
+// Remote lists the remote entries left out of the build, sorted.
+func (fs *RemoteFS) Remote() []string {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if len(fs.urls) == 0 {

@@ -1,4 +1,4 @@
-package render
+package kustomize
 
 import (
 	"sort"
@@ -9,6 +9,8 @@ import (
 	"github.com/fluxcd/pkg/envsubst"
 	"github.com/fluxcd/pkg/envsubst/parse"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
 // FuzzUndefinedVars compares undefinedVars with fluxcd/pkg/envsubst in strict mode, the
@@ -17,7 +19,7 @@ import (
 // evaluation fails, found by evaluating again with each failing variable defined until it
 // succeeds. Text envsubst cannot parse yields none (the build reports the parse error).
 func FuzzUndefinedVars(f *testing.F) {
-	addYAMLSeeds(f, "cluster_env,cluster_name,domain")
+	rendertest.AddYAMLSeeds(f, "cluster_env,cluster_name,domain")
 	for _, s := range []string{
 		"${A} ${B:=b} $${C} ${D:-${E}} ${#F} ${G/a/b} ${H,,} ${I:1:2} $J ${K:?msg} ${}",
 		"a: ${X:-${Y:+${Z}}}\nb: ${X}${X}\n",

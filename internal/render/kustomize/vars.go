@@ -1,9 +1,10 @@
-package render
+package kustomize
 
 import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -22,15 +23,17 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/index"
 )
 
 const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
 
-// store holds the ConfigMaps and Secrets a cluster's graph renders, the only place
+// Store holds the ConfigMaps and Secrets a cluster's graph renders, the only place
 // substituteFrom can read from (a cold cluster has nothing else).
-type store map[graph.ObjectID]*unstructured.Unstructured
+type Store map[graph.ObjectID]*unstructured.Unstructured
 
-func (s store) add(o *graph.Object) {
+// Add records o when it is a ConfigMap or a Secret not recorded yet.
+func (s Store) Add(o *graph.Object) {
 	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") {
 		if _, ok := s[o.ID]; !ok {
 			s[o.ID] = o.Body
@@ -38,27 +41,28 @@ func (s store) add(o *graph.Object) {
 	}
 }
 
-// update adds o as this round built it, replacing the version an earlier round left
+// Update adds o as this round built it, replacing the version an earlier round left
 // (seeded): a ConfigMap whose own variables a later round resolves must be read as it
 // now is, or what substitutes from it stays stale and the fixpoint never sees the change.
 // Within one round the first emitter still wins (a duplicate-owner object keeps one body).
-func (s store) update(o *graph.Object, fresh map[graph.ObjectID]bool) {
+func (s Store) Update(o *graph.Object, fresh map[graph.ObjectID]bool) {
 	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") && !fresh[o.ID] {
 		fresh[o.ID] = true
 		s[o.ID] = o.Body
 	}
 }
 
-func (s store) clone() store {
-	out := make(store, len(s))
+// Clone returns a copy of s (the objects themselves shared: never modified).
+func (s Store) Clone() Store {
+	out := make(Store, len(s))
 	for k, v := range s {
 		out[k] = v
 	}
 	return out
 }
 
-// client returns a controller-runtime fake client serving the stored objects.
-func (s store) client() client.Client {
+// Client returns a controller-runtime fake client serving the stored objects.
+func (s Store) Client() client.Client {
 	var objs []client.Object
 	for id, u := range s {
 		meta := metav1.ObjectMeta{Name: id.Name, Namespace: id.Namespace}
@@ -88,7 +92,8 @@ func (s store) client() client.Client {
 	return fake.NewClientBuilder().WithTypeConverters(managedfields.NewDeducedTypeConverter()).WithObjects(objs...).Build()
 }
 
-func (s store) equal(o store) bool {
+// Equal reports whether s and o hold the same objects with the same data and stringData.
+func (s Store) Equal(o Store) bool {
 	if len(s) != len(o) {
 		return false
 	}
@@ -117,8 +122,8 @@ func equalData(a, b *unstructured.Unstructured) bool {
 	return true
 }
 
-// substitution is the postBuild of one Kustomization with its variables resolved.
-type substitution struct {
+// Substitution is the postBuild of one Kustomization with its variables resolved.
+type Substitution struct {
 	client client.Client
 	vars   map[string]string
 	always bool
@@ -137,10 +142,10 @@ type substitution struct {
 	secretNames map[string]bool
 }
 
-// newSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
+// NewSubstitution resolves ks's variables as kustomize-controller does (substituteFrom in
 // order, then inline substitute). It returns nil when substitution does not run: no
 // postBuild, or no variable resolved and substituteStrategy is not Always (KC v1.9.0).
-func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *graph.Kustomization, maxBytes int64) (*substitution, *graph.BuildError) {
+func NewSubstitution(ctx context.Context, ix *index.Index, c client.Client, ks *graph.Kustomization, maxBytes int64) (*Substitution, *graph.BuildError) {
 	if ks.Spec.PostBuild == nil {
 		return nil, nil
 	}
@@ -153,7 +158,7 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *graph.
 	collect := fluxkustomize.ContextWithSecretVarsCollector(ctx, func(m map[string]string) { fromSecrets = m })
 	vars, err := fluxkustomize.LoadVariables(collect, c, *body)
 	if err != nil {
-		return nil, specError(ks, ix, "substituteFrom", err.Error())
+		return nil, SpecError(ks, ix, "substituteFrom", err.Error())
 	}
 	for k, v := range ks.Spec.PostBuild.Substitute {
 		vars[k] = strings.ReplaceAll(v, "\n", "")
@@ -177,11 +182,11 @@ func newSubstitution(ctx context.Context, ix *index, c client.Client, ks *graph.
 	always := strings.EqualFold(ks.Spec.SubstituteStrategy, "Always")
 	if len(vars) == 0 && !always {
 		if len(ks.Unresolved) > 0 {
-			return &substitution{unknown: true, noop: true}, nil // values exist only at runtime
+			return &Substitution{unknown: true, noop: true}, nil // values exist only at runtime
 		}
 		return nil, nil
 	}
-	return &substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes, secrets: secrets, secretNames: secretNames}, nil
+	return &Substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes, secrets: secrets, secretNames: secretNames}, nil
 }
 
 // sortLongestFirst sorts values longest first (then by text) and drops repeats, the order
@@ -209,7 +214,7 @@ func resolvedBody(vars map[string]string) *unstructured.Unstructured {
 	}}
 }
 
-// unresolved lists the substituteFrom sources the store does not hold: the required ones,
+// unresolved lists the substituteFrom sources the Store does not hold: the required ones,
 // and optional Secrets, which live outside git (an ExternalSecret, SOPS, a bootstrap
 // script) so that absent here does not mean absent in the cluster: the variables they may
 // define are unknown, not empty. An optional ConfigMap absent from the repository is
@@ -254,9 +259,19 @@ func disabled(r *resource.Resource) bool {
 	return r.GetLabels()[substituteKey] == "disabled" || r.GetAnnotations()[substituteKey] == "disabled"
 }
 
-// apply substitutes r in place and records the variables it leaves undefined; data is r
+// Written is what the substitution has written so far, in bytes.
+func (s *Substitution) Written() int64 { return s.written }
+
+// Key names everything about s that the objects it substitutes depend on: the resolved
+// variables, the Secret values among them, the byte bound and the strategy.
+func (s *Substitution) Key() string {
+	vars, _ := json.Marshal([]any{s.vars, s.secrets, s.maxBytes})
+	return fmt.Sprintf("%s\x00%t%t%t", vars, s.always, s.unknown, s.noop)
+}
+
+// Apply substitutes r in place and records the variables it leaves undefined; data is r
 // as JSON. It reports whether r may have changed.
-func (s *substitution) apply(ctx context.Context, r *resource.Resource, obj *graph.Object, data []byte) (bool, *graph.BuildError) {
+func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *graph.Object, data []byte) (bool, *graph.BuildError) {
 	if s.noop || disabled(r) {
 		return false, nil
 	}
@@ -374,10 +389,10 @@ func isDefaultOp(name string) bool {
 
 var literalRE = regexp.MustCompile(`\$\$?\{[^}\s]*\}`)
 
-// literalVars lists the ${...} expressions of r that ship verbatim because no substitution
+// LiteralVars lists the ${...} expressions of r that ship verbatim because no substitution
 // runs; escaped $${...} and objects with substitution disabled are left out. data is r as
 // JSON: a string holds "${" in JSON exactly when it does in YAML.
-func literalVars(r *resource.Resource, data []byte) []string {
+func LiteralVars(r *resource.Resource, data []byte) []string {
 	if disabled(r) || !bytes.Contains(data, []byte("${")) {
 		return nil
 	}
@@ -406,8 +421,6 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-type clientT = client.Client
-
 // varName is fluxcd/pkg/kustomize's varsubRegex: varSubstitution refuses any other name.
 var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
 
@@ -417,7 +430,7 @@ var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
 // substituteFrom ConfigMap or Secret (the last one defining it wins, as LoadVariables reads
 // them in order and substitute last); nil when every name is valid. Names are checked in
 // sorted order, so the error is the same on every run.
-func invalidVar(ix *index, ks *graph.Kustomization, vars map[string]string) *graph.BuildError {
+func invalidVar(ix *index.Index, ks *graph.Kustomization, vars map[string]string) *graph.BuildError {
 	var bad []string
 	for k := range vars {
 		if !varName.MatchString(k) {
@@ -429,17 +442,17 @@ func invalidVar(ix *index, ks *graph.Kustomization, vars map[string]string) *gra
 	}
 	sort.Strings(bad)
 	k := bad[0]
-	be := specError(ks, ix, "postBuild", "")
+	be := SpecError(ks, ix, "postBuild", "")
 	be.Message = fmt.Sprintf("postBuild variable %q is not a valid name (letters, digits and '_', not starting with a digit): Flux's substitution fails with \"'%s' var name is invalid, must match '%s'\"", k, k, varName)
 	if _, inline := ks.Spec.PostBuild.Substitute[k]; inline {
-		if l := ix.lineOf(ks.File, ks.Line, k+":"); l > 0 {
+		if l := ix.LineOf(ks.File, ks.Line, k+":"); l > 0 {
 			be.Line = l
 		}
 		return be
 	}
 	from := ks.Spec.PostBuild.SubstituteFrom
 	for i := len(from) - 1; i >= 0; i-- {
-		if file, line := ix.dataKey(from[i].Kind, ks.Ref.Namespace, from[i].Name, k); file != "" {
+		if file, line := ix.DataKey(from[i].Kind, ks.Ref.Namespace, from[i].Name, k); file != "" {
 			be.File, be.Line = file, line
 			be.Message = fmt.Sprintf("key %q of substituteFrom %s/%s is not a valid postBuild variable name (letters, digits and '_', not starting with a digit): Flux's substitution fails with \"'%s' var name is invalid, must match '%s'\"", k, from[i].Kind, from[i].Name, k, varName)
 			return be

@@ -1,0 +1,226 @@
+package render
+
+import (
+	"encoding/json"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
+
+// diskGraph is the stored form of a whole graph (RenderSource's key: the source's tree id
+// and the render options): what graph.Graph holds, with its pointers made indexes so that
+// the objects shared by Kustomizations and Owners are shared again once read.
+type diskGraph struct {
+	Clusters   []diskCluster
+	Unselected []diskUnselected `json:",omitempty"`
+	// UnselectedNil tells a nil Unselected list from an empty one (review prints both).
+	UnselectedNil bool
+	Discovery     graph.Discovery
+	Key           string
+	// Ignore is the spec.ignore of the roots' GitRepositories that the render applied
+	// after the source's own ignore rules (specIgnore); the clusters' Source is that view.
+	Ignore string
+}
+
+// diskUnselected is a cluster left out by Options.Clusters: its identity only.
+type diskUnselected struct{ Name, ID, RootFile string }
+
+// diskCluster is the stored form of a graph.Cluster; Dir and Source are the tree's.
+type diskCluster struct {
+	Name, ID, RootFile, RootDir string
+	Root                        graph.Ref
+	Contested                   *graph.Kustomization `json:",omitempty"`
+	// Kustomizations are the cluster's, by their key (a contested root is kept under
+	// another name than its Ref).
+	Kustomizations []diskKustomization
+	Order          []graph.Ref
+	// Owners lists every object's owners as places in Kustomizations' Objects.
+	Owners  []diskOwners
+	Sources []graph.SourceView
+}
+
+type diskKustomization struct {
+	Key graph.Ref
+	KS  *graph.Kustomization
+}
+
+type diskOwners struct {
+	ID graph.ObjectID
+	Of []objectPlace
+}
+
+// objectPlace is an object of Kustomizations[KS].Objects (KS -1: of Contested) at I.
+type objectPlace struct{ KS, I int }
+
+// graphOnDisk is the store key of the graph kept under key.
+func graphOnDisk(key string) string { return "graphs\x00" + key }
+
+// saveGraph stores g, rendered with the extra ignore patterns ignore, unless it holds
+// what the stored form cannot give back exactly: in-repo charts (graph.LoadedChart holds a
+// loaded Helm chart) and chart renders (their values keep Helm's own number types), or an
+// object that is not in exactly one Kustomization's Objects.
+func (c *Cache) saveGraph(g *graph.Graph, ignore string) {
+	if c == nil || c.disk == nil || g.Key == "" {
+		return
+	}
+	d, ok := graphToDisk(g, ignore)
+	if !ok {
+		return
+	}
+	if data, err := json.Marshal(d); err == nil {
+		c.disk.Put(graphOnDisk(g.Key), data)
+	}
+}
+
+func graphToDisk(g *graph.Graph, ignore string) (diskGraph, bool) {
+	d := diskGraph{Discovery: g.Discovery, Key: g.Key, Ignore: ignore, UnselectedNil: g.Unselected == nil}
+	if len(g.Unselected) != len(g.UnselectedClusters) {
+		return diskGraph{}, false
+	}
+	for i, u := range g.UnselectedClusters {
+		if u.Name != g.Unselected[i] {
+			return diskGraph{}, false
+		}
+		d.Unselected = append(d.Unselected, diskUnselected{u.Name, u.ID, u.RootFile})
+	}
+	for _, c := range g.Clusters {
+		dc, ok := clusterToDisk(c)
+		if !ok {
+			return diskGraph{}, false
+		}
+		d.Clusters = append(d.Clusters, dc)
+	}
+	return d, true
+}
+
+func clusterToDisk(c *graph.Cluster) (diskCluster, bool) {
+	if c.HelmCharts != nil {
+		return diskCluster{}, false
+	}
+	dc := diskCluster{Name: c.Name, ID: c.ID, RootFile: c.RootFile, RootDir: c.RootDir, Root: c.Root,
+		Contested: c.Contested, Order: c.Order, Sources: c.Sources}
+	place := map[*graph.Object]objectPlace{}
+	at := func(ks *graph.Kustomization, n int) bool {
+		if len(ks.Releases) > 0 {
+			return false
+		}
+		for i, o := range ks.Objects {
+			if _, dup := place[o]; dup {
+				return false
+			}
+			place[o] = objectPlace{n, i}
+		}
+		return true
+	}
+	if c.Contested != nil && !at(c.Contested, -1) {
+		return diskCluster{}, false
+	}
+	// Map order is not kept: Order (and the keys) say which Kustomization is which.
+	for key, ks := range c.Kustomizations {
+		if ks == c.Contested || !at(ks, len(dc.Kustomizations)) {
+			return diskCluster{}, false
+		}
+		dc.Kustomizations = append(dc.Kustomizations, diskKustomization{key, ks})
+	}
+	for id, objs := range c.Owners {
+		do := diskOwners{ID: id}
+		for _, o := range objs {
+			p, ok := place[o]
+			if !ok {
+				return diskCluster{}, false
+			}
+			do.Of = append(do.Of, p)
+		}
+		dc.Owners = append(dc.Owners, do)
+	}
+	return dc, true
+}
+
+// loadGraph returns the graph stored under key, made from src's snapshot as renderSource
+// makes the clusters' Source (the ignore rules, then the stored spec.ignore); false when the
+// store has none, or one that does not decode into a whole graph.
+func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Graph, bool) {
+	if c == nil || c.disk == nil || key == "" {
+		return nil, false
+	}
+	data, ok := c.disk.Get(graphOnDisk(key))
+	if !ok {
+		return nil, false
+	}
+	var d diskGraph
+	if json.Unmarshal(data, &d) != nil || d.Key != key {
+		return nil, false
+	}
+	snap := src.Snapshot
+	if opts.SourceIgnore {
+		snap = fsys.Ignored(snap, "", c.ignoreVerdicts)
+		if d.Ignore != "" {
+			snap = fsys.Ignored(snap, d.Ignore, c.ignoreVerdicts)
+		}
+	}
+	g := &graph.Graph{Discovery: d.Discovery, Key: d.Key}
+	if !d.UnselectedNil {
+		g.Unselected = []string{}
+	}
+	for _, u := range d.Unselected {
+		g.Unselected = append(g.Unselected, u.Name)
+		g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: u.Name, ID: u.ID, RootFile: u.RootFile})
+	}
+	for _, dc := range d.Clusters {
+		cl, ok := clusterFromDisk(dc, snap)
+		if !ok {
+			return nil, false
+		}
+		g.Clusters = append(g.Clusters, cl)
+	}
+	return g, true
+}
+
+func clusterFromDisk(dc diskCluster, snap *graph.Snapshot) (*graph.Cluster, bool) {
+	c := &graph.Cluster{Name: dc.Name, ID: dc.ID, RootFile: dc.RootFile, RootDir: dc.RootDir, Root: dc.Root,
+		Dir: snap.Root, Source: snap, Contested: dc.Contested, Order: dc.Order, Sources: dc.Sources,
+		Kustomizations: make(map[graph.Ref]*graph.Kustomization, len(dc.Kustomizations)),
+		Owners:         make(map[graph.ObjectID][]*graph.Object, len(dc.Owners))}
+	for _, k := range dc.Kustomizations {
+		if !wholeKustomization(k.KS) {
+			return nil, false
+		}
+		c.Kustomizations[k.Key] = k.KS
+	}
+	if c.Contested != nil && !wholeKustomization(c.Contested) {
+		return nil, false
+	}
+	for _, do := range dc.Owners {
+		objs := make([]*graph.Object, 0, len(do.Of))
+		for _, p := range do.Of {
+			ks := c.Contested
+			if p.KS >= 0 {
+				if p.KS >= len(dc.Kustomizations) {
+					return nil, false
+				}
+				ks = dc.Kustomizations[p.KS].KS
+			}
+			if ks == nil || p.I < 0 || p.I >= len(ks.Objects) {
+				return nil, false
+			}
+			objs = append(objs, ks.Objects[p.I])
+		}
+		c.Owners[do.ID] = objs
+	}
+	return c, true
+}
+
+// wholeKustomization reports whether ks, as read from the store, has what every
+// Kustomization of a render has: a Body, and a Body on every object.
+func wholeKustomization(ks *graph.Kustomization) bool {
+	if ks == nil || ks.Body == nil {
+		return false
+	}
+	ks.JSON = &graph.BodyJSON{}
+	for _, o := range ks.Objects {
+		if o == nil || o.Body == nil {
+			return false
+		}
+	}
+	return true
+}
