@@ -18,7 +18,11 @@ import (
 // has read the manifest, so ONE=1 writes `one: 1`. Where the field is a string by its type
 // (metadata name, namespace, labels and annotations, ConfigMap and Secret data, a
 // container's image, env value, command and args) the server-side apply dry-run refuses the
-// object ("expected string, got … Value:1") and the whole Kustomization stops: an error.
+// object and the whole Kustomization stops: an error. The API server converts an applied
+// object to its typed form first (k8s.io/apimachinery managedfields/internal
+// structuredmerge.go structuredMergeManager.Apply: "failed to create typed patch object"),
+// and a number where the schema says string fails there (sigs.k8s.io/structured-merge-diff
+// typed/validate.go validateScalar: "expected string, got …").
 // Elsewhere the field's type is not known here; when the manifest quotes the expression
 // (a string was meant), the API server refuses it if the schema wants a string and reads a
 // number or boolean where the schema allows one (an untyped field, HelmRelease
