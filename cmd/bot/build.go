@@ -110,7 +110,7 @@ func runBuild(cmd *cobra.Command, f buildFlags) error {
 		return &exitError{code: 2, err: err}
 	}
 	// Names, labels and comments too may hold a Secret-derived value.
-	_, err = io.WriteString(cmd.OutOrStdout(), review.RedactText(out.String(), review.SecretStrings(g)))
+	_, err = io.WriteString(cmd.OutOrStdout(), review.RedactGraphText(out.String(), g))
 	return err
 }
 

@@ -60,7 +60,7 @@ func graphCmd() *cobra.Command {
 				return err
 			}
 			// A Kustomization or HelmRelease named after a Secret-derived value.
-			_, err = io.WriteString(cmd.OutOrStdout(), review.RedactText(out.String(), review.SecretStrings(g)))
+			_, err = io.WriteString(cmd.OutOrStdout(), review.RedactGraphText(out.String(), g))
 			return err
 		},
 	}

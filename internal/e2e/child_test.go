@@ -20,7 +20,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tiergate/tiergate/internal/forge"
-	"github.com/tiergate/tiergate/internal/forge/forgetest"
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/server"
 )
@@ -47,12 +46,8 @@ func serveChild(raw string) error {
 	}
 	gin.SetMode(gin.ReleaseMode)
 	metrics := server.NewMetrics()
-	cfg := server.ForgeConfig{HTTPTimeout: 2 * time.Minute}
-	if c.Kind == forge.GitHub {
-		cfg.GitHubAPIURL, cfg.GitHubToken, cfg.GitHubWebhookSecret = c.APIURL+"/", forgetest.Token, c.Secret
-	} else {
-		cfg.GiteaURL, cfg.GiteaToken, cfg.GiteaWebhookSecret = c.APIURL, forgetest.Token, c.Secret
-	}
+	cfg := forgeConfig(c.Kind, false, c.APIURL, c.Secret)
+	cfg.HTTPTimeout = 2 * time.Minute
 	fs, err := server.NewForges(cfg, metrics)
 	if err != nil {
 		return err

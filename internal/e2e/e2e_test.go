@@ -108,173 +108,166 @@ var cdiAnnotations = []string{
 // summary comment runs nothing; a push edits the summary instead of adding one; /recheck by a
 // writer runs the review again.
 func TestPullRequestLifecycle(t *testing.T) {
-	t.Parallel()
-	for _, fl := range flavours {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			start := time.Now()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			in := e.start(true)
-			e.waitLog(`"msg":"the bot's accounts"`, 1) // a /recheck before it is put back
-			head, head2 := e.repo.head, e.repo.head2
+	eachForge(t, flavours, func(t *testing.T, e *env, exp expectation) {
+		start := time.Now()
+		in := e.start(true)
+		e.waitLog(`"msg":"the bot's accounts"`, 1) // a /recheck before it is put back
+		head, head2 := e.repo.head, e.repo.head2
 
-			// Bad signatures: 401, nothing queued, no forge call.
-			opened := e.prDelivery(head, "")
-			wrongSecret, unsigned, tampered := opened, opened, opened
-			wrongSecret.secret = "not-the-secret"
-			unsigned.secret = ""
-			tampered.body = []byte(strings.Replace(string(opened.body), `"number":1`, `"number":2`, 1))
-			for name, d := range map[string]delivery{"wrong secret": wrongSecret, "unsigned": unsigned} {
-				code, body := in.send(d)
-				expectStatus(t, name, code, body, http.StatusUnauthorized, "signature")
+		// Bad signatures: 401, nothing queued, no forge call.
+		opened := e.prDelivery(head, "")
+		wrongSecret, unsigned, tampered := opened, opened, opened
+		wrongSecret.secret = "not-the-secret"
+		unsigned.secret = ""
+		tampered.body = []byte(strings.Replace(string(opened.body), `"number":1`, `"number":2`, 1))
+		for name, d := range map[string]delivery{"wrong secret": wrongSecret, "unsigned": unsigned} {
+			code, body := in.send(d)
+			expectStatus(t, name, code, body, http.StatusUnauthorized, "signature")
+		}
+		code, body := in.sendSignedAs(tampered, opened)
+		expectStatus(t, "tampered body", code, body, http.StatusUnauthorized, "signature")
+		if calls := e.publishing(e.fake.Calls()); len(calls) != 0 { // the bot's login was read at start
+			t.Fatalf("refused deliveries made %d forge calls: %+v", len(calls), calls)
+		}
+
+		// /recheck by a reader: a reply, no run. (It comes first: a /recheck that arrives
+		// while a review's job is stored joins that job, see TestRecheckByReaderDuringReview.)
+		id := e.fake.AddComment(1, reader, "/recheck")
+		code, body = in.send(e.commentDelivery(id, reader, "/recheck"))
+		expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
+		refusal := e.reply(id, "@"+reader+" only users with write access can /recheck")
+		calls := e.waitCalls("reply to the reader", has(refusal))
+		e.assertCalls("reader /recheck", calls, []call{e.permission(reader), refusal})
+		if e.fl.app {
+			e.assertAppAuth(calls) // the first call of the installation gets its token
+		}
+
+		// Opened, delivered twice: one review.
+		e.fake.ResetCalls()
+		code, body = in.send(opened)
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		code, body = in.send(opened)
+		expectStatus(t, "opened again (same delivery id)", code, body, http.StatusOK, `"duplicate"`)
+		calls = e.waitCalls("final status of head", e.finalStatus(head))
+		e.assertCalls("opened", calls, e.reviewRun(head, 0, exp))
+		summary := e.summary()
+		checkSummary(t, summary.Body, exp)
+		checkLineComments(t, e.reviewLines(calls, head), exp)
+		e.waitRuns(in, exp.finalState(), 1)
+
+		// The forge tells the server about its own summary comment: nothing runs.
+		e.fake.ResetCalls()
+		code, body = in.send(e.commentDelivery(summary.ID, e.fl.botLogin, summary.Body))
+		expectStatus(t, "the bot's own comment", code, body, http.StatusAccepted, `"ignored"`)
+
+		// A push: the summary is edited in place.
+		e.pushHead2()
+		code, body = in.send(e.prDelivery(head2, head))
+		expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
+		calls = e.waitCalls("final status of head2", e.finalStatus(head2))
+		e.assertCalls("synchronize", calls, e.reviewRun(head2, summary.ID, exp))
+		if got := e.summary(); got.ID != summary.ID {
+			t.Errorf("summary comment %d after the push, want %d (edited)", got.ID, summary.ID)
+		} else {
+			checkSummary(t, got.Body, exp)
+		}
+		e.waitRuns(in, exp.finalState(), 2)
+
+		// /recheck by a writer: +1, the PR's current head is read and reviewed again.
+		e.fake.ResetCalls()
+		id = e.fake.AddComment(1, writer, "/recheck")
+		code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
+		expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
+		calls = e.waitCalls("final status of the recheck", e.finalStatus(head2))
+		e.assertCalls("writer /recheck", calls, append([]call{e.permission(writer), e.reaction(id, "+1"), e.getPR()},
+			e.reviewRerun(head2, summary.ID, exp)...))
+		e.waitRuns(in, exp.finalState(), 3)
+
+		// The service endpoints, and the three reviews counted.
+		for _, path := range []string{"/healthz", "/readyz"} {
+			if code, body := in.get(path); code != http.StatusOK {
+				t.Errorf("GET %s: %d %s", path, code, body)
 			}
-			code, body := in.sendSignedAs(tampered, opened)
-			expectStatus(t, "tampered body", code, body, http.StatusUnauthorized, "signature")
-			if calls := e.publishing(e.fake.Calls()); len(calls) != 0 { // the bot's login was read at start
-				t.Fatalf("refused deliveries made %d forge calls: %+v", len(calls), calls)
-			}
-
-			// /recheck by a reader: a reply, no run. (It comes first: a /recheck that arrives
-			// while a review's job is stored joins that job, see TestRecheckByReaderDuringReview.)
-			id := e.fake.AddComment(1, reader, "/recheck")
-			code, body = in.send(e.commentDelivery(id, reader, "/recheck"))
-			expectStatus(t, "reader /recheck", code, body, http.StatusAccepted, `"queued"`)
-			refusal := e.reply(id, "@"+reader+" only users with write access can /recheck")
-			calls := e.waitCalls("reply to the reader", has(refusal))
-			e.assertCalls("reader /recheck", calls, []call{e.permission(reader), refusal})
-			if fl.app {
-				e.assertAppAuth(calls) // the first call of the installation gets its token
-			}
-
-			// Opened, delivered twice: one review.
-			e.fake.ResetCalls()
-			code, body = in.send(opened)
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			code, body = in.send(opened)
-			expectStatus(t, "opened again (same delivery id)", code, body, http.StatusOK, `"duplicate"`)
-			calls = e.waitCalls("final status of head", e.finalStatus(head))
-			e.assertCalls("opened", calls, e.reviewRun(head, 0, exp))
-			summary := e.summary()
-			checkSummary(t, summary.Body, exp)
-			checkLineComments(t, e.reviewLines(calls, head), exp)
-			e.waitRuns(in, exp.finalState(), 1)
-
-			// The forge tells the server about its own summary comment: nothing runs.
-			e.fake.ResetCalls()
-			code, body = in.send(e.commentDelivery(summary.ID, fl.botLogin, summary.Body))
-			expectStatus(t, "the bot's own comment", code, body, http.StatusAccepted, `"ignored"`)
-
-			// A push: the summary is edited in place.
-			e.pushHead2()
-			code, body = in.send(e.prDelivery(head2, head))
-			expectStatus(t, "synchronize", code, body, http.StatusAccepted, `"queued"`)
-			calls = e.waitCalls("final status of head2", e.finalStatus(head2))
-			e.assertCalls("synchronize", calls, e.reviewRun(head2, summary.ID, exp))
-			if got := e.summary(); got.ID != summary.ID {
-				t.Errorf("summary comment %d after the push, want %d (edited)", got.ID, summary.ID)
-			} else {
-				checkSummary(t, got.Body, exp)
-			}
-			e.waitRuns(in, exp.finalState(), 2)
-
-			// /recheck by a writer: +1, the PR's current head is read and reviewed again.
-			e.fake.ResetCalls()
-			id = e.fake.AddComment(1, writer, "/recheck")
-			code, body = in.send(e.commentDelivery(id, writer, "/recheck"))
-			expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
-			calls = e.waitCalls("final status of the recheck", e.finalStatus(head2))
-			e.assertCalls("writer /recheck", calls, append([]call{e.permission(writer), e.reaction(id, "+1"), e.getPR()},
-				e.reviewRerun(head2, summary.ID, exp)...))
-			e.waitRuns(in, exp.finalState(), 3)
-
-			// The service endpoints, and the three reviews counted.
-			for _, path := range []string{"/healthz", "/readyz"} {
-				if code, body := in.get(path); code != http.StatusOK {
-					t.Errorf("GET %s: %d %s", path, code, body)
-				}
-			}
-			e.waitMetric(in, "tiergate_queue_depth", 0)
-			if n := e.git.refusedRequests(); n != 0 {
-				t.Errorf("the git server refused %d requests", n)
-			}
-			t.Logf("%s: %s", fl.name, time.Since(start).Round(time.Millisecond))
-		})
-	}
+		}
+		e.waitMetric(in, "tiergate_queue_depth", 0)
+		if n := e.git.refusedRequests(); n != 0 {
+			t.Errorf("the git server refused %d requests", n)
+		}
+		t.Logf("%s: %s", e.fl.name, time.Since(start).Round(time.Millisecond))
+	})
 }
 
 // TestRestart kills the server with a job queued, or with its review running, and starts a
 // new one on the same data directory: the job runs to its final status.
 func TestRestart(t *testing.T) {
-	t.Parallel()
 	// Both clients; the App's installation must come back from the stored job.
-	for _, fl := range []flavour{githubApp, gitea, forgejo} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			start := time.Now()
-			e := newEnv(t, fl, scenario)
-			exp := loadExpectation(t, e.scenario)
-			head := e.repo.head
+	eachForge(t, []flavour{githubApp, gitea, forgejo}, func(t *testing.T, e *env, exp expectation) {
+		start := time.Now()
+		head := e.repo.head
 
-			// Queued: the first process accepts the delivery and stops before a worker takes it.
-			first := e.start(false)
-			opened := e.prDelivery(head, "")
-			code, body := first.send(opened)
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			e.waitMetric(first, "tiergate_queue_depth", 1)
-			first.stop()
-			if calls := e.fake.Calls(); len(calls) != 0 {
-				t.Fatalf("a server without workers made %d forge calls: %+v", len(calls), calls)
-			}
-			second := e.start(true)
-			calls := e.waitCalls("final status after the restart", e.finalStatus(head))
-			e.assertCalls("queued job after a restart", calls, e.reviewRun(head, 0, exp))
-			if fl.app {
-				e.assertAppAuth(calls) // a new process, a new installation token
-			}
-			summary := e.summary()
-			e.waitRuns(second, exp.finalState(), 1)
-			code, body = second.send(opened) // the delivery ids outlive the process
-			expectStatus(t, "opened redelivered after the restart", code, body, http.StatusOK, `"duplicate"`)
-			second.stop()
+		// Queued: the first process accepts the delivery and stops before a worker takes it.
+		first := e.start(false)
+		opened := e.prDelivery(head, "")
+		code, body := first.send(opened)
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		e.waitMetric(first, "tiergate_queue_depth", 1)
+		first.stop()
+		if calls := e.fake.Calls(); len(calls) != 0 {
+			t.Fatalf("a server without workers made %d forge calls: %+v", len(calls), calls)
+		}
+		second := e.start(true)
+		calls := e.waitCalls("final status after the restart", e.finalStatus(head))
+		e.assertCalls("queued job after a restart", calls, e.reviewRun(head, 0, exp))
+		if e.fl.app {
+			e.assertAppAuth(calls) // a new process, a new installation token
+		}
+		summary := e.summary()
+		e.waitRuns(second, exp.finalState(), 1)
+		code, body = second.send(opened) // the delivery ids outlive the process
+		expectStatus(t, "opened redelivered after the restart", code, body, http.StatusOK, `"duplicate"`)
+		second.stop()
 
-			// Running: the process stops while the review fetches; its head stays pending
-			// until the next process reviews it again.
-			e.fake.ResetCalls()
-			held := e.git.holdFetch()
-			third := e.start(true)
-			code, body = third.send(e.prDelivery(head, ""))
-			expectStatus(t, "opened (a new delivery)", code, body, http.StatusAccepted, `"queued"`)
-			select {
-			case <-held.Arrived:
-			case <-time.After(waitLimit):
-				t.Fatal("the review never fetched")
+		// Running: the process stops while the review of a writer's /recheck fetches (the
+		// head has its final status, so only a /recheck reviews it again); its head stays
+		// pending until the next process reviews it again.
+		e.fake.ResetCalls()
+		held := e.git.holdFetch()
+		learnt := strings.Count(e.log.String(), `"msg":"the bot's accounts"`)
+		third := e.start(true)
+		e.waitLog(`"msg":"the bot's accounts"`, learnt+1) // a /recheck before it is put back
+		id := e.fake.AddComment(1, writer, "/recheck")
+		code, body = third.send(e.commentDelivery(id, writer, "/recheck"))
+		expectStatus(t, "writer /recheck", code, body, http.StatusAccepted, `"queued"`)
+		select {
+		case <-held.Arrived:
+		case <-time.After(waitLimit):
+			t.Fatal("the review never fetched")
+		}
+		third.stop()
+		close(held.Release)
+		e.assertCalls("review interrupted by shutdown", e.fake.Calls(), []call{e.permission(writer), e.reaction(id, "+1"), e.getPR(),
+			e.getPR(), e.status(head, "pending", pendingDesc)})
+		e.fake.ResetCalls()
+		e.start(true)
+		calls = e.waitCalls("final status after the second restart", e.finalStatus(head))
+		// Resumed: the head's status is read first; the line comments are in the ledger; the
+		// App's check run of the earlier review is found, not created again.
+		var want []call
+		for _, c := range append([]call{e.headStatuses(head)}, e.reviewRerun(head, summary.ID, exp)...) {
+			switch {
+			case c.Op == "POST "+e.repoPath()+"/check-runs":
+				want = append(want, call{Op: "GET " + e.repoPath() + "/commits/" + head + "/check-runs"})
+			case strings.HasPrefix(c.Op, "PATCH "+e.repoPath()+"/check-runs/"):
+			default:
+				want = append(want, c)
 			}
-			third.stop()
-			close(held.Release)
-			e.assertCalls("review interrupted by shutdown", e.fake.Calls(), []call{e.getPR(), e.status(head, "pending", pendingDesc)})
-			e.fake.ResetCalls()
-			e.start(true)
-			calls = e.waitCalls("final status after the second restart", e.finalStatus(head))
-			// Resumed: the head's status is read first; the line comments are in the ledger; the
-			// App's check run of the earlier review is found, not created again.
-			var want []call
-			for _, c := range append([]call{e.headStatuses(head)}, e.reviewRerun(head, summary.ID, exp)...) {
-				switch {
-				case c.Op == "POST "+e.repoPath()+"/check-runs":
-					want = append(want, call{Op: "GET " + e.repoPath() + "/commits/" + head + "/check-runs"})
-				case strings.HasPrefix(c.Op, "PATCH "+e.repoPath()+"/check-runs/"):
-				default:
-					want = append(want, c)
-				}
-			}
-			e.assertCalls("interrupted job after a restart", calls, want)
-			if n := e.git.refusedRequests(); n != 0 {
-				t.Errorf("the git server refused %d requests", n)
-			}
-			t.Logf("%s: %s", fl.name, time.Since(start).Round(time.Millisecond))
-		})
-	}
+		}
+		e.assertCalls("interrupted job after a restart", calls, want)
+		if n := e.git.refusedRequests(); n != 0 {
+			t.Errorf("the git server refused %d requests", n)
+		}
+		t.Logf("%s: %s", e.fl.name, time.Since(start).Round(time.Millisecond))
+	})
 }
 
 // TestSupersede pushes while the review of the previous head fetches: that review is

@@ -159,13 +159,51 @@ func newEnv(t *testing.T, fl flavour, scenario string) *env {
 // with its own env of the e2e scenario and that scenario's expected review.
 func eachForge(t *testing.T, fls []flavour, test func(t *testing.T, e *env, exp expectation)) {
 	t.Helper()
+	eachFlavour(t, fls, func(t *testing.T, fl flavour) {
+		e := newEnv(t, fl, scenario)
+		test(t, e, loadExpectation(t, e.scenario))
+	})
+}
+
+// eachFlavour runs test once per flavour in fls, in parallel subtests named after them; the
+// test makes its own env (another scenario, newManyPREnv).
+func eachFlavour(t *testing.T, fls []flavour, test func(t *testing.T, fl flavour)) {
+	t.Helper()
 	t.Parallel()
 	for _, fl := range fls {
 		t.Run(fl.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, fl, scenario)
-			test(t, e, loadExpectation(t, e.scenario))
+			test(t, fl)
 		})
+	}
+}
+
+// eachInterruption runs test for every flavour, way of stopping the server (kill: SIGKILL of
+// a child process, else SIGTERM of one in this process) and step, in parallel subtests named
+// "flavour/kill|sigterm/step". The child process authenticates with a token, so the GitHub
+// App is only stopped by SIGTERM; the step "check run" exists for the App only.
+func eachInterruption(t *testing.T, steps []string, test func(t *testing.T, fl flavour, kill bool, step string)) {
+	t.Helper()
+	t.Parallel()
+	for _, fl := range flavours {
+		for _, kill := range []bool{true, false} {
+			if kill && fl.app {
+				continue
+			}
+			how := "sigterm"
+			if kill {
+				how = "kill"
+			}
+			for _, step := range steps {
+				if step == "check run" && !fl.app {
+					continue
+				}
+				t.Run(fl.name+"/"+how+"/"+step, func(t *testing.T) {
+					t.Parallel()
+					test(t, fl, kill, step)
+				})
+			}
+		}
 	}
 }
 
@@ -192,15 +230,8 @@ func (e *env) start(run bool) *instance {
 		workers = 2
 	}
 	metrics := server.NewMetrics()
-	cfg := server.ForgeConfig{HTTPTimeout: reviewTimeout, Retry: e.retry}
-	switch {
-	case e.fl.kind == forge.GitHub && e.fl.app:
-		cfg.GitHubAPIURL, cfg.GitHubAppID, cfg.GitHubAppKeyPEM, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.AppID, forgetest.AppKeyPEM(), secret
-	case e.fl.kind == forge.GitHub:
-		cfg.GitHubAPIURL, cfg.GitHubToken, cfg.GitHubWebhookSecret = e.fake.URL+"/", forgetest.Token, secret
-	default:
-		cfg.GiteaURL, cfg.GiteaToken, cfg.GiteaWebhookSecret = e.fake.URL, forgetest.Token, secret
-	}
+	cfg := forgeConfig(e.fl.kind, e.fl.app, e.fake.URL, secret)
+	cfg.HTTPTimeout, cfg.Retry = reviewTimeout, e.retry
 	// The same wiring as bot serve, clone-host check included.
 	fs, err := server.NewForges(cfg, metrics)
 	if err != nil {
@@ -232,6 +263,21 @@ func (e *env) start(run bool) *instance {
 	}
 	e.t.Cleanup(in.stop)
 	return in
+}
+
+// forgeConfig configures the one forge of kind at the fake's apiURL, as bot serve's flags
+// would: a GitHub App (app) or token, or a Gitea/Forgejo token, with the webhook secret.
+func forgeConfig(kind forge.Kind, app bool, apiURL, secret string) server.ForgeConfig {
+	var cfg server.ForgeConfig
+	switch {
+	case kind == forge.GitHub && app:
+		cfg.GitHubAPIURL, cfg.GitHubAppID, cfg.GitHubAppKeyPEM, cfg.GitHubWebhookSecret = apiURL+"/", forgetest.AppID, forgetest.AppKeyPEM(), secret
+	case kind == forge.GitHub:
+		cfg.GitHubAPIURL, cfg.GitHubToken, cfg.GitHubWebhookSecret = apiURL+"/", forgetest.Token, secret
+	default:
+		cfg.GiteaURL, cfg.GiteaToken, cfg.GiteaWebhookSecret = apiURL, forgetest.Token, secret
+	}
+	return cfg
 }
 
 // stop shuts the instance down as bot serve does on SIGTERM: the workers stop (running

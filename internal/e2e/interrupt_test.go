@@ -65,6 +65,25 @@ var publishSteps = []publishStep{
 	}},
 }
 
+// stepNames are the names of steps, in order.
+func stepNames(steps []publishStep) []string {
+	var out []string
+	for _, st := range steps {
+		out = append(out, st.name)
+	}
+	return out
+}
+
+// publishStepNamed is the step of publishSteps called name.
+func publishStepNamed(name string) publishStep {
+	for _, st := range publishSteps {
+		if st.name == name {
+			return st
+		}
+	}
+	panic("no publish step " + name)
+}
+
 // arrived holds once the last call has want's operation (and detail, when want has one).
 func arrived(want call) func([]call) bool {
 	return func(calls []call) bool {
@@ -81,66 +100,49 @@ func arrived(want call) func([]call) bool {
 // which stops too. The next process reviews B once and sets A, left pending, to error
 // "superseded by B": no head stays pending.
 func TestInterruptedThenPushedWhileDown(t *testing.T) {
-	t.Parallel()
-	for _, fl := range flavours {
-		for _, kill := range []bool{true, false} {
-			if kill && fl.app {
-				continue // the child process authenticates with a token
-			}
-			how := "sigterm"
-			if kill {
-				how = "kill"
-			}
-			for _, step := range publishSteps {
-				if step.name == "check run" && !fl.app {
-					continue
-				}
-				t.Run(fl.name+"/"+how+"/"+step.name, func(t *testing.T) {
-					t.Parallel()
-					e, heads := newManyPREnv(t, fl, 1, 2)
-					a, b := heads[1][0], heads[1][1]
-					e.fake.SetPR(1, a, e.repo.base, false)
-					held := step.hold(e, a)
-					first := e.startProc(kill, true)
-					if code := first.send(e.prDelivery(a, "")); code != http.StatusAccepted {
-						t.Fatalf("A opened: %d, want 202", code)
-					}
-					e.waitCalls("the "+step.name+" of A", arrived(held))
-					first.end()
-
-					e.fake.SetPR(1, b, e.repo.base, false)
-					down := e.startProc(kill, false)
-					if code := down.send(e.prDelivery(b, a)); code != http.StatusAccepted {
-						t.Fatalf("B synchronize: %d, want 202", code)
-					}
-					down.end()
-
-					e.fake.ResetCalls()
-					last := e.startProc(kill, true)
-					calls := e.waitCalls("final status of B", e.finalStatus(b))
-					e.waitLog(`"msg":"job finished"`, 1)
-					last.end()
-					var summaryID int64
-					if step.summaryPosted {
-						summaryID = e.summary().ID
-					} else {
-						e.summary()
-					}
-					want := e.demoRun(1, b, e.reviewLines(calls, b), summaryID, a)
-					if step.final { // A's final status never reached the forge: A reads pending
-						want = append(want[:2], append([]call{e.headStatuses(a)}, want[2:]...)...)
-					}
-					if fl.app {
-						want = e.withCheckRun(want, calls)
-					}
-					e.assertCalls("B's review", calls, want)
-					if n := checkQueueFile(t, e.dataDir); n != 0 {
-						t.Errorf("%d jobs stored at the end, want 0", n)
-					}
-				})
-			}
+	eachInterruption(t, stepNames(publishSteps), func(t *testing.T, fl flavour, kill bool, name string) {
+		step := publishStepNamed(name)
+		e, heads := newManyPREnv(t, fl, 1, 2)
+		a, b := heads[1][0], heads[1][1]
+		e.fake.SetPR(1, a, e.repo.base, false)
+		held := step.hold(e, a)
+		first := e.startProc(kill, true)
+		if code := first.send(e.prDelivery(a, "")); code != http.StatusAccepted {
+			t.Fatalf("A opened: %d, want 202", code)
 		}
-	}
+		e.waitCalls("the "+step.name+" of A", arrived(held))
+		first.end()
+
+		e.fake.SetPR(1, b, e.repo.base, false)
+		down := e.startProc(kill, false)
+		if code := down.send(e.prDelivery(b, a)); code != http.StatusAccepted {
+			t.Fatalf("B synchronize: %d, want 202", code)
+		}
+		down.end()
+
+		e.fake.ResetCalls()
+		last := e.startProc(kill, true)
+		calls := e.waitCalls("final status of B", e.finalStatus(b))
+		e.waitLog(`"msg":"job finished"`, 1)
+		last.end()
+		var summaryID int64
+		if step.summaryPosted {
+			summaryID = e.summary().ID
+		} else {
+			e.summary()
+		}
+		want := e.demoRun(1, b, e.reviewLines(calls, b), summaryID, a)
+		if step.final { // A's final status never reached the forge: A reads pending
+			want = append(want[:2], append([]call{e.headStatuses(a)}, want[2:]...)...)
+		}
+		if fl.app {
+			want = e.withCheckRun(want, calls)
+		}
+		e.assertCalls("B's review", calls, want)
+		if n := checkQueueFile(t, e.dataDir); n != 0 {
+			t.Errorf("%d jobs stored at the end, want 0", n)
+		}
+	})
 }
 
 // withCheckRun inserts the App's check run before the final status of run: created

@@ -18,44 +18,40 @@ import (
 // comment, line comments, check runs — nor in a comment the forge holds. The review still
 // shows the object named from the Secret, as <redacted>-production.
 func TestServeSecretLeaks(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{githubApp, gitea} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, fl, "secret-leaks")
-			values := leaktest.Values(t, e.scenario)
-			in := e.start(true)
-			code, body := in.send(e.prDelivery(e.repo.head, ""))
-			expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
-			calls := e.waitCalls("final status of head", e.finalStatus(e.repo.head))
-			e.waitRuns(in, "success", 1)
+	eachFlavour(t, []flavour{githubApp, gitea}, func(t *testing.T, fl flavour) {
+		e := newEnv(t, fl, "secret-leaks")
+		values := leaktest.Values(t, e.scenario)
+		in := e.start(true)
+		code, body := in.send(e.prDelivery(e.repo.head, ""))
+		expectStatus(t, "opened", code, body, http.StatusAccepted, `"queued"`)
+		calls := e.waitCalls("final status of head", e.finalStatus(e.repo.head))
+		e.waitRuns(in, "success", 1)
 
-			outputs := map[string]string{"server log": e.log.String()}
-			for i, c := range calls {
-				b, err := json.Marshal(c)
-				if err != nil {
-					t.Fatal(err)
+		outputs := map[string]string{"server log": e.log.String()}
+		for i, c := range calls {
+			b, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outputs[fmt.Sprintf("forge call %d (%s %s)", i, c.Method, c.Path)] = string(b)
+		}
+		for _, c := range e.fake.Comments(1) {
+			outputs["comment by "+c.Author] = c.Body
+		}
+		for name, out := range outputs {
+			for _, v := range values {
+				if strings.Contains(out, v) {
+					t.Errorf("%s shows the Secret-derived value %q", name, v)
 				}
-				outputs[fmt.Sprintf("forge call %d (%s %s)", i, c.Method, c.Path)] = string(b)
 			}
-			for _, c := range e.fake.Comments(1) {
-				outputs["comment by "+c.Author] = c.Body
-			}
-			for name, out := range outputs {
-				for _, v := range values {
-					if strings.Contains(out, v) {
-						t.Errorf("%s shows the Secret-derived value %q", name, v)
-					}
-				}
-			}
-			if n := strings.Count(outputs["server log"], "\n"); n == 0 {
-				t.Errorf("the server logged nothing: the sweep of its log cannot fail")
-			}
-			if s := e.summary().Body; !strings.Contains(s, "ConfigMap/default/&lt;redacted&gt;-production") && !strings.Contains(s, "ConfigMap/default/<redacted>-production") {
-				t.Errorf("the summary does not name ConfigMap/default/<redacted>-production:\n%s", s)
-			}
-		})
-	}
+		}
+		if n := strings.Count(outputs["server log"], "\n"); n == 0 {
+			t.Errorf("the server logged nothing: the sweep of its log cannot fail")
+		}
+		if s := e.summary().Body; !strings.Contains(s, "ConfigMap/default/&lt;redacted&gt;-production") && !strings.Contains(s, "ConfigMap/default/<redacted>-production") {
+			t.Errorf("the summary does not name ConfigMap/default/<redacted>-production:\n%s", s)
+		}
+	})
 }
 
 // leakValues reads the scenario's leak-values.txt: one Secret-derived value a line, #

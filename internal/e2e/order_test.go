@@ -59,40 +59,36 @@ const demoVerdict = "### ❌ tiergate: 2 new errors, 1 new notice"
 // B, the PR's head, newer among the heads its job replaced, sets no status on A and hands
 // the job back to B, which gets the one review.
 func TestOutOfOrderWithBusyWorker(t *testing.T) {
-	t.Parallel()
-	for _, fl := range []flavour{github, gitea, forgejo} {
-		t.Run(fl.name, func(t *testing.T) {
-			t.Parallel()
-			e, heads := newManyPREnv(t, fl, 2, 2)
-			e.workers = 1
-			a, b := heads[1][0], heads[1][1]
-			held := e.git.holdFetch()
-			in := e.start(true)
-			code, body := in.send(e.prDeliveryFor(2, heads[2][1], ""))
-			expectStatus(t, "PR #2 opened", code, body, http.StatusAccepted, `"queued"`)
-			select {
-			case <-held.Arrived:
-			case <-time.After(waitLimit):
-				t.Fatal("PR #2's review never fetched")
-			}
-			code, body = in.send(e.prDeliveryFor(1, b, a))
-			expectStatus(t, "B", code, body, http.StatusAccepted, `"queued"`)
-			code, body = in.send(e.prDeliveryFor(1, a, ""))
-			expectStatus(t, "A, late", code, body, http.StatusAccepted, `"queued"`)
-			close(held.Release)
-			e.waitStatus(heads[2][1])
-			calls := e.publishing(e.waitCalls("final status of B", e.finalStatus(b)))
-			e.waitLog(`"msg":"job finished"`, 3)
-			got := e.prCalls(calls, 1, heads[1])
-			lines := e.reviewLines(e.fake.Calls(), b)
-			want := append([]call{{Op: "GET " + e.repoPath() + "/pulls/1"}}, e.demoRun(1, b, lines, 0)...)
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("PR #1 calls (-want +got):\n%s", d)
-			}
-			in.stop()
-			if n := checkQueueFile(t, e.dataDir); n != 0 {
-				t.Errorf("%d jobs stored at the end, want 0", n)
-			}
-		})
-	}
+	eachFlavour(t, []flavour{github, gitea, forgejo}, func(t *testing.T, fl flavour) {
+		e, heads := newManyPREnv(t, fl, 2, 2)
+		e.workers = 1
+		a, b := heads[1][0], heads[1][1]
+		held := e.git.holdFetch()
+		in := e.start(true)
+		code, body := in.send(e.prDeliveryFor(2, heads[2][1], ""))
+		expectStatus(t, "PR #2 opened", code, body, http.StatusAccepted, `"queued"`)
+		select {
+		case <-held.Arrived:
+		case <-time.After(waitLimit):
+			t.Fatal("PR #2's review never fetched")
+		}
+		code, body = in.send(e.prDeliveryFor(1, b, a))
+		expectStatus(t, "B", code, body, http.StatusAccepted, `"queued"`)
+		code, body = in.send(e.prDeliveryFor(1, a, ""))
+		expectStatus(t, "A, late", code, body, http.StatusAccepted, `"queued"`)
+		close(held.Release)
+		e.waitStatus(heads[2][1])
+		calls := e.publishing(e.waitCalls("final status of B", e.finalStatus(b)))
+		e.waitLog(`"msg":"job finished"`, 3)
+		got := e.prCalls(calls, 1, heads[1])
+		lines := e.reviewLines(e.fake.Calls(), b)
+		want := append([]call{{Op: "GET " + e.repoPath() + "/pulls/1"}}, e.demoRun(1, b, lines, 0)...)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("PR #1 calls (-want +got):\n%s", d)
+		}
+		in.stop()
+		if n := checkQueueFile(t, e.dataDir); n != 0 {
+			t.Errorf("%d jobs stored at the end, want 0", n)
+		}
+	})
 }

@@ -137,7 +137,7 @@ func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body
 			found = append(found, summaryComment{id: cm.ID, body: cm.Body})
 		}
 	}
-	plan := planSummary(found, body)
+	plan := planSummary(found, body, me != "")
 	switch {
 	case plan.create:
 		_, _, err = api.CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})

@@ -38,7 +38,7 @@ func (c *githubClient) UpsertSummary(ctx context.Context, repo Repo, pr int, bod
 	if err != nil {
 		return fmt.Errorf("github: summary of %s#%d: %w", repo.FullName(), pr, err)
 	}
-	plan := planSummary(found, body)
+	plan := planSummary(found, body, me != "")
 	switch {
 	case plan.create:
 		_, _, err = c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: &body})

@@ -60,8 +60,10 @@ type summaryPlan struct {
 // after a crash between a create and its answer, or two replicas). The newest (highest id:
 // both forges number comments in creation order) is kept and edited, unless it holds body
 // already (a resumed run of the same head: its head marker, HeadMarker, is in body); the
-// older ones are deleted. Comments by anyone else are never in found (isSummary).
-func planSummary(found []summaryComment, body string) summaryPlan {
+// older ones are deleted when deleteOlder (the bot's login is known: while it is not, found
+// holds any bot account's marker comments, which are not the bot's to delete). Comments by
+// anyone else are never in found (isSummary).
+func planSummary(found []summaryComment, body string, deleteOlder bool) summaryPlan {
 	if len(found) == 0 {
 		return summaryPlan{create: true}
 	}
@@ -76,7 +78,7 @@ func planSummary(found []summaryComment, body string) summaryPlan {
 		p.edit = newest.id
 	}
 	for _, c := range found {
-		if c.id != newest.id {
+		if deleteOlder && c.id != newest.id {
 			p.delete = append(p.delete, c.id)
 		}
 	}

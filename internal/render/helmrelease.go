@@ -258,7 +258,8 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	if missing := helmrelease.MissingValuesFrom(ctx, hr, cl); missing != "" {
 		return skip(ch.Ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
-	vals, err := helm.Values(ctx, hr, helmrelease.PlaceholderSecrets{Client: cl})
+	valuesOf, substituted := helmrelease.WithPlaceholderFields(hr, o.SecretFields)
+	vals, err := helm.Values(ctx, valuesOf, helmrelease.PlaceholderSecrets{Client: cl})
 	if err != nil {
 		return fail(err)
 	}
@@ -277,6 +278,9 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	approx := res.Approximate
 	if helmrelease.ReadsSecrets(hr) {
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
+	}
+	if substituted {
+		approx = append(slices.Clip(approx), "spec.values substituted from a Secret replaced by placeholders")
 	}
 	return releaseOutcome{built: built(), objs: objs, release: &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
 		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches}}

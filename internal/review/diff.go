@@ -126,7 +126,7 @@ func unified(a, b *graph.Object) string {
 // head side by "<redacted, changed>" where the base value differs, so a diff shows which
 // keys changed and never a value.
 func yamlOf(o, other *graph.Object, head bool) string {
-	u := o.Body
+	u := maskFields(o.Body, o.SecretFields, other.SecretFields, head)
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, other.Body, head)
 	}

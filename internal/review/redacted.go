@@ -8,12 +8,13 @@ import (
 
 // Redacted is o's body as a review shows it, on its own: a Secret's data and stringData
 // values, SOPS metadata and ciphertext, and the values of postBuild variables read from a
-// Secret (and what operators made of them) replaced by "<redacted>" (the keys stay), as
+// Secret (and what operators made of them) replaced by "<redacted>" (the keys stay): at the
+// fields substitution wrote them (whatever their length) and by value elsewhere, as
 // are a Secret's own values wherever else in it they occur (its metadata). o.Body is not changed; the result may
 // be o.Body itself when there is nothing to redact.
 func Redacted(o *graph.Object) *unstructured.Unstructured {
 	none := &unstructured.Unstructured{Object: map[string]any{}}
-	u := o.Body
+	u := maskFields(o.Body, o.SecretFields, nil, false)
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, none, false)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -119,10 +120,12 @@ func redactor(secrets []string) *strings.Replacer {
 // to the report) by "<redacted>": names, messages, diffs and graphs alike, so that a
 // Secret value that lands in an object's name (a Certificate named after
 // ${SECRET_DOMAIN/./-}) is not shown by the finding that names it. It runs after the
-// comparison, so objects still match by their real identity across base and head. Pointers,
+// comparison, so objects still match by their real identity across base and head; an
+// identity in ids (named from a Secret, redactionOf) is replaced by its masked one first,
+// whatever the length of the value. Pointers,
 // slices and maps are copied before they are changed: the report shares them with the
 // rendered graphs, which a Cache keeps.
-func redactStrings(v reflect.Value, secrets *strings.Replacer) {
+func redactStrings(v reflect.Value, secrets *strings.Replacer, ids map[graph.ObjectID]graph.ObjectID) {
 	switch v.Kind() {
 	case reflect.String:
 		if v.CanSet() {
@@ -136,12 +139,17 @@ func redactStrings(v reflect.Value, secrets *strings.Replacer) {
 		}
 		c := reflect.New(v.Elem().Type())
 		c.Elem().Set(v.Elem())
-		redactStrings(c.Elem(), secrets)
+		redactStrings(c.Elem(), secrets, ids)
 		v.Set(c)
 	case reflect.Struct:
+		if id, ok := v.Interface().(graph.ObjectID); ok && v.CanSet() {
+			if m, ok := ids[id]; ok {
+				v.Set(reflect.ValueOf(m))
+			}
+		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				redactStrings(v.Field(i), secrets)
+				redactStrings(v.Field(i), secrets, ids)
 			}
 		}
 	case reflect.Slice:
@@ -151,7 +159,7 @@ func redactStrings(v reflect.Value, secrets *strings.Replacer) {
 		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		reflect.Copy(c, v)
 		for i := range c.Len() {
-			redactStrings(c.Index(i), secrets)
+			redactStrings(c.Index(i), secrets, ids)
 		}
 		v.Set(c)
 	case reflect.Map:
@@ -163,8 +171,8 @@ func redactStrings(v reflect.Value, secrets *strings.Replacer) {
 			k, e := reflect.New(it.Key().Type()).Elem(), reflect.New(it.Value().Type()).Elem()
 			k.Set(it.Key())
 			e.Set(it.Value())
-			redactStrings(k, secrets)
-			redactStrings(e, secrets)
+			redactStrings(k, secrets, ids)
+			redactStrings(e, secrets, ids)
 			c.SetMapIndex(k, e)
 		}
 		v.Set(c)
@@ -174,7 +182,154 @@ func redactStrings(v reflect.Value, secrets *strings.Replacer) {
 		}
 		e := reflect.New(v.Elem().Type()).Elem()
 		e.Set(v.Elem())
-		redactStrings(e, secrets)
+		redactStrings(e, secrets, ids)
 		v.Set(e)
 	}
+}
+
+// maskFields returns u with each of mine (the fields substitution wrote from a Secret
+// variable, render SecretFields) written as its text with every Secret-derived part
+// replaced by "<redacted>", or on the head side by "<redacted, changed>" when theirs (the
+// other side's fields) holds no field of the same path and parts: redaction at the
+// position, whatever the length of the value. A key is renamed; a field no longer at its
+// path is left to the redaction by value. u is not changed.
+func maskFields(u *unstructured.Unstructured, mine, theirs []graph.SecretField, head bool) *unstructured.Unstructured {
+	if len(mine) == 0 {
+		return u
+	}
+	c := u.DeepCopy()
+	// Values first, then keys deepest first: a renamed key no longer leads to what is
+	// under it.
+	fields := slices.Clone(mine)
+	slices.SortStableFunc(fields, func(a, b graph.SecretField) int {
+		if a.Key != b.Key {
+			if a.Key {
+				return 1
+			}
+			return -1
+		}
+		return len(b.Path) - len(a.Path)
+	})
+	for _, f := range fields {
+		marker := "<redacted>"
+		if head && !slices.ContainsFunc(theirs, func(t graph.SecretField) bool {
+			return t.Key == f.Key && reflect.DeepEqual(t.Path, f.Path) && reflect.DeepEqual(t.Parts, f.Parts)
+		}) {
+			marker = "<redacted, changed>"
+		}
+		masked := f.Masked(func(string) string { return marker })
+		parent, ok := graph.ValueAt(c.Object, f.Path[:len(f.Path)-1])
+		if !ok {
+			continue
+		}
+		last := f.Path[len(f.Path)-1]
+		switch p := parent.(type) {
+		case map[string]any:
+			v, ok := p[last]
+			switch {
+			case !ok:
+			case f.Key:
+				delete(p, last)
+				p[masked] = v
+			default:
+				p[last] = masked
+			}
+		case []any:
+			if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(p) && !f.Key {
+				p[i] = masked
+			}
+		}
+	}
+	return c
+}
+
+// maskedID returns o's identity with the Secret-derived parts of its name and namespace
+// replaced by "<redacted>" (its SecretFields at metadata.name and metadata.namespace), and
+// whether there were any.
+func maskedID(o *graph.Object) (graph.ObjectID, bool) {
+	id, changed := o.ID, false
+	for _, f := range o.SecretFields {
+		if f.Key || len(f.Path) != 2 || f.Path[0] != "metadata" {
+			continue
+		}
+		masked := f.Masked(func(string) string { return "<redacted>" })
+		switch {
+		case f.Path[1] == "name" && f.Text() == id.Name:
+			id.Name, changed = masked, true
+		case f.Path[1] == "namespace" && f.Text() == id.Namespace:
+			id.Namespace, changed = masked, true
+		}
+	}
+	return id, changed
+}
+
+// redaction is what the report-wide redaction replaces: pairs of a text and what it
+// shows (longest text first), and identities of objects named from a Secret.
+type redaction struct {
+	pairs []string
+	ids   map[graph.ObjectID]graph.ObjectID
+}
+
+// redactionOf collects from the graphs every Secret-derived value (SecretStrings), and
+// for each field substitution wrote from a Secret its whole text with the Secret-derived
+// parts masked ("ab-app" shows as "<redacted>-app" though "ab" is too short to replace
+// everywhere), and each identity named from a Secret, as text too
+// ("ConfigMap/default/ab" shows as "ConfigMap/default/<redacted>"). Texts under
+// minSecretBytes are left out; identities are matched whole.
+func redactionOf(graphs ...*graph.Graph) redaction {
+	r := redaction{ids: map[graph.ObjectID]graph.ObjectID{}}
+	texts := map[string]string{}
+	for _, v := range SecretStrings(graphs...) {
+		texts[v] = "<redacted>"
+	}
+	for _, g := range graphs {
+		if g == nil {
+			continue
+		}
+		for _, c := range g.Clusters {
+			for _, ks := range c.Kustomizations {
+				for _, o := range ks.Objects {
+					for _, f := range o.SecretFields {
+						if t := f.Text(); len(t) >= minSecretBytes && texts[t] == "" {
+							texts[t] = f.Masked(func(string) string { return "<redacted>" })
+						}
+					}
+					if id, ok := maskedID(o); ok {
+						r.ids[o.ID] = id
+						texts[o.ID.String()] = id.String()
+						texts[o.ID.Namespace+"/"+o.ID.Name] = id.Namespace + "/" + id.Name
+					}
+				}
+			}
+		}
+	}
+	olds := make([]string, 0, len(texts))
+	for t := range texts {
+		olds = append(olds, t)
+	}
+	olds = longestFirst(olds)
+	for _, t := range olds {
+		r.pairs = append(r.pairs, t, texts[t])
+		if q, err := json.Marshal(t); err == nil {
+			if esc := string(q[1 : len(q)-1]); esc != t {
+				r.pairs = append(r.pairs, esc, texts[t])
+			}
+		}
+	}
+	return r
+}
+
+// replacer replaces each text of r by what it shows, longest first (strings.Replacer
+// tries its pairs in order at each position).
+func (r redaction) replacer() *strings.Replacer { return strings.NewReplacer(r.pairs...) }
+
+// RedactGraphText is RedactText for every Secret-derived text of the graphs: values by
+// value, and fields substitution wrote from a Secret and identities named from one by
+// their masked text (redactionOf), for outputs rendered as text (build, graph).
+func RedactGraphText(s string, graphs ...*graph.Graph) string {
+	r := redactionOf(graphs...)
+	if len(r.pairs) == 0 {
+		return s
+	}
+	return r.replacer().Replace(s)
 }

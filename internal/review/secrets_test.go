@@ -20,7 +20,7 @@ func TestRedactStringsCopiesShared(t *testing.T) {
 		Clusters: []ClusterSummary{{Name: "dev", Partial: partial}},
 		Timings:  map[string]float64{"s3cr3t-value": 1},
 	}
-	redactStrings(reflect.ValueOf(r).Elem(), redactor([]string{"s3cr3t-value"}))
+	redactStrings(reflect.ValueOf(r).Elem(), redactor([]string{"s3cr3t-value"}), nil)
 	if got := r.Findings[0].Object.Name + " | " + r.Findings[0].Message; got != "<redacted>-production | ConfigMap/default/<redacted>-production moves" {
 		t.Errorf("redacted finding: %q", got)
 	}

@@ -133,7 +133,7 @@ func (s *Server) process(base context.Context, r *run) {
 		s.metrics.duration.Observe(time.Since(start).Seconds())
 	}
 	finish := func() error { return s.store.finish(r.key, j.Seq) }
-	if rn.headFinal {
+	if rn.headFinal && err == nil { // a run that failed after it may have set error on the head
 		finish = func() error { return s.store.finishReviewed(r.key, j.Seq, rn.head, s.now()) }
 	}
 	if err := finish(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -129,6 +130,31 @@ func (f SecretField) Masked(mask func(string) string) string {
 		}
 	}
 	return b.String()
+}
+
+// ValueAt returns the value at path in v (an object's map): map entries by key, list
+// entries by decimal index, as SecretField.Path and TypeChange.Path lead; false when path
+// leads nowhere.
+func ValueAt(v any, path []string) (any, bool) {
+	for _, p := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			c, ok := x[p]
+			if !ok {
+				return nil, false
+			}
+			v = c
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 // Text returns the field's text as substitution wrote it.

@@ -6,12 +6,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/values"
 )
 
@@ -98,6 +100,71 @@ func ReadsSecrets(hr *unstructured.Unstructured) bool {
 		if ref, _ := v.(map[string]any); values.String(ref, "kind") == "Secret" {
 			return true
 		}
+	}
+	return false
+}
+
+// WithPlaceholderFields returns hr with every field of fields (the fields of hr postBuild
+// substitution wrote from a Secret variable, render's Object.SecretFields) under
+// spec.values written with its Secret-derived parts replaced by their placeholders, as
+// valuesFrom Secrets are (PlaceholderSecrets): a chart template that transforms the value
+// (upper, trunc, b64enc, printf) then writes a transformation of the placeholder, never of
+// the Secret. A field that substitution made a number or boolean keeps its value: a
+// placeholder would change its type for the chart. It reports whether any field was
+// replaced; hr itself is not changed.
+func WithPlaceholderFields(hr *unstructured.Unstructured, fields []graph.SecretField) (*unstructured.Unstructured, bool) {
+	var c *unstructured.Unstructured
+	replaced := false
+	for _, f := range fields {
+		if len(f.Path) < 3 || f.Path[0] != "spec" || f.Path[1] != "values" {
+			continue
+		}
+		if c == nil {
+			c = hr.DeepCopy()
+		}
+		replaced = replacePlaceholder(c.Object, f) || replaced
+	}
+	if !replaced {
+		return hr, false
+	}
+	return c, true
+}
+
+// replacePlaceholder writes f's placeholder text at its path in obj (a key renamed, a
+// string value replaced); false when the path leads nowhere or to a value not a string.
+func replacePlaceholder(obj map[string]any, f graph.SecretField) bool {
+	parent, ok := graph.ValueAt(obj, f.Path[:len(f.Path)-1])
+	if !ok {
+		return false
+	}
+	text := f.Masked(SecretPlaceholder)
+	last := f.Path[len(f.Path)-1]
+	switch p := parent.(type) {
+	case map[string]any:
+		v, ok := p[last]
+		if !ok {
+			return false
+		}
+		if f.Key {
+			delete(p, last)
+			p[text] = v
+			return true
+		}
+		if _, str := v.(string); !str {
+			return false
+		}
+		p[last] = text
+		return true
+	case []any:
+		i, err := strconv.Atoi(last)
+		if err != nil || i < 0 || i >= len(p) || f.Key {
+			return false
+		}
+		if _, str := p[i].(string); !str {
+			return false
+		}
+		p[i] = text
+		return true
 	}
 	return false
 }

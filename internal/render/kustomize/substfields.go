@@ -88,7 +88,7 @@ func (e *evaluator) fieldsOf(data []byte) ([]graph.SecretField, []exprField) {
 func typeChanges(exprs []exprField, post map[string]any) []graph.TypeChange {
 	var out []graph.TypeChange
 	for _, f := range exprs {
-		v, ok := lookupPath(post, f.path)
+		v, ok := graph.ValueAt(post, f.path)
 		if !ok {
 			continue
 		}
@@ -131,29 +131,6 @@ func yamlType(v any) string {
 		return "number"
 	}
 	return ""
-}
-
-// lookupPath returns the value at path in v (list indices as decimal strings).
-func lookupPath(v any, path []string) (any, bool) {
-	for _, p := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			c, ok := x[p]
-			if !ok {
-				return nil, false
-			}
-			v = c
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // parseExpr parses a text that holds '$'; false when envsubst cannot parse it or it has

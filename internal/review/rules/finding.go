@@ -193,6 +193,7 @@ var State = []StateRule{
 	{"invalid-name", invalidName},
 	{"invalid-spec", invalidSpec},
 	{"undefined-variable", undefinedVariable},
+	{"substitution-type-change", substitutionTypeChange},
 	{"unsubstituted-variable", unsubstitutedVariable},
 	{"chart-version-unchanged", chartVersionUnchanged},
 	{"helm-render-approximate", helmApproximate},

@@ -14,6 +14,11 @@ import (
 // reads a Secret (internal/render helmRelease).
 const placeholderNote = "valuesFrom Secret values replaced by placeholders"
 
+// substitutedNote is the entry of a release whose spec.values postBuild substitution wrote
+// from a Secret variable: the chart renders placeholders there (render
+// helmrelease.WithPlaceholderFields).
+const substitutedNote = "spec.values substituted from a Secret replaced by placeholders"
+
 // helmApproximate reports, as a notice, each rendered HelmRelease whose offline render is
 // not exactly what helm-controller installs (graph.Release Approximate and Notes): template
 // functions that read the cluster or the clock or chance (lookup is {} without a cluster, as
@@ -42,11 +47,11 @@ func helmApproximate(c, _ *graph.Cluster, _ *Env) []Finding {
 // approximateParts says what of rel is approximate, and what a user can do about it.
 func approximateParts(rel graph.Release) (parts, fix []string) {
 	var funcs, refs []string
-	secrets := false
+	var secrets []string
 	for _, a := range rel.Approximate {
 		switch {
-		case a == placeholderNote:
-			secrets = true
+		case a == placeholderNote || a == substitutedNote:
+			secrets = append(secrets, a)
 		case strings.HasPrefix(a, "schema $ref "):
 			refs = append(refs, strings.TrimPrefix(a, "schema $ref "))
 		default:
@@ -57,8 +62,8 @@ func approximateParts(rel graph.Release) (parts, fix []string) {
 		parts = append(parts, "template functions "+strings.Join(funcs, ", ")+" (lookup returns {} without a cluster; time, random and key functions are fixed)")
 		fix = append(fix, "Check what the templates calling them render once the release is installed.")
 	}
-	if secrets {
-		parts = append(parts, placeholderNote+" (tiergate never reads Secret values)")
+	if len(secrets) > 0 {
+		parts = append(parts, strings.Join(secrets, ", ")+" (tiergate never shows Secret values, nor lets a chart transform one)")
 	}
 	if len(refs) > 0 {
 		parts = append(parts, "values.schema.json $ref "+strings.Join(refs, ", ")+" not read (only the chart's own files are), so the values are not checked against it")
