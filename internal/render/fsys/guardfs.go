@@ -127,8 +127,9 @@ func (g *GuardFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) 
 
 // Exists reports false for what check refuses.
 func (g *GuardFS) Exists(path string) bool { return g.check(path) == nil && g.FileSystem.Exists(path) }
+
 // IsDir reports false for what check refuses.
-func (g *GuardFS) IsDir(path string) bool  { return g.check(path) == nil && g.FileSystem.IsDir(path) }
+func (g *GuardFS) IsDir(path string) bool { return g.check(path) == nil && g.FileSystem.IsDir(path) }
 
 // ReadDir is filesys.FileSystem's ReadDir, refusing what check refuses.
 func (g *GuardFS) ReadDir(path string) ([]string, error) {
