@@ -101,16 +101,24 @@ func TestSecretLeaks(t *testing.T) {
 		"prune-transient ConfigMap/default/<redacted>-edge",
 		"tier-move ConfigMap/default/<redacted>-production",
 		"tier-move ConfigMap/default/<redacted>-edge",
+		"substitution-type-change ConfigMap/default/app-settings",
 		"helm-render-approximate HelmRelease.helm.toolkit.fluxcd.io/default/leaky",
 	}
 	if d := cmp.Diff(wantRules, rules); d != "" {
 		t.Errorf("findings (-want +got):\n%s", d)
 	}
+	// The Secret's number 73519 made the quoted "${PIN}" an integer: the finding names the
+	// variable and the type, not the value.
+	for _, f := range res.Report.Findings {
+		if want := "data.pin of ConfigMap/default/app-settings becomes an integer after postBuild substitution of ${PIN}: Flux substitutes the object's YAML text and parses it again, so quotes around the expression do not survive; the field holds strings only, so the server-side apply dry-run fails with 'expected string' and Flux applies none of flux-system/apps."; f.Rule == "substitution-type-change" && (f.Message != want || f.Line != 21) {
+			t.Errorf("substitution-type-change at line %d: %q, want line 21: %q", f.Line, f.Message, want)
+		}
+	}
 	// Substituted values are redacted at their fields whatever their length (REGION is
 	// "eu"), through nested and chained operators.
 	_, settings, _ := strings.Cut(outputs["build HEAD yaml"], "apps/config.yaml:2\n")
 	settings, _, _ = strings.Cut(settings, "---")
-	wantSettings := "apiVersion: v1\ndata:\n  chain: <redacted>\n  dashed: <redacted>\n  fallback: <redacted>\n  nested: <redacted>\n  pre: pre-<redacted>\n" +
+	wantSettings := "apiVersion: v1\ndata:\n  chain: <redacted>\n  dashed: <redacted>\n  fallback: <redacted>\n  nested: <redacted>\n  pin: <redacted>\n  pre: pre-<redacted>\n" +
 		"  prefix: <redacted>\n  region: <redacted>\n  replaced: <redacted>\n  upper: <redacted>\n  zone: <redacted>-1\nkind: ConfigMap\nmetadata:\n" +
 		"  annotations:\n    note: token <redacted>\n  labels:\n    domain: <redacted>\n  name: app-settings\n  namespace: default\n"
 	if settings != wantSettings {

@@ -35,10 +35,11 @@ type expectation struct {
 	Unreviewed []map[string]any `json:"unreviewed"`
 	Headline   string           `json:"headline"`
 	FailUnrev  bool             `json:"fail_on_unreviewed"`
-	// Added, Changed, Removed and Releases, when set, are the report's lists exactly.
+	// Added, Changed, Removed, Orphaned and Releases, when set, are the report's lists exactly.
 	Added    []map[string]any `json:"added"`
 	Changed  []map[string]any `json:"changed"`
 	Removed  []map[string]any `json:"removed"`
+	Orphaned []map[string]any `json:"orphaned"`
 	Releases []map[string]any `json:"releases"`
 }
 
@@ -88,6 +89,7 @@ func runScenario(t *testing.T, dir string) {
 		Added      []map[string]any `json:"added"`
 		Changed    []map[string]any `json:"changed"`
 		Removed    []map[string]any `json:"removed"`
+		Orphaned   []map[string]any `json:"orphaned"`
 		Releases   []map[string]any `json:"releases"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -129,7 +131,7 @@ func runScenario(t *testing.T, dir string) {
 	for _, l := range []struct {
 		name      string
 		want, got []map[string]any
-	}{{"added", exp.Added, rep.Added}, {"changed", exp.Changed, rep.Changed}, {"removed", exp.Removed, rep.Removed}, {"releases", exp.Releases, rep.Releases}} {
+	}{{"added", exp.Added, rep.Added}, {"changed", exp.Changed, rep.Changed}, {"removed", exp.Removed, rep.Removed}, {"orphaned", exp.Orphaned, rep.Orphaned}, {"releases", exp.Releases, rep.Releases}} {
 		if l.want == nil {
 			continue
 		}

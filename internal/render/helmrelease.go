@@ -114,6 +114,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 		case out.release != nil:
 			ks.Releases = append(ks.Releases, *out.release)
 		}
+		ks.HelmReleaseSkipped = append(ks.HelmReleaseSkipped, nestedReleases(out.objs)...)
 		out.objs = slices.DeleteFunc(out.objs, func(obj *graph.Object) bool { return createdNamespace(obj) && len(c.Owners[obj.ID]) > 0 })
 		// ks.Objects may be a build's slice shared with other renders: never append in place.
 		ks.Objects = append(slices.Clip(ks.Objects), out.objs...)
@@ -121,6 +122,30 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 			c.Owners[obj.ID] = append(c.Owners[obj.ID], obj)
 		}
 	}
+}
+
+// nestedReleases lists the HelmReleases among objs, which a chart renders, as not
+// rendered: helm-controller reconciles such a HelmRelease once the parent release applies
+// it, like any other, but tiergate renders only the HelmReleases Kustomizations apply, so
+// what it installs is unknown (not reviewed, and a part of the cluster rules cannot see).
+// A suspended one reconciles nothing.
+func nestedReleases(objs []*graph.Object) []graph.ReleaseSkip {
+	var out []graph.ReleaseSkip
+	for _, o := range objs {
+		if o.ID.Group != helmrelease.HelmGroup || o.ID.Kind != "HelmRelease" || o.Body == nil {
+			continue
+		}
+		name := o.ID.Namespace + "/" + o.ID.Name
+		s := graph.ReleaseSkip{HelmRelease: o.ID, File: o.File, Line: o.Line,
+			Reason: fmt.Sprintf("HelmRelease %s (rendered by chart template %s of HelmRelease %s, %s:%d) not rendered: tiergate renders the HelmReleases Kustomizations apply, not those a chart renders, and helm-controller installs this one once its parent release applies it",
+				name, o.Template, o.HelmRelease, o.File, o.Line)}
+		if sus, _, _ := unstructured.NestedBool(o.Body.Object, "spec", "suspend"); sus {
+			s.Suspended = true
+			s.Reason = fmt.Sprintf("HelmRelease %s (rendered by chart template %s of HelmRelease %s) is suspended: helm-controller does not reconcile it", name, o.Template, o.HelmRelease)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // chartScopes is sc with the scopes of the CRDs the releases of outs render.
@@ -283,7 +308,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		approx = append(slices.Clip(approx), "spec.values substituted from a Secret replaced by placeholders")
 	}
 	return releaseOutcome{built: built(), objs: objs, release: &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
-		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches}}
+		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches, SkippedCRDs: res.SkippedCRDs}}
 }
 
 // keptChart returns the chart the HelmChart of cs holds at prior when source-controller
@@ -378,7 +403,9 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 	key := ""
 	if r.shared != nil {
 		l := r.guards.limits
-		k, err := json.Marshal([]any{chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
+		// releaseFormat changes when helm.Result gains a field, so that a stored render
+		// made without it is not read back as one that has none.
+		k, err := json.Marshal([]any{releaseFormat, chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
 		if err == nil {
 			key = "helm\x00" + graph.Digest(k)
 			if v, ok := r.shared.find(key, nil); ok {
@@ -403,6 +430,9 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 	return res, err
 }
 
+// releaseFormat versions the stored form of a render (diskRelease); 2 adds SkippedCRDs.
+const releaseFormat = 2
+
 // releaseBytes estimates the memory a kept render holds.
 func releaseBytes(key string, res *helm.Result) int64 {
 	n := int64(len(key))
@@ -422,7 +452,8 @@ func releaseBytes(key string, res *helm.Result) int64 {
 func refused(err error) bool {
 	var le *limitError
 	var se *sandbox.LimitError
-	return errors.As(err, &le) || errors.As(err, &se) || errors.Is(err, sandbox.ErrClosed) ||
+	var rf *helmrelease.RefusedFileError
+	return errors.As(err, &le) || errors.As(err, &se) || (errors.As(err, &rf) && rf.Limit) || errors.Is(err, sandbox.ErrClosed) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 

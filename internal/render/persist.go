@@ -185,6 +185,7 @@ type diskRelease struct {
 	}
 	Approximate      []string              `json:",omitempty"`
 	UnmatchedPatches []helm.UnmatchedPatch `json:",omitempty"`
+	SkippedCRDs      []string              `json:",omitempty"`
 }
 
 // loadRelease returns the stored render kept under key (renderChart's key: the chart's
@@ -205,7 +206,7 @@ func (c *Cache) loadRelease(key string) (*helm.Result, error, bool) {
 	if rec.Err != "" {
 		return nil, errors.New(rec.Err), true
 	}
-	res := &helm.Result{Approximate: rec.Approximate, UnmatchedPatches: rec.UnmatchedPatches, Docs: make([]helm.Doc, len(rec.Docs))}
+	res := &helm.Result{Approximate: rec.Approximate, UnmatchedPatches: rec.UnmatchedPatches, SkippedCRDs: rec.SkippedCRDs, Docs: make([]helm.Doc, len(rec.Docs))}
 	for i, d := range rec.Docs {
 		var obj map[string]any
 		if utiljson.Unmarshal(d.Object, &obj) != nil || obj == nil {
@@ -230,7 +231,7 @@ func (c *Cache) saveRelease(key string, res *helm.Result, chartErr error) {
 		}
 		return
 	}
-	rec.Approximate, rec.UnmatchedPatches = res.Approximate, res.UnmatchedPatches
+	rec.Approximate, rec.UnmatchedPatches, rec.SkippedCRDs = res.Approximate, res.UnmatchedPatches, res.SkippedCRDs
 	for _, d := range res.Docs {
 		obj, err := json.Marshal(d.Object)
 		if err != nil {

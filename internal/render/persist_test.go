@@ -33,6 +33,7 @@ func TestReleaseRoundTrip(t *testing.T) {
 		},
 		Approximate:      []string{"lookup returns nothing without a cluster"},
 		UnmatchedPatches: []helm.UnmatchedPatch{{Renderer: 1, Patch: 2, Target: "kind=Deployment,name=web"}},
+		SkippedCRDs:      []string{"example.com/Widget"},
 	}
 	v := reflect.ValueOf(*res)
 	for i := range v.NumField() {

@@ -64,6 +64,12 @@ func (r *Report) diffObjects(b, h *graph.Cluster) {
 			if !rules.KnownGone(ref, b, h) {
 				continue
 			}
+			if why := rules.HelmLeaves(o, b, h); why != "" {
+				c := change(name, o, "")
+				c.Reason = why
+				r.Orphaned = append(r.Orphaned, c)
+				continue
+			}
 			r.Removed = append(r.Removed, change(name, o, ""))
 		}
 	}

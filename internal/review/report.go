@@ -21,6 +21,10 @@ type Report struct {
 	Added   []ObjectChange   `json:"added"`
 	Removed []ObjectChange   `json:"removed"`
 	Changed []ObjectChange   `json:"changed"`
+	// Orphaned lists the objects of a chart that head no longer renders and that Helm
+	// leaves in the cluster (rules.HelmLeaves: helm.sh/resource-policy: keep, a CRD of
+	// crds/): not removed from the cluster, but no longer managed; Reason says why.
+	Orphaned []ObjectChange `json:"orphaned"`
 	// Unreviewed lists what was not built in full at head, so that its findings are unknown;
 	// a verdict with any is never a plain pass.
 	Unreviewed []Unreviewed `json:"unreviewed"`
@@ -77,6 +81,8 @@ type ObjectChange struct {
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Diff     string `json:"diff,omitempty"`
+	// Reason says, for an orphaned object, why Helm leaves it.
+	Reason string `json:"reason,omitempty"`
 }
 
 // KustomizationChange is a Flux Kustomization added, removed or changed (with the unified

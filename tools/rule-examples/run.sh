@@ -160,6 +160,12 @@ new sourcenotfound
 for s in base head; do ks apps ./apps > $R/sourcenotfound/$s/$T; mkdir -p $R/sourcenotfound/$s/apps; cm default settings > $R/sourcenotfound/$s/apps/settings.yaml; done
 sed -i 's/^    name: flux-system$/    name: apps-repo/' $R/sourcenotfound/head/$T
 
+# substitution-type-change: a quoted "${PORT}" in ConfigMap data becomes the integer 8080.
+new typechange
+for s in base head; do ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' > $R/typechange/$s/$T; mkdir -p $R/typechange/$s/apps; done
+cm default settings 'url: http://web:${PORT}' > $R/typechange/base/apps/settings.yaml
+cm default settings 'port: "${PORT}"' > $R/typechange/head/apps/settings.yaml
+
 fix() { rm -rf $R/$1/fixed $R/$1/fixbase; cp -r $R/$1/head $R/$1/fixed; cp -r $R/$1/base $R/$1/fixbase; }
 ann() { # file: add prune disabled annotation after "  name:" line
   sed -i '0,/^  name: .*/s//&\n  annotations:\n    kustomize.toolkit.fluxcd.io\/prune: disabled/' $1; }
@@ -183,7 +189,10 @@ printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmet
 fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
 fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound; do
+fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
+cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
+
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

@@ -275,6 +275,9 @@ type Release struct {
 	// UnmatchedPatches are the postRenderers kustomize patches whose target selects nothing
 	// of the chart's output (helm.Result.UnmatchedPatches).
 	UnmatchedPatches []helm.UnmatchedPatch
+	// SkippedCRDs lists, as "group/Kind", the CRDs of the chart's crds/ that
+	// spec.install.crds: Skip leaves uninstalled (helm.Result.SkippedCRDs).
+	SkippedCRDs []string
 	// ChartKept says why the release was rendered with the chart its HelmChart already holds
 	// (the prior commit's), not the tree's: an in-repo chart whose files change without a
 	// version bump under reconcileStrategy ChartVersion (keptChart); "" when it is the tree's.

@@ -20,6 +20,7 @@ import (
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -81,9 +82,13 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	cfg := offlineConfig(used)
 
 	var docs []Doc
+	var skipped []string
 	// applyCRDs (internal/action/crds.go) processes dependencies before reading CRDObjects,
-	// so only enabled subcharts contribute, and returns before that under Skip.
-	if crds := req.Chart.CRDObjects(); len(crds) > 0 && spec.Install.CRDs != crdsSkip {
+	// so only enabled subcharts contribute, and returns before that under Skip: what it
+	// skips is kept so that missing-crd can name the policy as the cause.
+	if crds := req.Chart.CRDObjects(); len(crds) > 0 && spec.Install.CRDs == crdsSkip {
+		skipped = skippedCRDs(cloneChart(req.Chart), vals)
+	} else if len(crds) > 0 {
 		if err := chartutil.ProcessDependencies(req.Chart, vals); err != nil {
 			return nil, fmt.Errorf("failed to process chart dependencies: %w", err)
 		}
@@ -154,7 +159,7 @@ func render(ctx context.Context, req Request) (*Result, error) {
 	}
 	approx = append(approx, used.names()...)
 	slices.Sort(approx)
-	return &Result{Docs: docs, Approximate: slices.Compact(approx), UnmatchedPatches: patches.unmatched()}, nil
+	return &Result{Docs: docs, Approximate: slices.Compact(approx), UnmatchedPatches: patches.unmatched(), SkippedCRDs: skipped}, nil
 }
 
 // checkSchema processes c's dependencies and validates vals coalesced with its defaults.
@@ -210,6 +215,24 @@ func crdDocs(crds []chart.CRD, namespace, name string) ([]Doc, error) {
 		}
 	}
 	return docs, nil
+}
+
+// skippedCRDs lists the "group/Kind" of the CRDs in crds/ of ch's enabled charts, sorted;
+// a chart whose dependencies or CRD files do not read gives what could be read (the
+// render reports the error itself when it matters).
+func skippedCRDs(ch *chart.Chart, vals map[string]any) []string {
+	_ = chartutil.ProcessDependencies(ch, vals)
+	docs, _ := crdDocs(ch.CRDObjects(), "", "")
+	var out []string
+	for _, d := range docs {
+		group, _, _ := unstructured.NestedString(d.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(d.Object, "spec", "names", "kind")
+		if kind != "" {
+			out = append(out, group+"/"+kind)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // manifestDocs splits a release manifest at Helm's "---\n# Source: <path>\n" headers

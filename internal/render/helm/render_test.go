@@ -57,27 +57,31 @@ metadata:
 		name, spec string
 		values     map[string]any
 		want       []Doc
+		skipped    []string // Result.SkippedCRDs
 	}{
 		{"crds default to Create", "  targetNamespace: apps\n", map[string]any{"replicas": 2},
-			[]Doc{widgets, gadgets, subCM, svc, deploy, hook}},
+			[]Doc{widgets, gadgets, subCM, svc, deploy, hook}, nil},
 		{"CreateReplace", "  targetNamespace: apps\n  install:\n    crds: CreateReplace\n", map[string]any{"replicas": 2},
-			[]Doc{widgets, gadgets, subCM, svc, deploy, hook}},
+			[]Doc{widgets, gadgets, subCM, svc, deploy, hook}, nil},
 		{"Skip", "  targetNamespace: apps\n  install:\n    crds: Skip\n", map[string]any{"replicas": 2},
-			[]Doc{subCM, svc, deploy, hook}},
+			[]Doc{subCM, svc, deploy, hook}, []string{"example.com/Gadget", "example.com/Widget"}},
+		{"Skip with the subchart disabled skips the parent's CRDs only", "  targetNamespace: apps\n  install:\n    crds: Skip\n",
+			map[string]any{"replicas": 2, "sub": map[string]any{"enabled": false}},
+			[]Doc{svc, deploy, hook}, []string{"example.com/Widget"}},
 		{"disabled subchart brings neither objects nor CRDs", "  targetNamespace: apps\n",
 			map[string]any{"replicas": 2, "sub": map[string]any{"enabled": false}},
-			[]Doc{widgets, svc, deploy, hook}},
+			[]Doc{widgets, svc, deploy, hook}, nil},
 		{"createNamespace with targetNamespace", "  targetNamespace: apps\n  install:\n    createNamespace: true\n    crds: Skip\n", map[string]any{"replicas": 2},
-			[]Doc{{Object: obj(t, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n  labels:\n    name: apps\n")}, subCM, svc, deploy, hook}},
+			[]Doc{{Object: obj(t, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n  labels:\n    name: apps\n")}, subCM, svc, deploy, hook}, []string{"example.com/Gadget", "example.com/Widget"}},
 		{"disableHooks", "  targetNamespace: apps\n  install:\n    disableHooks: true\n", map[string]any{"replicas": 2},
-			[]Doc{widgets, gadgets, subCM, svc, deploy}},
+			[]Doc{widgets, gadgets, subCM, svc, deploy}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Render(context.Background(), Request{Chart: loadChart(t, appChart()), HelmRelease: hrObj(t, tc.spec), Values: tc.values})
 			if err != nil {
 				t.Fatalf("Render: %v", err)
 			}
-			if diff := cmp.Diff(&Result{Docs: tc.want}, res); diff != "" {
+			if diff := cmp.Diff(&Result{Docs: tc.want, SkippedCRDs: tc.skipped}, res); diff != "" {
 				t.Errorf("Render (-want +got):\n%s", diff)
 			}
 		})

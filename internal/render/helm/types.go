@@ -46,6 +46,9 @@ type Result struct {
 	Docs             []Doc
 	Approximate      []string
 	UnmatchedPatches []UnmatchedPatch
+	// SkippedCRDs lists, as "group/Kind", the CRDs of the chart's crds/ folders (enabled
+	// subcharts included) that spec.install.crds: Skip leaves uninstalled; nil otherwise.
+	SkippedCRDs []string
 }
 
 // UnmatchedPatch is spec.postRenderers[Renderer].kustomize.patches[Patch], whose Target

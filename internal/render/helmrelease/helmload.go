@@ -64,7 +64,10 @@ func LoadRepoChart(snap *graph.Snapshot, cs ChartSource, maxBytes int64) (*repoC
 			}
 			data, ok := snap.Read(full)
 			if !ok {
-				continue // a symlink or a refused file: source-controller's artifact has neither
+				if err := refusedFile(snap, full); err != nil {
+					return err
+				}
+				continue // a symlink: source-controller's artifact has none
 			}
 			if total += int64(len(data)); total > maxBytes {
 				return fmt.Errorf("chart %s is over tiergate's limit of %d bytes (--max-build-bytes)", cs.Dir, maxBytes)
@@ -127,6 +130,9 @@ func mergeFileValues(snap *graph.Snapshot, cs ChartSource, sum *strings.Builder)
 		rel := fsys.CleanPath(path.Join(cs.root, p))
 		data, ok := snap.Read(rel)
 		if !ok {
+			if err := refusedFile(snap, rel); err != nil {
+				return nil, err
+			}
 			if cs.ignoreMissing {
 				continue
 			}
@@ -140,6 +146,32 @@ func mergeFileValues(snap *graph.Snapshot, cs ChartSource, sum *strings.Builder)
 		fmt.Fprintf(sum, "values\x00%s\x00%s\x00", p, snap.Digest(rel))
 	}
 	return out, nil
+}
+
+// RefusedFileError is a chart or values file that source-controller packs into the
+// artifact but that tiergate's source kept out unread (fsys.SourceBuilder): YAML aliases
+// that expand without bound, or a file over --max-file-bytes. Dropping it would render the
+// chart without it and pass silently, so the render fails naming the file. Limit says the
+// refusal is tiergate's own bound (the size), not one Helm shares: Helm's YAML reader also
+// refuses the aliases ("excessive aliasing", sigs.k8s.io/yaml/goyaml.v2 decode), so that
+// is the chart's failure.
+type RefusedFileError struct {
+	File, Why string
+	Limit     bool
+}
+
+func (e *RefusedFileError) Error() string {
+	return fmt.Sprintf("chart file %s is not read: %s", e.File, e.Why)
+}
+
+// refusedFile is the RefusedFileError of regular file rel that snap refused, nil for one
+// that is absent or a symlink (not in source-controller's artifact either).
+func refusedFile(snap *graph.Snapshot, rel string) error {
+	why, ok := snap.Refused[rel]
+	if !ok || snap.State(rel) != "file" {
+		return nil
+	}
+	return &RefusedFileError{File: rel, Why: why, Limit: !strings.Contains(why, "YAML aliases")}
 }
 
 func dirMode(dir bool) fs.FileMode {

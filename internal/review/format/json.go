@@ -24,7 +24,7 @@ func JSON(w io.Writer, r *review.Report) error {
 	if c.Ignored == nil {
 		c.Ignored = []review.IgnoredFinding{}
 	}
-	for _, l := range []*[]review.ObjectChange{&c.Added, &c.Removed, &c.Changed} {
+	for _, l := range []*[]review.ObjectChange{&c.Added, &c.Removed, &c.Changed, &c.Orphaned} {
 		if *l == nil {
 			*l = []review.ObjectChange{}
 		}

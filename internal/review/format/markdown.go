@@ -276,6 +276,7 @@ func (d *doc) writeLists(b *strings.Builder, k keep) {
 	}
 	writeObjectList(b, "Added objects", d.added[:take(len(d.added))], len(d.added))
 	writeObjectList(b, "Removed objects", d.removed[:take(len(d.removed))], len(d.removed))
+	writeObjectList(b, "Left in the cluster by Helm (orphaned, no longer managed)", d.orphaned[:take(len(d.orphaned))], len(d.orphaned))
 	writeEntries(b, "Kustomization changes", d.ksChanges, take(len(d.ksChanges)), k[cutKsDiffs])
 	writeEntries(b, "Changed objects", d.changed, take(len(d.changed)), k[cutChangedDiffs])
 }
@@ -344,6 +345,7 @@ type doc struct {
 	graphs             []string
 	moves, added       []string
 	removed            []string
+	orphaned           []string
 	ksChanges, changed []entry
 	full               keep
 	limit              int
@@ -402,6 +404,9 @@ func (d *doc) addLists(r *review.Report) {
 	for _, c := range r.Removed {
 		d.removed = append(d.removed, "- "+changeSummary(c)+"\n")
 	}
+	for _, c := range r.Orphaned {
+		d.orphaned = append(d.orphaned, "- "+changeSummary(c)+" · "+esc(c.Reason)+"\n")
+	}
 	for _, c := range r.KustomizationChanges {
 		d.ksChanges = append(d.ksChanges, ksEntry(c))
 	}
@@ -412,7 +417,7 @@ func (d *doc) count() {
 	d.full = keep{
 		cutChangedDiffs: countDiffs(d.changed),
 		cutKsDiffs:      countDiffs(d.ksChanges),
-		cutLists:        len(d.moves) + len(d.added) + len(d.removed) + len(d.ksChanges) + len(d.changed),
+		cutLists:        len(d.moves) + len(d.added) + len(d.removed) + len(d.orphaned) + len(d.ksChanges) + len(d.changed),
 		cutGraphs:       len(d.graphs),
 		cutExistingRows: len(d.existingRows),
 		cutResolvedRows: len(d.resolvedRows),

@@ -205,6 +205,7 @@ var Change = []ChangeRule{
 	{"prune-transient", pruneTransient},
 	{"destructive-prune", destructivePrune},
 	{"helm-uninstall", helmUninstall},
+	{"values-from-not-found", valuesFromNotFound},
 	{"crd-not-upgraded", crdNotUpgraded},
 }
 

@@ -130,6 +130,38 @@ func suspended(o *graph.Object) bool {
 	return b
 }
 
+// HelmLeaves says why Helm leaves o, an object the chart of a HelmRelease rendered at base
+// that head no longer has, in the cluster with no release managing it: the HelmRelease is
+// uninstalled (uninstallReason) or upgraded and o is annotated helm.sh/resource-policy: keep
+// (the uninstall reads the stored manifest, the upgrade the live object; helmKeeps), or o is
+// a CRD of the chart's crds/ (applied outside the release). "" when Helm deletes it, when
+// o's HelmRelease is not at base, or for a hook (its hook-delete-policy decides). The
+// review lists such objects as orphaned, not removed.
+func HelmLeaves(o *graph.Object, base, head *graph.Cluster) string {
+	if o.HelmRelease == "" {
+		return ""
+	}
+	hr := helmReleaseOf(base, o.Owner, o.HelmRelease)
+	if hr == nil {
+		return ""
+	}
+	if _, hook := o.Body.GetAnnotations()["helm.sh/hook"]; hook {
+		return ""
+	}
+	uninstall := uninstallReason(hr, base, head) != ""
+	if !helmKeeps(o, uninstall) {
+		return ""
+	}
+	what := "upgrade"
+	if uninstall {
+		what = "uninstall"
+	}
+	if crdsFile(o.Template) {
+		return fmt.Sprintf("a CRD of the chart's crds/ (%s), which helm-controller applies outside release %s: the %s leaves it", o.Template, releaseLabel(hr), what)
+	}
+	return fmt.Sprintf("annotated helm.sh/resource-policy: keep, so the %s of release %s leaves it in the cluster, managed by nothing", what, releaseLabel(hr))
+}
+
 // helmDeletes says how helm-controller deletes o, an object the chart of a HelmRelease
 // rendered at base that this release no longer renders at head: "uninstall" when the
 // release is uninstalled (uninstallReason), "upgrade" when the HelmRelease still applies,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -109,7 +110,7 @@ func causeOf(c *graph.Cluster, hr *graph.Object, name, msg string) renderCause {
 				name, m[1], loc(l))}
 		}
 		l := at("spec", "postRenderers")
-		return renderCause{line: l, advice: fmt.Sprintf("Fix spec.postRenderers of HelmRelease %s (%s) so that it applies to what the chart renders: %s.", name, loc(l), detail)}
+		return renderCause{line: l, advice: fmt.Sprintf("Fix spec.postRenderers of HelmRelease %s (%s) so that it applies to what the chart renders: %s.", name, loc(l), brief(detail))}
 	}
 	if m := execError.FindStringSubmatch(msg); m != nil {
 		if api := apiVersionRef.FindStringSubmatch(m[2]); api != nil {
@@ -119,16 +120,16 @@ func causeOf(c *graph.Cluster, hr *graph.Object, name, msg string) renderCause {
 			}
 			return renderCause{line: chartKeyLine(c, hr), advice: fmt.Sprintf(
 				"The chart stops because the cluster does not serve %s (%q, template %s): if the cluster serves it (a CRD installed out of band), add `- %s` to `apiVersions:` in .tiergate.yaml; otherwise install its CRD first (a Kustomization or HelmRelease that HelmRelease %s depends on).",
-				entry, m[2], m[1], entry, name)}
+				entry, brief(m[2]), m[1], entry, name)}
 		}
 		key := firstKey(m[2])
 		l := valuesLine(c, hr, key)
 		if key == "" {
 			return renderCause{line: l, advice: fmt.Sprintf("Give HelmRelease %s the values its chart asks for (`required`/`fail` in template %s: %q), in spec.values (%s) or the valuesFrom source that holds them.",
-				name, m[1], m[2], loc(l))}
+				name, m[1], brief(m[2]), loc(l))}
 		}
 		return renderCause{line: l, advice: fmt.Sprintf("Set `%s` in the values of HelmRelease %s (spec.values, %s, or the valuesFrom source that holds it): template %s stops with %q without it.",
-			key, name, loc(l), m[1], m[2])}
+			key, name, loc(l), m[1], brief(m[2]))}
 	}
 	if m := valuesRef.FindStringSubmatch(msg); m != nil {
 		key := strings.TrimPrefix(m[1], ".")
@@ -232,4 +233,20 @@ func chartKeyLine(c *graph.Cluster, hr *graph.Object) int {
 		}
 	}
 	return hr.Line
+}
+
+// maxQuote caps, in bytes, the part of Helm's message a suggestion quotes: the message
+// itself is in the finding (capMessage), the suggestion needs only enough to recognise it.
+const maxQuote = 300
+
+// brief is s cut to maxQuote bytes on a rune boundary, "…" marking the cut.
+func brief(s string) string {
+	if len(s) <= maxQuote {
+		return s
+	}
+	n := maxQuote
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -36,7 +37,7 @@ func helmRenderError(c, _ *graph.Cluster, _ *Env) []Finding {
 			out = append(out, Finding{
 				Rule: "helm-render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(), Object: &id,
 				Message: fmt.Sprintf("HelmRelease %s's chart fails to render as helm-controller renders it, so its install or upgrade fails and the release keeps what it has: %s",
-					hr, e.Err.Message),
+					hr, capMessage(e.Err.Message)),
 				Suggestion: advice,
 				File:       e.Err.File, Line: line,
 				resolvedAdvice: "Nothing to do: the chart renders at head.",
@@ -55,4 +56,22 @@ func manifestOf(ks *graph.Kustomization, id graph.ObjectID) *graph.Object {
 		}
 	}
 	return nil
+}
+
+// maxRenderMessage caps Helm's message in a helm-render-error, in bytes: a chart's `fail`
+// or `required` text is the chart's to choose, and one long text must not fill the report
+// and the comment (GitHub caps a comment at 65,536 characters).
+const maxRenderMessage = 4000
+
+// capMessage is msg cut to maxRenderMessage bytes on a rune boundary, saying how many bytes
+// were cut.
+func capMessage(msg string) string {
+	if len(msg) <= maxRenderMessage {
+		return msg
+	}
+	n := maxRenderMessage
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s … (Helm's message cut here: %d more bytes)", msg[:n], len(msg)-n)
 }

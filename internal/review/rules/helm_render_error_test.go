@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -37,6 +39,33 @@ func TestHelmRenderError(t *testing.T) {
 			Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/app", File: "apps/hr.yaml", Line: 2,
 			Msg:  []string{"HelmRelease widgets/app's chart fails to render as helm-controller renders it", "render HelmRelease widgets/app (chart app 0.1.0): execution error at (app/templates/cm.yaml:6:10): image.tag is required"},
 			Sugg: []string{"Set `image.tag` in the values of HelmRelease widgets/app (spec.values, apps/hr.yaml:2, or the valuesFrom source that holds it): template app/templates/cm.yaml:6:10 stops with \"image.tag is required\" without it."}}})
+	})
+	// A chart's `fail` text is its own: a long one is cut at maxRenderMessage bytes, on a
+	// rune boundary, saying how much was cut.
+	t.Run("long fail message is cut", func(t *testing.T) {
+		t.Parallel()
+		long := map[string]string{"charts/long/Chart.yaml": "apiVersion: v2\nname: long\nversion: 0.1.0\n",
+			"charts/long/templates/cm.yaml": "{{ fail (repeat 2000 \"abcdefghijé\") }}\n"}
+		c := renderTree(t, merge(chart, long, map[string]string{"apps/hr.yaml": widgetHR("long", "long")}))
+		checkBuilt(t, c)
+		got := helmRenderError(c, nil, testEnv())
+		if len(got) != 1 {
+			t.Fatalf("findings:\n%s", dump(got))
+		}
+		prefix := "HelmRelease widgets/long's chart fails to render as helm-controller renders it, so its install or upgrade fails and the release keeps what it has: " +
+			"render HelmRelease widgets/long (chart long 0.1.0): execution error at (long/templates/cm.yaml:1:3): "
+		helmMsg := "render HelmRelease widgets/long (chart long 0.1.0): execution error at (long/templates/cm.yaml:1:3): " + strings.Repeat("abcdefghijé", 2000)
+		kept := helmMsg[:3999] // byte 4000 is inside an "é"
+		want := "HelmRelease widgets/long's chart fails to render as helm-controller renders it, so its install or upgrade fails and the release keeps what it has: " +
+			kept + fmt.Sprintf(" … (Helm's message cut here: %d more bytes)", len(helmMsg)-3999)
+		wantSugg := "Give HelmRelease widgets/long the values its chart asks for (`required`/`fail` in template long/templates/cm.yaml:1:3: \"" +
+			strings.Repeat("abcdefghijé", 25) + "…\"), in spec.values (apps/hr.yaml:2) or the valuesFrom source that holds them."
+		if got[0].Suggestion != wantSugg {
+			t.Errorf("suggestion (%d bytes) = %q\nwant %q", len(got[0].Suggestion), got[0].Suggestion, wantSugg)
+		}
+		if !strings.HasPrefix(got[0].Message, prefix) || got[0].Message != want {
+			t.Errorf("start %q\nmessage (%d bytes) ends\n%s\nwant (%d bytes)\n%s", got[0].Message[:260], len(got[0].Message), got[0].Message[len(got[0].Message)-120:], len(want), want[len(want)-120:])
+		}
 	})
 	t.Run("renders", func(t *testing.T) {
 		t.Parallel()

@@ -46,9 +46,15 @@ func helmUninstall(base, head *graph.Cluster, _ *Env) []Finding {
 // at; none when Helm keeps everything the release holds.
 func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, head *graph.Cluster) (Finding, bool) {
 	name := hrName(hr.ID)
-	var deleted, elsewhere, crit []string
+	var deleted, elsewhere, crit, kept []string
 	for _, o := range base.Kustomizations[hr.Owner].Objects {
-		if o.HelmRelease != name || helmKeeps(o, true) {
+		if o.HelmRelease != name {
+			continue
+		}
+		if helmKeeps(o, true) {
+			if _, hook := o.Body.GetAnnotations()["helm.sh/hook"]; !hook && len(applied(head, o.ID)) == 0 {
+				kept = append(kept, o.ID.String())
+			}
 			continue
 		}
 		deleted = append(deleted, o.ID.String())
@@ -60,11 +66,15 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 		}
 	}
 	unknown := releaseUnknown(base.Kustomizations[hr.Owner], hr.ID)
-	if len(deleted) == 0 && unknown == "" {
+	if len(deleted) == 0 && unknown == "" && len(kept) == 0 {
 		return Finding{}, false
 	}
 	sev := Warning
 	msg := fmt.Sprintf("%s: the uninstall deletes %d object(s) of the release (%s)", why, len(deleted), listed(deleted))
+	if len(deleted) == 0 {
+		sev = Notice // Helm keeps all of it
+		msg = fmt.Sprintf("%s: the uninstall deletes nothing", why)
+	}
 	if unknown != "" {
 		msg = fmt.Sprintf("%s: what it deletes is unknown, since %s", why, unknown)
 	}
@@ -76,12 +86,18 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 		sev = Error
 		msg += fmt.Sprintf(". It deletes %s", listed(crit))
 	}
+	if len(kept) > 0 {
+		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (%s): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed", len(kept), listed(kept))
+	}
 	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
 	if at != hr {
 		f.Line = releaseFieldLine(head, hr, at) // the changed release target's line, inside the diff
 	}
 	f.Message = msg + "."
 	f.Suggestion = uninstallAdvice(name, at != hr)
+	if len(deleted) == 0 && unknown == "" {
+		f.Suggestion = fmt.Sprintf("Nothing to do if the kept objects should stay in the cluster unmanaged: %s. To have them managed again, apply them from a Kustomization or another release; to remove them, delete them by hand (no controller will).", listed(kept))
+	}
 	return f, true
 }
 

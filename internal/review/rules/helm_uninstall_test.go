@@ -69,10 +69,15 @@ func TestHelmUninstall(t *testing.T) {
 				chart("app", map[string]string{"templates/cm.yaml": kept(configMap("", "cm")), "templates/pvc.yaml": kept(pvc("", "data", ""))})),
 		},
 		{
-			// filterManifestsToKeep trims and lowercases the policy.
-			name: "negative: removed with helm.sh/resource-policy: ' Keep' (uninstall trims and lowercases)",
+			// filterManifestsToKeep trims and lowercases the policy. Nothing is deleted: a
+			// notice that names the kept orphan, never an error or a warning.
+			name: "removed with helm.sh/resource-policy: ' Keep' (uninstall trims and lowercases): kept orphans",
 			base: merge(tiers(true), hr, chart("app", map[string]string{"templates/cm.yaml": withAnnotation(configMap("", "cm"), "helm.sh/resource-policy", `" Keep"`)})),
 			head: merge(tiers(true), chart("app", cm)),
+			want: []want{{Rule: "helm-uninstall", Severity: Notice, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: the uninstall deletes nothing. " +
+					"Helm leaves 1 object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (ConfigMap/default/cm): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed."},
+				Sugg: []string{"Nothing to do if the kept objects should stay in the cluster unmanaged: ConfigMap/default/cm. To have them managed again, apply them from a Kustomization or another release;"}}},
 		},
 		{
 			name: "negative: removed from a Kustomization without prune",

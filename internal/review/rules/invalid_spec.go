@@ -25,7 +25,8 @@ import (
 // ResourceManager.ApplyAllStaged), so one rejected object fails the whole Kustomization on
 // every reconcile; a chart's object fails its HelmRelease's install or upgrade. A
 // Kustomization object the schema rejects is render-error's (its parent fails to apply);
-// custom resources of other kinds have no schema here. Unknown fields are not judged: the
+// custom resources of other kinds have no schema here. A field postBuild substitution made a
+// number is substitution-type-change's. Unknown fields are not judged: the
 // API server only warns of them by default (fieldValidation=Warn).
 func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
@@ -34,7 +35,7 @@ func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 			return
 		}
 		field, msg, schema := rejected(o)
-		if msg == "" {
+		if msg == "" || substitutedType(o, field) {
 			return
 		}
 		f := objectFinding("invalid-spec", Error, c.Name, o, ks.Ref)
@@ -96,6 +97,23 @@ func builtinRejected(o *graph.Object) (field, msg, schema string) {
 		return te.Field, fmt.Sprintf("%s must be %s, got %s", te.Field, fluxschema.JSONKind(te.Type), fluxschema.Article(te.Value)), schema
 	}
 	return "", err.Error(), schema
+}
+
+// substitutedType reports whether the rejected field (a dotted path, list positions
+// optional) is, or holds, a field that postBuild substitution turned into another type:
+// substitution-type-change reports that one at the field's line, with its cause and fix.
+func substitutedType(o *graph.Object, field string) bool {
+	if field == "" {
+		return false
+	}
+	want := listIndex.ReplaceAllString(field, "")
+	for _, tc := range o.TypeChanges {
+		got := listIndex.ReplaceAllString(fieldName(tc.Path), "")
+		if got == want || strings.HasPrefix(got, want+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // applierFails says what fails when the API server rejects o, as invalid-name says it.

@@ -32,6 +32,7 @@ func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 	unknown := capList(append(unknownProducers(c), env.UnknownCRDs...), 3)
 	var out []Finding
 	noticed := map[string]bool{} // unknown: one notice per kind for the cluster
+	skipped := skippedCRDs(c)
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		if len(ks.Remote) > 0 {
@@ -58,6 +59,11 @@ func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 					names = append(names, "a "+p.TriggerName())
 				}
 				catalog = fmt.Sprintf(" (the runtime-CRD catalog has it from %s, and cluster %s has none)", joinOr(names), c.Name)
+			}
+			if sk, ok := skipped[gk]; ok {
+				skippedCRDFinding(&f, c, o, ref, kind, sk)
+				out = append(out, f)
+				continue
 			}
 			if len(unknown) > 0 {
 				noticed[gk] = true
@@ -95,6 +101,62 @@ func chartMissingCRD(f *Finding, c *graph.Cluster, o *graph.Object, kind, catalo
 		o.ID, o.Template, o.HelmRelease, kind, c.Name, catalog, o.HelmRelease, o.ID.Kind, o.Body.GetAPIVersion())
 	f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster before HelmRelease %s (its chart in a HelmRelease that %s dependsOn, or its CRD manifests in a Kustomization applied first), turn off what renders %s in the values of HelmRelease %s (%s:%d), or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
 		kind, o.HelmRelease, o.HelmRelease, o.Template, o.HelmRelease, o.File, o.Line, o.ID.Group)
+}
+
+// skippedCRD is a HelmRelease whose chart has a CRD in crds/ that its install.crds: Skip
+// leaves uninstalled, with the line of that policy.
+type skippedCRD struct {
+	hr         string // namespace/name
+	file       string
+	line       int
+	policyLine int
+}
+
+// skippedCRDs maps "group/Kind" to the first HelmRelease (in build order) whose chart ships
+// its CRD in crds/ under install.crds: Skip (graph.Release.SkippedCRDs).
+func skippedCRDs(c *graph.Cluster) map[string]skippedCRD {
+	out := map[string]skippedCRD{}
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		for _, rel := range ks.Releases {
+			if len(rel.SkippedCRDs) == 0 {
+				continue
+			}
+			o := manifestOf(ks, rel.HelmRelease)
+			if o == nil {
+				continue
+			}
+			line, _ := keyLine(c, o.File, o.Line, "spec", "install", "crds")
+			for _, gk := range rel.SkippedCRDs {
+				if _, ok := out[gk]; !ok {
+					out[gk] = skippedCRD{hr: rel.HelmRelease.Namespace + "/" + rel.HelmRelease.Name, file: o.File, line: o.Line, policyLine: line}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// skippedCRDFinding words f for object o of kind, whose CRD the chart of sk.hr ships in
+// crds/ but does not install: helm-controller's applyCRDs (internal/action/crds.go) returns
+// before reading the chart's CRDs under policy Skip, and Helm installs crds/ only through
+// it (the install runs with SkipCRDs), so the kind stays unknown to the API server.
+func skippedCRDFinding(f *Finding, c *graph.Cluster, o *graph.Object, ref graph.Ref, kind string, sk skippedCRD) {
+	cause := fmt.Sprintf("HelmRelease %s's chart ships the CRD of %s in crds/, but its spec.install.crds is Skip (%s:%d), so helm-controller never installs it (applyCRDs skips crds/ under that policy) and no other Kustomization or chart of cluster %s does",
+		sk.hr, kind, sk.file, sk.policyLine, c.Name)
+	fail := fmt.Sprintf("the dry-run of %s fails with 'no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing", ref, o.ID.Kind, o.Body.GetAPIVersion())
+	if o.HelmRelease != "" {
+		fail = fmt.Sprintf("helm-controller's install or upgrade of %s fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"%s\" in version \"%s\"' and applies nothing of the release",
+			o.HelmRelease, o.ID.Kind, o.Body.GetAPIVersion())
+	}
+	what := o.ID.String()
+	if o.Template != "" {
+		what += fmt.Sprintf(" (chart template %s of HelmRelease %s)", o.Template, o.HelmRelease)
+	}
+	f.Severity = Error
+	f.Message = fmt.Sprintf("%s is of kind %s: %s; %s.", what, kind, cause, fail)
+	f.Suggestion = fmt.Sprintf("Set `crds: CreateReplace` (or `Create`) under spec.install of HelmRelease %s (%s:%d) so that helm-controller installs the chart's CRDs, or install the CRD of %s from a CRD tier (a Kustomization with the CRD manifests, `wait: true`) that %s dependsOn.",
+		sk.hr, sk.file, sk.policyLine, kind, ref)
 }
 
 // joinOr joins phrases as "a, b or c".

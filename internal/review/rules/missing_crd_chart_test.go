@@ -36,6 +36,31 @@ func TestMissingCRDChart(t *testing.T) {
 			name:  "the CRD in the chart's crds",
 			files: apps(chart("podinfo", map[string]string{"templates/sm.yaml": sm("podinfo"), "crds/sm.yaml": crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "Namespaced")})),
 		},
+		// install.crds: Skip leaves the chart's crds/ uninstalled: the message names the
+		// policy as the cause, for the chart's own objects and for a CR of another tier.
+		{
+			name: "the CRD in the chart's crds under install.crds Skip",
+			files: merge(chart("podinfo", map[string]string{"templates/sm.yaml": sm("podinfo"), "crds/sm.yaml": crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "Namespaced")}),
+				map[string]string{tierFile("apps"): tier("apps", "./apps", true), "apps/hr.yaml": helmRelease("apps", "podinfo", "podinfo", "install:", "  crds: Skip"),
+					tierFile("config"): tier("config", "./config", true, dependsOn("apps")...), "config/sm.yaml": obj("monitoring.coreos.com/v1", "ServiceMonitor", "apps", "extra", "spec: {}")}),
+			want: []want{{Rule: "missing-crd", Severity: Error, Kustomization: "flux-system/apps",
+				Object: "ServiceMonitor.monitoring.coreos.com/apps/podinfo", File: "apps/hr.yaml", Line: 2,
+				Msg: []string{"ServiceMonitor.monitoring.coreos.com/apps/podinfo (chart template podinfo/templates/sm.yaml of HelmRelease apps/podinfo) is of kind ServiceMonitor.monitoring.coreos.com: " +
+					"HelmRelease apps/podinfo's chart ships the CRD of ServiceMonitor.monitoring.coreos.com in crds/, but its spec.install.crds is Skip (apps/hr.yaml:13), so helm-controller never installs it (applyCRDs skips crds/ under that policy) and no other Kustomization or chart of cluster dev does; " +
+					"helm-controller's install or upgrade of apps/podinfo fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"ServiceMonitor\" in version \"monitoring.coreos.com/v1\"' and applies nothing of the release."},
+				Sugg: []string{"Set `crds: CreateReplace` (or `Create`) under spec.install of HelmRelease apps/podinfo (apps/hr.yaml:13) so that helm-controller installs the chart's CRDs, or install the CRD of ServiceMonitor.monitoring.coreos.com from a CRD tier (a Kustomization with the CRD manifests, `wait: true`) that flux-system/apps dependsOn."}},
+				{Rule: "missing-crd", Severity: Error, Kustomization: "flux-system/config",
+					Object: "ServiceMonitor.monitoring.coreos.com/apps/extra", File: "config/sm.yaml", Line: 2,
+					Msg: []string{"ServiceMonitor.monitoring.coreos.com/apps/extra is of kind ServiceMonitor.monitoring.coreos.com: HelmRelease apps/podinfo's chart ships the CRD of ServiceMonitor.monitoring.coreos.com in crds/, but its spec.install.crds is Skip (apps/hr.yaml:13)",
+						"the dry-run of flux-system/config fails with 'no matches for kind \"ServiceMonitor\" in version \"monitoring.coreos.com/v1\"' on every reconcile and applies nothing."},
+					Sugg: []string{"that flux-system/config dependsOn."}}},
+		},
+		// Negative: Create installs them.
+		{
+			name: "the CRD in the chart's crds under install.crds Create",
+			files: merge(chart("podinfo", map[string]string{"templates/sm.yaml": sm("podinfo"), "crds/sm.yaml": crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "Namespaced")}),
+				map[string]string{tierFile("apps"): tier("apps", "./apps", true), "apps/hr.yaml": helmRelease("apps", "podinfo", "podinfo", "install:", "  crds: Create")}),
+		},
 		{
 			name:  "built-in kinds only",
 			files: apps(chart("podinfo", map[string]string{"templates/cm.yaml": configMap("", "settings")})),

@@ -85,4 +85,9 @@ spec:
 	if d := cmp.Diff(want, rows); d != "" {
 		t.Errorf("findings (-want +got):\n%s", d)
 	}
+	// The API server refuses the ConfigMap and the Deployment for these fields: this rule
+	// says why, at the field, so invalid-spec does not report them again.
+	if got := stateRule(t, "invalid-spec")(c, nil, testEnv()); len(got) != 0 {
+		t.Errorf("invalid-spec reports %s", dump(got))
+	}
 }

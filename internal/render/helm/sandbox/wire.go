@@ -104,6 +104,7 @@ type wireResponse struct {
 	Approximate []string
 	ApproxNil   bool
 	Unmatched   []helm.UnmatchedPatch
+	SkippedCRDs []string
 }
 
 type wireDoc struct {
@@ -183,7 +184,7 @@ func encodeResponse(res *helm.Result, renderErr error) (*wireResponse, error) {
 	if res == nil {
 		return &wireResponse{NoResult: true}, nil
 	}
-	w := &wireResponse{DocsNil: res.Docs == nil, Approximate: res.Approximate, ApproxNil: res.Approximate == nil, Unmatched: res.UnmatchedPatches}
+	w := &wireResponse{DocsNil: res.Docs == nil, Approximate: res.Approximate, ApproxNil: res.Approximate == nil, Unmatched: res.UnmatchedPatches, SkippedCRDs: res.SkippedCRDs}
 	for i, d := range res.Docs {
 		obj, err := encodeValue(fmt.Sprintf("docs[%d]", i), d.Object)
 		if err != nil {
@@ -198,7 +199,7 @@ func (w *wireResponse) decode() *helm.Result {
 	if w.NoResult {
 		return nil
 	}
-	res := &helm.Result{Approximate: w.Approximate, UnmatchedPatches: w.Unmatched}
+	res := &helm.Result{Approximate: w.Approximate, UnmatchedPatches: w.Unmatched, SkippedCRDs: w.SkippedCRDs}
 	if !w.ApproxNil && res.Approximate == nil {
 		res.Approximate = []string{}
 	}

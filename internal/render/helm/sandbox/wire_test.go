@@ -168,3 +168,21 @@ func TestLimitErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestResultRoundTrip: a Result crosses the worker boundary with every field set (a field
+// the wire form forgets is lost for every sandboxed render).
+func TestResultRoundTrip(t *testing.T) {
+	res := &helm.Result{
+		Docs:             []helm.Doc{{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}, Template: "app/templates/cm.yaml", Hook: "pre-install", CRD: true}},
+		Approximate:      []string{"lookup"},
+		UnmatchedPatches: []helm.UnmatchedPatch{{Renderer: 1, Patch: 2, Target: "kind=Deployment,name=web"}},
+		SkippedCRDs:      []string{"example.com/Widget"},
+	}
+	w, err := encodeResponse(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(res, w.decode()); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
