@@ -88,6 +88,7 @@ func (t SourceTree) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 }
 
+// Stat is fs.StatFS's Stat over the source's artifact.
 func (t SourceTree) Stat(name string) (fs.FileInfo, error) {
 	m, ok := t.typeOf(name)
 	if !ok || !fs.ValidPath(name) {
@@ -96,6 +97,7 @@ func (t SourceTree) Stat(name string) (fs.FileInfo, error) {
 	return entryInfo{name: path.Base(name), mode: m}, nil
 }
 
+// ReadDir is fs.ReadDirFS's ReadDir over the source's artifact.
 func (t SourceTree) ReadDir(name string) ([]fs.DirEntry, error) {
 	m, ok := t.typeOf(name)
 	if !ok || !m.IsDir() || !fs.ValidPath(name) {

@@ -79,6 +79,8 @@ func (g *GuardFS) deny(r *Refusal) error {
 	return fmt.Errorf("refused %s: %s", graph.RelPath(g.root, r.path), r.reason)
 }
 
+// ReadFile reads path unless check refuses it or it is an alias bomb, counting its bytes,
+// files and YAML documents against the build's bounds.
 func (g *GuardFS) ReadFile(path string) ([]byte, error) {
 	if r := g.check(path); r != nil {
 		return nil, g.deny(r)
@@ -107,6 +109,7 @@ func (g *GuardFS) ReadFile(path string) ([]byte, error) {
 	return data, err
 }
 
+// Open is filesys.FileSystem's Open, refusing what check refuses.
 func (g *GuardFS) Open(path string) (filesys.File, error) {
 	if r := g.check(path); r != nil {
 		return nil, g.deny(r)
@@ -114,6 +117,7 @@ func (g *GuardFS) Open(path string) (filesys.File, error) {
 	return g.FileSystem.Open(path)
 }
 
+// CleanedAbs is filesys.FileSystem's CleanedAbs, refusing what check refuses.
 func (g *GuardFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
 	if r := g.check(path); r != nil {
 		return "", "", g.deny(r)
@@ -121,9 +125,13 @@ func (g *GuardFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) 
 	return g.FileSystem.CleanedAbs(path)
 }
 
+// Exists reports false for what check refuses.
 func (g *GuardFS) Exists(path string) bool { return g.check(path) == nil && g.FileSystem.Exists(path) }
-func (g *GuardFS) IsDir(path string) bool  { return g.check(path) == nil && g.FileSystem.IsDir(path) }
 
+// IsDir reports false for what check refuses.
+func (g *GuardFS) IsDir(path string) bool { return g.check(path) == nil && g.FileSystem.IsDir(path) }
+
+// ReadDir is filesys.FileSystem's ReadDir, refusing what check refuses.
 func (g *GuardFS) ReadDir(path string) ([]string, error) {
 	if r := g.check(path); r != nil {
 		return nil, g.deny(r)
@@ -131,6 +139,7 @@ func (g *GuardFS) ReadDir(path string) ([]string, error) {
 	return g.FileSystem.ReadDir(path)
 }
 
+// Glob is filesys.FileSystem's Glob, leaving out the matches check refuses.
 func (g *GuardFS) Glob(pattern string) ([]string, error) {
 	matches, err := g.FileSystem.Glob(pattern)
 	var out []string
@@ -142,6 +151,7 @@ func (g *GuardFS) Glob(pattern string) ([]string, error) {
 	return out, err
 }
 
+// Walk is filesys.FileSystem's Walk, refusing what check refuses.
 func (g *GuardFS) Walk(path string, fn filepath.WalkFunc) error {
 	if r := g.check(path); r != nil {
 		return g.deny(r)
