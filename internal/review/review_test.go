@@ -205,7 +205,7 @@ func TestRootUnreadableIsNotGone(t *testing.T) {
 	}
 	wantU := []Unreviewed{{Cluster: "dev", Kind: "Kustomization", Name: "flux-system/apps", Kustomization: "flux-system/apps",
 		Reason: "cluster dev is not reviewed at head: its root clusters/dev/apps.yaml cannot be read there (see its render-error), so what the cluster runs after the merge is unknown; it is not gone",
-		File: "clusters/dev/apps.yaml", Line: 1}}
+		File:   "clusters/dev/apps.yaml", Line: 1}}
 	if d := cmp.Diff(wantU, r.Unreviewed); d != "" {
 		t.Errorf("unreviewed (-want +got):\n%s", d)
 	}
