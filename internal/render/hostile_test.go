@@ -287,13 +287,13 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 		want   graph.BuildError
 	}{
 		{"file over MaxFileBytes", map[string]string{"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - big.yaml\n", "apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", graph.Limits{},
-			graph.BuildError{Message: `refused "big.yaml": apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (--max-file-bytes)`, File: "apps/kustomization.yaml", Line: 3}},
+			graph.BuildError{Message: `refused "big.yaml": apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (--max-file-bytes)`, File: "apps/kustomization.yaml", Line: 3, Limit: true}},
 		{"generated kustomization with a big manifest", map[string]string{"apps/cm.yaml": cm("default", "a")}, "apps/big.yaml", graph.Limits{},
-			graph.BuildError{Message: `refused apps/big.yaml: apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (--max-file-bytes)`, File: "apps/big.yaml", Line: 1}}, // the refused file, not the folder
+			graph.BuildError{Message: `refused apps/big.yaml: apps/big.yaml has 20971520 bytes, over tiergate's per-file limit of 8388608 (--max-file-bytes)`, File: "apps/big.yaml", Line: 1, Limit: true}}, // the refused file, not the folder
 		{"bases included many times over", doubling, "", graph.Limits{MaxBuildFiles: 1000},
-			graph.BuildError{Message: `refused "../../l16": the build has read more than tiergate's limit of 1000 files (--max-build-files); a base included many times over multiplies its files`, File: "apps/l15/b/kustomization.yaml", Line: 2}},
+			graph.BuildError{Message: `refused "../../l16": the build has read more than tiergate's limit of 1000 files (--max-build-files); a base included many times over multiplies its files`, File: "apps/l15/b/kustomization.yaml", Line: 2, Limit: true}},
 		{"a big base included many times over", merge(doubling, map[string]string{"apps/l16/cm.yaml": cm("default", "a", "pad: "+strings.Repeat("x", 100<<10))}), "", graph.Limits{MaxBuildBytes: 1 << 20},
-			graph.BuildError{Message: `refused "cm.yaml": the build has read more than tiergate's limit of 1048576 bytes (--max-build-bytes); a base included many times over multiplies its size`, File: "apps/l16/kustomization.yaml", Line: 1}},
+			graph.BuildError{Message: `refused "cm.yaml": the build has read more than tiergate's limit of 1048576 bytes (--max-build-bytes); a base included many times over multiplies its size`, File: "apps/l16/kustomization.yaml", Line: 1, Limit: true}},
 		{"YAML alias bomb", map[string]string{"apps/kustomization.yaml": "resources: [bomb.yaml]\n", "apps/bomb.yaml": bomb}, "", graph.Limits{},
 			graph.BuildError{Message: `refused "bomb.yaml": apps/bomb.yaml has YAML aliases that expand to 490329075 nodes from 56, which kustomize would expand without bound (billion laughs)`, File: "apps/kustomization.yaml", Line: 1}},
 		{"objects over MaxObjects", map[string]string{"apps/kustomization.yaml": "resources: [a.yaml, b.yaml]\n", "apps/a.yaml": cm("default", "a"), "apps/b.yaml": cm("default", "b")}, "", graph.Limits{MaxObjects: 4},
@@ -301,11 +301,11 @@ func TestBuildLimitsFailTheKustomization(t *testing.T) {
 		{"a long variable referenced many times over", map[string]string{
 			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
 			"apps/cm.yaml":           cm("default", "a", "k: "+strings.Repeat("${X}", 2000))}, "", graph.Limits{MaxBuildBytes: 1 << 20},
-			graph.BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (--max-build-bytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2}},
+			graph.BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (--max-build-bytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2, Limit: true}},
 		{"a replacement that multiplies a variable", map[string]string{
 			"clusters/dev/apps.yaml": ks("apps", "./apps", "postBuild:", "  substitute:", "    X: "+strings.Repeat("a", 1<<10), "    Y: "+strings.Repeat("b", 1<<10)),
 			"apps/cm.yaml":           cm("default", "a", "k: ${X//a/${Y}}${X//a/${Y}}")}, "", graph.Limits{MaxBuildBytes: 1 << 20},
-			graph.BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (--max-build-bytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2}},
+			graph.BuildError{Message: "postBuild substitution of ConfigMap.v1.[noGrp]/a.default would write more than tiergate's limit of 1048576 bytes (--max-build-bytes); a long variable referenced many times multiplies its size", File: "apps/cm.yaml", Line: 2, Limit: true}},
 		{"substitution across the cluster", map[string]string{
 			"clusters/dev/a-first.yaml": ks("a-first", "./first", "postBuild:", "  substitute:", "    X: "+strings.Repeat("x", 1<<10)),
 			"first/cm.yaml":             cm("default", "first", "k: "+strings.Repeat("${X}", 600)),
@@ -374,7 +374,7 @@ func TestManyObjectsInOneBuild(t *testing.T) {
 	}
 	dir := hostile(t, map[string]string{"apps/kustomization.yaml": "resources:\n  - many.yaml\n", "apps/many.yaml": many.String()})
 	apps := renderWithin(t, dir, Options{Limits: graph.Limits{MaxBuildDocuments: 1000}}).Cluster("dev").Kustomizations[appsRef]
-	want := graph.BuildError{Message: `refused "many.yaml": the build has read more than tiergate's limit of 1000 YAML documents (--max-build-documents); kustomize's time grows with their square`, File: "apps/kustomization.yaml", Line: 2}
+	want := graph.BuildError{Message: `refused "many.yaml": the build has read more than tiergate's limit of 1000 YAML documents (--max-build-documents); kustomize's time grows with their square`, File: "apps/kustomization.yaml", Line: 2, Limit: true}
 	if apps.Err == nil {
 		t.Fatalf("apps built %d objects, want a refusal", len(apps.Objects))
 	}

@@ -35,6 +35,10 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 	var diffTime, rulesTime time.Duration
 	for _, p := range graph.MatchClusters(base, head) {
 		b, h := sameName(p)
+		if u, ok := rootUnreadable(b, h, head); ok {
+			r.Unreviewed = append(r.Unreviewed, u) // unknown at head: neither gone nor resolved
+			continue
+		}
 		start := time.Now()
 		r.summarize(b, h)
 		env := &opts.Env
@@ -96,6 +100,31 @@ func clusterGone(b *graph.Cluster) rules.Finding {
 		Suggestion: fmt.Sprintf("If the cluster is decommissioned, uninstall Flux from it (or delete Kustomization %s) before merging; otherwise restore %s.", b.Root, b.RootDir),
 		File:       root.File, Line: root.Line,
 	}
+}
+
+// rootUnreadable reports base cluster b, unmatched at head (h nil), as not reviewed when a
+// head cluster comes from b's root file and its root fails to build there (a YAML error in
+// gotk-sync.yaml: discovery then finds the folder under another identity). The root object
+// in the cluster keeps running its last applied revision: the cluster is not gone, and
+// nothing of it is known at head (its render-error is the head cluster's finding).
+func rootUnreadable(b, h *graph.Cluster, head *graph.Graph) (Unreviewed, bool) {
+	if b == nil || h != nil || b.RootFile == "" {
+		return Unreviewed{}, false
+	}
+	for _, c := range head.Clusters {
+		root := c.Kustomizations[c.Root]
+		if root == nil || root.Err == nil || (c.RootFile != b.RootFile && root.Err.File != b.RootFile) {
+			continue
+		}
+		u := Unreviewed{Cluster: b.Name, Kind: "Kustomization", Name: b.Root.String(), Kustomization: b.Root.String(),
+			Reason: fmt.Sprintf("cluster %s is not reviewed at head: its root %s cannot be read there (see its render-error), so what the cluster runs after the merge is unknown; it is not gone", b.Name, b.RootFile),
+			File:   b.RootFile}
+		if ks := b.Kustomizations[b.Root]; ks != nil {
+			u.File, u.Line = ks.File, ks.Line
+		}
+		return u, true
+	}
+	return Unreviewed{}, false
 }
 
 // sameName returns the pair with the base cluster under the head's name, so that findings

@@ -184,6 +184,33 @@ func TestClusterGoneAtHead(t *testing.T) {
 	}
 }
 
+// TestRootUnreadableIsNotGone: a root file that does not parse at head (discovery then
+// finds the folder, under another cluster identity) leaves the cluster not reviewed at
+// head, never "gone": the render-error of the head's stand-in says what is wrong.
+func TestRootUnreadableIsNotGone(t *testing.T) {
+	base := cluster(obj("ConfigMap", "web", "cm", map[string]any{"a": "1"}))
+	base.ID, base.RootFile = "flux-system/apps@GitRepository/flux-system/flux-system", "clusters/dev/apps.yaml"
+	head := cluster()
+	head.ID, head.RootFile = "folder:clusters/dev", "clusters/dev/apps.yaml"
+	head.Kustomizations[ref].Spec.SourceRef.Kind = "GitRepository"
+	head.Kustomizations[ref].Err = &graph.BuildError{Message: "clusters/dev/apps.yaml:9 is not valid YAML: did not find expected key", File: "clusters/dev/apps.yaml", Line: 9}
+	r := Review(&graph.Graph{Clusters: []*graph.Cluster{base}}, &graph.Graph{Clusters: []*graph.Cluster{head}}, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil)}})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s %s %s %s %s:%d %s", f.Status, f.Severity, f.Rule, f.Kustomization, f.File, f.Line, f.Message))
+	}
+	want := []string{"new error render-error flux-system/apps clusters/dev/apps.yaml:9 Kustomization flux-system/apps fails to build, so Flux applies none of it: clusters/dev/apps.yaml:9 is not valid YAML: did not find expected key"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("findings (-want +got):\n%s", d)
+	}
+	wantU := []Unreviewed{{Cluster: "dev", Kind: "Kustomization", Name: "flux-system/apps", Kustomization: "flux-system/apps",
+		Reason: "cluster dev is not reviewed at head: its root clusters/dev/apps.yaml cannot be read there (see its render-error), so what the cluster runs after the merge is unknown; it is not gone",
+		File:   "clusters/dev/apps.yaml", Line: 1}}
+	if d := cmp.Diff(wantU, r.Unreviewed); d != "" {
+		t.Errorf("unreviewed (-want +got):\n%s", d)
+	}
+}
+
 // TestSOPSSecretUnchangedIsNotChanged: a SOPS-encrypted Secret rendered identically at
 // base and head is no change, and one whose sops block changes shows only that block
 // changed (the marker compares the block, not the object around it).

@@ -177,15 +177,16 @@ func (g *GuardFS) RefusalError(dir string) *graph.BuildError {
 }
 
 // RefusalBuildError locates r at the entry naming it in the latest of kfiles that does,
-// else at the first line of dir's kustomization file.
+// else at the first line of dir's kustomization file. A refusal by one of tiergate's
+// bounds (graph.IsLimit) is marked Limit: Flux would build the file.
 func RefusalBuildError(snap *graph.Snapshot, dir string, r *Refusal, kfiles []string) *graph.BuildError {
 	abs := snap.Root
 	for i := len(kfiles) - 1; i >= 0; i-- {
 		if line, entry := entryLine(snap, kfiles[i], r.path); line > 0 {
-			return &graph.BuildError{Message: fmt.Sprintf("refused %q: %s", entry, r.reason), File: graph.RelPath(abs, kfiles[i]), Line: line}
+			return &graph.BuildError{Message: fmt.Sprintf("refused %q: %s", entry, r.reason), File: graph.RelPath(abs, kfiles[i]), Line: line, Limit: graph.IsLimit(r.reason)}
 		}
 	}
-	be := &graph.BuildError{Message: fmt.Sprintf("refused %s: %s", graph.RelPath(abs, r.path), r.reason), File: graph.RelPath(abs, dir), Line: 1}
+	be := &graph.BuildError{Message: fmt.Sprintf("refused %s: %s", graph.RelPath(abs, r.path), r.reason), File: graph.RelPath(abs, dir), Line: 1, Limit: graph.IsLimit(r.reason)}
 	if k := KustomizationFileLstat(snap, dir); k != "" {
 		be.File = graph.RelPath(abs, k)
 	} else if rel := graph.RelPath(abs, r.path); snap.State(rel) == "file" || snap.Refused[rel] != "" {

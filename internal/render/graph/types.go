@@ -242,6 +242,14 @@ type BuildError struct {
 	Limit bool
 }
 
+// IsLimit reports whether why, a refusal or build message, is one of tiergate's own
+// bounds (render Limits, the --max-* flags): every such message names "tiergate's limit"
+// or "tiergate's per-file limit", and no Flux or kustomize message does. The build then
+// stops because of tiergate, not Flux, and the Kustomization is not reviewed.
+func IsLimit(why string) bool {
+	return strings.Contains(why, "tiergate's limit") || strings.Contains(why, "tiergate's per-file limit")
+}
+
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
 
 // ResourceSetError is a ResourceSet that flux-operator fails to render (a template or
@@ -461,8 +469,8 @@ func (g *Graph) Cluster(name string) *Cluster {
 
 // NotReviewed says why ks, at head, was not built in full, or "" when it was: an unmapped
 // source (Skipped), remote content not fetched (a build that needs it, or one that left it
-// out), or a tiergate limit (also a render-error). A failing build was reviewed: it is a
-// render-error. A failing parent
+// out), or one of tiergate's own limits (Err.Limit: no render-error, Flux would build it).
+// A failing build was reviewed: it is a render-error. A failing parent
 // (PriorSpec) or a runtime substituteFrom source leaves the build reviewed.
 func (ks *Kustomization) NotReviewed() string {
 	switch {
@@ -473,7 +481,7 @@ func (ks *Kustomization) NotReviewed() string {
 	case len(ks.Remote) > 0:
 		return "remote resources not fetched: only the local part is reviewed"
 	case ks.Err != nil && ks.Err.Limit:
-		return ks.Err.Message
+		return "stopped by tiergate's own limit, not by Flux (raise the flag it names to review this Kustomization): " + ks.Err.Message
 	}
 	return ""
 }

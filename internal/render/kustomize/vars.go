@@ -291,7 +291,7 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 	if err == nil {
 		s.written += substitutedBytes(tree.Root, s.vars)
 		if s.maxBytes > 0 && s.written > s.maxBytes {
-			return false, &graph.BuildError{Message: fmt.Sprintf("postBuild substitution of %s would write more than tiergate's limit of %d bytes (--max-build-bytes); a long variable referenced many times multiplies its size", r.CurId(), s.maxBytes), File: obj.File, Line: obj.Line}
+			return false, &graph.BuildError{Message: fmt.Sprintf("postBuild substitution of %s would write more than tiergate's limit of %d bytes (--max-build-bytes); a long variable referenced many times multiplies its size", r.CurId(), s.maxBytes), File: obj.File, Line: obj.Line, Limit: true}
 		}
 		if !s.unknown {
 			obj.Undefined = undefinedVars(tree.Root, s.vars)

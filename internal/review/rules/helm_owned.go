@@ -34,7 +34,8 @@ func hrID(name string) graph.ObjectID {
 }
 
 // helmKeeps reports whether Helm leaves o when it uninstalls (uninstall) or upgrades its
-// release: annotated helm.sh/resource-policy: keep, a hook, or a CRD of crds/. The upgrade
+// release: annotated helm.sh/resource-policy: keep, a hook, a CRD of crds/, or the
+// Namespace of install.createNamespace (createdNamespace). The upgrade
 // compares the live object's annotation with "keep" exactly (Client.Update), the uninstall
 // the stored manifest's, trimmed and lowercased (filterManifestsToKeep): both are o as
 // applied at base.
@@ -48,7 +49,16 @@ func helmKeeps(o *graph.Object, uninstall bool) bool {
 		return true
 	}
 	_, hook := ann["helm.sh/hook"]
-	return hook || crdsFile(o.Template)
+	return hook || crdsFile(o.Template) || createdNamespace(o)
+}
+
+// createdNamespace reports whether o is the release Namespace of install.createNamespace
+// (with targetNamespace), rendered without a template (render/helm namespaceDoc). Helm
+// creates it in Install.RunWithContext apart from rel.Manifest (helm pkg/action/install.go,
+// the i.CreateNamespace block), so neither an upgrade (Client.Update diffs manifests) nor
+// the uninstall (Uninstall.deleteRelease splits rel.Manifest) ever deletes it.
+func createdNamespace(o *graph.Object) bool {
+	return o.HelmRelease != "" && o.Template == "" && o.ID.Group == "" && o.ID.Kind == "Namespace"
 }
 
 // crdsFile reports whether template, a chart file path ("app/crds/x.yaml",
@@ -155,6 +165,9 @@ func HelmLeaves(o *graph.Object, base, head *graph.Cluster) string {
 	what := "upgrade"
 	if uninstall {
 		what = "uninstall"
+	}
+	if createdNamespace(o) {
+		return fmt.Sprintf("the Namespace that install.createNamespace of HelmRelease %s created outside release %s: the %s leaves it", o.HelmRelease, releaseLabel(hr), what)
 	}
 	if crdsFile(o.Template) {
 		return fmt.Sprintf("a CRD of the chart's crds/ (%s), which helm-controller applies outside release %s: the %s leaves it", o.Template, releaseLabel(hr), what)

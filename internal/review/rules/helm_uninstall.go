@@ -46,9 +46,13 @@ func helmUninstall(base, head *graph.Cluster, _ *Env) []Finding {
 // at; none when Helm keeps everything the release holds.
 func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, head *graph.Cluster) (Finding, bool) {
 	name := hrName(hr.ID)
-	var deleted, elsewhere, crit, kept []string
+	var deleted, elsewhere, crit, kept, created []string
 	for _, o := range base.Kustomizations[hr.Owner].Objects {
 		if o.HelmRelease != name {
+			continue
+		}
+		if createdNamespace(o) {
+			created = append(created, o.ID.String())
 			continue
 		}
 		if helmKeeps(o, true) {
@@ -85,6 +89,9 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	if len(crit) > 0 {
 		sev = Error
 		msg += fmt.Sprintf(". It deletes %s", listed(crit))
+	}
+	if len(created) > 0 {
+		msg += fmt.Sprintf(". %s stays: install.createNamespace created it outside the release manifest, and Helm's uninstall never deletes it", listed(created))
 	}
 	if len(kept) > 0 {
 		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (%s): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed", len(kept), listed(kept))

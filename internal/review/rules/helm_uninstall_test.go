@@ -151,3 +151,29 @@ func TestUninstallAdvice(t *testing.T) {
 		})
 	}
 }
+
+// TestCreatedNamespaceOutsideRelease: the Namespace of install.createNamespace (with
+// targetNamespace) is created by Helm outside the release manifest (helm
+// pkg/action/install.go Install.RunWithContext), so neither the uninstall nor an upgrade
+// deletes it: removing the HelmRelease is a warning naming only the manifest's objects,
+// and a Kustomization taking the Namespace over is no prune-transient.
+func TestCreatedNamespaceOutsideRelease(t *testing.T) {
+	tiers := map[string]string{tierFile("a"): tier("a", "./a", true), "a/keep.yaml": configMap("default", "keep-a")}
+	cm := chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm")})
+	hr := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "targetNamespace: app-system", "install: {createNamespace: true}")}
+	t.Run("removed: a warning, the Namespace stays", func(t *testing.T) {
+		base, head := renderTree(t, merge(tiers, hr, cm)), renderTree(t, merge(tiers, cm))
+		checkFindings(t, changeRule(t, "helm-uninstall")(base, head, testEnv()), []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a",
+			Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+			Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release app-system/app-system-app: " +
+				"the uninstall deletes 1 object(s) of the release (ConfigMap/app-system/cm). " +
+				"Namespace/app-system stays: install.createNamespace created it outside the release manifest, and Helm's uninstall never deletes it."}}})
+	})
+	t.Run("negative: a Namespace manifest takes it over", func(t *testing.T) {
+		base := renderTree(t, merge(tiers, hr, cm))
+		head := renderTree(t, merge(tiers, hr, cm, map[string]string{"a/ns.yaml": namespaceObj("app-system")}))
+		for _, id := range []string{"prune-transient", "helm-uninstall"} {
+			checkFindings(t, changeRule(t, id)(base, head, testEnv()), nil)
+		}
+	})
+}

@@ -8,12 +8,14 @@ import (
 
 // renderError reports Kustomizations that fail to build: kustomize-controller stops at
 // build() and applies nothing of them (flux-semantics.md §1), so every change in them waits.
+// A build that one of tiergate's own bounds stopped (BuildError.Limit) is no finding: Flux
+// would build it, so it is not a failure of the PR; the report lists it as not reviewed.
 func renderError(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		out = append(out, resourceSetErrors(c, ks)...)
-		if ks.Err == nil {
+		if ks.Err == nil || ks.Err.Limit {
 			continue
 		}
 		f := Finding{
