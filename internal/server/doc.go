@@ -7,7 +7,9 @@
 //   - A forge's clone credentials go only to its own git host (Options.GitHost): a run whose
 //     clone URL names another host ends in status error before anything is fetched.
 //   - A delivery is verified before anything else, and stored (transaction committed)
-//     before 202 is returned; a delivery id seen before is answered 200 and dropped.
+//     before 202 is returned; a delivery id seen before is answered 200 and dropped, and so is
+//     a /recheck comment seen before under another delivery id (the same hook on the
+//     organisation and the repository): comment ids are kept as delivery ids are.
 //   - Per PR at most one review runs, and the store holds one review job, the one delivered
 //     last; it lists the heads of the jobs it replaced (job.Replaced). Deliveries come in any
 //     order, so once a run has fetched it reviews only the newest of those heads by ancestry,

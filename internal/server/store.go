@@ -16,9 +16,11 @@ import (
 )
 
 var (
-	bucketDeliveries = []byte("deliveries") // "forge/delivery-id" → RFC 3339 time first seen
-	bucketJobs       = []byte("jobs")       // jobKey → the PR's newest review, recheckKey → a /recheck (JSON)
-	bucketPosted     = []byte("posted")     // jobKey → fingerprint of the last line comments posted
+	// bucketDeliveries: "forge/delivery-id", and commentKey of each /recheck comment → RFC
+	// 3339 time first seen.
+	bucketDeliveries = []byte("deliveries")
+	bucketJobs       = []byte("jobs")   // jobKey → the PR's newest review, recheckKey → a /recheck (JSON)
+	bucketPosted     = []byte("posted") // jobKey → fingerprint of the last line comments posted
 	// bucketForgeHeads: jobKey → the head a run queued because the forge named it (no
 	// delivery of it had come); its delivery, if it comes, is a resumed job.
 	bucketForgeHeads = []byte("forge-heads")
@@ -133,6 +135,11 @@ func jobKey(ev forge.Event) string {
 	return fmt.Sprintf("%s/%s/%s/%d", ev.Forge, ev.Repo.Owner, ev.Repo.Name, ev.PR)
 }
 
+// commentKey is the entry in bucketDeliveries by which a /recheck comment, keyed recheckKey,
+// is known as seen: kept, and pruned, as delivery ids are. Only a comment's creation runs a
+// /recheck (forge.ParseGitHub, ParseGitea: action "created"), so its id alone names it.
+func commentKey(recheckKey string) string { return "comment/" + recheckKey }
+
 // recheckKey names the /recheck comment of ev. It is not a PR's key, so a recheck never
 // replaces or joins the PR's review job.
 func recheckKey(ev forge.Event) string {
@@ -194,13 +201,14 @@ type acceptance int
 
 const (
 	accepted  acceptance = iota // j is stored, replacing the key's job
-	duplicate                   // the delivery id was seen before: nothing written
+	duplicate                   // the delivery id, or the /recheck comment, was seen before: no job written
 	known                       // a review job of the same head is stored: only the delivery id is recorded
 	reviewed                    // the head's review published its final status already: only the delivery id is recorded
 )
 
 // accept records the delivery and stores j under key, replacing the job stored there (j
-// inherits its heads), in one transaction; delivery "" records none. A review job of the
+// inherits its heads), in one transaction; delivery "" records none. A /recheck comment
+// accepted before (commentKey), under any delivery id, is a duplicate. A review job of the
 // head already stored under key is not stored again (it would run the same review twice),
 // nor one of a head whose review published its final status (finishReviewed): a late
 // redelivery must neither review it again nor set it pending. It sets j.Seq.
@@ -222,6 +230,18 @@ func (s *store) accept(delivery, key string, j *job, now time.Time) (res accepta
 				s.lastPrune = now
 			}
 			if err := d.Put([]byte(delivery), []byte(now.UTC().Format(time.RFC3339))); err != nil {
+				return err
+			}
+		}
+		if j.Kind == kindRecheck && j.Event.Comment != nil {
+			// One comment reaches the server once per hook that covers it (organisation
+			// and repository), each delivery with its own id: the comment is run once.
+			ck := []byte(commentKey(key))
+			if d.Get(ck) != nil {
+				res = duplicate
+				return nil
+			}
+			if err := d.Put(ck, []byte(now.UTC().Format(time.RFC3339))); err != nil {
 				return err
 			}
 		}
