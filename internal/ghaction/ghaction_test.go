@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/forge/forgetest"
 )
 
@@ -26,8 +27,9 @@ const (
 
 var allOn = Options{Comment: true, Status: true}
 
-// The first run creates the summary comment, the second (a push: synchronize) edits it in
-// place; each run sets pending, then failure, and writes the same Markdown to the step summary.
+// The first run creates the summary comment; the second (a push: synchronize of the same head)
+// finds it unchanged and leaves it; each run sets pending, then failure, and writes the same
+// Markdown to the step summary.
 func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 	h := newHarness(t)
 	human := h.gh.AddComment(prNumber, "octocat", "looks fine to me")
@@ -68,12 +70,13 @@ func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 	comments := h.gh.Comments(prNumber)
 	wantComments := []forgetest.Comment{
 		{ID: human, Author: "octocat", Body: "looks fine to me"},
-		{ID: human + 1, Author: forgetest.ActionsLogin, Body: md},
+		{ID: human + 1, Author: forgetest.ActionsLogin, Body: md + "\n\n" + forge.HeadMarker(h.repo.head)},
 	}
 	if diff := cmp.Diff(wantComments, comments); diff != "" {
 		t.Fatalf("PR comments after two runs (-want +got):\n%s", diff)
 	}
-	want[2] = "PATCH " + repoPath + "/issues/comments/" + itoa(human+1) + " <!-- tiergate --> " + verdict
+	// The summary of the same head is unchanged: it is not edited again.
+	want = append(want[:2:2], want[3:]...)
 	if diff := cmp.Diff(want, h.calls()); diff != "" {
 		t.Fatalf("GitHub calls of the second run (-want +got):\n%s", diff)
 	}
