@@ -539,7 +539,7 @@ type LoadedChart struct {
 	// Source is the in-repo chart's helmrelease.ChartSource as JSON (StoreInRepo), from
 	// which a graph read from the persistent cache loads it from the tree again; nil for a
 	// pulled chart.
-	Source []byte `json:",omitempty"`
+	Source json.RawMessage `json:",omitempty"`
 }
 
 // SourceView is a folder of the repository that a cluster's source packs into its artifact,
