@@ -25,7 +25,7 @@ type graphCounter struct {
 	bad        func(data []byte) []byte
 }
 
-// storedHelm counts, over the whole test, the stored graphs that hold in-repo charts
+// storedCharts and storedReleases count, over the whole test, the stored graphs that hold in-repo charts
 // (a cluster's HelmCharts) and those that hold chart renders (release values).
 var storedCharts, storedReleases atomic.Int64
 
