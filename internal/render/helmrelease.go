@@ -262,7 +262,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		case err != nil:
 			return fail(err)
 		}
-		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart}
+		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart, Source: cs.StoreInRepo()}
 		if kept := keptChart(prior, cs, ch); kept != nil {
 			tree, ch = ch, kept
 		}

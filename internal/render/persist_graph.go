@@ -5,6 +5,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // diskGraph is the stored form of a whole graph (RenderSource's key: the source's tree id
@@ -37,11 +38,24 @@ type diskCluster struct {
 	// Owners lists every object's owners as places in Kustomizations' Objects.
 	Owners  []diskOwners
 	Sources []graph.SourceView
+	// Charts are the cluster's HelmCharts (graph.Cluster.HelmCharts) without the loaded
+	// chart, which loadGraph loads from the tree again (LoadedChart.Source); ChartsNil
+	// tells a cluster without HelmCharts.
+	Charts    []diskChart `json:",omitempty"`
+	ChartsNil bool
+}
+
+// diskChart is one of a cluster's HelmCharts: its key and the LoadedChart but its Chart.
+type diskChart struct {
+	Key   string
+	Chart graph.LoadedChart
 }
 
 type diskKustomization struct {
 	Key graph.Ref
 	KS  *graph.Kustomization
+	// Values are the values of KS.Releases, in order, with their Go types.
+	Values []typedValue `json:",omitempty"`
 }
 
 type diskOwners struct {
@@ -56,9 +70,10 @@ type objectPlace struct{ KS, I int }
 func graphOnDisk(key string) string { return "graphs\x00" + key }
 
 // saveGraph stores g, rendered with the extra ignore patterns ignore, unless it holds
-// what the stored form cannot give back exactly: in-repo charts (graph.LoadedChart holds a
-// loaded Helm chart) and chart renders (their values keep Helm's own number types), or an
-// object that is not in exactly one Kustomization's Objects.
+// what the stored form cannot give back exactly: a HelmChart holding the prior commit's
+// chart (Kept: the tree does not have it), release values of a type typedValue does not
+// keep, or an object that is not in exactly one Kustomization's Objects. In-repo charts
+// are stored by their source and digest and loaded from the tree again (clusterFromDisk).
 func (c *Cache) saveGraph(g *graph.Graph, ignore string) {
 	if c == nil || c.disk == nil || g.Key == "" {
 		return
@@ -94,16 +109,18 @@ func graphToDisk(g *graph.Graph, ignore string) (diskGraph, bool) {
 }
 
 func clusterToDisk(c *graph.Cluster) (diskCluster, bool) {
-	if c.HelmCharts != nil {
-		return diskCluster{}, false
-	}
 	dc := diskCluster{Name: c.Name, ID: c.ID, RootFile: c.RootFile, RootDir: c.RootDir, Root: c.Root,
-		Contested: c.Contested, Order: c.Order, Sources: c.Sources}
+		Contested: c.Contested, Order: c.Order, Sources: c.Sources, ChartsNil: c.HelmCharts == nil}
+	for key, ch := range c.HelmCharts {
+		if ch == nil || ch.Chart == nil || ch.Kept != "" || ch.Source == nil {
+			return diskCluster{}, false
+		}
+		d := *ch
+		d.Chart = nil
+		dc.Charts = append(dc.Charts, diskChart{key, d})
+	}
 	place := map[*graph.Object]objectPlace{}
 	at := func(ks *graph.Kustomization, n int) bool {
-		if len(ks.Releases) > 0 {
-			return false
-		}
 		for i, o := range ks.Objects {
 			if _, dup := place[o]; dup {
 				return false
@@ -112,7 +129,7 @@ func clusterToDisk(c *graph.Cluster) (diskCluster, bool) {
 		}
 		return true
 	}
-	if c.Contested != nil && !at(c.Contested, -1) {
+	if c.Contested != nil && (!at(c.Contested, -1) || len(c.Contested.Releases) > 0) {
 		return diskCluster{}, false
 	}
 	// Map order is not kept: Order (and the keys) say which Kustomization is which.
@@ -120,7 +137,11 @@ func clusterToDisk(c *graph.Cluster) (diskCluster, bool) {
 		if ks == c.Contested || !at(ks, len(dc.Kustomizations)) {
 			return diskCluster{}, false
 		}
-		dc.Kustomizations = append(dc.Kustomizations, diskKustomization{key, ks})
+		vals, ok := releaseValues(ks)
+		if !ok {
+			return diskCluster{}, false
+		}
+		dc.Kustomizations = append(dc.Kustomizations, diskKustomization{key, ks, vals})
 	}
 	for id, objs := range c.Owners {
 		do := diskOwners{ID: id}
@@ -167,7 +188,7 @@ func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Gr
 		g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: u.Name, ID: u.ID, RootFile: u.RootFile})
 	}
 	for _, dc := range d.Clusters {
-		cl, ok := clusterFromDisk(dc, snap)
+		cl, ok := clusterFromDisk(dc, snap, opts.Limits.WithDefaults().MaxBuildBytes)
 		if !ok {
 			return nil, false
 		}
@@ -176,13 +197,73 @@ func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Gr
 	return g, true
 }
 
-func clusterFromDisk(dc diskCluster, snap *graph.Snapshot) (*graph.Cluster, bool) {
+// releaseValues is the typed form of ks's release values; false when one holds a type
+// typedValue does not keep.
+func releaseValues(ks *graph.Kustomization) ([]typedValue, bool) {
+	var out []typedValue
+	for _, rel := range ks.Releases {
+		v, err := encodeTyped("values", rel.Values)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
+}
+
+// chartsFromDisk loads the stored HelmCharts' charts from snap as the render loaded them
+// (helmrelease.LoadRepoChart within maxBytes); false when one does not load, or loads
+// with another digest than the stored one.
+func chartsFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64) (map[string]*graph.LoadedChart, bool) {
+	if dc.ChartsNil {
+		return nil, len(dc.Charts) == 0
+	}
+	out := make(map[string]*graph.LoadedChart, len(dc.Charts))
+	for _, d := range dc.Charts {
+		cs, err := helmrelease.LoadStored(d.Chart.Source)
+		if err != nil || cs.HelmChart != d.Chart.HelmChart {
+			return nil, false
+		}
+		rc, err := helmrelease.LoadRepoChart(snap, cs, maxBytes)
+		if err != nil || "repo:"+rc.Digest != d.Chart.Digest {
+			return nil, false
+		}
+		ch := d.Chart
+		ch.Chart = rc.Chart
+		out[d.Key] = &ch
+	}
+	return out, true
+}
+
+// valuesFromDisk gives ks's releases their stored values back; false when they do not
+// decode into one values map per release.
+func valuesFromDisk(k diskKustomization) bool {
+	if len(k.Values) != len(k.KS.Releases) {
+		return false
+	}
+	for i, tv := range k.Values {
+		v, ok := tv.decode()
+		m, isMap := v.(map[string]any)
+		if !ok || (!isMap && v != nil) {
+			return false
+		}
+		k.KS.Releases[i].Values = m
+	}
+	return true
+}
+
+func clusterFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64) (*graph.Cluster, bool) {
 	c := &graph.Cluster{Name: dc.Name, ID: dc.ID, RootFile: dc.RootFile, RootDir: dc.RootDir, Root: dc.Root,
 		Dir: snap.Root, Source: snap, Contested: dc.Contested, Order: dc.Order, Sources: dc.Sources,
 		Kustomizations: make(map[graph.Ref]*graph.Kustomization, len(dc.Kustomizations)),
 		Owners:         make(map[graph.ObjectID][]*graph.Object, len(dc.Owners))}
+	charts, ok := chartsFromDisk(dc, snap, maxBytes)
+	if !ok {
+		return nil, false
+	}
+	c.HelmCharts = charts
 	for _, k := range dc.Kustomizations {
-		if !wholeKustomization(k.KS) {
+		if !wholeKustomization(k.KS) || !valuesFromDisk(k) {
 			return nil, false
 		}
 		c.Kustomizations[k.Key] = k.KS

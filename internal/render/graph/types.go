@@ -544,6 +544,10 @@ type LoadedChart struct {
 	HelmChart string
 	// Kept says why this is the prior commit's chart, not the tree's ("" when it is the tree's).
 	Kept string
+	// Source is the in-repo chart's helmrelease.ChartSource as JSON (StoreInRepo), from
+	// which a graph read from the persistent cache loads it from the tree again; nil for a
+	// pulled chart.
+	Source json.RawMessage `json:",omitempty"`
 }
 
 // SourceView is a folder of the repository that a cluster's source packs into its artifact,
