@@ -90,7 +90,7 @@ func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 	}
 	g, gd, err := renderSource(ctx, src, opts)
 	if err == nil && key != "" && !gd.timedOut.Load() {
-		if g.Failed() {
+		if g.Failed() || priorDependent(g) {
 			key = priorKey(key, opts.Prior)
 		}
 		if key != "" {
@@ -100,6 +100,18 @@ func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 		}
 	}
 	return g, err
+}
+
+// priorDependent reports whether g may differ with the prior graph it was rendered over:
+// an in-repo chart's HelmChart keeps the prior's chart when only its files changed
+// (keptChart), so such a graph is kept only under its prior's key (priorKey).
+func priorDependent(g *graph.Graph) bool {
+	for _, c := range g.Clusters {
+		if len(c.HelmCharts) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // loadGraphs is lookupGraph from the persistent store: the graph stored under key, else

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -122,4 +123,56 @@ func toString(v any) string {
 		return itoa(int(x))
 	}
 	return "?"
+}
+
+// TestKeptChartGraphKeyedByPrior: a graph holding an in-repo chart depends on the prior it
+// was rendered over (keptChart), so a shared Cache gives the same tree rendered over
+// another prior, or over none, its own render: the head tree rendered first as a base
+// (no prior) keeps nothing, and then over the base keeps the base's chart; in the other
+// order the same.
+func TestKeptChartGraphKeyedByPrior(t *testing.T) {
+	files := merge(bootstrap("dev"), webChart(), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/web.yaml":          hr("web", gitChart),
+	})
+	baseDir := tree(t, files)
+	files["charts/web/templates/deploy.yaml"] = strings.Replace(files["charts/web/templates/deploy.yaml"], "- name: web\n", "- name: web\n          imagePullPolicy: Always\n", 1)
+	headDir := tree(t, files)
+	kept := func(g *graph.Graph) string {
+		var out []string
+		for _, r := range g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Releases {
+			out = append(out, r.ChartKept)
+		}
+		return strings.Join(out, ",")
+	}
+	const keptMsg = "chart charts/web changes but its version 1.2.3 does not, and source-controller rebuilds a chart under reconcileStrategy ChartVersion only when the version changes: the release keeps the chart it has"
+	for _, headFirstAlone := range []bool{true, false} {
+		cache := NewCache(0)
+		render := func(dir string, prior *graph.Graph) *graph.Graph {
+			t.Helper()
+			src, err := fsys.ReadSource(dir, graph.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.ID = fsys.GitTreeID(dir) // an id: the Cache keeps the graph
+			g, err := RenderSource(context.Background(), src, Options{Config: &config.Config{}, Cache: cache, Prior: prior})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
+		}
+		base := render(baseDir, nil)
+		var alone, over *graph.Graph
+		if headFirstAlone {
+			alone, over = render(headDir, nil), render(headDir, base)
+		} else {
+			over, alone = render(headDir, base), render(headDir, nil)
+		}
+		if got := kept(alone); got != "" {
+			t.Errorf("headFirstAlone=%v: head rendered over no prior keeps %q, want nothing", headFirstAlone, got)
+		}
+		if got := kept(over); got != keptMsg {
+			t.Errorf("headFirstAlone=%v: head rendered over the base keeps %q, want %q", headFirstAlone, got, keptMsg)
+		}
+	}
 }

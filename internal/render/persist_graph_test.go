@@ -31,7 +31,7 @@ func TestStoredGraphLoadsInRepoCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := graphKey(src.ID, opts)
+	key := priorKey(graphKey(src.ID, opts), nil) // an in-repo chart: kept under its prior (none)
 	data, ok := store[graphOnDisk(g.Key)]
 	if g.Key != key || !ok {
 		t.Fatalf("graph not stored under %q (kept as %q)", key, g.Key)
