@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/artifact"
 	"github.com/tiergate/tiergate/internal/render/discover"
+	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
@@ -513,6 +515,14 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 	var rejected []string
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
+		if v := rejectedHelmRelease(o); v != "" {
+			line := r.ix.KeyLine(o.File, o.Line, v)
+			rejected = append(rejected, fmt.Sprintf("HelmRelease %s/%s: %s (%s:%d)", o.ID.Namespace, o.ID.Name, violations(o), o.File, line))
+			if ks.Err == nil {
+				ks.Err = &graph.BuildError{File: o.File, Line: line}
+			}
+			continue
+		}
 		if !kustomize.IsFluxKustomization(o.Body) {
 			continue
 		}
@@ -542,6 +552,32 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 		ks.Err.Message, ks.Err.Rejected = "the API server rejects "+strings.Join(rejected, "; "), len(rejected)
 	}
 	return out
+}
+
+// rejectedHelmRelease returns the field of the first violation of the HelmRelease CRD's
+// schema in o (fluxschema.Check: helm-controller api/v2 kubebuilder markers, the required
+// spec.interval among them), "" when o is no HelmRelease of the build or the API server
+// accepts it. Its dry-run fails, and with it the whole apply of the Kustomization (fluxcd/pkg
+// ssa ResourceManager.ApplyAllStaged), as for a rejected child Kustomization.
+func rejectedHelmRelease(o *graph.Object) string {
+	if o.HelmRelease != "" || o.ID.Group != "helm.toolkit.fluxcd.io" || o.ID.Kind != "HelmRelease" {
+		return ""
+	}
+	vs := fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
+	if len(vs) == 0 {
+		return ""
+	}
+	return cmp.Or(vs[0].Field, "spec")
+}
+
+// violations joins what the HelmRelease schema says is wrong with o.
+func violations(o *graph.Object) string {
+	vs := fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
+	msgs := make([]string, len(vs))
+	for i, v := range vs {
+		msgs[i] = v.Msg
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // priorChildren returns the Kustomizations that the failed ks emitted in the prior

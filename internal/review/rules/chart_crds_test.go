@@ -13,9 +13,9 @@ import (
 // needs an edge to the HelmRelease's tier, and that tier must wait.
 func TestChartInstalledCRDs(t *testing.T) {
 	certManager := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
-		"spec:", "  chart:", "    spec:", "      chart: cert-manager", "      sourceRef: {kind: HelmRepository, name: jetstack}")
+		"spec:", "  chart:", "    spec:", "      chart: cert-manager", "      sourceRef: {kind: HelmRepository, name: jetstack}", "  interval: 10m")
 	viaOCI := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
-		"spec:", "  chartRef: {kind: OCIRepository, name: cert-manager}") + "---\n" +
+		"spec:", "  chartRef: {kind: OCIRepository, name: cert-manager}", "  interval: 10m") + "---\n" +
 		obj("source.toolkit.fluxcd.io/v1", "OCIRepository", "cert-manager", "cert-manager",
 			"spec:", "  url: oci://quay.io/jetstack/charts/cert-manager", "  ref: {tag: v1.18.0}")
 	issuer := obj("cert-manager.io/v1", "ClusterIssuer", "", "letsencrypt", "spec: {selfSigned: {}}")
@@ -62,7 +62,7 @@ func TestChartInstalledCRDs(t *testing.T) {
 			files: map[string]string{
 				tierFile("certs"): tier("certs", "./certs", true),
 				"certs/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
-					"spec:", "  chart:", "    spec:", "      chart: ./charts/cert-manager", "      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"),
+					"spec:", "  chart:", "    spec:", "      chart: ./charts/cert-manager", "      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}", "  interval: 10m"),
 				"certs/ns.yaml":                         namespaceObj("cert-manager"),
 				"charts/cert-manager/Chart.yaml":        "apiVersion: v2\nname: cert-manager\nversion: 0.1.0\n",
 				"charts/cert-manager/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
@@ -122,7 +122,7 @@ func TestChartInstalledCRDs(t *testing.T) {
 			files: map[string]string{
 				tierFile("apps"): tier("apps", "./apps", true),
 				"apps/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "web", "web",
-					"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}"),
+					"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m"),
 				"apps/ci.yaml": issuer,
 			},
 			rule: "runtime-crd-same-pass",
@@ -142,7 +142,7 @@ func TestPreinstalledCRDsNeedNoEdge(t *testing.T) {
 	files := map[string]string{
 		tierFile("certs"): tier("certs", "./certs", true),
 		"certs/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
-			"spec:", "  chart:", "    spec:", "      chart: cert-manager", "      sourceRef: {kind: HelmRepository, name: jetstack}"),
+			"spec:", "  chart:", "    spec:", "      chart: cert-manager", "      sourceRef: {kind: HelmRepository, name: jetstack}", "  interval: 10m"),
 		"certs/ci.yaml":   obj("cert-manager.io/v1", "ClusterIssuer", "", "letsencrypt", "spec: {selfSigned: {}}"),
 		tierFile("apps"):  tier("apps", "./apps", true),
 		"apps/cert.yaml":  obj("cert-manager.io/v1", "Certificate", "default", "web", "spec: {secretName: web-tls, issuerRef: {kind: ClusterIssuer, name: letsencrypt}}"),

@@ -2,7 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"path"
 	"reflect"
+	"regexp"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -53,18 +56,72 @@ func crdNotUpgraded(base, head *graph.Cluster, _ *Env) []Finding {
 			return
 		}
 		f := objectFinding("crd-not-upgraded", Warning, head.Name, o, ks.Ref)
-		// The policy's own line when the HelmRelease sets one (`crds:`, or `upgrade:` in
-		// flow style): where the fix goes.
+		// The suggestion names the policy's own line when the HelmRelease sets one
+		// (`crds:`, or `upgrade:` in flow style): where the fix goes.
+		policyLine := hr.Line
 		if l, n := keyLine(head, hr.File, hr.Line, "spec", "upgrade", "crds"); n >= 2 {
-			f.Line = l
+			policyLine = l
+		}
+		f.Line = policyLine
+		// The finding itself sits on the CRD's document in the chart's crds/ file, the
+		// line the PR changes, when the chart is a folder of the repository.
+		if file, line := chartDocLine(head, ks, o); line > 0 {
+			f.File, f.Line = file, line
 		}
 		f.Message = fmt.Sprintf("The chart of HelmRelease %s %s %s in %s, but its spec.upgrade.crds is %s: helm-controller's upgrade %s, "+
 			"so clusters that already run the release keep the old CRD, and custom resources that use what is new in it are rejected or lose those fields.",
 			o.HelmRelease, change, o.ID, o.Template, shown, policyEffect(policy))
-		f.Suggestion = fmt.Sprintf("Set `spec.upgrade.crds: CreateReplace` on HelmRelease %s (%s:%d) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization.", o.HelmRelease, hr.File, f.Line)
+		f.Suggestion = fmt.Sprintf("Set `spec.upgrade.crds: CreateReplace` on HelmRelease %s (%s:%d) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization.", o.HelmRelease, hr.File, policyLine)
 		out = append(out, f)
 	})
 	return out
+}
+
+// chartDocLine locates o, an object the chart of an in-repo HelmRelease rendered from
+// chart file o.Template ("app/crds/x.yaml", Helm's CRD.Filename, the chart's name first),
+// in the repository: the release's chart folder (graph.Release.Chart) joined with the
+// rest of the path, at the `kind:` line of the document that names o. ("", 0) when the
+// chart is not a folder of the repository (remote, packaged) or the document is not found.
+func chartDocLine(c *graph.Cluster, ks *graph.Kustomization, o *graph.Object) (string, int) {
+	_, rest, ok := strings.Cut(o.Template, "/")
+	if !ok {
+		return "", 0
+	}
+	for _, rel := range ks.Releases {
+		if rel.HelmRelease != hrID(o.HelmRelease) {
+			continue
+		}
+		file := path.Join(rel.Chart, rest)
+		data, ok := c.ReadFile(file)
+		if !ok {
+			return "", 0
+		}
+		return file, docKindLine(string(data), o.ID.Kind, o.ID.Name)
+	}
+	return "", 0
+}
+
+// docKindLine is the 1-based line of the `kind: <kind>` of the YAML document in text that
+// has a `name: <name>` line, 0 when none has.
+func docKindLine(text, kind, name string) int {
+	kindRe := regexp.MustCompile(`^kind:\s*["']?` + literal(kind) + `["']?\s*$`)
+	nameRe := regexp.MustCompile(`^\s+name:\s*["']?` + literal(name) + `["']?\s*$`)
+	kindAt, named := 0, false
+	for i, l := range strings.Split(text, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.HasPrefix(l, "---") {
+			kindAt, named = 0, false
+			continue
+		}
+		if kindAt == 0 && kindRe.MatchString(l) {
+			kindAt = i + 1
+		}
+		named = named || nameRe.MatchString(l)
+		if kindAt > 0 && named {
+			return kindAt
+		}
+	}
+	return 0
 }
 
 func policyEffect(policy string) string {

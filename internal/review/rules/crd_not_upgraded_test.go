@@ -4,7 +4,9 @@ import "testing"
 
 // TestCRDNotUpgraded: a chart change that modifies a CRD of crds/ under the Create (default)
 // or Skip upgrade policy leaves existing clusters on the old CRD; CreateReplace replaces it.
-// The finding is on the policy's line when the HelmRelease sets one.
+// The finding is on the changed CRD's document in the chart's crds/ file (the line the PR
+// changes, so a line comment appears in the diff); the suggestion names the HelmRelease's
+// policy line.
 func TestCRDNotUpgraded(t *testing.T) {
 	v1 := crd("example.com", "Widget", "widgets", "Namespaced")
 	v2 := v1 + "    - name: v2\n      served: true\n      storage: false\n      schema:\n        openAPIV3Schema:\n          type: object\n"
@@ -28,23 +30,32 @@ func TestCRDNotUpgraded(t *testing.T) {
 		{
 			name: "modified under the default policy",
 			base: merge(release(), crds(v1)), head: merge(release(), crds(v2)),
-			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: widget, File: "a/hr.yaml", Line: 2,
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: widget, File: "charts/app/crds/widgets.yaml", Line: 2,
 				Msg:  []string{"The chart of HelmRelease default/app changes " + widget + " in app/crds/widgets.yaml, but its spec.upgrade.crds is Create (the default): helm-controller's upgrade creates only the CRDs of crds/ that are missing"},
 				Sugg: []string{"`spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:2)"}}},
 		},
 		{
 			name: "added under Skip",
 			base: merge(release("upgrade: {crds: Skip}"), crds(v1)), head: merge(release("upgrade: {crds: Skip}"), crds(v1, gadgets)),
-			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/gadgets.example.com", File: "a/hr.yaml", Line: 12,
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/gadgets.example.com", File: "charts/app/crds/gadgets.yaml", Line: 2,
 				Msg:  []string{"adds", "is Skip: helm-controller's upgrade applies no CRD of crds/"},
 				Sugg: []string{"Set `spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:12) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization."}}},
 		},
 		{
-			name: "modified under an explicit Create: at the crds line",
+			name: "modified under an explicit Create: the suggestion names the crds line",
 			base: merge(release("upgrade:", "  remediation: {retries: 3}", "  crds: Create"), crds(v1)), head: merge(release("upgrade:", "  remediation: {retries: 3}", "  crds: Create"), crds(v2)),
-			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: widget, File: "a/hr.yaml", Line: 14,
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: widget, File: "charts/app/crds/widgets.yaml", Line: 2,
 				Msg:  []string{"but its spec.upgrade.crds is Create: helm-controller's upgrade creates only"},
 				Sugg: []string{"Set `spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:14) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization."}}},
+		},
+		{
+			name: "the second CRD of one file changes: at its document",
+			base: merge(release(), chart("app", map[string]string{"crds/all.yaml": gadgets + "---\n" + v1})),
+			head: merge(release(), chart("app", map[string]string{"crds/all.yaml": gadgets + "---\n" + v2})),
+			want: []want{{Rule: "crd-not-upgraded", Severity: Warning, Kustomization: "flux-system/a", Object: widget, File: "charts/app/crds/all.yaml", Line: 21, // 18 lines of gadgets, "---", apiVersion
+				Msg: []string{"The chart of HelmRelease default/app changes " + widget + " in app/crds/all.yaml, but its spec.upgrade.crds is Create (the default): helm-controller's upgrade creates only the CRDs of crds/ that are missing and never updates an existing one, " +
+					"so clusters that already run the release keep the old CRD, and custom resources that use what is new in it are rejected or lose those fields."},
+				Sugg: []string{"Set `spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:2) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization."}}},
 		},
 		{
 			name: "negative: added under the default policy (Create creates it)",

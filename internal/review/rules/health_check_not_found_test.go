@@ -87,7 +87,7 @@ func TestHealthCheckNotFound(t *testing.T) {
 			name: "a chart not rendered: unknown",
 			files: merge(infra, apps(entry("apps/v1", "Deployment", "nope", "podinfo")), map[string]string{
 				"infra/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "podinfo", "podinfo",
-					"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}"),
+					"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m"),
 			}),
 			want: []want{{Rule: "health-check-not-found", Severity: Notice, Kustomization: "flux-system/apps", File: "clusters/dev/apps.yaml", Line: 16,
 				Msg: []string{"which no reviewed Kustomization or chart of cluster dev creates; not checked, since HelmRelease podinfo/podinfo (chart not rendered) may create it."}}},
@@ -97,7 +97,7 @@ func TestHealthCheckNotFound(t *testing.T) {
 			name: "a chart not rendered in another namespace: still an error",
 			files: merge(infra, apps(entry("apps/v1", "Deployment", "nope", "podinfo")), map[string]string{
 				"infra/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "other", "remote",
-					"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}"),
+					"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m"),
 			}),
 			want: []want{notFound(16, []string{"which no Kustomization or chart of cluster dev creates"}, nil)},
 		},
@@ -105,7 +105,7 @@ func TestHealthCheckNotFound(t *testing.T) {
 			name: "a chart not rendered whose targetNamespace is the entry's: unknown",
 			files: merge(infra, apps(entry("apps/v1", "Deployment", "nope", "podinfo")), map[string]string{
 				"infra/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "other", "remote",
-					"spec:", "  targetNamespace: podinfo", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}"),
+					"spec:", "  targetNamespace: podinfo", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m"),
 			}),
 			want: []want{{Rule: "health-check-not-found", Severity: Notice, Kustomization: "flux-system/apps", File: "clusters/dev/apps.yaml", Line: 16,
 				Msg: []string{"since HelmRelease other/remote (chart not rendered) may create it."}}},

@@ -51,7 +51,7 @@ func TestHelmDependsOnNotFound(t *testing.T) {
 		// A chart not rendered elsewhere does not make the Kustomization's name doubtful.
 		{"names a Kustomization, a remote chart not rendered", map[string]string{"platform/a.yaml": hrDeps("a", "platform flux-system"),
 			"platform/remote.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", "remote", "spec:", "  chart:", "    spec:", "      chart: podinfo",
-				"      sourceRef: {kind: HelmRepository, name: podinfo}"),
+				"      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m"),
 			"platform/repo.yaml": obj("source.toolkit.fluxcd.io/v1", "HelmRepository", "widgets", "podinfo", "spec:", "  url: https://stefanprodan.github.io/podinfo")},
 			[]want{{Rule: "depends-on-not-found", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
 				File: "platform/a.yaml", Line: 12, Msg: []string{"flux-system/platform is a Kustomization"}}}},
@@ -65,7 +65,7 @@ func TestHelmDependsOnNotFound(t *testing.T) {
 				File: "platform/a.yaml", Line: 12, Msg: []string{"dependsOn flux-system/platform, which is not a HelmRelease", "flux-system/platform is a Kustomization"}}}},
 		{"HelmRelease in another namespace", map[string]string{"platform/a.yaml": hrDeps("a", "b"),
 			"platform/b.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "other", "b", "spec:", "  chart:", "    spec:", "      chart: ./charts/app",
-				"      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"),
+				"      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}", "  interval: 10m"),
 			"platform/other.yaml": namespaceObj("other")},
 			[]want{{Rule: "depends-on-not-found", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
 				File: "platform/a.yaml", Line: 12, Msg: []string{"A HelmRelease b exists in namespace other"}, Sugg: []string{"add `namespace: other` under `- name: b`"}}}},

@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -123,6 +125,13 @@ func causeOf(c *graph.Cluster, hr *graph.Object, name, msg string) renderCause {
 				entry, brief(m[2]), m[1], entry, name)}
 		}
 		key := firstKey(m[2])
+		if key == "" {
+			if guard := guardKey(c, hr, m[1]); guard != "" {
+				l := valuesLine(c, hr, guard)
+				return renderCause{line: l, advice: fmt.Sprintf("Change `%s` in the values of HelmRelease %s (spec.values, %s, or the valuesFrom source that holds it): template %s reads it where it stops with %q.",
+					guard, name, loc(l), m[1], brief(m[2]))}
+			}
+		}
 		l := valuesLine(c, hr, key)
 		if key == "" {
 			return renderCause{line: l, advice: fmt.Sprintf("Give HelmRelease %s the values its chart asks for (`required`/`fail` in template %s: %q), in spec.values (%s) or the valuesFrom source that holds them.",
@@ -181,6 +190,62 @@ func schemaCause(c *graph.Cluster, hr *graph.Object, name, top, body string) ren
 		where = fmt.Sprintf(" (%s:%d)", hr.File, l)
 	}
 	return renderCause{line: l, advice: fmt.Sprintf("Make the values of HelmRelease %s%s meet the chart's values.schema.json: %s.", name, where, strings.Join(parts, "; "))}
+}
+
+// templateAt is Helm's "<chart>/<path>:<line>:<col>" of an execution error.
+var templateAt = regexp.MustCompile(`^([^/]+)/(.+):(\d+):(\d+)$`)
+
+// guardMaxLines bounds how far above the failing action guardKey looks for the condition.
+const guardMaxLines = 3
+
+// guardKey is the values key a `fail` that names none depends on: the last .Values
+// reference before the failing action at loc (Helm's "app/templates/x.yaml:2:4"), on its
+// line or up to guardMaxLines above (the `if` that guards it), read from the chart's
+// template in the repository. "" when the chart is not a folder of the cluster's own
+// source (its spec.chart.spec.sourceRef is not the root's) or no reference is found.
+func guardKey(c *graph.Cluster, hr *graph.Object, loc string) string {
+	m := templateAt.FindStringSubmatch(loc)
+	if m == nil || hr == nil || !inRootSource(c, hr) {
+		return ""
+	}
+	dir := strings.TrimPrefix(path.Clean(bodyString(hr.Body, "spec", "chart", "spec", "chart")), "/")
+	data, ok := c.ReadFile(path.Join(dir, m[2]))
+	if !ok {
+		return ""
+	}
+	line, _ := strconv.Atoi(m[3])
+	col, _ := strconv.Atoi(m[4])
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	for i := line - 1; i >= 0 && i >= line-1-guardMaxLines; i-- {
+		text := lines[i]
+		if i == line-1 && col-1 <= len(text) && col >= 1 {
+			text = text[:col-1] // the guard precedes the action on its own line
+		}
+		if refs := valuesRef.FindAllStringSubmatch(text, -1); len(refs) > 0 {
+			return strings.TrimPrefix(refs[len(refs)-1][1], ".")
+		}
+	}
+	return ""
+}
+
+// inRootSource reports whether HelmRelease hr's spec.chart names a chart of the source
+// the cluster's root builds from (the repository tiergate reads): a GitRepository of the
+// root's name and namespace (the sourceRef's namespace defaults to the HelmRelease's).
+func inRootSource(c *graph.Cluster, hr *graph.Object) bool {
+	root := c.Kustomizations[c.Root]
+	if root == nil || bodyString(hr.Body, "spec", "chart", "spec", "sourceRef", "kind") != "GitRepository" {
+		return false
+	}
+	ns := bodyString(hr.Body, "spec", "chart", "spec", "sourceRef", "namespace")
+	if ns == "" {
+		ns = hr.ID.Namespace
+	}
+	src := root.Spec.SourceRef
+	return src.Kind == "GitRepository" && src.Name == bodyString(hr.Body, "spec", "chart", "spec", "sourceRef", "name") &&
+		(src.Namespace == ns || (src.Namespace == "" && root.Ref.Namespace == ns))
 }
 
 // firstKey is the values key a `required`/`fail` message names: a .Values path first,

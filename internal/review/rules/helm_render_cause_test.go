@@ -49,6 +49,18 @@ func TestHelmRenderErrorCause(t *testing.T) {
 		{"fail names no key", chart(map[string]string{"templates/fail.yaml": `{{ fail "pick a storage backend" }}`}), []string{"values:", "  replicas: 2"}, 11,
 			"execution error at (app/templates/fail.yaml:1:3): pick a storage backend",
 			"Give HelmRelease widgets/app the values its chart asks for (`required`/`fail` in template app/templates/fail.yaml:1:3: \"pick a storage backend\"), in spec.values (apps/hr.yaml:11) or the valuesFrom source that holds them."},
+		// The key a `fail` names nowhere in its text is the one its guard reads: the last
+		// .Values reference before the failing action, on its line or the lines above.
+		{"fail guarded by a value on its line", chart(map[string]string{"values.yaml": "strict: false\n",
+			"templates/deploy.yaml": "{{- if .Values.strict }}{{ fail \"strict mode is not supported by this chart\" }}{{ end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"}),
+			[]string{"values:", "  replicas: 2", "  strict: true"}, 13,
+			"execution error at (app/templates/deploy.yaml:1:27): strict mode is not supported by this chart",
+			"Change `strict` in the values of HelmRelease widgets/app (spec.values, apps/hr.yaml:13, or the valuesFrom source that holds it): template app/templates/deploy.yaml:1:27 reads it where it stops with \"strict mode is not supported by this chart\"."},
+		{"fail guarded on the line above", chart(map[string]string{
+			"templates/db.yaml": "{{- if and .Values.db.enabled (not .Values.db.host) }}\n{{- fail \"a database needs a host\" }}\n{{- end }}\n"}),
+			[]string{"values:", "  db:", "    enabled: true"}, 12,
+			"execution error at (app/templates/db.yaml:2:4): a database needs a host",
+			"Change `db.host` in the values of HelmRelease widgets/app (spec.values, apps/hr.yaml:12, or the valuesFrom source that holds it): template app/templates/db.yaml:2:4 reads it where it stops with \"a database needs a host\"."},
 		{"nil pointer", chart(map[string]string{"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  host: {{ .Values.ingress.tls.host }}\n"}),
 			[]string{"values:", "  ingress:", "    enabled: true"}, 12,
 			"app/templates/cm.yaml:6:18\n  executing \"app/templates/cm.yaml\" at <.Values.ingress.tls.host>:\n    nil pointer evaluating interface {}.host",

@@ -9,13 +9,15 @@ import (
 )
 
 // widgetHR is HelmRelease widgets/<name> of the in-repo chart charts/<chart>; extra lines
-// continue its spec (two spaces in). kind: is on line 2.
+// continue its spec (two spaces in), then its required interval. kind: is on line 2.
 func widgetHR(name, chart string, extra ...string) string {
 	rest := []string{"spec:", "  chart:", "    spec:", "      chart: ./charts/" + chart,
 		"      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"}
 	for _, l := range extra {
 		rest = append(rest, "  "+l)
 	}
+	// The CRD requires spec.interval; last, so that the lines above keep their numbers.
+	rest = append(rest, "  interval: 10m")
 	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", name, rest...)
 }
 

@@ -46,7 +46,7 @@ func helmUninstall(base, head *graph.Cluster, _ *Env) []Finding {
 // at; none when Helm keeps everything the release holds.
 func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, head *graph.Cluster) (Finding, bool) {
 	name := hrName(hr.ID)
-	var deleted, elsewhere, crit, kept, created []string
+	var deleted, elsewhere, crit, kept, keptCRDs, created []string
 	for _, o := range base.Kustomizations[hr.Owner].Objects {
 		if o.HelmRelease != name {
 			continue
@@ -58,6 +58,9 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 		if helmKeeps(o, true) {
 			if _, hook := o.Body.GetAnnotations()["helm.sh/hook"]; !hook && len(applied(head, o.ID)) == 0 {
 				kept = append(kept, o.ID.String())
+				if isCRD(o.ID) {
+					keptCRDs = append(keptCRDs, o.ID.String())
+				}
 			}
 			continue
 		}
@@ -96,12 +99,19 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	if len(kept) > 0 {
 		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (%s): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed", len(kept), listed(kept))
 	}
+	if len(keptCRDs) > 0 {
+		// A kept CRD stays where the release ran; nothing at head installs it elsewhere.
+		msg += fmt.Sprintf(". %s stays in the clusters that run the release, with its custom resources, but a cluster bootstrapped from this commit never gets it: nothing at head installs it", listed(keptCRDs))
+	}
 	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
 	if at != hr {
 		f.Line = releaseFieldLine(head, hr, at) // the changed release target's line, inside the diff
 	}
 	f.Message = msg + "."
 	f.Suggestion = uninstallAdvice(name, at != hr)
+	if at == hr && len(kept) > 0 && len(deleted) > 0 {
+		f.Suggestion = keptAdvice(name, kept, deleted, len(keptCRDs) > 0)
+	}
 	if len(deleted) == 0 && unknown == "" {
 		f.Suggestion = fmt.Sprintf("Nothing to do if the kept objects should stay in the cluster unmanaged: %s. To have them managed again, apply them from a Kustomization or another release; to remove them, delete them by hand (no controller will).", listed(kept))
 	}
@@ -131,6 +141,20 @@ func uninstallAdvice(name string, renamed bool) string {
 	return first + "Helm leaves the kept objects, and plain manifests of the same objects take them over on kustomize-controller's apply (it checks no Helm annotation; " +
 		"remove the `helm.sh/resource-policy` annotation and the meta.helm.sh annotations from the manifests' objects if they are copied from the chart). " +
 		"Or, if the objects should go, nothing to do."
+}
+
+// keptAdvice is the suggestion for the uninstall of removed HelmRelease name when Helm
+// already leaves some of its objects (kept): asking for the annotation again would repeat
+// what is done; what is left to decide is the deleted objects and, for kept CRDs, the
+// clusters bootstrapped later, which no release installs them on.
+func keptAdvice(name string, kept, deleted []string, crds bool) string {
+	s := fmt.Sprintf("Nothing to add for the kept objects, Helm already leaves them: %s. If the deleted objects (%s) should go, nothing to do; to keep them too, "+
+		"first add the annotation `helm.sh/resource-policy: keep` to them through the chart of HelmRelease %s (or its postRenderers) and let helm-controller upgrade the release, then merge this change.",
+		listed(kept), listed(deleted), name)
+	if crds {
+		s += " For new clusters, install the kept CRDs from a Kustomization or another release (plain manifests take the kept objects over on kustomize-controller's apply)."
+	}
+	return s
 }
 
 // appliedElsewhere names the head owner that applies o's identity other than o's own

@@ -177,3 +177,31 @@ func TestCreatedNamespaceOutsideRelease(t *testing.T) {
 		}
 	})
 }
+
+// TestUninstallKeptCRD: removing a HelmRelease whose CRD Helm leaves (crds/, or annotated
+// helm.sh/resource-policy: keep) says the CRD stays in running clusters and that a new
+// cluster lacks it; the suggestion does not ask for the annotation already there.
+func TestUninstallKeptCRD(t *testing.T) {
+	tiers := map[string]string{tierFile("a"): tier("a", "./a", true), "a/keep.yaml": configMap("default", "keep-a")}
+	hr := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app")}
+	for _, tc := range []struct {
+		name, file, crd string
+	}{
+		{"templated CRD with keep", "templates/crd.yaml", withAnnotation(crd("example.com", "Widget", "widgets", "Namespaced"), "helm.sh/resource-policy", "keep")},
+		{"CRD of crds/", "crds/crd.yaml", crd("example.com", "Widget", "widgets", "Namespaced")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm"), tc.file: tc.crd})
+			base, head := renderTree(t, merge(tiers, hr, files)), renderTree(t, merge(tiers, files))
+			checkFindings(t, changeRule(t, "helm-uninstall")(base, head, testEnv()), []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a",
+				Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: " +
+					"the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm). " +
+					"Helm leaves 1 object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed. " +
+					"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com stays in the clusters that run the release, with its custom resources, but a cluster bootstrapped from this commit never gets it: nothing at head installs it."},
+				Sugg: []string{"Nothing to add for the kept objects, Helm already leaves them: CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com. " +
+					"If the deleted objects (ConfigMap/default/cm) should go, nothing to do; to keep them too, first add the annotation `helm.sh/resource-policy: keep` to them through the chart of HelmRelease default/app (or its postRenderers) and let helm-controller upgrade the release, then merge this change. " +
+					"For new clusters, install the kept CRDs from a Kustomization or another release (plain manifests take the kept objects over on kustomize-controller's apply)."}}})
+		})
+	}
+}

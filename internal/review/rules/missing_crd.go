@@ -17,7 +17,9 @@ import (
 // (shrinedogg/biggs.dog#441: an ExternalSecret reused where nothing installs
 // external-secrets). One finding per Kustomization and kind, at its first object. When part
 // of the cluster is not rendered (unknownProducers) or a bootstrap helmfile could not be
-// read (Env.UnknownCRDs), the CRD may come from there: one notice per kind saying so. An object
+// read (Env.UnknownCRDs), the CRD may come from there: one notice per kind saying so; none
+// when a Kustomization whose build is unknown here emitted the CRD at the other commit
+// (unknownProvider). An object
 // a HelmRelease's chart renders (a ServiceMonitor where nothing installs
 // monitoring.coreos.com) fails helm-controller's install or upgrade instead: Helm builds the
 // release manifest through the REST mapper before it applies anything (helm pkg/action
@@ -27,7 +29,7 @@ import (
 // chart template. A Kustomization with remote
 // resources not fetched is skipped: release bundles ship the CRDs of their own kinds, as for
 // the CRD needs of missing-depends-on, and it is already listed as not reviewed.
-func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
+func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
 	unknown := capList(append(unknownProducers(c), env.UnknownCRDs...), 3)
 	var out []Finding
@@ -45,7 +47,7 @@ func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 			if o.HelmRelease != "" {
 				once = gk + "\x00" + o.HelmRelease
 			}
-			if seen[once] || noticed[gk] || v.crdKnown(o.ID, env) {
+			if seen[once] || noticed[gk] || v.crdKnown(o.ID, env) || unknownProvider(c, other, crdOf(o.ID)) != "" {
 				continue
 			}
 			seen[once] = true
@@ -91,6 +93,13 @@ func missingCRD(c, _ *graph.Cluster, env *Env) []Finding {
 		}
 	}
 	return out
+}
+
+// crdOf matches the CustomResourceDefinition that serves id's group and kind.
+func crdOf(id graph.ObjectID) func(*graph.Object) bool {
+	return func(o *graph.Object) bool {
+		return isCRD(o.ID) && o.Body != nil && bodyString(o.Body, "spec", "group") == id.Group && bodyString(o.Body, "spec", "names", "kind") == id.Kind
+	}
 }
 
 // chartMissingCRD words f for an object of HelmRelease o.HelmRelease's chart: Helm's

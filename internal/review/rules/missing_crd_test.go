@@ -20,7 +20,7 @@ func TestMissingCRD(t *testing.T) {
 			Sugg: []string{"remove " + object + " from " + file + ":2", "preinstalledCRDs.groups"}}
 	}
 	certManager := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager", "cert-manager",
-		"spec:", "  chart:", "    spec:", "      chart: external-secrets", "      sourceRef: {kind: HelmRepository, name: es}")
+		"spec:", "  chart:", "    spec:", "      chart: external-secrets", "      sourceRef: {kind: HelmRepository, name: es}", "  interval: 10m")
 	cases := []struct {
 		name  string
 		files map[string]string
@@ -73,7 +73,7 @@ func TestMissingCRD(t *testing.T) {
 		{
 			name: "a chart not rendered: unknown, one notice per kind",
 			files: apps(map[string]string{"apps/w.yaml": widget, "apps/hr.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "apps", "podinfo",
-				"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}"),
+				"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m"),
 				tierFile("more"): tier("more", "./more", true), "more/w.yaml": obj("example.com/v1", "Widget", "apps", "w2", "spec: {}")}),
 			want: []want{{Rule: "missing-crd", Severity: Notice, Kustomization: "flux-system/apps", Object: "Widget.example.com/apps/w1", File: "apps/w.yaml", Line: 2,
 				Msg: []string{"No reviewed Kustomization or chart of cluster dev installs the CRD of Widget.example.com, used by Widget.example.com/apps/w1 and maybe others; not checked, since HelmRelease apps/podinfo (chart not rendered) may install it."}}},

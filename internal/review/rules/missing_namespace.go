@@ -23,9 +23,10 @@ import (
 // own objects are namespace-for-release's. One finding per Kustomization and namespace,
 // its object the missing Namespace, at the first object there. A warning when part of the
 // graph is unknown (a partial build, a build error, a chart not rendered): it may create
-// the Namespace. A Kustomization with remote resources not fetched is skipped: they may
-// ship it, and it is listed not reviewed.
-func missingNamespace(c, _ *graph.Cluster, env *Env) []Finding {
+// the Namespace; none when a Kustomization whose build is unknown here emitted it at the
+// other commit (unknownProvider). A Kustomization with remote resources not fetched is
+// skipped: they may ship it, and it is listed not reviewed.
+func missingNamespace(c, other *graph.Cluster, env *Env) []Finding {
 	sev := Error
 	if len(render.Partials(c)) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
 		sev = Warning
@@ -59,6 +60,9 @@ func missingNamespace(c, _ *graph.Cluster, env *Env) []Finding {
 		for _, ns := range order {
 			o := first[ns]
 			id := graph.ObjectID{Kind: "Namespace", Name: ns}
+			if unknownProvider(c, other, func(p *graph.Object) bool { return p.ID == id }) != "" {
+				continue // a failed or unreviewed tier created it at the other commit
+			}
 			others, verb := "", "is"
 			if n := count[ns] - 1; n == 1 {
 				others, verb = " and 1 other object", "are"

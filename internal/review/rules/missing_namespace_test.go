@@ -19,12 +19,12 @@ func TestMissingNamespace(t *testing.T) {
 				Msg:  []string{`ConfigMap/team/a and 1 other object of Kustomization flux-system/platform are in Namespace team, which nothing in cluster dev creates`, `'namespaces "team" not found'`},
 				Sugg: []string{"Add a Namespace team manifest to flux-system/platform or to a Kustomization it dependsOn", "object {kind: Namespace, name: team}"}}}},
 		{"a HelmRelease in a namespace nothing creates", map[string]string{"platform/a.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "apps", "a",
-			"spec:", "  chart:", "    spec:", "      chart: ./charts/app", "      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}")},
+			"spec:", "  chart:", "    spec:", "      chart: ./charts/app", "      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}", "  interval: 10m")},
 			[]want{{Rule: "missing-namespace", Severity: Error, Kustomization: "flux-system/platform", Object: "Namespace/apps", File: "platform/a.yaml", Line: 2,
 				Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/apps/a of Kustomization flux-system/platform is in Namespace apps"}}}},
 		{"chart not rendered: a warning", map[string]string{"platform/a.yaml": configMap("team", "a"),
 			"platform/b.yaml": widgetHR("b", "app") + "---\n" + obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", "remote",
-				"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}")},
+				"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m")},
 			[]want{{Rule: "missing-namespace", Severity: Warning, Kustomization: "flux-system/platform", Object: "Namespace/team", File: "platform/a.yaml", Line: 2,
 				Msg: []string{"ConfigMap/team/a of Kustomization flux-system/platform is in Namespace team"}}}},
 		// Negative cases.
@@ -47,5 +47,43 @@ func TestMissingNamespace(t *testing.T) {
 		env := testEnv()
 		env.BootstrapNamespaces = map[string]bool{"team": true}
 		checkFindings(t, stateRule(t, "missing-namespace")(c, nil, env), nil)
+	})
+}
+
+// TestMissingNamespaceInFailedBuild: a Namespace that a Kustomization failing at head
+// emitted at the other commit is not reported missing: the failed build would most likely
+// still create it, and its render-error already says the tier applies nothing. Without
+// such evidence the finding stays (a warning, as part of the graph is unknown).
+func TestMissingNamespaceInFailedBuild(t *testing.T) {
+	tiers := map[string]string{tierFile("config"): tier("config", "./config", true), tierFile("apps"): tier("apps", "./apps", true),
+		"apps/cm.yaml": configMap("team", "a")}
+	broken := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: team\n data: {}\n"
+	base := renderTree(t, merge(tiers, map[string]string{"config/ns.yaml": namespaceObj("team")}))
+	t.Run("the failed tier emitted it", func(t *testing.T) {
+		head := renderTree(t, merge(tiers, map[string]string{"config/ns.yaml": namespaceObj("team"), "config/bad.yaml": broken}))
+		checkFindings(t, stateRule(t, "missing-namespace")(head, base, testEnv()), nil)
+	})
+	t.Run("negative: the failed tier never emitted it", func(t *testing.T) {
+		other := renderTree(t, merge(tiers, map[string]string{"config/cm.yaml": configMap("default", "c")}))
+		head := renderTree(t, merge(tiers, map[string]string{"config/bad.yaml": broken}))
+		checkFindings(t, stateRule(t, "missing-namespace")(head, other, testEnv()), []want{{Rule: "missing-namespace", Severity: Warning, Kustomization: "flux-system/apps", Object: "Namespace/team",
+			File: "apps/cm.yaml", Line: 2, Msg: []string{"ConfigMap/team/a of Kustomization flux-system/apps is in Namespace team, which nothing in cluster dev creates"}}})
+	})
+}
+
+// TestMissingCRDInFailedBuild: the same for a CRD: one that a tier failing at head emitted
+// at the other commit is no missing-crd (not even the notice of an unknown producer).
+func TestMissingCRDInFailedBuild(t *testing.T) {
+	tiers := map[string]string{tierFile("config"): tier("config", "./config", true), tierFile("apps"): tier("apps", "./apps", true),
+		"apps/w.yaml": obj("example.com/v1", "Widget", "default", "w", "spec: {}")}
+	broken := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: default\n data: {}\n"
+	widgetCRD := crd("example.com", "Widget", "widgets", "Namespaced")
+	base := renderTree(t, merge(tiers, map[string]string{"config/crd.yaml": widgetCRD}))
+	head := renderTree(t, merge(tiers, map[string]string{"config/crd.yaml": widgetCRD, "config/bad.yaml": broken}))
+	checkFindings(t, stateRule(t, "missing-crd")(head, base, testEnv()), nil)
+	t.Run("negative: no other commit to tell", func(t *testing.T) {
+		checkFindings(t, stateRule(t, "missing-crd")(head, nil, testEnv()), []want{{Rule: "missing-crd", Severity: Notice, Kustomization: "flux-system/apps",
+			Object: "Widget.example.com/default/w", File: "apps/w.yaml", Line: 2,
+			Msg: []string{"No reviewed Kustomization or chart of cluster dev installs the CRD of Widget.example.com, used by Widget.example.com/default/w and maybe others; not checked, since Kustomization flux-system/config (fails to build) may install it."}}})
 	})
 }

@@ -15,7 +15,7 @@ func TestReleaseCollision(t *testing.T) {
 		for _, l := range extra {
 			rest = append(rest, "  "+l)
 		}
-		return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "other", name, rest...)
+		return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "other", name, append(rest, "  interval: 10m")...)
 	}
 	cases := []struct {
 		name  string

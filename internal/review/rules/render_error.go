@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -35,7 +36,11 @@ func renderError(c, _ *graph.Cluster, _ *Env) []Finding {
 			if ks.Err.Rejected > 1 {
 				others = ", and the other places named,"
 			}
-			f.Suggestion = fmt.Sprintf("Fix %s:%d%s so that the API server accepts the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema).", ks.Err.File, ks.Err.Line, others)
+			what := "the Kustomization (kustomize.toolkit.fluxcd.io/v1 schema)"
+			if strings.HasPrefix(ks.Err.Message, "the API server rejects HelmRelease ") {
+				what = "the HelmRelease (helm.toolkit.fluxcd.io/v2 schema: spec.interval and a chart or chartRef are required)"
+			}
+			f.Suggestion = fmt.Sprintf("Fix %s:%d%s so that the API server accepts %s.", ks.Err.File, ks.Err.Line, others, what)
 		}
 		out = append(out, f)
 	}

@@ -10,7 +10,7 @@ import "testing"
 func TestRenderedChartCRDs(t *testing.T) {
 	hr := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", "widget-operator",
 		"spec:", "  chart:", "    spec:", "      chart: ./charts/widget-operator",
-		"      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}")
+		"      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}", "  interval: 10m")
 	chart := map[string]string{
 		"charts/widget-operator/Chart.yaml":             "apiVersion: v2\nname: widget-operator\nversion: 0.1.0\n",
 		"charts/widget-operator/crds/widgets.yaml":      crd("example.com", "Widget", "widgets", "Namespaced"),

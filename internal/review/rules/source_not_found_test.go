@@ -13,10 +13,10 @@ func TestSourceNotFound(t *testing.T) {
 		"platform/ns.yaml": namespaceObj("widgets"), "platform/repo.yaml": repo})
 	remoteHR := func(name, repoName string) string {
 		return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", name, "spec:", "  chart:", "    spec:", "      chart: podinfo",
-			"      sourceRef: {kind: HelmRepository, name: "+repoName+"}")
+			"      sourceRef: {kind: HelmRepository, name: "+repoName+"}", "  interval: 10m")
 	}
 	chartRefHR := func(name, kind, ref string) string {
-		return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", name, "spec:", "  chartRef:", "    kind: "+kind, "    name: "+ref)
+		return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", name, "spec:", "  chartRef:", "    kind: "+kind, "    name: "+ref, "  interval: 10m")
 	}
 	cases := []struct {
 		name  string
@@ -62,7 +62,7 @@ spec:
 		{"in-repo chart of the root source", map[string]string{"platform/a.yaml": hrDeps("a")}, nil},
 		{"chartRef to the HelmChart another HelmRelease makes", map[string]string{"platform/web.yaml": remoteHR("web", "podinfo"),
 			"platform/copy.yaml": chartRefHR("copy", "HelmChart", "widgets-web")}, nil},
-		{"suspended", map[string]string{"platform/web.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", "web", "spec:", "  suspend: true", "  chartRef:", "    kind: OCIRepository", "    name: gone")}, nil},
+		{"suspended", map[string]string{"platform/web.yaml": obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", "web", "spec:", "  suspend: true", "  chartRef:", "    kind: OCIRepository", "    name: gone", "  interval: 10m")}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -83,3 +83,29 @@ func joinAnd(s []string) string {
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
+
+// unknownProvider names the Kustomization of c whose build is unknown at c (it fails, or is
+// not reviewed) and whose build at other, the other commit, emitted an object that match
+// accepts: what that Kustomization most likely still provides once it builds. "" when none
+// did or other is nil. A rule that would report such an object missing reports nothing:
+// the render-error or the not-reviewed entry already says the tier applies nothing, and
+// "nothing creates it" would be a cascade of that one fault.
+func unknownProvider(c, other *graph.Cluster, match func(*graph.Object) bool) string {
+	if other == nil {
+		return ""
+	}
+	for _, ref := range c.Order {
+		ks := c.Kustomizations[ref]
+		if ks.Err == nil && ks.NotReviewed() == "" {
+			continue
+		}
+		if was := other.Kustomizations[ref]; was != nil {
+			for _, o := range was.Objects {
+				if match(o) {
+					return ref.String()
+				}
+			}
+		}
+	}
+	return ""
+}
