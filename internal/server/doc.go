@@ -35,8 +35,10 @@
 //     head is stored and queued exactly as a push's would be (unless a review was accepted
 //     while it read that head: that one is as new).
 //   - A run resumed (job.Started: an earlier run of its head began) publishes nothing twice:
-//     it reads the head's status first (a final one: the job is done; if it replaced other
-//     heads, only once the fetch shows that none of them is newer), and the forge's
+//     it reads the head's status first (a final one: the job is done once the PR's head
+//     read from the forge is this head, so that a newer push whose delivery was lost while
+//     the server was down is still reviewed; if it replaced other heads, only once the
+//     fetch shows that none of them is newer), and the forge's
 //     reviews and check runs before it posts line comments or a check run. The summary
 //     ends with the head's marker (forge.HeadMarker), so the same head's summary is not
 //     written again; the bot's older summaries on the PR are deleted. A /recheck's
