@@ -19,7 +19,10 @@
 //     finds it; a head the PR's ref no longer reaches gives way to the forge's head. A
 //     review of a head already stored is not stored again.
 //   - A job for another head cancels the running review; that review publishes nothing of
-//     its result. Once fetched it knows the order: a late (older) head gives the job back to
+//     its result, except a write to the PR it had started (summary comment, line comments,
+//     check run): that write completes, detached and bounded by finalTimeout
+//     (runner.writeContext), before the run ends, and the newer run of the PR starts only
+//     after, so it finds what the write made. Once fetched it knows the order: a late (older) head gives the job back to
 //     it, a newer one gets its head "superseded by <sha7>" at once; before the fetch the
 //     newer job's run settles it. Every head whose run began gets a final status.
 //   - A final status is final: a run records its head as final (queue.setFinal, then

@@ -316,7 +316,8 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 	}()
 	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
 	final, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log},
-		Resumed: j.Started, BeforeFinal: func() error { return rn.markFinal(j) }, FinalContext: rn.finalContext})
+		Resumed: j.Started, BeforeFinal: func() error { return rn.markFinal(j) }, FinalContext: rn.finalContext,
+		WriteContext: rn.writeContext})
 	if err != nil {
 		return resultError, err
 	}
@@ -619,6 +620,15 @@ func (rn *runner) finalContext(ctx context.Context) (context.Context, context.Ca
 		rn.log.Info("run cancelled while it sets its final status: the status is set, the job finishes")
 	})
 	return fctx, func() { stop(); cancel() }
+}
+
+// writeContext is the context of a write to the PR (summary comment, line comments, check
+// run): detached from the run's cancellation (a newer head, a shutdown, the review timeout)
+// and bounded by finalTimeout. The queue starts a newer run of the PR only once this run
+// has ended, so a write once started completes before the newer run lists the PR's
+// comments and reviews: a superseded run's summary cannot land after the newer one's.
+func (rn *runner) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
 }
 
 // stillPending reports whether the forge shows sha, a head whose run began to publish its
