@@ -99,6 +99,9 @@ type PullRequest struct {
 
 // Client publishes to one forge. Every method retries transient failures (5xx, 429, rate
 // limits, honouring Retry-After) with backoff until ctx ends; other errors are returned.
+// A write that creates something (the summary comment, a review, a reply carrying its
+// ReplyMarker) is not repeated after a lost answer (a reset, an attempt timeout): the
+// forge is asked whether it was made first (writeOnce).
 type Client interface {
 	// SetStatus sets the commit status of sha (context StatusContext); description is one line.
 	SetStatus(ctx context.Context, repo Repo, sha string, state State, description string) error

@@ -122,25 +122,20 @@ func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body
 		return fmt.Errorf("gitea: summary of %s#%d: %w", repo.FullName(), pr, err)
 	}
 	api := c.api(ctx)
-	// This endpoint is not paginated: it returns every comment.
-	comments, _, err := api.ListIssueComments(repo.Owner, repo.Name, int64(pr), gitea.ListIssueCommentOptions{})
+	found, err := c.findSummaries(ctx, repo, pr, me)
 	if err != nil {
 		return fmt.Errorf("gitea: comments of %s#%d: %w", repo.FullName(), pr, err)
-	}
-	var found []summaryComment
-	for _, cm := range comments {
-		author := ""
-		if cm.Poster != nil {
-			author = cm.Poster.UserName
-		}
-		if isSummary(cm.Body, author, false, me) { // Gitea marks no account as a bot
-			found = append(found, summaryComment{id: cm.ID, body: cm.Body})
-		}
 	}
 	plan := planSummary(found, body, me != "")
 	switch {
 	case plan.create:
-		_, _, err = api.CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
+		err = writeOnce(ctx, func(ctx context.Context) error {
+			_, _, err := c.api(ctx).CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
+			return err
+		}, func(ctx context.Context) (bool, error) {
+			found, err := c.findSummaries(ctx, repo, pr, me)
+			return hasBody(found, body), err
+		})
 	case plan.edit != 0:
 		_, _, err = api.EditIssueComment(repo.Owner, repo.Name, plan.edit, gitea.EditIssueCommentOption{Body: body})
 	}
@@ -154,6 +149,26 @@ func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body
 		}
 	}
 	return nil
+}
+
+// findSummaries returns the marker comments by me, in the order the forge lists them.
+func (c *giteaClient) findSummaries(ctx context.Context, repo Repo, pr int, me string) ([]summaryComment, error) {
+	// This endpoint is not paginated: it returns every comment.
+	comments, _, err := c.api(ctx).ListIssueComments(repo.Owner, repo.Name, int64(pr), gitea.ListIssueCommentOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var found []summaryComment
+	for _, cm := range comments {
+		author := ""
+		if cm.Poster != nil {
+			author = cm.Poster.UserName
+		}
+		if isSummary(cm.Body, author, false, me) { // Gitea marks no account as a bot
+			found = append(found, summaryComment{id: cm.ID, body: cm.Body})
+		}
+	}
+	return found, nil
 }
 
 func (c *giteaClient) ChangedLines(ctx context.Context, repo Repo, pr int) (map[string]map[int]bool, error) {
@@ -176,7 +191,11 @@ func (c *giteaClient) PostReview(ctx context.Context, repo Repo, pr int, sha str
 	for _, lc := range comments {
 		opt.Comments = append(opt.Comments, gitea.CreatePullReviewComment{Path: lc.Path, Body: lc.Body, NewLineNum: int64(lc.Line)})
 	}
-	if _, _, err := c.api(ctx).CreatePullReview(repo.Owner, repo.Name, int64(pr), opt); err != nil {
+	err := writeOnce(ctx, func(ctx context.Context) error {
+		_, _, err := c.api(ctx).CreatePullReview(repo.Owner, repo.Name, int64(pr), opt)
+		return err
+	}, func(ctx context.Context) (bool, error) { return c.HasReview(ctx, repo, pr, sha) })
+	if err != nil {
 		return fmt.Errorf("gitea: review of %s#%d: %w", repo.FullName(), pr, err)
 	}
 	return nil
@@ -206,7 +225,11 @@ func (c *giteaClient) React(ctx context.Context, repo Repo, commentID int64, rea
 }
 
 func (c *giteaClient) Reply(ctx context.Context, repo Repo, pr int, body string) error {
-	_, _, err := c.api(ctx).CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
+	post := func(ctx context.Context) error {
+		_, _, err := c.api(ctx).CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
+		return err
+	}
+	err := replyOnce(ctx, body, post, func(ctx context.Context, marker string) (bool, error) { return c.HasReply(ctx, repo, pr, marker) })
 	if err != nil {
 		return fmt.Errorf("gitea: reply on %s#%d: %w", repo.FullName(), pr, err)
 	}

@@ -41,7 +41,13 @@ func (c *githubClient) UpsertSummary(ctx context.Context, repo Repo, pr int, bod
 	plan := planSummary(found, body, me != "")
 	switch {
 	case plan.create:
-		_, _, err = c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: &body})
+		err = writeOnce(ctx, func(ctx context.Context) error {
+			_, _, err := c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: &body})
+			return err
+		}, func(ctx context.Context) (bool, error) {
+			found, err := c.findSummaries(ctx, repo, pr, me)
+			return hasBody(found, body), err
+		})
 	case plan.edit != 0:
 		_, _, err = c.gh.Issues.EditComment(ctx, repo.Owner, repo.Name, plan.edit, &github.IssueComment{Body: &body})
 	}
@@ -116,7 +122,11 @@ func (c *githubClient) PostReview(ctx context.Context, repo Repo, pr int, sha st
 			Path: ptr(lc.Path), Line: ptr(lc.Line), Side: ptr("RIGHT"), Body: ptr(lc.Body),
 		})
 	}
-	if _, _, err := c.gh.PullRequests.CreateReview(ctx, repo.Owner, repo.Name, pr, review); err != nil {
+	err := writeOnce(ctx, func(ctx context.Context) error {
+		_, _, err := c.gh.PullRequests.CreateReview(ctx, repo.Owner, repo.Name, pr, review)
+		return err
+	}, func(ctx context.Context) (bool, error) { return c.HasReview(ctx, repo, pr, sha) })
+	if err != nil {
 		return fmt.Errorf("github: review of %s#%d: %w", repo.FullName(), pr, err)
 	}
 	return nil
@@ -147,7 +157,12 @@ func (c *githubClient) React(ctx context.Context, repo Repo, commentID int64, re
 }
 
 func (c *githubClient) Reply(ctx context.Context, repo Repo, pr int, body string) error {
-	if _, _, err := c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: &body}); err != nil {
+	post := func(ctx context.Context) error {
+		_, _, err := c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: &body})
+		return err
+	}
+	err := replyOnce(ctx, body, post, func(ctx context.Context, marker string) (bool, error) { return c.HasReply(ctx, repo, pr, marker) })
+	if err != nil {
 		return fmt.Errorf("github: reply on %s#%d: %w", repo.FullName(), pr, err)
 	}
 	return nil

@@ -47,8 +47,10 @@ const (
 
 // retryTransport repeats a request on 5xx, 429, rate-limit 403s, transport errors and
 // attempt timeouts until it succeeds, fails for another reason, runs out of retries, or
-// the request's context ends. Every forge call is retried, POSTs included: the forges
-// answer these statuses before acting.
+// the request's context ends. Every forge call is retried on those statuses, POSTs
+// included: the forges answer them before acting. A request that creates something
+// (withoutBlindRetry) is not repeated after a transport error or an attempt timeout: the
+// forge may have carried it out, so writeOnce looks for it first.
 type retryTransport struct {
 	next           http.RoundTripper
 	kind           Kind
@@ -100,6 +102,10 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if ctx.Err() != nil {
 			return resp, err
+		}
+		if err != nil && !blindRetryAllowed(ctx) {
+			// The forge may have carried it out: the caller looks before it asks again.
+			return nil, &UnansweredError{Err: err}
 		}
 		if resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) {
 			peekBody(resp)

@@ -62,6 +62,26 @@ type Options struct {
 	// has passed (the caller detaches it from the run's cancellation, with a bound of its
 	// own, so that a run cancelled then still publishes its word); cancel is called after.
 	FinalContext func(ctx context.Context) (fctx context.Context, cancel context.CancelFunc)
+	// WriteContext, when set, gives the context of each write to the PR (the summary
+	// comment, the line comments, the check run): the caller detaches it from the run's
+	// cancellation, bounded, so that a write once started completes before the run ends
+	// and a newer run of the PR, which starts after, reads what it made. A write is not
+	// started once ctx has ended.
+	WriteContext func(ctx context.Context) (wctx context.Context, cancel context.CancelFunc)
+}
+
+// write runs fn in the context opts.WriteContext gives (ctx without it), unless ctx has
+// ended already.
+func (opts Options) write(ctx context.Context, fn func(ctx context.Context) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if opts.WriteContext == nil {
+		return fn(ctx)
+	}
+	wctx, cancel := opts.WriteContext(ctx)
+	defer cancel()
+	return fn(wctx)
 }
 
 // Review publishes res to t in this order: summary comment (format.Markdown of the report,
@@ -78,7 +98,8 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 	headMarker := "\n\n" + forge.HeadMarker(t.Head)
 	md := format.Markdown(res.Report, format.MarkdownOptions{MaxChars: maxComment - len(headMarker)})
 	if !opts.NoComments {
-		if err := c.UpsertSummary(ctx, t.Repo, t.PR, md+headMarker); err != nil {
+		err := opts.write(ctx, func(ctx context.Context) error { return c.UpsertSummary(ctx, t.Repo, t.PR, md+headMarker) })
+		if err != nil {
 			return state, fmt.Errorf("publish summary comment: %w", err)
 		}
 		changed, err := c.ChangedLines(ctx, t.Repo, t.PR)
@@ -94,7 +115,10 @@ func Review(ctx context.Context, c forge.Client, t Target, res *pipeline.Result,
 	}
 	desc := Describe(res.Report)
 	if cr, ok := c.(forge.CheckRunner); ok && !hasCheckRun(ctx, c, t, opts) {
-		if err := cr.CheckRun(ctx, t.Repo, t.Head, string(state), desc, CheckSummary(md), Annotations(res.Report)); err != nil {
+		err := opts.write(ctx, func(ctx context.Context) error {
+			return cr.CheckRun(ctx, t.Repo, t.Head, string(state), desc, CheckSummary(md), Annotations(res.Report))
+		})
+		if err != nil {
 			return state, fmt.Errorf("publish check run: %w", err)
 		}
 	}
@@ -149,7 +173,8 @@ func postReview(ctx context.Context, c forge.Client, t Target, comments []forge.
 			return markPosted(ledger, fp)
 		}
 	}
-	if err := c.PostReview(ctx, t.Repo, t.PR, t.Head, comments); err != nil {
+	err := opts.write(ctx, func(ctx context.Context) error { return c.PostReview(ctx, t.Repo, t.PR, t.Head, comments) })
+	if err != nil {
 		return fmt.Errorf("post line comments: %w", err)
 	}
 	return markPosted(ledger, fp)

@@ -19,7 +19,10 @@
 //     finds it; a head the PR's ref no longer reaches gives way to the forge's head. A
 //     review of a head already stored is not stored again.
 //   - A job for another head cancels the running review; that review publishes nothing of
-//     its result. Once fetched it knows the order: a late (older) head gives the job back to
+//     its result, except a write to the PR it had started (summary comment, line comments,
+//     check run): that write completes, detached and bounded by finalTimeout
+//     (runner.writeContext), before the run ends, and the newer run of the PR starts only
+//     after, so it finds what the write made. Once fetched it knows the order: a late (older) head gives the job back to
 //     it, a newer one gets its head "superseded by <sha7>" at once; before the fetch the
 //     newer job's run settles it. Every head whose run began gets a final status.
 //   - A final status is final: a run records its head as final (queue.setFinal, then
@@ -35,8 +38,10 @@
 //     head is stored and queued exactly as a push's would be (unless a review was accepted
 //     while it read that head: that one is as new).
 //   - A run resumed (job.Started: an earlier run of its head began) publishes nothing twice:
-//     it reads the head's status first (a final one: the job is done; if it replaced other
-//     heads, only once the fetch shows that none of them is newer), and the forge's
+//     it reads the head's status first (a final one: the job is done once the PR's head
+//     read from the forge is this head, so that a newer push whose delivery was lost while
+//     the server was down is still reviewed; if it replaced other heads, only once the
+//     fetch shows that none of them is newer), and the forge's
 //     reviews and check runs before it posts line comments or a check run. The summary
 //     ends with the head's marker (forge.HeadMarker), so the same head's summary is not
 //     written again; the bot's older summaries on the PR are deleted. A /recheck's

@@ -235,23 +235,28 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.log.Info("fork PR not reviewed")
 		return "", nil
 	}
-	// reviewed: an interrupted run published this head's review (its final status). With
-	// heads it replaced, the job is done only once the fetch shows that none is newer.
-	reviewed := false
+	// reviewed: an interrupted run published this head's review (its final status); done:
+	// it published a final word of any kind and the job replaced no head. The job is done
+	// only once the PR shows no other head: a newer push's delivery may have been lost
+	// while the server was down, and nothing but this run would then review it. With
+	// heads it replaced, only once the fetch shows that none of them is newer.
+	reviewed, done := false, false
+	var state forge.State // of the head, as the forge shows it
 	if j.Started {
-		state, err := rn.headStatus(ctx)
-		if err != nil {
+		var err error
+		if state, err = rn.headStatus(ctx); err != nil {
 			return "", err
 		}
 		reviewed = state == forge.StateSuccess || state == forge.StateFailure
-		if state != "" && state != forge.StatePending && len(j.Replaced) == 0 {
-			rn.log.Info("the interrupted run published its final status already", "state", state)
-			rn.settled, rn.headFinal = true, reviewed
-			return "", nil
-		}
-		rn.reviewed = reviewed
+		done = state != "" && state != forge.StatePending && len(j.Replaced) == 0
+		rn.reviewed, rn.headFinal = reviewed, reviewed
 	}
 	prHead, pr := rn.prHead(ctx)
+	if done && (prHead.IsZero() || prHead.String() == rn.head) {
+		rn.log.Info("the interrupted run published its final status already", "state", state)
+		rn.settled = true
+		return "", nil
+	}
 	// When the forge names another head, this one may be stale: pending waits for the
 	// fetch that tells which is newer.
 	early := prHead.String() == rn.head && !reviewed
@@ -281,9 +286,8 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		return rn.giveWay(ctx, j, newer, pr)
 	}
 	rn.decided = true
-	if reviewed {
-		rn.log.Info("the interrupted run published the review of the newest head already")
-		rn.headFinal = true
+	if reviewed || done {
+		rn.log.Info("the interrupted run published the review of the newest head already", "state", state)
 		return "", rn.settleReplaced(ctx, j)
 	}
 	if !early {
@@ -311,14 +315,15 @@ func (rn *runner) run(ctx context.Context, j job) (result string, err error) {
 		rn.s.metrics.observePhases(res.Report.Timings)
 	}()
 	t := publish.Target{Repo: ev.Repo, PR: ev.PR, Head: rn.head}
-	state, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log},
-		Resumed: j.Started, BeforeFinal: func() error { return rn.markFinal(j) }, FinalContext: rn.finalContext})
+	final, err := publish.Review(ctx, rn.client, t, res, publish.Options{Ledger: postedLedger{rn.s.store, jobKey(rn.ev), rn.log},
+		Resumed: j.Started, BeforeFinal: func() error { return rn.markFinal(j) }, FinalContext: rn.finalContext,
+		WriteContext: rn.writeContext})
 	if err != nil {
 		return resultError, err
 	}
 	rn.headFinal = true
 	result = resultSuccess
-	if state == forge.StateFailure {
+	if final == forge.StateFailure {
 		result = resultFailure
 	}
 	rn.log.Info("review published", "result", result)
@@ -615,6 +620,15 @@ func (rn *runner) finalContext(ctx context.Context) (context.Context, context.Ca
 		rn.log.Info("run cancelled while it sets its final status: the status is set, the job finishes")
 	})
 	return fctx, func() { stop(); cancel() }
+}
+
+// writeContext is the context of a write to the PR (summary comment, line comments, check
+// run): detached from the run's cancellation (a newer head, a shutdown, the review timeout)
+// and bounded by finalTimeout. The queue starts a newer run of the PR only once this run
+// has ended, so a write once started completes before the newer run lists the PR's
+// comments and reviews: a superseded run's summary cannot land after the newer one's.
+func (rn *runner) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
 }
 
 // stillPending reports whether the forge shows sha, a head whose run began to publish its

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -148,9 +149,19 @@ func (s *Server) FailNextMessage(path string, status int, headers map[string]str
 // passStatus marks a queued fault that lets its request through (PassNext); hangStatus one
 // that applies its request and never answers (HangAfterNext).
 const (
-	passStatus = -1
-	hangStatus = -2
+	passStatus  = -1
+	hangStatus  = -2
+	resetStatus = -3
 )
+
+// ResetAfterNext makes the next request to path take effect and then have its connection
+// reset (TCP RST) before any answer: a forge that did the work while the answer was lost.
+func (s *Server) ResetAfterNext(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := strings.TrimPrefix(path, s.spec.basePath)
+	s.faults[p] = append(s.faults[p], fault{status: resetStatus})
+}
 
 // HangAfterNext makes the next request to path take effect and then get no answer until
 // its client gives up: a forge that did the work but whose answer never came back.
@@ -309,22 +320,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	stall := s.serve(w, r, raw)
+	then := s.serve(w, r, raw)
 	s.mu.Unlock()
-	if stall {
+	switch then {
+	case stallAfter:
 		<-r.Context().Done()
+	case resetAfter:
+		resetConn(s.t, w)
 	}
 }
 
-// serve handles a request under the lock; stall is true when it must get no answer.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) (stall bool) {
+// afterServe is what a request gets once served: its answer, none until its client goes
+// away, or its connection reset.
+type afterServe int
+
+const (
+	answered afterServe = iota
+	stallAfter
+	resetAfter
+)
+
+// resetConn closes the request's connection with a TCP RST, nothing written.
+func resetConn(t testing.TB, w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		t.Errorf("fake forge: reset the connection: %v", err)
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// serve handles a request under the lock and says what the request gets then.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) afterServe {
 	call := Call{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
 	var body any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &body); err != nil {
 			s.record(call)
 			s.reject(w, http.StatusBadRequest, "%s %s: body is not JSON: %v", r.Method, r.URL.Path, err)
-			return false
+			return answered
 		}
 		call.Body = body
 	}
@@ -335,47 +372,50 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, raw []byte) (stal
 	}
 	if err != nil {
 		s.reject(w, http.StatusBadRequest, "%s %s: %v", r.Method, r.URL.Path, err)
-		return false
+		return answered
 	}
 	f, ok := s.popFault(r.URL.Path)
-	hang := ok && f.status == hangStatus
+	hang := ok && (f.status == hangStatus || f.status == resetStatus)
 	if ok && f.status != passStatus && !hang {
 		if f.status == 0 {
-			return true
+			return stallAfter
 		}
 		for k, v := range f.headers {
 			w.Header().Set(k, v)
 		}
 		writeJSON(w, f.status, map[string]any{"message": f.message})
-		return false
+		return answered
 	}
 	login, ok := s.auth(r, rt)
 	if !ok {
 		s.reject(w, http.StatusUnauthorized, "%s %s: bad Authorization header", r.Method, r.URL.Path)
-		return false
+		return answered
 	}
 	h := s.routes[rt.method+" "+rt.template]
 	if h == nil {
 		s.reject(w, http.StatusNotImplemented, "%s %s: the fake does not implement %s", r.Method, r.URL.Path, rt.template)
-		return false
+		return answered
 	}
 	if hang {
 		h(s, &request{Request: r, w: httptest.NewRecorder(), params: params, body: body, login: login})
-		return true
+		if f.status == resetStatus {
+			return resetAfter
+		}
+		return stallAfter
 	}
 	status, reply := h(s, &request{Request: r, w: w, params: params, body: body, login: login})
 	if text, isText := reply.(string); isText {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(status)
 		io.WriteString(w, text)
-		return false
+		return answered
 	}
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
-		return false
+		return answered
 	}
 	writeJSON(w, status, reply)
-	return false
+	return answered
 }
 
 func (s *Server) record(c Call) {
