@@ -17,7 +17,8 @@ import (
 )
 
 // runAll runs the bot with args and returns its standard output and error together (the
-// CLI's log lines go to standard error).
+// CLI's log lines go to standard error), followed by the error it returns (which main
+// prints on standard error).
 func runAll(t *testing.T, args ...string) string {
 	t.Helper()
 	root := newRoot()
@@ -25,7 +26,9 @@ func runAll(t *testing.T, args ...string) string {
 	root.SetOut(&out)
 	root.SetErr(&out)
 	root.SetArgs(args)
-	_ = root.Execute()
+	if err := root.Execute(); err != nil {
+		out.WriteString("error: " + err.Error() + "\n")
+	}
 	return out.String()
 }
 
