@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/leaktest"
 )
 
 // demoWith copies the demo scenario's head to a new folder and adds files to it.
@@ -194,13 +196,22 @@ Kustomization flux-system/ks-<redacted> (cluster x): apps/ks.yaml:8: kustomizati
 	if code != 0 || err != nil || stderr != "" || text != wantText {
 		t.Errorf("graph: exit %d, error %v, stderr %q, stdout\n%s\nwant\n%s", code, err, stderr, text, wantText)
 	}
-	// Nothing else on any output names the values.
-	for _, args := range [][]string{{"graph", "--format", "json"}, {"graph", "--format", "mermaid"}, {"review", "--base-dir", dir, "--head-dir", dir, "--format", "json"}} {
-		out := runAll(t, append(args, "--no-cache", "--dir", dir)...)
-		if args[0] == "review" {
-			out = runAll(t, append(args, "--no-cache")...)
-		}
-		for _, v := range []string{"zq8wlk3vpx", "Hs8dKw2mQz", "src-kx7"} {
+	// Nothing on any output (standard output, standard error, the returned error) names
+	// the values: review as Markdown, JSON and SARIF, graph and build in every format.
+	values := leaktest.Values(t, dir)
+	var runs [][]string
+	for _, f := range []string{"markdown", "json", "sarif"} {
+		runs = append(runs, []string{"review", "--base-dir", dir, "--head-dir", dir, "--format", f, "--no-cache"})
+	}
+	for _, f := range []string{"text", "json", "mermaid"} {
+		runs = append(runs, []string{"graph", "--dir", dir, "--format", f, "--no-cache"})
+	}
+	for _, f := range []string{"yaml", "json"} {
+		runs = append(runs, []string{"build", "--dir", dir, "--format", f, "--no-cache"})
+	}
+	for _, args := range runs {
+		out := runAll(t, args...)
+		for _, v := range values {
 			if strings.Contains(out, v) {
 				t.Errorf("%q shows %q", args, v)
 			}
