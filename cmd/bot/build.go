@@ -71,7 +71,7 @@ type builtObject struct {
 	Object      map[string]any `json:"object"`
 }
 
-func runBuild(cmd *cobra.Command, f buildFlags) error {
+func runBuild(cmd *cobra.Command, f buildFlags) (err error) {
 	if f.format != "yaml" && f.format != "json" {
 		return usageErr("--format: want yaml or json, got %q", f.format)
 	}
@@ -94,7 +94,10 @@ func runBuild(cmd *cobra.Command, f buildFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	g, err := renderTree(cmd.Context(), t.Source, cfg, f.clusters, f.allowRemote, f.limits, &f.cache, cmd.ErrOrStderr())
+	// Errors and warnings name Kustomizations, paths and refs a Secret may have written.
+	stderr := &redactedOutput{stderr: cmd.ErrOrStderr()}
+	g, err := renderTree(cmd.Context(), t.Source, cfg, f.clusters, f.allowRemote, f.limits, &f.cache, &stderr.warn)
+	defer func() { err = stderr.flush(g, err) }()
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

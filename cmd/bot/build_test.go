@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/leaktest"
 )
 
 // demoWith copies the demo scenario's head to a new folder and adds files to it.
@@ -158,5 +160,61 @@ func TestBuildChartObjectHeaders(t *testing.T) {
 		"default/podinfo|podinfo/templates/service.yaml", "default/podinfo|podinfo/templates/deployment.yaml"}
 	if diff := cmp.Diff(wantWhere, where); diff != "" {
 		t.Errorf("json helmRelease|template (-want +got):\n%s", diff)
+	}
+}
+
+// TestBuildErrorsRedactSecrets: the errors `build` returns (printed on standard error) and
+// the graph's build errors pass through the same redaction as their standard output. The
+// fixture's Kustomizations take a name and path (zq8wlk3vpx), an interval (Hs8dKw2mQz) and a
+// 3-byte sourceRef name part (kx7) from a substituteFrom Secret. Before, build printed all
+// three on standard error (hostile cases min-build, quote, short, subst).
+func TestBuildErrorsRedactSecrets(t *testing.T) {
+	dir := "testdata/secret-errors"
+	want := `Kustomization flux-system/bad (cluster x): bad/ks.yaml:7: the API server rejects Kustomization flux-system/child: spec.interval: "<redacted>" is not a duration such as 30s, 5m or 1h30m (the schema's pattern ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$) (bad/ks.yaml:7)
+Kustomization flux-system/ks-bad (cluster x): not built: sourceRef GitRepository/flux-system/src-<redacted> is not the cluster's source and has no folder in .tiergate.yaml sources
+Kustomization flux-system/ks-<redacted> (cluster x): apps/ks.yaml:8: kustomization path not found: ./nowhere/<redacted>`
+	for _, format := range []string{"yaml", "json"} {
+		out, stderr, code, err := runErr(t, "build", "--dir", dir, "--no-cache", "--format", format)
+		if code != 2 || out != "" || stderr != "" || err == nil || err.Error() != want {
+			t.Errorf("build %s: exit %d, stdout %q, stderr %q, error %v; want exit 2 and\n%s", format, code, out, stderr, err, want)
+		}
+	}
+	// The one Kustomization asked for: its error alone, redacted too.
+	_, _, code, err := runErr(t, "build", "--dir", dir, "--no-cache", "--kustomization", "flux-system/ks-bad")
+	if want := "Kustomization flux-system/ks-bad (cluster x): not built: sourceRef GitRepository/flux-system/src-<redacted> is not the cluster's source and has no folder in .tiergate.yaml sources"; code != 2 || err == nil || err.Error() != want {
+		t.Errorf("build --kustomization flux-system/ks-bad: exit %d, error %v; want %q", code, err, want)
+	}
+	text, stderr, code, err := runErr(t, "graph", "--dir", dir, "--no-cache")
+	wantText := `cluster x (root clusters/x, 6 Kustomizations, 9 objects)
+  flux-system/flux-system  path=./clusters/x prune=true dependsOn=[]  5 objects
+  flux-system/apps  path=./apps prune=true dependsOn=[flux-system/config]  2 objects
+  flux-system/bad  path=./bad prune=true dependsOn=[flux-system/config]  build error: bad/ks.yaml:7: the API server rejects Kustomization flux-system/child: spec.interval: "<redacted>" is not a duration such as 30s, 5m or 1h30m (the schema's pattern ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$) (bad/ks.yaml:7)
+  flux-system/config  path=./config prune=true dependsOn=[]  1 object
+  flux-system/ks-bad  path=./apps prune=true dependsOn=[]  not built: sourceRef GitRepository/flux-system/src-<redacted> is not the cluster's source and has no folder in .tiergate.yaml sources
+  flux-system/ks-<redacted>  path=./nowhere/<redacted> prune=true dependsOn=[]  build error: apps/ks.yaml:8: kustomization path not found: ./nowhere/<redacted>
+`
+	if code != 0 || err != nil || stderr != "" || text != wantText {
+		t.Errorf("graph: exit %d, error %v, stderr %q, stdout\n%s\nwant\n%s", code, err, stderr, text, wantText)
+	}
+	// Nothing on any output (standard output, standard error, the returned error) names
+	// the values: review as Markdown, JSON and SARIF, graph and build in every format.
+	values := leaktest.Values(t, dir)
+	var runs [][]string
+	for _, f := range []string{"markdown", "json", "sarif"} {
+		runs = append(runs, []string{"review", "--base-dir", dir, "--head-dir", dir, "--format", f, "--no-cache"})
+	}
+	for _, f := range []string{"text", "json", "mermaid"} {
+		runs = append(runs, []string{"graph", "--dir", dir, "--format", f, "--no-cache"})
+	}
+	for _, f := range []string{"yaml", "json"} {
+		runs = append(runs, []string{"build", "--dir", dir, "--format", f, "--no-cache"})
+	}
+	for _, args := range runs {
+		out := runAll(t, args...)
+		for _, v := range values {
+			if strings.Contains(out, v) {
+				t.Errorf("%q shows %q", args, v)
+			}
+		}
 	}
 }

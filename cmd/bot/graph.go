@@ -29,7 +29,7 @@ func graphCmd() *cobra.Command {
 		Use:   "graph",
 		Short: "Print the Flux Kustomization graph of one commit (text, json or mermaid)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if dir != "" && (cmd.Flags().Changed("rev") || cmd.Flags().Changed("repo")) {
 				return usageErr("--rev and --repo do not apply to --dir")
 			}
@@ -47,7 +47,10 @@ func graphCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			g, err := renderTree(cmd.Context(), t.Source, cfg, clusters, allowRemote, limits, &cache, cmd.ErrOrStderr())
+			// Errors and warnings name Kustomizations a Secret may have named.
+			stderr := &redactedOutput{stderr: cmd.ErrOrStderr()}
+			g, err := renderTree(cmd.Context(), t.Source, cfg, clusters, allowRemote, limits, &cache, &stderr.warn)
+			defer func() { err = stderr.flush(g, err) }()
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}

@@ -17,7 +17,8 @@ import (
 )
 
 // runAll runs the bot with args and returns its standard output and error together (the
-// CLI's log lines go to standard error).
+// CLI's log lines go to standard error), followed by the error it returns (which main
+// prints on standard error).
 func runAll(t *testing.T, args ...string) string {
 	t.Helper()
 	root := newRoot()
@@ -25,7 +26,9 @@ func runAll(t *testing.T, args ...string) string {
 	root.SetOut(&out)
 	root.SetErr(&out)
 	root.SetArgs(args)
-	_ = root.Execute()
+	if err := root.Execute(); err != nil {
+		out.WriteString("error: " + err.Error() + "\n")
+	}
 	return out.String()
 }
 
@@ -102,6 +105,7 @@ func TestSecretLeaks(t *testing.T) {
 		"tier-move ConfigMap/default/<redacted>-production",
 		"tier-move ConfigMap/default/<redacted>-edge",
 		"substitution-type-change ConfigMap/default/app-settings",
+		"substitution-type-change HelmRelease.helm.toolkit.fluxcd.io/default/leaky",
 		"helm-render-approximate HelmRelease.helm.toolkit.fluxcd.io/default/leaky",
 	}
 	if d := cmp.Diff(wantRules, rules); d != "" {
@@ -110,7 +114,7 @@ func TestSecretLeaks(t *testing.T) {
 	// The Secret's number 73519 made the quoted "${PIN}" an integer: the finding names the
 	// variable and the type, not the value.
 	for _, f := range res.Report.Findings {
-		if want := "data.pin of ConfigMap/default/app-settings becomes an integer after postBuild substitution of ${PIN}: Flux substitutes the object's YAML text and parses it again, so quotes around the expression do not survive; the field holds strings only, so the server-side apply dry-run fails with 'expected string' and Flux applies none of flux-system/apps."; f.Rule == "substitution-type-change" && (f.Message != want || f.Line != 21) {
+		if want := "data.pin of ConfigMap/default/app-settings becomes an integer after postBuild substitution of ${PIN}: Flux substitutes the object's YAML text and parses it again, so quotes around the expression do not survive; the field holds strings only, so the server-side apply dry-run fails with 'expected string' and Flux applies none of flux-system/apps."; f.Rule == "substitution-type-change" && f.Object.Kind == "ConfigMap" && (f.Message != want || f.Line != 21) {
 			t.Errorf("substitution-type-change at line %d: %q, want line 21: %q", f.Line, f.Message, want)
 		}
 	}
@@ -130,13 +134,19 @@ func TestSecretLeaks(t *testing.T) {
 	// printf, sha256sum) is made of placeholders. A placeholder is random per process.
 	ph := `tiergate-redacted-[0-9a-f]{8}`
 	for _, c := range []struct{ template, want string }{
-		{"cm.yaml", "apiVersion: v1\ndata:\n  dashed: PH\n  domain: PH\n  fallback: PH\n  lower: PH\n  prefix: PH\n  region: PH\n  replaced: PH\n  upper: PH\nkind: ConfigMap\n"},
+		{"cm.yaml", "apiVersion: v1\ndata:\n  dashed: PH\n  domain: PH\n  fallback: PH\n  hosts: map\\[PH:PH\\]\n  lower: PH\n  pin: \"NUM\"\n  port: \"NUM\"\n  prefix: PH\n  region: PH\n  replaced: PH\n  tls: \"true\"\n  upper: PH\nkind: ConfigMap\n"},
 		{"sprig.yaml", "apiVersion: v1\ndata:\n  b64: dGllcmdhdGUtcmVkYWN0ZWQt[A-Za-z0-9+/=]{12}\n  lower: PH\n  printf: PH:PH\n  region: TIERGATE-REDACTED-[0-9A-F]{8}\n  replace: PH\n" +
 			"  sha: [0-9a-f]{64}\n  trunc: tiergate-\n  upper: TIERGATE-REDACTED-[0-9A-F]{8}\nkind: ConfigMap\n"},
+		// valuesFrom Secret leaky-values: the keys of its free-form map hosts and its number
+		// port, and the number PIN substitution wrote, reach the chart as placeholders (a
+		// number as a number of as many digits); tls, a boolean, keeps its value.
+		{"keys.yaml", `apiVersion: v1\ndata:\n  json: '\{"dashed":"PH","domain":"PH","fallback":"PH","hosts":\{"PH":"PH"\},"lower":"PH","pin":NUM,"port":NUM,"prefix":"PH","region":"PH","replaced":"PH","tls":true,"upper":"PH"\}'\n` +
+			"  keys: PH\n  pin: [A-Za-z0-9+/=]{8}\n  pinsha: [0-9a-f]{64}\n  port: [A-Za-z0-9+/=]{8}\n  portsha: [0-9a-f]{64}\n  tls: \"true\"\nkind: ConfigMap\n"},
 	} {
 		_, obj, _ := strings.Cut(outputs["build HEAD yaml"], "template leaky/templates/"+c.template+"\n")
 		obj, _, _ = strings.Cut(obj, "---")
-		if re := regexp.MustCompile("^" + strings.ReplaceAll(c.want, "PH", ph)); !re.MatchString(obj) {
+		want := strings.ReplaceAll(strings.ReplaceAll(c.want, "PH", ph), "NUM", "[1-9][0-9]{4}")
+		if re := regexp.MustCompile("^" + want); !re.MatchString(obj) {
 			t.Errorf("build: the chart's %s renders\n%s\nwant it to match\n%s", c.template, obj, re)
 		}
 	}

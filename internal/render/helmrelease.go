@@ -284,7 +284,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		return skip(ch.Ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
 	valuesOf, substituted := helmrelease.WithPlaceholderFields(hr, o.SecretFields)
-	vals, err := helm.Values(ctx, valuesOf, helmrelease.PlaceholderSecrets{Client: cl})
+	vals, err := helm.Values(ctx, valuesOf, helmrelease.PlaceholderSecrets{Client: cl, Defaults: ch.Chart.Values})
 	if err != nil {
 		return fail(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func redactor(secrets []string) *strings.Replacer {
 // whatever the length of the value. Pointers,
 // slices and maps are copied before they are changed: the report shares them with the
 // rendered graphs, which a Cache keeps.
-func redactStrings(v reflect.Value, secrets *strings.Replacer, ids map[graph.ObjectID]graph.ObjectID) {
+func redactStrings(v reflect.Value, secrets interface{ Replace(string) string }, ids map[graph.ObjectID]graph.ObjectID) {
 	switch v.Kind() {
 	case reflect.String:
 		if v.CanSet() {
@@ -264,10 +265,67 @@ func maskedID(o *graph.Object) (graph.ObjectID, bool) {
 }
 
 // redaction is what the report-wide redaction replaces: pairs of a text and what it
-// shows (longest text first), and identities of objects named from a Secret.
+// shows (longest text first), identities of objects named from a Secret, and tokens:
+// Secret-derived parts under minSecretBytes of reference fields (identityField).
 type redaction struct {
-	pairs []string
-	ids   map[graph.ObjectID]graph.ObjectID
+	pairs  []string
+	ids    map[graph.ObjectID]graph.ObjectID
+	tokens []string
+}
+
+// referenceKeys are the last path elements of the fields that name something: a
+// Kustomization's or HelmRelease's dependsOn, sourceRef, targetNamespace, path, chart,
+// releaseName, storageNamespace, health checks, any object's name and namespace. Rules
+// quote their values in messages and suggestions in forms a positional mask cannot
+// follow ("default/jw", "charts/jw", `namespaces "jw" not found`).
+var referenceKeys = map[string]bool{"name": true, "namespace": true, "targetNamespace": true, "path": true,
+	"chart": true, "releaseName": true, "storageNamespace": true, "serviceAccountName": true}
+
+// identityField reports whether f is a reference field (referenceKeys) of o: in the
+// spec of a Flux Kustomization or HelmRelease, or o's metadata.name or namespace.
+func identityField(o *graph.Object, f graph.SecretField) bool {
+	if f.Key || len(f.Path) < 2 || !referenceKeys[f.Path[len(f.Path)-1]] {
+		return false
+	}
+	if f.Path[0] == "metadata" {
+		return len(f.Path) == 2
+	}
+	g := o.ID.Group
+	return f.Path[0] == "spec" && (g == "kustomize.toolkit.fluxcd.io" || g == "helm.toolkit.fluxcd.io")
+}
+
+// shortTokens lists the Secret-derived parts under minSecretBytes of f, except numbers
+// (they would mask line numbers and counts): each is redacted where it stands as a whole
+// token (tokenRedactor).
+func shortTokens(f graph.SecretField) []string {
+	var out []string
+	for _, p := range f.Parts {
+		if p.Secret && p.Text != "" && len(p.Text) < minSecretBytes && strings.Trim(p.Text, "0123456789") != "" {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+// textRedactor replaces the pairs of a redaction, then each of its tokens where it stands
+// whole: not next to a letter, digit, '_', '-' or '.', so "jw" is masked in "default/jw",
+// "charts/jw" and `"jw" not found` but not in "jwt" or "a-jw".
+type textRedactor struct {
+	pairs  *strings.Replacer
+	tokens *regexp.Regexp
+}
+
+// Replace returns s redacted.
+func (t textRedactor) Replace(s string) string {
+	s = t.pairs.Replace(s)
+	if t.tokens == nil {
+		return s
+	}
+	// A match takes its delimiters: two tokens one delimiter apart ("jw/jw") need a second pass.
+	for range 2 {
+		s = t.tokens.ReplaceAllString(s, "${1}<redacted>${3}")
+	}
+	return s
 }
 
 // redactionOf collects from the graphs every Secret-derived value (SecretStrings), and
@@ -292,6 +350,9 @@ func redactionOf(graphs ...*graph.Graph) redaction {
 					for _, f := range o.SecretFields {
 						if t := f.Text(); len(t) >= minSecretBytes && texts[t] == "" {
 							texts[t] = f.Masked(func(string) string { return "<redacted>" })
+						}
+						if identityField(o, f) {
+							r.tokens = append(r.tokens, shortTokens(f)...)
 						}
 					}
 					if id, ok := maskedID(o); ok {
@@ -320,15 +381,27 @@ func redactionOf(graphs ...*graph.Graph) redaction {
 }
 
 // replacer replaces each text of r by what it shows, longest first (strings.Replacer
-// tries its pairs in order at each position).
-func (r redaction) replacer() *strings.Replacer { return strings.NewReplacer(r.pairs...) }
+// tries its pairs in order at each position), then each token of r where it stands whole.
+func (r redaction) replacer() textRedactor {
+	t := textRedactor{pairs: strings.NewReplacer(r.pairs...)}
+	if len(r.tokens) > 0 {
+		tokens := slices.Clone(r.tokens)
+		slices.SortFunc(tokens, func(a, b string) int { return len(b) - len(a) })
+		quoted := make([]string, 0, len(tokens))
+		for _, v := range slices.Compact(tokens) {
+			quoted = append(quoted, regexp.QuoteMeta(v))
+		}
+		t.tokens = regexp.MustCompile(`(^|[^A-Za-z0-9_.\-])(` + strings.Join(quoted, "|") + `)($|[^A-Za-z0-9_.\-])`)
+	}
+	return t
+}
 
 // RedactGraphText is RedactText for every Secret-derived text of the graphs: values by
 // value, and fields substitution wrote from a Secret and identities named from one by
 // their masked text (redactionOf), for outputs rendered as text (build, graph).
 func RedactGraphText(s string, graphs ...*graph.Graph) string {
 	r := redactionOf(graphs...)
-	if len(r.pairs) == 0 {
+	if len(r.pairs) == 0 && len(r.tokens) == 0 {
 		return s
 	}
 	return r.replacer().Replace(s)

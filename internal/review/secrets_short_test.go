@@ -2,9 +2,11 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,7 +139,8 @@ func renderFiles(t *testing.T, files map[string]string) *graph.Graph {
 // to apps, matched across the commits) and shows as ConfigMap/default/<redacted> in
 // findings, moves and messages. A 2-byte value that changes between base and head shows as
 // "<redacted, changed>" in the diff of the field it was substituted into, and nothing of
-// either value.
+// either value. A value that names an object is masked wherever it stands as a whole
+// token, so the literal "nm: nm" shows as "<redacted>: <redacted>" too.
 func TestShortSecretNameAndDiff(t *testing.T) {
 	side := func(value, owner string) map[string]string {
 		apps := "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: NAME, namespace: flux-system}\n" +
@@ -171,11 +174,65 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 		"move ConfigMap/default/<redacted> flux-system/config -> flux-system/apps",
 		"prune-transient flux-system/config ConfigMap/default/<redacted>: " + race,
 		"tier-move flux-system/apps ConfigMap/default/<redacted>: ConfigMap/default/<redacted> moves from Kustomization flux-system/config to flux-system/apps.",
-		"changed ConfigMap/default/<redacted>\n--- base\n+++ head\n@@ -1,7 +1,7 @@\n apiVersion: v1\n data:\n   nm: nm\n-  v: x-<redacted>\n+  v: x-<redacted, changed>\n kind: ConfigMap\n metadata:\n   name: <redacted>\n",
+		"changed ConfigMap/default/<redacted>\n--- base\n+++ head\n@@ -1,7 +1,7 @@\n apiVersion: v1\n data:\n   <redacted>: <redacted>\n-  v: x-<redacted>\n+  v: x-<redacted, changed>\n kind: ConfigMap\n metadata:\n   name: <redacted>\n",
 		"changed ConfigMap/default/keep\n--- base\n+++ head\n@@ -1,6 +1,6 @@\n apiVersion: v1\n data:\n-  v: <redacted>\n+  v: <redacted, changed>\n kind: ConfigMap\n metadata:\n   name: keep\n",
 		"changed Secret/flux-system/short\n--- base\n+++ head\n@@ -4,6 +4,6 @@\n   name: short\n   namespace: flux-system\n stringData:\n-  AB: <redacted>\n+  AB: <redacted, changed>\n   NM: <redacted>\n \n",
 	}, "\n")
 	if d := cmp.Diff(want, out); d != "" {
 		t.Errorf("report (-want +got):\n%s", d)
+	}
+}
+
+// A 2-byte Secret value (S2, "jw" at base "fh") that makes a whole reference field of a
+// Kustomization or HelmRelease (dependsOn, sourceRef, targetNamespace, releaseName, a
+// health check, a chart path) and an object's namespace is masked wherever the rules quote
+// it ("default/jw", `namespaces "jw" not found`, "charts/jw", "release name fh → jw").
+// Before, every finding below showed it (hostile case short2).
+func TestShortSecretReferences(t *testing.T) {
+	side := func(value string) map[string]string {
+		return map[string]string{
+			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: short}]}}\n",
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {S2: " + value + "}\n",
+			"apps/ks.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: ks-a, namespace: flux-system}\n" +
+				"spec: {interval: 10m, path: ./apps/none, prune: true, targetNamespace: \"${S2}\", dependsOn: [{name: \"${S2}\"}], sourceRef: {kind: GitRepository, name: \"${S2}\"}}\n---\n" +
+				"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: hr, namespace: default}\n" +
+				"spec: {interval: 10m, targetNamespace: \"${S2}\", releaseName: \"${S2}\", dependsOn: [{name: \"${S2}\"}], chart: {spec: {chart: \"./charts/${S2}\", sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}}}}\n---\n" +
+				"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: \"${S2}\"}\n",
+		}
+	}
+	base, head := renderFiles(t, side("fh")), renderFiles(t, side("jw"))
+	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"jw", "fh"} {
+		if re := regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + v + `($|[^A-Za-z0-9_.-])`); re.Match(data) {
+			t.Errorf("the report shows %q: %s", v, re.Find(data))
+		}
+	}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, string(f.Status)+" "+f.Rule+" "+fmt.Sprint(f.Object)+": "+f.Message+" | "+f.Suggestion)
+	}
+	want := []string{
+		"new depends-on-not-found HelmRelease.helm.toolkit.fluxcd.io/default/hr: HelmRelease default/hr dependsOn default/<redacted>, which is not a HelmRelease in the cluster, so helm-controller never installs or upgrades it: its Ready condition reads 'unable to get 'default/<redacted>' dependency: helmreleases.helm.toolkit.fluxcd.io \"<redacted>\" not found'. | Remove `- name: <redacted>` from spec.dependsOn of HelmRelease default/hr, or point it at an existing HelmRelease.",
+		"new depends-on-not-found <nil>: Kustomization flux-system/ks-a dependsOn flux-system/<redacted>, which is not in the cluster: it will wait forever with 'dependency flux-system/<redacted> not found'. | Remove `- name: <redacted>` from spec.dependsOn of flux-system/ks-a, or point it at an existing Kustomization.",
+		"new missing-namespace Namespace/<redacted>: ConfigMap/<redacted>/cm of Kustomization flux-system/apps is in Namespace <redacted>, which nothing in cluster dev creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): on a cluster without it, the dry-run of flux-system/apps fails with 'namespaces \"<redacted>\" not found' and applies nothing. | Add a Namespace <redacted> manifest to flux-system/apps or to a Kustomization it dependsOn; if the cluster has it before Flux runs, ignore this finding in .tiergate.yaml (rule missing-namespace, object {kind: Namespace, name: <redacted>}).",
+		"new namespace-for-release HelmRelease.helm.toolkit.fluxcd.io/default/hr: HelmRelease default/hr installs into targetNamespace <redacted>, which nothing in the cluster creates and install.createNamespace is not set: Helm's install fails with 'namespaces \"<redacted>\" not found'. | Set `install: {createNamespace: true}` on HelmRelease default/hr (apps/ks.yaml:7), or add a Namespace <redacted> manifest to a Kustomization it dependsOn.",
+		"new helm-uninstall HelmRelease.helm.toolkit.fluxcd.io/default/hr: the release target of HelmRelease.helm.toolkit.fluxcd.io/default/hr changes (release name <redacted> → <redacted>, release namespace <redacted> → <redacted>), so helm-controller uninstalls release <redacted>/<redacted> before it installs the new one: what it deletes is unknown, since its chart failed to render at the base commit. | Merge in two steps: first add the annotation `helm.sh/resource-policy: keep` to the objects that must survive through the chart of HelmRelease default/hr (or its postRenderers) and let helm-controller upgrade the release; then merge this change. Helm leaves the kept objects annotated with the old release (meta.helm.sh/release-name, meta.helm.sh/release-namespace); helm-controller's install of the new release takes ownership of them, unless spec.install.disableTakeOwnership is true: then Helm refuses them ('invalid ownership metadata') and, before the second step, their two annotations must be set to the new release name and storage namespace (or disableTakeOwnership removed). Or, if the objects should go, nothing to do.",
+		"new source-not-found <nil>: Kustomization flux-system/ks-a's spec.sourceRef names GitRepository flux-system/<redacted>, which no reviewed Kustomization or chart of cluster dev creates; not checked, since HelmRelease default/hr (chart fails to render) may create it. Existing GitRepository sources: flux-system/flux-system. | Nothing to do if one of them creates it; otherwise: Point spec.sourceRef of Kustomization flux-system/ks-a (apps/ks.yaml:4) at an existing GitRepository, or add GitRepository flux-system/<redacted> to the manifests of Kustomization flux-system/apps or of one it dependsOn.",
+		"existing helm-render-error HelmRelease.helm.toolkit.fluxcd.io/default/hr: HelmRelease default/hr's chart fails to render as helm-controller renders it, so its install or upgrade fails and the release keeps what it has: chart folder charts/<redacted> is not in the repository | Fix the chart, values or postRenderers of HelmRelease default/hr (apps/ks.yaml:7) so that the render succeeds (`helm template` with the same values, then the post-renderers).",
+		"resolved depends-on-not-found HelmRelease.helm.toolkit.fluxcd.io/default/hr: HelmRelease default/hr dependsOn default/<redacted>, which is not a HelmRelease in the cluster, so helm-controller never installs or upgrades it: its Ready condition reads 'unable to get 'default/<redacted>' dependency: helmreleases.helm.toolkit.fluxcd.io \"<redacted>\" not found'. | Remove `- name: <redacted>` from spec.dependsOn of HelmRelease default/hr, or point it at an existing HelmRelease.",
+		"resolved depends-on-not-found <nil>: Kustomization flux-system/ks-a dependsOn flux-system/<redacted>, which is not in the cluster: it will wait forever with 'dependency flux-system/<redacted> not found'. | Remove `- name: <redacted>` from spec.dependsOn of flux-system/ks-a, or point it at an existing Kustomization.",
+		"resolved missing-namespace Namespace/<redacted>: ConfigMap/<redacted>/cm of Kustomization flux-system/apps is in Namespace <redacted>, which nothing in cluster dev creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): on a cluster without it, the dry-run of flux-system/apps fails with 'namespaces \"<redacted>\" not found' and applies nothing. | Add a Namespace <redacted> manifest to flux-system/apps or to a Kustomization it dependsOn; if the cluster has it before Flux runs, ignore this finding in .tiergate.yaml (rule missing-namespace, object {kind: Namespace, name: <redacted>}).",
+		"resolved namespace-for-release HelmRelease.helm.toolkit.fluxcd.io/default/hr: HelmRelease default/hr installs into targetNamespace <redacted>, which nothing in the cluster creates and install.createNamespace is not set: Helm's install fails with 'namespaces \"<redacted>\" not found'. | Set `install: {createNamespace: true}` on HelmRelease default/hr (apps/ks.yaml:7), or add a Namespace <redacted> manifest to a Kustomization it dependsOn.",
+		"resolved source-not-found <nil>: Kustomization flux-system/ks-a's spec.sourceRef names GitRepository flux-system/<redacted>, which no reviewed Kustomization or chart of cluster dev creates; not checked, since HelmRelease default/hr (chart fails to render) may create it. Existing GitRepository sources: flux-system/flux-system. | Nothing to do if one of them creates it; otherwise: Point spec.sourceRef of Kustomization flux-system/ks-a (apps/ks.yaml:4) at an existing GitRepository, or add GitRepository flux-system/<redacted> to the manifests of Kustomization flux-system/apps or of one it dependsOn.",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("findings (-want +got):\n%s", d)
 	}
 }

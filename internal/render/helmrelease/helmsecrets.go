@@ -5,8 +5,10 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,12 +36,34 @@ func SecretPlaceholder(v string) string {
 	return "tiergate-redacted-" + hex.EncodeToString(m.Sum(nil))[:8]
 }
 
+// SecretNumberPlaceholder is what a chart sees instead of a number n read from a Secret: a
+// number of as many digits (at least 2), derived from n's text as SecretPlaceholder is, so
+// that a template's arithmetic and its `int` and schema types still hold while what it
+// prints (toString, b64enc, sha256sum) is made of the placeholder.
+func SecretNumberPlaceholder(n string) int64 {
+	digits := max(2, min(18, len(strings.TrimLeft(n, "+-"))))
+	m := hmac.New(sha256.New, placeholderKey)
+	m.Write([]byte("number:" + n))
+	lo := int64(1)
+	for range digits - 1 {
+		lo *= 10
+	}
+	return lo + int64(binary.BigEndian.Uint64(m.Sum(nil))%uint64(9*lo))
+}
+
 // PlaceholderSecrets is the client a HelmRelease's valuesFrom reads: Secrets come back with
-// every string replaced by its placeholder (the string leaves of a YAML document, keeping its
-// shape), so that no Secret value, nor anything a template derives from one (upper, b64enc,
-// sha256sum), reaches the rendered output or the report. The render is then approximate
-// where a template depends on a Secret's exact value.
-type PlaceholderSecrets struct{ client.Client }
+// every string and number replaced by its placeholder (the leaves of a YAML document,
+// keeping its shape), and every map key the chart does not declare too (a free-form map
+// keyed by hostnames or user names is Secret data), so that no Secret value, nor anything
+// a template derives from one (upper, b64enc, sha256sum, keys, toJson), reaches the
+// rendered output or the report. Defaults are the chart's default values: a key at a path
+// they hold, or at the top of a document (the value's name, .Values.X), is the chart's
+// interface and stays. Booleans keep their value: a placeholder would turn every `if` true.
+// The render is then approximate where a template depends on a Secret's exact value.
+type PlaceholderSecrets struct {
+	client.Client
+	Defaults map[string]any
+}
 
 func (p PlaceholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if err := p.Client.Get(ctx, key, obj, opts...); err != nil {
@@ -57,19 +81,19 @@ func (p PlaceholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj c
 	}
 	sec.StringData = nil
 	for k, v := range sec.Data {
-		sec.Data[k] = placeholderValue(v)
+		sec.Data[k] = placeholderValue(v, p.Defaults)
 	}
 	return nil
 }
 
-// placeholderValue replaces the strings of a Secret value: each string leaf of a YAML
-// mapping or list, or the whole value. Numbers and booleans keep their type.
-func placeholderValue(data []byte) []byte {
+// placeholderValue replaces the strings, numbers and undeclared keys of a Secret value
+// (placeholderLeaves) when it is a YAML mapping or list, or else the whole value.
+func placeholderValue(data []byte, defaults map[string]any) []byte {
 	var doc any
 	if err := sigsyaml.Unmarshal(data, &doc); err == nil {
 		switch doc.(type) {
 		case map[string]any, []any:
-			if out, err := sigsyaml.Marshal(placeholderLeaves(doc)); err == nil {
+			if out, err := sigsyaml.Marshal(placeholderLeaves(doc, defaults, true)); err == nil {
 				return out
 			}
 		}
@@ -77,18 +101,34 @@ func placeholderValue(data []byte) []byte {
 	return []byte(SecretPlaceholder(string(data)))
 }
 
-func placeholderLeaves(x any) any {
+// placeholderLeaves replaces x's strings and numbers by their placeholders and the keys
+// of its maps that neither stand at the top (top) nor in declared (the chart's defaults at
+// the same path) by the placeholder of the key.
+func placeholderLeaves(x any, declared any, top bool) any {
 	switch t := x.(type) {
 	case map[string]any:
+		known, _ := declared.(map[string]any)
+		out := make(map[string]any, len(t))
 		for k, e := range t {
-			t[k] = placeholderLeaves(e)
+			d, ok := known[k]
+			if !ok && !top {
+				k = SecretPlaceholder(k)
+			}
+			out[k] = placeholderLeaves(e, d, false)
 		}
+		return out
 	case []any:
 		for i, e := range t {
-			t[i] = placeholderLeaves(e)
+			t[i] = placeholderLeaves(e, nil, false)
 		}
 	case string:
 		return SecretPlaceholder(t)
+	case float64:
+		return SecretNumberPlaceholder(strconv.FormatFloat(t, 'f', -1, 64))
+	case int64:
+		return SecretNumberPlaceholder(strconv.FormatInt(t, 10))
+	case int:
+		return SecretNumberPlaceholder(strconv.Itoa(t))
 	}
 	return x
 }
@@ -109,8 +149,8 @@ func ReadsSecrets(hr *unstructured.Unstructured) bool {
 // spec.values written with its Secret-derived parts replaced by their placeholders, as
 // valuesFrom Secrets are (PlaceholderSecrets): a chart template that transforms the value
 // (upper, trunc, b64enc, printf) then writes a transformation of the placeholder, never of
-// the Secret. A field that substitution made a number or boolean keeps its value: a
-// placeholder would change its type for the chart. It reports whether any field was
+// the Secret. A field that substitution made a number gets a number placeholder of the same
+// type (SecretNumberPlaceholder); a boolean keeps its value. It reports whether any field was
 // replaced; hr itself is not changed.
 func WithPlaceholderFields(hr *unstructured.Unstructured, fields []graph.SecretField) (*unstructured.Unstructured, bool) {
 	var c *unstructured.Unstructured
@@ -150,21 +190,35 @@ func replacePlaceholder(obj map[string]any, f graph.SecretField) bool {
 			p[text] = v
 			return true
 		}
-		if _, str := v.(string); !str {
-			return false
+		r, ok := placeholderOf(v, f, text)
+		if ok {
+			p[last] = r
 		}
-		p[last] = text
-		return true
+		return ok
 	case []any:
 		i, err := strconv.Atoi(last)
 		if err != nil || i < 0 || i >= len(p) || f.Key {
 			return false
 		}
-		if _, str := p[i].(string); !str {
-			return false
+		r, ok := placeholderOf(p[i], f, text)
+		if ok {
+			p[i] = r
 		}
-		p[i] = text
-		return true
+		return ok
 	}
 	return false
+}
+
+// placeholderOf is what replaces v, the value of f: text (its placeholder text) for a
+// string, SecretNumberPlaceholder of its text for a number (substitution made it one,
+// "${PIN}" of 48213), false for anything else (a boolean keeps its value, as in
+// PlaceholderSecrets).
+func placeholderOf(v any, f graph.SecretField, text string) (any, bool) {
+	switch v.(type) {
+	case string:
+		return text, true
+	case int, int64, float64:
+		return SecretNumberPlaceholder(f.Text()), true
+	}
+	return nil, false
 }

@@ -10,13 +10,14 @@ import (
 )
 
 // The fields of spec.values substitution wrote from a Secret become placeholders (the
-// Secret-derived parts only, keys renamed); a number stays a number, a field outside
+// Secret-derived parts only, keys renamed); a number becomes a number placeholder (hostile
+// case helm: "${PIN}" of 48213 reached sha256sum unchanged), a boolean stays, a field outside
 // spec.values and a path leading nowhere are left alone, and hr is not changed.
 func TestWithPlaceholderFields(t *testing.T) {
 	hr := &unstructured.Unstructured{Object: map[string]any{
 		"metadata": map[string]any{"name": "ab"},
 		"spec": map[string]any{"values": map[string]any{
-			"url": "http://ab:80", "pin": int64(1234), "k-ab": "v", "list": []any{"x", "ab"},
+			"url": "http://ab:80", "pin": int64(1234), "on": true, "k-ab": "v", "list": []any{"x", "ab"},
 		}},
 	}}
 	sec := func(s string) graph.TextPart { return graph.TextPart{Text: s, Secret: true} }
@@ -25,6 +26,7 @@ func TestWithPlaceholderFields(t *testing.T) {
 		{Path: []string{"metadata", "name"}, Parts: []graph.TextPart{sec("ab")}},
 		{Path: []string{"spec", "values", "url"}, Parts: []graph.TextPart{lit("http://"), sec("ab"), lit(":80")}},
 		{Path: []string{"spec", "values", "pin"}, Parts: []graph.TextPart{sec("1234")}},
+		{Path: []string{"spec", "values", "on"}, Parts: []graph.TextPart{sec("true")}},
 		{Path: []string{"spec", "values", "k-ab"}, Key: true, Parts: []graph.TextPart{lit("k-"), sec("ab")}},
 		{Path: []string{"spec", "values", "list", "1"}, Parts: []graph.TextPart{sec("ab")}},
 		{Path: []string{"spec", "values", "gone", "x"}, Parts: []graph.TextPart{sec("ab")}},
@@ -37,7 +39,7 @@ func TestWithPlaceholderFields(t *testing.T) {
 	want := map[string]any{
 		"metadata": map[string]any{"name": "ab"},
 		"spec": map[string]any{"values": map[string]any{
-			"url": "http://" + p + ":80", "pin": int64(1234), "k-" + p: "v", "list": []any{"x", p},
+			"url": "http://" + p + ":80", "pin": SecretNumberPlaceholder("1234"), "on": true, "k-" + p: "v", "list": []any{"x", p},
 		}},
 	}
 	if d := cmp.Diff(want, got.Object); d != "" {
