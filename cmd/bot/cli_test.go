@@ -174,37 +174,45 @@ func TestReviewRefusesToCheckNothing(t *testing.T) {
 	}
 }
 
-// TestLimitFlags: a limit set on the command line reaches the render, and hitting it is a
-// render-error finding at the Kustomization that crossed it; both sides hit it here, so the
-// finding is existing and the exit status 0.
+// TestLimitFlags: a limit set on the command line reaches the render, and hitting it leaves
+// the Kustomization that crossed it not reviewed, naming the flag: no render-error (Flux
+// would build it), exit status 0.
 func TestLimitFlags(t *testing.T) {
-	root := "existing flux-system/flux-system clusters/demo/flux-system/gotk-sync.yaml: Kustomization flux-system/flux-system fails to build, so Flux applies none of it: "
+	const stopped = "flux-system/flux-system clusters/demo/flux-system/gotk-sync.yaml: stopped by tiergate's own limit, not by Flux (raise the flag it names to review this Kustomization): "
 	t.Run("max-objects", func(t *testing.T) {
-		checkLimitFlag(t, []string{"--max-objects", "3"}, root+"not rendered: the cluster renders more than tiergate's limit of 3 objects (--max-objects)")
+		checkLimitFlag(t, []string{"--max-objects", "3"}, stopped+"not rendered: the cluster renders more than tiergate's limit of 3 objects (--max-objects)")
 	})
 	t.Run("max-build-documents", func(t *testing.T) {
-		checkLimitFlag(t, []string{"--max-build-documents", "2"}, root+"refused clusters/demo/Kustomization: the build has read more than tiergate's limit of 2 YAML documents (--max-build-documents); kustomize's time grows with their square")
+		checkLimitFlag(t, []string{"--max-build-documents", "2"}, stopped+"refused clusters/demo/Kustomization: the build has read more than tiergate's limit of 2 YAML documents (--max-build-documents); kustomize's time grows with their square")
 	})
 }
 
-// checkLimitFlag reviews the demo with flags and wants exactly one render-error, msg.
+// checkLimitFlag reviews the demo with flags and wants no render-error and exactly one
+// Kustomization not reviewed, msg.
 func checkLimitFlag(t *testing.T, flags []string, msg string) {
 	t.Helper()
 	args := append([]string{"review", "--base-dir", demo + "base", "--head-dir", demo + "head", "--format", "json"}, flags...)
 	out, code, _ := run(t, args...)
 	var rep struct {
-		Findings []struct{ Rule, Status, Kustomization, Message, File string }
+		Findings   []struct{ Rule, Status, Kustomization, Message, File string }
+		Unreviewed []struct{ Kind, Name, Reason, File string }
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("exit %d: %v", code, err)
 	}
-	var got []string
+	var errs []string
 	for _, f := range rep.Findings {
 		if f.Rule == "render-error" {
-			got = append(got, f.Status+" "+f.Kustomization+" "+f.File+": "+f.Message)
+			errs = append(errs, f.Status+" "+f.Kustomization+" "+f.File+": "+f.Message)
 		}
 	}
-	if d := cmp.Diff([]string{msg}, got); d != "" || code != 0 {
-		t.Errorf("exit %d, render errors (-want +got):\n%s", code, d)
+	var got []string
+	for _, u := range rep.Unreviewed {
+		if u.Kind == "Kustomization" {
+			got = append(got, u.Name+" "+u.File+": "+u.Reason)
+		}
+	}
+	if d := cmp.Diff([]string{msg}, got); d != "" || code != 0 || len(errs) > 0 {
+		t.Errorf("exit %d, render errors %q, not reviewed (-want +got):\n%s", code, errs, d)
 	}
 }
