@@ -64,7 +64,7 @@ type Options struct {
 	FinalContext func(ctx context.Context) (fctx context.Context, cancel context.CancelFunc)
 	// WriteContext, when set, gives the context of each write to the PR (the summary
 	// comment, the line comments, the check run): the caller detaches it from the run's
-	// cancellation, bounded, so that a write once started completes before the run ends
+	// cancellation, with a bounded grace, so that a write once started completes before the run ends
 	// and a newer run of the PR, which starts after, reads what it made. A write is not
 	// started once ctx has ended.
 	WriteContext func(ctx context.Context) (wctx context.Context, cancel context.CancelFunc)

@@ -20,8 +20,8 @@
 //     review of a head already stored is not stored again.
 //   - A job for another head cancels the running review; that review publishes nothing of
 //     its result, except a write to the PR it had started (summary comment, line comments,
-//     check run): that write completes, detached and bounded by finalTimeout
-//     (runner.writeContext), before the run ends, and the newer run of the PR starts only
+//     check run): that write completes, detached from the cancellation with a grace of
+//     finalTimeout (runner.writeContext), before the run ends, and the newer run of the PR starts only
 //     after, so it finds what the write made. Once fetched it knows the order: a late (older) head gives the job back to
 //     it, a newer one gets its head "superseded by <sha7>" at once; before the fetch the
 //     newer job's run settles it. Every head whose run began gets a final status.

@@ -623,12 +623,18 @@ func (rn *runner) finalContext(ctx context.Context) (context.Context, context.Ca
 }
 
 // writeContext is the context of a write to the PR (summary comment, line comments, check
-// run): detached from the run's cancellation (a newer head, a shutdown, the review timeout)
-// and bounded by finalTimeout. The queue starts a newer run of the PR only once this run
-// has ended, so a write once started completes before the newer run lists the PR's
-// comments and reviews: a superseded run's summary cannot land after the newer one's.
+// run): detached from the run's cancellation (a newer head, a shutdown, the review
+// timeout), which only starts a grace of finalTimeout for it to complete. While the run
+// goes on the write is bounded by the forge client's attempts alone: a bound of its own
+// below the attempt timeout (30 s) would end a write whose answer is slow in error instead
+// of looking for what it made (forge.writeOnce). The queue starts a newer run of the PR
+// only once this run has ended, so a write once started completes before the newer run
+// lists the PR's comments and reviews: a superseded run's summary cannot land after the
+// newer one's.
 func (rn *runner) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(finalTimeout, cancel) })
+	return wctx, func() { stop(); cancel() }
 }
 
 // stillPending reports whether the forge shows sha, a head whose run began to publish its

@@ -1059,3 +1059,25 @@ func TestPerForgeBotLogins(t *testing.T) {
 		t.Errorf("stored jobs (-want +got):\n%s", d)
 	}
 }
+
+// TestWriteContext: a write to the PR outlives its run's cancellation (it completes, the
+// newer run starts after) and has no deadline of its own while the run goes on: one
+// shorter than the forge client's attempt timeout ended a write whose answer was slow in
+// error, where the client would have looked for what it made.
+func TestWriteContext(t *testing.T) {
+	rn := &runner{}
+	ctx, cancel := context.WithCancel(context.Background())
+	wctx, done := rn.writeContext(ctx)
+	defer done()
+	if dl, ok := wctx.Deadline(); ok {
+		t.Fatalf("write context has a deadline %s while its run goes on", dl)
+	}
+	cancel()
+	if err := wctx.Err(); err != nil {
+		t.Fatalf("write context ended with its run: %v", err)
+	}
+	done()
+	if err := wctx.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("write context after its cancel: %v, want canceled", err)
+	}
+}
