@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -58,20 +57,7 @@ spec:
 		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\ndata: {ONE: MQ==, THREE: YWJj, FOUR: YWJjZA==}\n",
 		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata:\n  one: \"${ONE}\"\n  three: \"${THREE}\"\n  four: \"${FOUR}\"\n  text: \"1 abc abcd\"\n",
 	}
-	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, err := render.Render(context.Background(), dir, render.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := renderFiles(t, files)
 	c := g.Cluster("dev")
 	if c == nil {
 		t.Fatal("cluster dev not rendered")
@@ -117,17 +103,7 @@ spec:
 // renderFiles renders a tree of files (path: content) into a graph.
 func renderFiles(t *testing.T, files map[string]string) *graph.Graph {
 	t.Helper()
-	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, err := render.Render(context.Background(), dir, render.Options{})
+	g, err := render.Render(context.Background(), rendertest.Tree(t, files), render.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
