@@ -188,12 +188,19 @@ func notReviewedNote(r *review.Report, partial map[[2]string]bool) string {
 		}
 		lines = append(lines, "> - "+who+": "+esc(u.Reason)+"\n")
 	}
-	if len(lines) == 0 {
+	n := len(lines)
+	if n == 0 {
 		return ""
 	}
-	return "\n> ⚠️ <b>Not reviewed</b>: " + plural(len(lines), "object was", "objects were") +
-		" not rendered, so " + pick(len(lines), "its", "their") + " findings are unknown:\n" + strings.Join(lines, "")
+	if n > maxNotReviewedLines { // the comment stays readable; the JSON report lists them all
+		lines = append(lines[:maxNotReviewedLines], "> - and "+num(n-maxNotReviewedLines)+" more (the JSON report's `unreviewed` lists them all)\n")
+	}
+	return "\n> ⚠️ <b>Not reviewed</b>: " + plural(n, "object was", "objects were") +
+		" not rendered, so " + pick(n, "its", "their") + " findings are unknown:\n" + strings.Join(lines, "")
 }
+
+// maxNotReviewedLines is how many not-reviewed objects the Not reviewed note names.
+const maxNotReviewedLines = 10
 
 // remoteCharts finds the HelmReleases not rendered because their chart's host is not
 // allowed, and writes them as one line grouped by host: "67 HelmReleases not rendered,

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -38,6 +39,21 @@ func TestNotReviewedNamed(t *testing.T) {
 		"  classDef unreviewed fill:#fff8c5,stroke:#9a6700,color:#4d2d00\n  class k_flux_system_apps unreviewed\n"
 	if got := flowchart(r, r.Graphs[0]); got != wantChart {
 		t.Errorf("flowchart:\n%s\nwant\n%s", got, wantChart)
+	}
+
+	// Past maxNotReviewedLines the note counts the rest.
+	many := &review.Report{}
+	wantMany := "\n> ⚠️ <b>Not reviewed</b>: 12 objects were not rendered, so their findings are unknown:\n"
+	for i := range 12 {
+		name := fmt.Sprintf("flux-system/k%d", i)
+		many.Unreviewed = append(many.Unreviewed, review.Unreviewed{Cluster: "dev", Kind: "Kustomization", Name: name, Kustomization: name, Reason: "stopped"})
+		if i < maxNotReviewedLines {
+			wantMany += "> - dev · " + name + ": stopped\n"
+		}
+	}
+	wantMany += "> - and 2 more (the JSON report's `unreviewed` lists them all)\n"
+	if got := partialNote(many); got != wantMany {
+		t.Errorf("partialNote of 12:\n%q\nwant\n%q", got, wantMany)
 	}
 
 	// Negative: a Kustomization the partial note already names is not listed twice.
