@@ -245,7 +245,7 @@ func (d *doc) writeGraphs(b *strings.Builder, n int) {
 	if n == 0 {
 		return
 	}
-	b.WriteString("\n#### Kustomization graphs\n\nSolid arrow: dependsOn (dependent → dependency) · dotted: parent → child · labelled dashed: moved objects · red arrow: a missing dependsOn, or one that names no Kustomization · red box: render error · dashed box: not in the graph.\n")
+	b.WriteString("\n#### Kustomization graphs\n\nSolid arrow: dependsOn (dependent → dependency) · dotted: parent → child · labelled dashed: moved objects · red arrow: a missing dependsOn, or one that names no Kustomization · red box: render error · amber box: not reviewed (see the note above) · dashed box: not in the graph.\n")
 	for _, g := range d.graphs[:n] {
 		b.WriteString("\n")
 		b.WriteString(g)

@@ -148,7 +148,7 @@ func partialNote(r *review.Report) string {
 	}
 	total := len(distinct)
 	if total == 0 {
-		return ""
+		return notReviewedNote(r, distinct)
 	}
 	var b strings.Builder
 	// The count is of Kustomizations reviewed in part, not of failed builds: next to "67
@@ -169,8 +169,38 @@ func partialNote(r *review.Report) string {
 		fmt.Fprintf(&b, "> - %s Kustomizations: %s — %s\n", num(len(names)), reason, list)
 	}
 	b.WriteString(hosts)
-	return b.String()
+	return b.String() + notReviewedNote(r, distinct)
 }
+
+// notReviewedNote names each Kustomization or HelmRelease of r.Unreviewed that the partial
+// note does not (its Kustomization is not in partial, by cluster and name), with its reason:
+// one stopped by tiergate's own limit (graph.Kustomization.NotReviewed) is not built at all,
+// so the verdict's count alone would not say which to look at or which flag to raise.
+func notReviewedNote(r *review.Report, partial map[[2]string]bool) string {
+	var lines []string
+	for _, u := range r.Unreviewed {
+		if partial[[2]string{u.Cluster, u.Kustomization}] {
+			continue
+		}
+		who := esc(u.Cluster) + " · " + esc(u.Name)
+		if u.Kind != "Kustomization" {
+			who = esc(u.Cluster) + " · " + esc(u.Kustomization) + " · " + esc(u.Kind) + " " + esc(u.Name)
+		}
+		lines = append(lines, "> - "+who+": "+esc(u.Reason)+"\n")
+	}
+	n := len(lines)
+	if n == 0 {
+		return ""
+	}
+	if n > maxNotReviewedLines { // the comment stays readable; the JSON report lists them all
+		lines = append(lines[:maxNotReviewedLines], "> - and "+num(n-maxNotReviewedLines)+" more (the JSON report's `unreviewed` lists them all)\n")
+	}
+	return "\n> ⚠️ <b>Not reviewed</b>: " + plural(n, "object was", "objects were") +
+		" not rendered, so " + pick(n, "its", "their") + " findings are unknown:\n" + strings.Join(lines, "")
+}
+
+// maxNotReviewedLines is how many not-reviewed objects the Not reviewed note names.
+const maxNotReviewedLines = 10
 
 // remoteCharts finds the HelmReleases not rendered because their chart's host is not
 // allowed, and writes them as one line grouped by host: "67 HelmReleases not rendered,

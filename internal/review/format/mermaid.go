@@ -94,12 +94,22 @@ func flowchart(r *review.Report, g review.ClusterGraph) string {
 	in := func(ks string) bool { return keep == nil || keep[ks] }
 	c := &chart{ids: map[string]string{}, used: map[string]bool{}}
 	inGraph := map[string]bool{}
+	notReviewed := map[string]bool{}
+	for _, u := range r.Unreviewed {
+		if u.Cluster == g.Cluster && u.Kind == "Kustomization" {
+			notReviewed[u.Name] = true
+		}
+	}
 	for _, n := range g.Nodes {
 		inGraph[n.Kustomization] = true
 		if !in(n.Kustomization) {
 			continue
 		}
-		if id := c.ref(n.Kustomization); n.Failed {
+		// A build tiergate's own limit stopped has an error but is no render error: Flux may apply it.
+		switch id := c.ref(n.Kustomization); {
+		case notReviewed[n.Kustomization]:
+			c.unreviewed = append(c.unreviewed, id)
+		case n.Failed:
 			c.failed = append(c.failed, id)
 		}
 	}
@@ -133,6 +143,7 @@ type chart struct {
 	nodes, edges   []string
 	red            []string
 	failed, absent []string
+	unreviewed     []string // Kustomizations not reviewed (review.Unreviewed): amber, not red
 }
 
 func (c *chart) ref(ks string) string {
@@ -208,6 +219,9 @@ func (c *chart) String() string {
 	writeAll(&b, c.edges)
 	if len(c.failed) > 0 {
 		b.WriteString("  classDef failed fill:#ffebe9,stroke:#cf222e,color:#82071e\n  class " + strings.Join(c.failed, ",") + " failed\n")
+	}
+	if len(c.unreviewed) > 0 {
+		b.WriteString("  classDef unreviewed fill:#fff8c5,stroke:#9a6700,color:#4d2d00\n  class " + strings.Join(c.unreviewed, ",") + " unreviewed\n")
 	}
 	if len(c.absent) > 0 {
 		b.WriteString("  classDef absent stroke-dasharray:5 5\n  class " + strings.Join(c.absent, ",") + " absent\n")

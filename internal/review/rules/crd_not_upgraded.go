@@ -63,9 +63,9 @@ func crdNotUpgraded(base, head *graph.Cluster, _ *Env) []Finding {
 			policyLine = l
 		}
 		f.Line = policyLine
-		// The finding itself sits on the CRD's document in the chart's crds/ file, the
-		// line the PR changes, when the chart is a folder of the repository.
-		if file, line := chartDocLine(head, ks, o); line > 0 {
+		// The finding itself sits in the CRD's document in the chart's crds/ file, on the
+		// first line the PR changes, when the chart is a folder of the repository.
+		if file, line := chartDocLine(base, head, ks, o); line > 0 {
 			f.File, f.Line = file, line
 		}
 		f.Message = fmt.Sprintf("The chart of HelmRelease %s %s %s in %s, but its spec.upgrade.crds is %s: helm-controller's upgrade %s, "+
@@ -80,9 +80,13 @@ func crdNotUpgraded(base, head *graph.Cluster, _ *Env) []Finding {
 // chartDocLine locates o, an object the chart of an in-repo HelmRelease rendered from
 // chart file o.Template ("app/crds/x.yaml", Helm's CRD.Filename, the chart's name first),
 // in the repository: the release's chart folder (graph.Release.Chart) joined with the
-// rest of the path, at the `kind:` line of the document that names o. ("", 0) when the
-// chart is not a folder of the repository (remote, packaged) or the document is not found.
-func chartDocLine(c *graph.Cluster, ks *graph.Kustomization, o *graph.Object) (string, int) {
+// rest of the path. The line is the first head line of the document that names o which
+// differs from the same document in base's copy of that file (firstChanged): GitHub takes
+// line comments only on changed lines (publish.LineComments), and a CRD change is seldom
+// on its `kind:` line. Without a base copy, or when the document only lost lines, it is
+// the document's `kind:` line. ("", 0) when the chart is not a folder of the repository
+// (remote, packaged) or the document is not found.
+func chartDocLine(base, head *graph.Cluster, ks *graph.Kustomization, o *graph.Object) (string, int) {
 	_, rest, ok := strings.Cut(o.Template, "/")
 	if !ok {
 		return "", 0
@@ -92,36 +96,79 @@ func chartDocLine(c *graph.Cluster, ks *graph.Kustomization, o *graph.Object) (s
 			continue
 		}
 		file := path.Join(rel.Chart, rest)
-		data, ok := c.ReadFile(file)
+		data, ok := head.ReadFile(file)
 		if !ok {
 			return "", 0
 		}
-		return file, docKindLine(string(data), o.ID.Kind, o.ID.Name)
+		now, found := findDoc(string(data), o.ID.Kind, o.ID.Name)
+		if !found {
+			return file, 0
+		}
+		if old, ok := base.ReadFile(file); ok {
+			if was, found := findDoc(string(old), o.ID.Kind, o.ID.Name); found {
+				if i := firstChanged(was.lines, now.lines); i >= 0 {
+					return file, now.first + i
+				}
+			}
+		}
+		return file, now.kindLine
 	}
 	return "", 0
 }
 
-// docKindLine is the 1-based line of the `kind: <kind>` of the YAML document in text that
-// has a `name: <name>` line, 0 when none has.
-func docKindLine(text, kind, name string) int {
+// yamlDoc is one YAML document of a file: its lines (without the `---` separators), the
+// 1-based line of its first one and of its `kind:` line.
+type yamlDoc struct {
+	lines           []string
+	first, kindLine int
+}
+
+// findDoc is the YAML document of text with a top-level `kind: <kind>` and a `name:
+// <name>` line; false when none has.
+func findDoc(text, kind, name string) (yamlDoc, bool) {
 	kindRe := regexp.MustCompile(`^kind:\s*["']?` + literal(kind) + `["']?\s*$`)
 	nameRe := regexp.MustCompile(`^\s+name:\s*["']?` + literal(name) + `["']?\s*$`)
-	kindAt, named := 0, false
-	for i, l := range strings.Split(text, "\n") {
-		l = strings.TrimRight(l, "\r")
-		if strings.HasPrefix(l, "---") {
-			kindAt, named = 0, false
+	var d yamlDoc
+	named := false
+	lines := strings.Split(text, "\n")
+	for i := 0; i <= len(lines); i++ {
+		if i == len(lines) || strings.HasPrefix(lines[i], "---") {
+			if d.kindLine > 0 && named {
+				return d, true
+			}
+			d, named = yamlDoc{}, false
 			continue
 		}
-		if kindAt == 0 && kindRe.MatchString(l) {
-			kindAt = i + 1
+		l := strings.TrimRight(lines[i], "\r")
+		if d.first == 0 {
+			d.first = i + 1
+		}
+		d.lines = append(d.lines, l)
+		if d.kindLine == 0 && kindRe.MatchString(l) {
+			d.kindLine = i + 1
 		}
 		named = named || nameRe.MatchString(l)
-		if kindAt > 0 && named {
-			return kindAt
-		}
 	}
-	return 0
+	return yamlDoc{}, false
+}
+
+// firstChanged is the index in now of the first line a line diff from was adds or
+// changes: past the lines both share at the start, when some of now is left before the
+// lines both share at the end. -1 when now only lost lines or equals was (a diff then adds
+// no line of the document to comment on).
+func firstChanged(was, now []string) int {
+	p := 0
+	for p < len(was) && p < len(now) && was[p] == now[p] {
+		p++
+	}
+	s := 0
+	for s < len(was)-p && s < len(now)-p && was[len(was)-1-s] == now[len(now)-1-s] {
+		s++
+	}
+	if p >= len(now)-s {
+		return -1
+	}
+	return p
 }
 
 func policyEffect(policy string) string {
