@@ -617,7 +617,7 @@ func (rn *runner) markFinal(j job) error {
 func (rn *runner) finalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
 	stop := context.AfterFunc(ctx, func() {
-		rn.log.Info("run cancelled while it sets its final status: the status is set, the job finishes")
+		rn.log.Info("run cancelled while it sets its final status: the status request goes on, bounded", "bound", finalTimeout.String())
 	})
 	return fctx, func() { stop(); cancel() }
 }
