@@ -149,20 +149,32 @@ func yamlOf(o, other *graph.Object, head bool) string {
 func redact(u, other *unstructured.Unstructured, head bool) *unstructured.Unstructured {
 	c := u.DeepCopy()
 	for _, f := range []string{"data", "stringData"} {
-		m, ok, _ := unstructured.NestedMap(c.Object, f)
-		if !ok {
+		v, ok := c.Object[f]
+		if !ok || v == nil {
 			continue
 		}
-		theirs, _, _ := unstructured.NestedMap(other.Object, f)
-		for k, v := range m {
-			m[k] = "<redacted>"
-			if tv, ok := theirs[k]; head && (!ok || tv != v) {
-				m[k] = "<redacted, changed>"
-			}
+		tv, tok := other.Object[f]
+		m, isMap := v.(map[string]any)
+		if !isMap { // malformed (a scalar, a list): the API server refuses it; never shown
+			c.Object[f] = redactedMarker(head && (!tok || !reflect.DeepEqual(tv, v)))
+			continue
 		}
-		_ = unstructured.SetNestedMap(c.Object, m, f)
+		theirs, _ := tv.(map[string]any)
+		for k, val := range m {
+			theirVal, ok := theirs[k]
+			m[k] = redactedMarker(head && (!ok || !reflect.DeepEqual(theirVal, val)))
+		}
 	}
 	return c
+}
+
+// redactedMarker is what a redacted Secret value shows: "<redacted, changed>" where the
+// head's differs from the base's.
+func redactedMarker(changed bool) string {
+	if changed {
+		return "<redacted, changed>"
+	}
+	return "<redacted>"
 }
 
 // redactSubstituted replaces, in every string of u, each value of secrets (postBuild

@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -72,24 +73,38 @@ func ownSecretValues(o *graph.Object) []string {
 		return nil
 	}
 	var out []string
-	data, _, _ := unstructured.NestedMap(o.Body.Object, "data")
-	for _, v := range data {
-		s, ok := v.(string)
-		if !ok {
-			continue
-		}
+	for _, s := range leafStrings(o.Body.Object["data"]) {
 		out = append(out, s)
 		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
 			out = append(out, string(b))
 		}
 	}
-	str, _, _ := unstructured.NestedMap(o.Body.Object, "stringData")
-	for _, v := range str {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
+	return append(out, leafStrings(o.Body.Object["stringData"])...)
+}
+
+// leafStrings returns the strings, and numbers and booleans as written, anywhere in v: a
+// Secret's data of any shape (a malformed Secret with nested maps, lists or a scalar is
+// refused by the API server, but its values are still not to be shown).
+func leafStrings(v any) []string {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		return []string{x}
+	case map[string]any:
+		var out []string
+		for _, val := range x {
+			out = append(out, leafStrings(val)...)
 		}
+		return out
+	case []any:
+		var out []string
+		for _, val := range x {
+			out = append(out, leafStrings(val)...)
+		}
+		return out
 	}
-	return out
+	return []string{fmt.Sprint(v)}
 }
 
 // RedactText replaces in s every secret (longest first, as SecretStrings returns them) by

@@ -1,6 +1,8 @@
 package review
 
 import (
+	"github.com/google/go-cmp/cmp"
+
 	"reflect"
 	"testing"
 
@@ -50,4 +52,34 @@ func TestSecretStrings(t *testing.T) {
 
 func unstructuredOf(m map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
+}
+
+// A malformed Secret (stringData values that are maps or lists, a scalar stringData, a
+// list as data: the API server refuses them) neither crashes the diff's redaction (it
+// compared maps with !=) nor shows its values: each field is redacted whole, marked
+// changed where the head's differs, and SecretStrings collects every leaf.
+func TestMalformedSecretData(t *testing.T) {
+	base := unstructuredOf(map[string]any{"kind": "Secret",
+		"stringData": map[string]any{"obj": map[string]any{"inner": "n3sted-base"}, "list": []any{"l1st-value"}, "same": map[string]any{"a": "b"}},
+		"data":       "Sc4larV4l-base"})
+	head := unstructuredOf(map[string]any{"kind": "Secret",
+		"stringData": map[string]any{"obj": map[string]any{"inner": "n3sted-head"}, "list": []any{"l1st-value"}, "same": map[string]any{"a": "b"}},
+		"data":       []any{"Sc4larV4l-head"}})
+	got := redact(head, base, true).Object
+	want := map[string]any{"kind": "Secret",
+		"stringData": map[string]any{"obj": "<redacted, changed>", "list": "<redacted>", "same": "<redacted>"},
+		"data":       "<redacted, changed>"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("redacted head (-want +got):\n%s", d)
+	}
+	if got := redact(base, head, false).Object["data"]; got != "<redacted>" {
+		t.Errorf("redacted base data = %#v, want <redacted>", got)
+	}
+	sec := &graph.Object{ID: graph.ObjectID{Kind: "Secret", Namespace: "a", Name: "s"}, Body: head}
+	g := &graph.Graph{Clusters: []*graph.Cluster{{Kustomizations: map[graph.Ref]*graph.Kustomization{
+		{Namespace: "a", Name: "k"}: {Objects: []*graph.Object{sec}},
+	}}}}
+	if got, want := SecretStrings(g, nil), []string{"Sc4larV4l-head", "n3sted-head", "l1st-value"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SecretStrings = %q, want %q", got, want)
+	}
 }
