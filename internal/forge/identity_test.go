@@ -17,24 +17,7 @@ import (
 // marker and author: a reader's marker comment is left alone, the bot's is edited. Before
 // any status, the summary fails with the error of GET /user, naming it.
 func TestIdentityFromStatusCreator(t *testing.T) {
-	type client struct {
-		name, user string // user: the "who am I" path
-		new        func(t *testing.T) (*forgetest.Server, forge.Client, string)
-	}
-	clients := []client{
-		{"github", "/user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
-			srv, c, _ := newGitHubToken(t)
-			return srv, c, "/repos/acme/fleet"
-		}},
-	}
-	for _, f := range giteaFakes {
-		clients = append(clients, client{f.name, "/api/v1/user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
-			srv := f.new(t)
-			c, err := forge.NewGitea(srv.URL, forgetest.Token, nil, forge.RetryOptions{Sleep: (&sleeper{}).sleep})
-			must(t, err)
-			return srv, c, api
-		}})
-	}
+	clients := tokenClients()
 	for _, tc := range clients {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, c, base := tc.new(t)
@@ -65,4 +48,28 @@ func TestIdentityFromStatusCreator(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tokenClient is one forge's token-auth client on its fake, the path of its "who am I"
+// request and the repository's API path.
+type tokenClient struct {
+	name, user string
+	new        func(t *testing.T) (*forgetest.Server, forge.Client, string)
+}
+
+// tokenClients are the GitHub, Gitea and Forgejo token clients.
+func tokenClients() []tokenClient {
+	clients := []tokenClient{{"github", "/user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
+		srv, c, _ := newGitHubToken(t)
+		return srv, c, "/repos/acme/fleet"
+	}}}
+	for _, f := range giteaFakes {
+		clients = append(clients, tokenClient{f.name, "/api/v1/user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
+			srv := f.new(t)
+			c, err := forge.NewGitea(srv.URL, forgetest.Token, nil, forge.RetryOptions{Sleep: (&sleeper{}).sleep})
+			must(t, err)
+			return srv, c, api
+		}})
+	}
+	return clients
 }

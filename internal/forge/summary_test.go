@@ -18,22 +18,7 @@ import (
 // readers' comments stay as they were. A second upsert of the same body only lists the
 // comments, and a delete answered 404 (another replica deleted it first) is no error.
 func TestUpsertSummaryKeepsNewest(t *testing.T) {
-	type client struct {
-		name, user string // user: the "who am I" request, asked once
-		new        func(t *testing.T) (*forgetest.Server, forge.Client, string)
-	}
-	clients := []client{{"github", "GET /user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
-		srv, c, _ := newGitHubToken(t)
-		return srv, c, "/repos/acme/fleet"
-	}}}
-	for _, f := range giteaFakes {
-		clients = append(clients, client{f.name, "GET /api/v1/user", func(t *testing.T) (*forgetest.Server, forge.Client, string) {
-			srv := f.new(t)
-			c, err := forge.NewGitea(srv.URL, forgetest.Token, nil, forge.RetryOptions{Sleep: (&sleeper{}).sleep})
-			must(t, err)
-			return srv, c, api
-		}})
-	}
+	clients := tokenClients()
 	for _, tc := range clients {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, c, base := tc.new(t)
@@ -48,7 +33,7 @@ func TestUpsertSummaryKeepsNewest(t *testing.T) {
 			srv.FailNext(fmt.Sprintf("%s/issues/comments/%d", base, older), http.StatusNotFound, nil)
 			must(t, c.UpsertSummary(ctx, repo, 3, body))
 			want := []string{
-				tc.user,
+				"GET " + tc.user,
 				"GET " + base + "/issues/3/comments",
 				fmt.Sprintf("PATCH %s/issues/comments/%d", base, newest),
 				fmt.Sprintf("DELETE %s/issues/comments/%d", base, oldest),
