@@ -6,23 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
-
-// memSnapshot is a snapshot of files (path → content), in memory.
-func memSnapshot(files map[string]string) *graph.Snapshot {
-	s := graph.NewSnapshot("/repo")
-	for p, content := range files {
-		s.AddPath(p, 0)
-		s.Data[p] = []byte(content)
-	}
-	return s.Finish()
-}
 
 // TestCopyOperations: the artifact paths each copy makes, and their repository files, as
 // source-watcher's cp-like rules give them (docs/spec/v1beta1/artifactgenerators.md).
 func TestCopyOperations(t *testing.T) {
-	snap := memSnapshot(map[string]string{
+	snap := rendertest.Snapshot(map[string]string{
 		"src/configs/a.yaml":          "a: 1\n",
 		"src/configs/README.md":       "x\n",
 		"src/configs/sub/b.yaml":      "b: 1\n",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
 // generatorOf is the generator of artifact "out" that the ArtifactGenerator manifest y
@@ -43,7 +44,7 @@ spec:
 // TestStage: the artifact's files and where each came from; source-watcher's default
 // exclusions (a .git folder, images) are left out of the artifact.
 func TestStage(t *testing.T) {
-	snap := memSnapshot(map[string]string{"src/apps/a.yaml": "a: 1\n", "src/apps/logo.png": "p", "src/other.yaml": "o: 1\n"})
+	snap := rendertest.Snapshot(map[string]string{"src/apps/a.yaml": "a: 1\n", "src/apps/logo.png": "p", "src/other.yaml": "o: 1\n"})
 	ref := graph.SourceRef{Kind: ExternalKind, Namespace: "flux-system", Name: "out"}
 	var asked []graph.SourceRef
 	dirOf := func(s graph.SourceRef) (string, bool) { asked = append(asked, s); return "src", true }
@@ -72,7 +73,7 @@ func TestStage(t *testing.T) {
 // copy operation is an error at the generator line naming its source.
 func TestStageNotReproduced(t *testing.T) {
 	ref := graph.SourceRef{Kind: ExternalKind, Namespace: "flux-system", Name: "out"}
-	snap := memSnapshot(map[string]string{"clusters/gen.yaml": stageGen, "src/apps/a.yaml": "a: 1\n"})
+	snap := rendertest.Snapshot(map[string]string{"clusters/gen.yaml": stageGen, "src/apps/a.yaml": "a: 1\n"})
 	ix := index.New(snap, nil)
 	repo := func(graph.SourceRef) (string, bool) { return "src", true }
 	for _, tc := range []struct {

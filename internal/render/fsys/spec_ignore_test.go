@@ -7,16 +7,8 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
-
-func memSnapshot(files map[string]string) *graph.Snapshot {
-	s := graph.NewSnapshot("/repo")
-	for p, content := range files {
-		s.AddPath(p, 0)
-		s.Data[p] = []byte(content)
-	}
-	return s.Finish()
-}
 
 const gitRepos = `apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository
@@ -42,7 +34,7 @@ spec:
 // order; a document without a namespace is in flux-system; other kinds and other
 // GitRepositories do not count.
 func TestSpecIgnore(t *testing.T) {
-	ix := index.New(memSnapshot(map[string]string{"clusters/repos.yaml": gitRepos, "clusters/x.yaml": "kind: ConfigMap\n"}), nil)
+	ix := index.New(rendertest.Snapshot(map[string]string{"clusters/repos.yaml": gitRepos, "clusters/x.yaml": "kind: ConfigMap\n"}), nil)
 	repo := func(name string) graph.SourceRef {
 		return graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: name}
 	}
@@ -66,7 +58,7 @@ func TestSpecIgnore(t *testing.T) {
 // TestIgnoredKeepsVerdicts: a VerdictStore changes nothing of what is left out; it is
 // asked once per set of patterns, and an empty store is filled.
 func TestIgnoredKeepsVerdicts(t *testing.T) {
-	snap := memSnapshot(map[string]string{"apps/a.yaml": "a", "apps/b.test.yaml": "b", "img/logo.png": "p"})
+	snap := rendertest.Snapshot(map[string]string{"apps/a.yaml": "a", "apps/b.test.yaml": "b", "img/logo.png": "p"})
 	files := func(s *graph.Snapshot) []string {
 		var out []string
 		for _, rel := range []string{"apps/a.yaml", "apps/b.test.yaml", "img/logo.png"} {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // repoRoot is the repository's root directory, found from this file's own path so that
@@ -48,4 +50,14 @@ func Tree(t testing.TB, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// Snapshot is a snapshot of files (slash path → content) held in memory, rooted at /repo.
+func Snapshot(files map[string]string) *graph.Snapshot {
+	s := graph.NewSnapshot("/repo")
+	for p, content := range files {
+		s.AddPath(p, 0)
+		s.Data[p] = []byte(content)
+	}
+	return s.Finish()
 }
