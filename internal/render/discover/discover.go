@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/fsys"
@@ -274,7 +275,7 @@ func operatorCandidate(ix *index.Index, rel string) bool {
 		return false
 	}
 	named := spelled || strings.Contains(rel, "flux-instance")
-	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		named = named || ix.Spells(path.Join(path.Dir(rel), n), "flux-instance")
 	}
 	for _, d := range ix.Docs(rel) {
