@@ -15,6 +15,7 @@ import (
 	securejoin "github.com/cyphar/filepath-securejoin"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 
@@ -323,7 +324,7 @@ func namelessLine(ix *index.Index, rel, msg string) int {
 }
 
 func kustomizationFile(snap *graph.Snapshot, dir string) string {
-	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		if snap.State(snap.Rel(filepath.Join(dir, n))) == "file" {
 			return filepath.Join(dir, n)
 		}

@@ -515,9 +515,9 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 	var rejected []string
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
-		if v := rejectedHelmRelease(o); v != "" {
-			line := r.ix.KeyLine(o.File, o.Line, v)
-			rejected = append(rejected, fmt.Sprintf("HelmRelease %s/%s: %s (%s:%d)", o.ID.Namespace, o.ID.Name, violations(o), o.File, line))
+		if vs := rejectedHelmRelease(o); len(vs) > 0 {
+			line := r.ix.KeyLine(o.File, o.Line, cmp.Or(vs[0].Field, "spec"))
+			rejected = append(rejected, fmt.Sprintf("HelmRelease %s/%s: %s (%s:%d)", o.ID.Namespace, o.ID.Name, violations(vs), o.File, line))
 			if ks.Err == nil {
 				ks.Err = &graph.BuildError{File: o.File, Line: line}
 			}
@@ -554,25 +554,20 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 	return out
 }
 
-// rejectedHelmRelease returns the field of the first violation of the HelmRelease CRD's
-// schema in o (fluxschema.Check: helm-controller api/v2 kubebuilder markers, the required
-// spec.interval among them), "" when o is no HelmRelease of the build or the API server
+// rejectedHelmRelease returns the violations of the HelmRelease CRD's schema in o
+// (fluxschema.Check: helm-controller api/v2 kubebuilder markers, the required
+// spec.interval among them), none when o is no HelmRelease of the build or the API server
 // accepts it. Its dry-run fails, and with it the whole apply of the Kustomization (fluxcd/pkg
 // ssa ResourceManager.ApplyAllStaged), as for a rejected child Kustomization.
-func rejectedHelmRelease(o *graph.Object) string {
+func rejectedHelmRelease(o *graph.Object) []fluxschema.Violation {
 	if o.HelmRelease != "" || o.ID.Group != "helm.toolkit.fluxcd.io" || o.ID.Kind != "HelmRelease" {
-		return ""
+		return nil
 	}
-	vs := fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
-	if len(vs) == 0 {
-		return ""
-	}
-	return cmp.Or(vs[0].Field, "spec")
+	return fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
 }
 
-// violations joins what the HelmRelease schema says is wrong with o.
-func violations(o *graph.Object) string {
-	vs := fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
+// violations joins what the HelmRelease schema says is wrong (vs).
+func violations(vs []fluxschema.Violation) string {
 	msgs := make([]string, len(vs))
 	for i, v := range vs {
 		msgs[i] = v.Msg

@@ -48,11 +48,13 @@ func (g *guards) filesystems(abs, root string, mem filesys.FileSystem) (*fsys.Gu
 func (g *guards) result(ix *index.Index, dir string, gfs *fsys.GuardFS, rfs *fsys.RemoteFS, res resmap.ResMap, err error) *builtResult {
 	abs := ix.Snapshot().Root
 	out := &builtResult{remote: rfs.Remote(), copies: rfs.CopiesRel(abs)}
+	if out.err = gfs.RefusalError(dir); out.err != nil {
+		return out
+	}
+	if out.err = rfs.Failure(ix, abs); out.err != nil {
+		return out
+	}
 	switch {
-	case gfs.RefusalError(dir) != nil:
-		out.err = gfs.RefusalError(dir)
-	case rfs.Failure(ix, abs) != nil:
-		out.err = rfs.Failure(ix, abs)
 	case rfs.IsBlocked():
 	case err != nil:
 		out.err = buildError(ix, dir, err)

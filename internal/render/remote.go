@@ -53,9 +53,6 @@ const (
 	maxRedirects          = 3
 )
 
-// fsys.ErrNotFetched marks a remote entry that the policy leaves out: the build is partial, not
-// failed.
-
 // fetcher fetches remote files under a RemotePolicy, each URL once per Render.
 type fetcher struct {
 	policy RemotePolicy

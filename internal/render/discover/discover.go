@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/fsys"
@@ -268,14 +269,15 @@ func operatorRoots(ix *index.Index, files []string, build FolderBuild) []Root {
 // the flux-instance chart's, which needs "flux-instance" in its file's path, its file's text
 // (name, chart, chartRef) or its folder's kustomization file (a patch or namePrefix there).
 func operatorCandidate(ix *index.Index, rel string) bool {
-	if !ix.Spells(rel, "FluxInstance", "flux-instance", "HelmRelease") {
+	spelled := ix.Spells(rel, "flux-instance")
+	instance := spelled || ix.Spells(rel, "FluxInstance")
+	if !instance && !ix.Spells(rel, "HelmRelease") {
 		return false
 	}
-	named := strings.Contains(rel, "flux-instance") || ix.Spells(rel, "flux-instance")
-	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+	named := spelled || strings.Contains(rel, "flux-instance")
+	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		named = named || ix.Spells(path.Join(path.Dir(rel), n), "flux-instance")
 	}
-	instance := ix.Spells(rel, "FluxInstance", "flux-instance")
 	for _, d := range ix.Docs(rel) {
 		switch strings.SplitN(d.APIVersion, "/", 2)[0] {
 		case "fluxcd.controlplane.io":

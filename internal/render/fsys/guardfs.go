@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode"
 
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -256,7 +257,7 @@ func RefusedUnder(snap *graph.Snapshot, dir string) *Refusal {
 // KustomizationFileLstat is render's kustomizationFile without following symlinks: it returns the
 // name present in dir even when it is a symlink, so that a refused one is reported.
 func KustomizationFileLstat(snap *graph.Snapshot, dir string) string {
-	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		if snap.State(snap.Rel(filepath.Join(dir, n))) != "absent" {
 			return filepath.Join(dir, n)
 		}

@@ -1,6 +1,9 @@
 package helmrelease
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+)
 
 // storedSource is ChartSource with its unexported fields, as a stored graph keeps it.
 type storedSource struct {
@@ -33,7 +36,7 @@ func LoadStored(data json.RawMessage) (ChartSource, error) {
 		return ChartSource{}, err
 	}
 	if !s.InRepo {
-		return ChartSource{}, &json.UnsupportedValueError{Str: "not an in-repo chart source"}
+		return ChartSource{}, errors.New("not an in-repo chart source")
 	}
 	return ChartSource{InRepo: true, Dir: s.Dir, root: s.Root, ValuesFiles: s.ValuesFiles, ignoreMissing: s.IgnoreMissing,
 		HelmChart: s.HelmChart, Strategy: s.Strategy}, nil

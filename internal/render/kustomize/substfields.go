@@ -78,7 +78,7 @@ func (e *evaluator) fieldsOf(data []byte) ([]graph.SecretField, []exprField) {
 		}
 	}
 	walk(obj, nil)
-	slices.SortFunc(secret, func(a, b graph.SecretField) int { return comparePaths(a.Path, b.Path) })
+	slices.SortFunc(secret, func(a, b graph.SecretField) int { return slices.Compare(a.Path, b.Path) })
 	return secret, exprs
 }
 
@@ -104,7 +104,7 @@ func typeChanges(exprs []exprField, post map[string]any) []graph.TypeChange {
 		}
 		out = append(out, tc)
 	}
-	slices.SortFunc(out, func(a, b graph.TypeChange) int { return comparePaths(a.Path, b.Path) })
+	slices.SortFunc(out, func(a, b graph.TypeChange) int { return slices.Compare(a.Path, b.Path) })
 	return out
 }
 
@@ -166,25 +166,13 @@ func readVars(n parse.Node) []string {
 	return out
 }
 
-// comparePaths orders field paths element by element, for a deterministic order.
-func comparePaths(a, b []string) int {
-	return slices.Compare(a, b)
-}
-
 func hasSecret(parts []graph.TextPart) bool {
-	for _, p := range parts {
-		if p.Secret {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(parts, func(p graph.TextPart) bool { return p.Secret })
 }
 
 // appendPath returns path with p added, never sharing path's backing array.
 func appendPath(path []string, p string) []string {
-	out := make([]string, len(path), len(path)+1)
-	copy(out, path)
-	return append(out, p)
+	return append(slices.Clip(path), p)
 }
 
 // substitutedTypes returns the type changes of exprs in r as substitution left it.
