@@ -401,7 +401,12 @@ func (r redaction) replacer() textRedactor {
 	t := textRedactor{pairs: strings.NewReplacer(r.pairs...)}
 	if len(r.tokens) > 0 {
 		tokens := slices.Clone(r.tokens)
-		slices.SortFunc(tokens, func(a, b string) int { return len(b) - len(a) })
+		slices.SortFunc(tokens, func(a, b string) int {
+			if len(a) != len(b) {
+				return len(b) - len(a)
+			}
+			return strings.Compare(a, b) // equal tokens side by side, for Compact
+		})
 		quoted := make([]string, 0, len(tokens))
 		for _, v := range slices.Compact(tokens) {
 			quoted = append(quoted, regexp.QuoteMeta(v))

@@ -355,18 +355,26 @@ func (s *store) acceptUnlessNewer(key string, j *job, seq uint64, own bool) (sto
 
 // prune deletes the deliveries first seen before cutoff (and any it cannot read).
 func prune(d *bolt.Bucket, cutoff time.Time) error {
-	var old [][]byte
-	err := d.ForEach(func(k, v []byte) error {
-		if t, err := time.Parse(time.RFC3339, string(v)); err != nil || t.Before(cutoff) {
-			old = append(old, k)
+	return deleteWhere(d, func(v []byte) bool {
+		t, err := time.Parse(time.RFC3339, string(v))
+		return err != nil || t.Before(cutoff)
+	})
+}
+
+// deleteWhere deletes the entries of b whose value old accepts.
+func deleteWhere(b *bolt.Bucket, old func(v []byte) bool) error {
+	var keys [][]byte
+	err := b.ForEach(func(k, v []byte) error {
+		if old(v) {
+			keys = append(keys, k)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, k := range old {
-		if err := d.Delete(k); err != nil {
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
 			return err
 		}
 	}
@@ -570,23 +578,10 @@ func getFinalHeads(b *bolt.Bucket, key string) (finalHeads, error) {
 
 // pruneFinalHeads deletes the entries last added before cutoff (and any it cannot read).
 func pruneFinalHeads(b *bolt.Bucket, cutoff time.Time) error {
-	var old [][]byte
-	err := b.ForEach(func(k, v []byte) error {
+	return deleteWhere(b, func(v []byte) bool {
 		var fin finalHeads
-		if err := json.Unmarshal(v, &fin); err != nil || fin.At.Before(cutoff) {
-			old = append(old, k)
-		}
-		return nil
+		return json.Unmarshal(v, &fin) != nil || fin.At.Before(cutoff)
 	})
-	if err != nil {
-		return err
-	}
-	for _, k := range old {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // finish deletes key's job, unless a newer job replaced it.

@@ -168,14 +168,6 @@ func skippedCRDFinding(f *Finding, c *graph.Cluster, o *graph.Object, ref graph.
 		sk.hr, sk.file, sk.policyLine, kind, ref)
 }
 
-// joinOr joins phrases as "a, b or c".
-func joinOr(s []string) string {
-	if len(s) <= 1 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
-
 // crdKnown reports whether the cluster serves id's kind: built in, a CRD of the graph (a
 // build's or a rendered chart's), a runtime-catalog kind whose trigger the cluster has,
 // preinstalled, or installedKind.

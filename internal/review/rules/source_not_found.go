@@ -35,12 +35,14 @@ import (
 // cluster is not rendered, the source may come from it: a notice.
 func sourceNotFound(c, _ *graph.Cluster, _ *Env) []Finding {
 	known := knownSources(c)
+	exists := func(s graph.SourceRef) bool {
+		return known[s] || (s.Kind == "ExternalArtifact" && len(artifact.Owners(c, s)) > 0)
+	}
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		src := ks.Spec.SourceRef
-		if ks.Spec.Suspend || src.Kind == "" || known[src] ||
-			(src.Kind == "ExternalArtifact" && len(artifact.Owners(c, src)) > 0) {
+		if ks.Spec.Suspend || src.Kind == "" || exists(src) {
 			continue
 		}
 		line, _ := keyLine(c, ks.File, ks.Line, "spec", "sourceRef")
@@ -61,7 +63,7 @@ func sourceNotFound(c, _ *graph.Cluster, _ *Env) []Finding {
 			continue
 		}
 		for _, r := range chartSources(h) {
-			if known[r.src] || (r.src.Kind == "ExternalArtifact" && len(artifact.Owners(c, r.src)) > 0) {
+			if exists(r.src) {
 				continue
 			}
 			line := h.o.Line

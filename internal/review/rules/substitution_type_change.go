@@ -80,10 +80,7 @@ func varList(vars []string) string {
 	for _, v := range vars {
 		out = append(out, "${"+v+"}")
 	}
-	if len(out) > 1 {
-		return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
-	}
-	return strings.Join(out, "")
+	return joinAnd(out)
 }
 
 // exprOf is the expression of the first variable, as the manifest would read it.

@@ -77,11 +77,17 @@ func capList(s []string, max int) []string {
 }
 
 // joinAnd joins phrases as "a, b and c".
-func joinAnd(s []string) string {
+func joinAnd(s []string) string { return joinLast(s, " and ") }
+
+// joinOr joins phrases as "a, b or c".
+func joinOr(s []string) string { return joinLast(s, " or ") }
+
+// joinLast joins phrases with ", ", the last two with last.
+func joinLast(s []string, last string) string {
 	if len(s) <= 1 {
 		return strings.Join(s, "")
 	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
 }
 
 // unknownProvider names the Kustomization of c whose build is unknown at c (it fails, or is
