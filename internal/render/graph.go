@@ -1,7 +1,6 @@
 package render
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -516,7 +515,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
 		if vs := rejectedHelmRelease(o); len(vs) > 0 {
-			line := r.ix.KeyLine(o.File, o.Line, cmp.Or(vs[0].Field, "spec"))
+			line := r.rejectedLine(o, vs[0])
 			rejected = append(rejected, fmt.Sprintf("HelmRelease %s/%s: %s (%s:%d)", o.ID.Namespace, o.ID.Name, violations(vs), o.File, line))
 			if ks.Err == nil {
 				ks.Err = &graph.BuildError{File: o.File, Line: line}
@@ -564,6 +563,16 @@ func rejectedHelmRelease(o *graph.Object) []fluxschema.Violation {
 		return nil
 	}
 	return fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
+}
+
+// rejectedLine is the line of the field violation v is about in o's manifest: its key
+// under spec, or the spec line itself when the field is missing (a required one) or
+// nested deeper than the index reads.
+func (r *renderer) rejectedLine(o *graph.Object, v fluxschema.Violation) int {
+	if line := r.ix.KeyLine(o.File, o.Line, v.Top); v.Top != "" && line != o.Line {
+		return line
+	}
+	return r.ix.KeyLine(o.File, o.Line, "")
 }
 
 // violations joins what the HelmRelease schema says is wrong (vs).

@@ -24,7 +24,8 @@ import (
 // dry-runs every object of a stage before it applies any (fluxcd/pkg ssa
 // ResourceManager.ApplyAllStaged), so one rejected object fails the whole Kustomization on
 // every reconcile; a chart's object fails its HelmRelease's install or upgrade. A
-// Kustomization object the schema rejects is render-error's (its parent fails to apply);
+// Kustomization or HelmRelease object of a build that the schema rejects is render-error's
+// (the build's Kustomization fails to apply: one cause, one finding);
 // custom resources of other kinds have no schema here. A field postBuild substitution made a
 // number is substitution-type-change's. Unknown fields are not judged: the
 // API server only warns of them by default (fieldValidation=Warn).
@@ -33,6 +34,9 @@ func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		if o.Body == nil {
 			return
+		}
+		if isHelmRelease(o) && ks.Err != nil && ks.Err.Rejected > 0 {
+			return // its rejection fails ks's apply: render-error names it (render rejectedHelmRelease)
 		}
 		field, msg, schema := rejected(o)
 		if msg == "" || substitutedType(o, field) {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,18 +41,15 @@ func TestInvalidSpec(t *testing.T) {
 			files: merge(tiers, chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm")}), map[string]string{
 				"apps/hr.yaml": helmRelease("default", "app", "app", "releaseName: "+long),
 			}),
-			want: []want{{Rule: "invalid-spec", Severity: Error, Kustomization: "flux-system/apps", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "apps/hr.yaml", Line: 12,
-				Msg: []string{`HelmRelease.helm.toolkit.fluxcd.io/default/app is rejected by the API server (the helm.toolkit.fluxcd.io/v2 HelmRelease schema): spec.releaseName: may be at most 53 characters, got 54 ("` + long + `"); ` +
-					"kustomize-controller's dry-run of flux-system/apps fails and applies nothing on every reconcile."},
-				Sugg: []string{"Fix spec.releaseName at apps/hr.yaml:12 so that the API server accepts the HelmRelease."}}},
+			// The rejection fails the Kustomization's apply: render-error's finding
+			// (TestRejectedHelmReleaseOneFinding), not a second one here.
 		},
 		{
 			name: "interval garbage and values a list: both, at the first",
 			files: merge(tiers, chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm")}), map[string]string{
 				"apps/hr.yaml": strings.Replace(helmRelease("default", "app", "app", "values: [a, b]"), "interval: 10m", "interval: garbage", 1),
 			}),
-			want: []want{{Rule: "invalid-spec", Severity: Error, Kustomization: "flux-system/apps", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "apps/hr.yaml", Line: 7,
-				Msg: []string{`(the helm.toolkit.fluxcd.io/v2 HelmRelease schema): spec.interval: "garbage" is not a duration such as 30s, 5m or 1h30m (the schema's pattern ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$); spec.values: must be an object, got a list; kustomize-controller's dry-run`}}},
+			// render-error's, as above.
 		},
 		{
 			name:  "a Deployment's replicas as a string",
@@ -77,6 +75,37 @@ func TestInvalidSpec(t *testing.T) {
 			t.Parallel()
 			c := renderTree(t, tc.files)
 			checkFindings(t, stateRule(t, "invalid-spec")(c, nil, testEnv()), tc.want)
+		})
+	}
+}
+
+// TestRejectedHelmReleaseOneFinding: a HelmRelease of a Kustomization's build that its
+// CRD's schema rejects fails the dry-run of that Kustomization: one cause, one finding,
+// render-error's, naming the HelmRelease, its fields and lines; invalid-spec stays silent.
+// A chart's object the API server rejects stays invalid-spec's (its Kustomization applies).
+func TestRejectedHelmReleaseOneFinding(t *testing.T) {
+	tiers := map[string]string{tierFile("apps"): tier("apps", "./apps", true)}
+	cm := chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm")})
+	noInterval := strings.Replace(helmRelease("default", "app", "app"), "  interval: 10m\n", "", 1)
+	for _, tc := range []struct {
+		name, hr, msg string
+		line          int
+	}{
+		{"no interval", noInterval, "Kustomization flux-system/apps fails to apply, so Flux applies none of it: the API server rejects HelmRelease default/app: spec.interval: is required (apps/hr.yaml:6).", 6},
+		{"interval garbage and values a list", strings.Replace(helmRelease("default", "app", "app", "values: [a, b]"), "interval: 10m", "interval: garbage", 1),
+			`Kustomization flux-system/apps fails to apply, so Flux applies none of it: the API server rejects HelmRelease default/app: spec.interval: "garbage" is not a duration such as 30s, 5m or 1h30m (the schema's pattern ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$); spec.values: must be an object, got a list (apps/hr.yaml:7).`, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, merge(tiers, cm, map[string]string{"apps/hr.yaml": tc.hr}))
+			var got []Finding
+			for _, r := range State {
+				got = append(got, r.Check(c, nil, testEnv())...)
+			}
+			checkFindings(t, got, []want{{Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps", File: "apps/hr.yaml", Line: tc.line, Msg: []string{tc.msg},
+				Sugg: []string{"Fix apps/hr.yaml:" + strconv.Itoa(tc.line) + " so that the API server accepts the HelmRelease (helm.toolkit.fluxcd.io/v2 schema: spec.interval and a chart or chartRef are required)."}}})
+			if got[0].Message != tc.msg {
+				t.Errorf("message = %q, want %q", got[0].Message, tc.msg)
+			}
 		})
 	}
 }

@@ -148,9 +148,9 @@ func TestRejectedHelmReleaseFailsItsKustomization(t *testing.T) {
 	noInterval := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "widgets", "app", "spec:", "  chart:", "    spec:", "      chart: ./charts/app",
 		"      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}")
 	c := renderTree(t, files(noInterval))
-	checkFindings(t, stateRule(t, "render-error")(c, nil, testEnv()), []want{{Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps", File: "apps/hr.yaml", Line: 2,
-		Msg:  []string{"Kustomization flux-system/apps fails to apply, so Flux applies none of it: the API server rejects HelmRelease widgets/app: spec.interval: is required (apps/hr.yaml:2)."},
-		Sugg: []string{"Fix apps/hr.yaml:2 so that the API server accepts the HelmRelease (helm.toolkit.fluxcd.io/v2 schema: spec.interval and a chart or chartRef are required)."}}})
+	checkFindings(t, stateRule(t, "render-error")(c, nil, testEnv()), []want{{Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps", File: "apps/hr.yaml", Line: 6,
+		Msg:  []string{"Kustomization flux-system/apps fails to apply, so Flux applies none of it: the API server rejects HelmRelease widgets/app: spec.interval: is required (apps/hr.yaml:6)."},
+		Sugg: []string{"Fix apps/hr.yaml:6 so that the API server accepts the HelmRelease (helm.toolkit.fluxcd.io/v2 schema: spec.interval and a chart or chartRef are required)."}}})
 	t.Run("negative: with its interval", func(t *testing.T) {
 		checkFindings(t, stateRule(t, "render-error")(renderTree(t, files(widgetHR("app", "app"))), nil, testEnv()), nil)
 	})
