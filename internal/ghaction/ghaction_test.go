@@ -3,6 +3,7 @@ package ghaction
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +20,8 @@ const (
 	pending     = statuses + " pending [tiergate] Reviewing Flux changes…"
 	failure     = statuses + " failure [tiergate] " + description
 	listed      = "GET " + repoPath + "/issues/2/comments"
+	files       = "GET " + repoPath + "/pulls/2/files"
+	reviews     = "GET " + repoPath + "/pulls/2/reviews"
 	review      = "POST " + repoPath + "/pulls/2/reviews COMMENT on {head}" +
 		"; " + demoFile + ":2 RIGHT **missing-depends-on** (error)" +
 		"; " + demoFile + ":2 RIGHT **prune-transient** (error)" +
@@ -27,10 +30,12 @@ const (
 
 var allOn = Options{Comment: true, Status: true}
 
-// The first run creates the summary comment; the second (a push: synchronize of the same head)
-// finds it unchanged and leaves it; each run sets pending, then failure, and writes the same
-// Markdown to the step summary.
-func TestPullRequestOpenedThenSynchronized(t *testing.T) {
+// The first run creates the summary comment and posts the line comments; a re-run of the
+// workflow on the same head (the same event delivered again) finds both on the PR: the
+// summary unchanged is left, the review of this head (its "tiergate: " body and commit id,
+// as a resumed server run looks for it) is not posted again. Each run sets pending, then
+// failure, and writes the same Markdown to the step summary.
+func TestPullRequestOpenedThenRerun(t *testing.T) {
 	h := newHarness(t)
 	human := h.gh.AddComment(prNumber, "octocat", "looks fine to me")
 	res, err := h.run("pull_request.opened.json", false, allOn)
@@ -48,7 +53,8 @@ func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 		pending, // its creator, github-actions[bot], is the account: no GET /user
 		listed,
 		"POST " + repoPath + "/issues/2/comments <!-- tiergate --> " + verdict,
-		"GET " + repoPath + "/pulls/2/files",
+		files,
+		reviews,
 		review,
 		failure,
 	}
@@ -63,9 +69,16 @@ func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 		t.Fatalf("GITHUB_OUTPUT (-want +got):\n%s", diff)
 	}
 
-	h.gh.ResetCalls()
-	if _, err := h.run("pull_request.synchronize.json", false, allOn); err != nil {
-		t.Fatal(err)
+	for _, event := range []string{"pull_request.opened.json", "pull_request.synchronize.json"} {
+		h.gh.ResetCalls()
+		if _, err := h.run(event, false, allOn); err != nil {
+			t.Fatal(err)
+		}
+		// The summary of the same head is unchanged: it is not edited; the review is there.
+		want := []string{pending, listed, files, reviews, failure}
+		if diff := cmp.Diff(want, h.calls()); diff != "" {
+			t.Fatalf("GitHub calls of the re-run on %s (-want +got):\n%s", event, diff)
+		}
 	}
 	comments := h.gh.Comments(prNumber)
 	wantComments := []forgetest.Comment{
@@ -73,19 +86,59 @@ func TestPullRequestOpenedThenSynchronized(t *testing.T) {
 		{ID: human + 1, Author: forgetest.ActionsLogin, Body: md + "\n\n" + forge.HeadMarker(h.repo.head)},
 	}
 	if diff := cmp.Diff(wantComments, comments); diff != "" {
-		t.Fatalf("PR comments after two runs (-want +got):\n%s", diff)
+		t.Fatalf("PR comments after three runs (-want +got):\n%s", diff)
 	}
-	// The summary of the same head is unchanged: it is not edited again.
-	want = append(want[:2:2], want[3:]...)
+	if diff := cmp.Diff([]string{h.repo.head}, h.gh.ReviewCommits(prNumber)); diff != "" {
+		t.Fatalf("reviews after three runs (-want +got):\n%s", diff)
+	}
+	// Each step appends to its own files; here the runs share them.
+	if got := h.read(h.env.StepSummary); got != md+md+md {
+		t.Fatalf("step summary after three runs:\n%s", got)
+	}
+	if got := h.read(h.env.Output); got != outputs+outputs+outputs {
+		t.Fatalf("GITHUB_OUTPUT after three runs:\n%s", got)
+	}
+}
+
+// The bot's review of an earlier head is no reason to skip this head's: the line comments
+// are posted, and the summary of the earlier head is edited, never a second one posted.
+func TestEarlierHeadsReviewDoesNotSkip(t *testing.T) {
+	h := newHarness(t)
+	earlier := strings.Repeat("e", 40)
+	old := h.gh.AddComment(prNumber, forgetest.ActionsLogin, "<!-- tiergate -->\n### ✅ tiergate: no new findings\n\n"+forge.HeadMarker(earlier))
+	gh, err := forge.NewGitHub(forge.GitHubOptions{APIURL: h.gh.URL, Token: forgetest.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := gh.For(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := forge.Repo{Owner: "Codertocat", Name: "Hello-World"}
+	if err := c.PostReview(context.Background(), repo, prNumber, earlier, []forge.LineComment{{Path: demoFile, Line: 2, Body: "old"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.gh.ResetCalls()
+	if _, err := h.run("pull_request.synchronize.json", false, allOn); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		pending,
+		listed,
+		"PATCH " + repoPath + "/issues/comments/" + strconv.FormatInt(old, 10) + " <!-- tiergate --> " + verdict,
+		files,
+		reviews,
+		review,
+		failure,
+	}
 	if diff := cmp.Diff(want, h.calls()); diff != "" {
-		t.Fatalf("GitHub calls of the second run (-want +got):\n%s", diff)
+		t.Fatalf("GitHub calls (-want +got):\n%s", diff)
 	}
-	// Each step appends to its own files; here both runs share them.
-	if got := h.read(h.env.StepSummary); got != md+md {
-		t.Fatalf("step summary after two runs:\n%s", got)
+	if diff := cmp.Diff([]string{earlier, h.repo.head}, h.gh.ReviewCommits(prNumber)); diff != "" {
+		t.Fatalf("reviews (-want +got):\n%s", diff)
 	}
-	if got := h.read(h.env.Output); got != outputs+outputs {
-		t.Fatalf("GITHUB_OUTPUT after two runs:\n%s", got)
+	if n := len(h.gh.Comments(prNumber)); n != 1 {
+		t.Fatalf("%d PR comments, want the one summary", n)
 	}
 }
 
@@ -265,6 +318,7 @@ func TestWorkflowCommandEscaping(t *testing.T) {
 // pending status with error, and still leaves the review in the step summary.
 func TestPublishError(t *testing.T) {
 	h := newHarness(t)
+	h.gh.PassNext(repoPath + "/pulls/2/reviews") // the read of the reviews posted
 	h.gh.FailNext(repoPath+"/pulls/2/reviews", 422, nil)
 	res, err := h.run("pull_request.opened.json", false, allOn)
 	if err == nil || !strings.HasPrefix(err.Error(), "post line comments: github: review of Codertocat/Hello-World#2: POST ") ||
@@ -276,7 +330,7 @@ func TestPublishError(t *testing.T) {
 	}
 	calls := h.calls()
 	want := []string{pending, listed, "POST " + repoPath + "/issues/2/comments <!-- tiergate --> " + verdict,
-		"GET " + repoPath + "/pulls/2/files", review}
+		files, reviews, review}
 	if len(calls) != len(want)+1 || !cmp.Equal(want, calls[:len(want)]) ||
 		!strings.HasPrefix(calls[len(want)], statuses+" error [tiergate] post line comments: github: review of Codertocat/Hello-World#2: POST ") {
 		t.Fatalf("GitHub calls:\n%s", strings.Join(calls, "\n"))

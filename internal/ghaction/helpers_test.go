@@ -184,7 +184,7 @@ func (h *harness) calls() []string {
 		case strings.Contains(c.Path, "/comments") && body != nil:
 			lines := strings.SplitN(str("body"), "\n", 3)
 			line += " " + strings.Join(lines[:2], " ")
-		case strings.HasSuffix(c.Path, "/reviews"):
+		case strings.HasSuffix(c.Path, "/reviews") && c.Method == "POST":
 			line += " " + str("event") + " on " + strings.Replace(str("commit_id"), h.repo.head, "{head}", 1)
 			cs, _ := body["comments"].([]any)
 			for _, v := range cs {

@@ -61,7 +61,11 @@ func (p *publisher) publish(ctx context.Context, res *pipeline.Result) error {
 	if !p.active() {
 		return nil
 	}
-	state, err := publish.Review(ctx, p.client, p.target, res, publish.Options{NoComments: !p.opts.Comment, NoStatus: !p.opts.Status})
+	// Resumed: a re-run of the workflow (or another event on the same head) finds this
+	// head's review on the PR already and posts its line comments once, as the server's
+	// resumed runs do; the summary is edited in place (forge.HeadMarker keeps it unchanged).
+	state, err := publish.Review(ctx, p.client, p.target, res, publish.Options{
+		NoComments: !p.opts.Comment, NoStatus: !p.opts.Status, Resumed: true})
 	if err = p.refuse(err); err != nil || p.refused == nil || !p.pendingSet {
 		return err
 	}
