@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -149,81 +150,120 @@ const MaxBytes = 1 << 20
 
 // Parse decodes configuration text; name is used in errors, which are *Error and read
 // "name:line: key: message" (e.g. ".tiergate.yaml:12: rules.missing-wai: unknown key").
+// Every error of the file is reported, in line order (the first is the *Error, the others
+// its More): a decode error of one key (unknown, wrong type) does not hide the others or a
+// bad value elsewhere; only a YAML syntax error, after which nothing can be read, stops it.
 // Text over MaxBytes is refused unread; yaml.v3 refuses an alias bomb ("excessive aliasing").
-// Rule ids are checked by CheckRules.
+// Rule ids are checked by CheckRules, or by ParseKnown with the rest.
 func Parse(name string, data []byte) (*Config, error) {
+	c, errs := parse(name, data)
+	if err := joinErrors(errs); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ParseKnown is Parse and CheckRules(known) in one, reporting the errors of both in line
+// order: an unknown rule id is listed with the file's other errors, not after they are fixed.
+func ParseKnown(name string, data []byte, known []string) (*Config, error) {
+	c, errs := parse(name, data)
+	if c != nil {
+		errs = append(errs, c.checkRules(known)...)
+	}
+	if err := joinErrors(errs); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parse decodes and checks data, collecting every error; the Config is nil when the text
+// cannot be read at all (over MaxBytes, a YAML syntax error).
+func parse(name string, data []byte) (*Config, []*Error) {
 	c := Config{name: name}
 	if len(data) > MaxBytes {
-		return nil, &Error{File: name, Message: fmt.Sprintf("more than %d bytes, over tiergate's limit for a configuration file (config.MaxBytes)", MaxBytes)}
+		return nil, []*Error{{File: name, Message: fmt.Sprintf("more than %d bytes, over tiergate's limit for a configuration file (config.MaxBytes)", MaxBytes)}}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	var errs []*Error
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, decodeError(name, data, err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return nil, decodeError(name, data, err)
+		}
+		// yaml.v3 decodes every other key after a TypeError: check them as well.
+		errs = decodeError(name, data, err)
 	}
 	c.lines = keyLines(data)
+	for _, e := range c.check() {
+		// A key that failed to decode is not also reported for the value it lacks.
+		if !slices.ContainsFunc(errs, func(d *Error) bool { return related(d.key, e.key) }) {
+			errs = append(errs, e)
+		}
+	}
+	return &c, errs
+}
+
+// check validates the decoded values, one error per bad key.
+func (c *Config) check() []*Error {
+	var errs []*Error
+	add := func(key, format string, args ...any) { errs = append(errs, c.errorf(key, format, args...).(*Error)) }
 	if c.KustomizationDefaults != nil {
 		// Kubernetes objects hold JSON values: int64/float64, not YAML's int.
 		raw, err := json.Marshal(c.KustomizationDefaults)
-		if err != nil {
-			return nil, c.errorf("kustomizationDefaults", "%v", err)
-		}
 		c.KustomizationDefaults = nil
-		if err := json.Unmarshal(raw, &c.KustomizationDefaults); err != nil {
-			return nil, c.errorf("kustomizationDefaults", "%v", err)
+		if err == nil {
+			err = json.Unmarshal(raw, &c.KustomizationDefaults)
+		}
+		if err != nil {
+			add("kustomizationDefaults", "%v", err)
 		}
 	}
 	for i, cl := range c.Clusters {
 		key := fmt.Sprintf("clusters[%d]", i)
 		if cl.Name == "" || cl.Path == "" {
-			return nil, c.errorf(key, "name and path are required")
-		}
-		if !inRepo(cl.Path) {
-			return nil, c.errorf(key+".path", "want a folder inside the repository such as clusters/prod, got %q", cl.Path)
+			add(key, "name and path are required")
+		} else if !inRepo(cl.Path) {
+			add(key+".path", "want a folder inside the repository such as clusters/prod, got %q", cl.Path)
 		}
 		if cl.SourceRef != "" && strings.Count(cl.SourceRef, "/") != 2 {
-			return nil, c.errorf(key+".sourceRef", "want Kind/namespace/name, got %q", cl.SourceRef)
+			add(key+".sourceRef", "want Kind/namespace/name, got %q", cl.SourceRef)
 		}
 	}
 	for _, k := range sortedKeys(c.Sources) {
 		if _, err := path.Match(k, ""); err != nil || strings.Count(k, "/") != 2 {
-			return nil, c.errorf("sources."+k, "want a key Kind/namespace/name (globs allowed)")
-		}
-		if v := c.Sources[k]; v != "" && !inRepo(v) {
-			return nil, c.errorf("sources."+k, "want a folder inside the repository such as kubernetes, got %q", v)
+			add("sources."+k, "want a key Kind/namespace/name (globs allowed)")
+		} else if v := c.Sources[k]; v != "" && !inRepo(v) {
+			add("sources."+k, "want a folder inside the repository such as kubernetes, got %q", v)
 		}
 	}
 	for i, r := range c.RuntimeCRDs {
 		key := fmt.Sprintf("runtimeCRDs[%d]", i)
 		if strings.Count(r.CreatedWhen, "/") != 1 {
-			return nil, c.errorf(key+".createdWhen", "want group/Kind, got %q", r.CreatedWhen)
+			add(key+".createdWhen", "want group/Kind, got %q", r.CreatedWhen)
 		}
 		for j, k := range r.Kinds {
 			if k.Kind == "" {
-				return nil, c.errorf(fmt.Sprintf("%s.kinds[%d]", key, j), "kind is required")
-			}
-			if k.Scope != "Namespaced" && k.Scope != "Cluster" {
-				return nil, c.errorf(fmt.Sprintf("%s.kinds[%d].scope", key, j), "want Namespaced or Cluster, got %q", k.Scope)
+				add(fmt.Sprintf("%s.kinds[%d]", key, j), "kind is required")
+			} else if k.Scope != "Namespaced" && k.Scope != "Cluster" {
+				add(fmt.Sprintf("%s.kinds[%d].scope", key, j), "want Namespaced or Cluster, got %q", k.Scope)
 			}
 		}
 	}
 	switch c.FailOn {
 	case "", "error", "warning", "notice", "never":
 	default:
-		return nil, c.errorf("failOn", "want error, warning, notice or never, got %q", c.FailOn)
+		add("failOn", "want error, warning, notice or never, got %q", c.FailOn)
 	}
 	if c.KubeVersion != "" && !kubeVersion.MatchString(c.KubeVersion) {
-		return nil, c.errorf("kubeVersion", "want a Kubernetes version such as v1.33.0, got %q", c.KubeVersion)
+		add("kubeVersion", "want a Kubernetes version such as v1.33.0, got %q", c.KubeVersion)
 	}
 	for i, v := range c.APIVersions {
 		if n := strings.Count(v, "/"); v == "" || n > 2 || strings.Contains(v, " ") {
-			return nil, c.errorf(fmt.Sprintf("apiVersions[%d]", i), "want group/version or group/version/Kind, got %q", v)
+			add(fmt.Sprintf("apiVersions[%d]", i), "want group/version or group/version/Kind, got %q", v)
 		}
 	}
-	if err := c.checkReview(); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	return append(errs, c.checkReview()...)
 }
 
 // inRepo reports whether p names a folder inside the repository: relative, and not

@@ -23,6 +23,14 @@ func TestParseErrorsNameTheKey(t *testing.T) {
 		{"bad scope", "runtimeCRDs:\n  - createdWhen: a.io/B\n    kinds: [{group: a.io, kind: C, scope: Global}]\n", `x.yaml:3: runtimeCRDs[0].kinds[0].scope: want Namespaced or Cluster, got "Global"`},
 		{"bad createdWhen", "runtimeCRDs:\n  - createdWhen: B\n", `x.yaml:2: runtimeCRDs[0].createdWhen: want group/Kind, got "B"`},
 		{"bad failOn", "failOn: sometimes\n", `x.yaml:1: failOn: want error, warning, notice or never, got "sometimes"`},
+		// Every error of the file, in line order: a decode error does not hide a bad value.
+		{"unknown key and bad value", "rulez: {}\nfailOn: sometimes\n", "x.yaml:1: rulez: unknown key\n" + `x.yaml:2: failOn: want error, warning, notice or never, got "sometimes"`},
+		{"bad value before unknown key", "failOn: sometimes\nrulez: {}\n", `x.yaml:1: failOn: want error, warning, notice or never, got "sometimes"` + "\nx.yaml:2: rulez: unknown key"},
+		{"wrong type, bad severity, bad ignore", "strictSubstitution: maybe\nrules:\n  tier-move: {severity: loud}\nignore:\n  - reason: x\n  - path: ./a\n",
+			"x.yaml:1: strictSubstitution: cannot unmarshal !!str `maybe` into bool\n" +
+				`x.yaml:3: rules.tier-move.severity: want error, warning, notice or off, got "loud"` + "\n" +
+				"x.yaml:5: ignore[0]: give at least one of rule, cluster, path, kustomization, object\n" +
+				`x.yaml:6: ignore[1].path: want a path relative to the repository root, without a leading / or ./, got "./a"`},
 
 		{"bad severity", "rules:\n  missing-wait:\n    severity: loud\n", `x.yaml:3: rules.missing-wait.severity: want error, warning, notice or off, got "loud"`},
 		{"rule without severity", "failOn: error\nrules:\n  missing-wait: {}\n", `x.yaml:3: rules.missing-wait.severity: want error, warning, notice or off, got ""`},
@@ -84,6 +92,31 @@ func TestCheckRules(t *testing.T) {
 				t.Fatalf("error = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// ParseKnown lists unknown rule ids with the file's other errors, in line order, and All
+// splits them one by one.
+func TestParseKnownListsEveryError(t *testing.T) {
+	in := "rules:\n  missing-wai: {severity: off}\nfailOn: sometimes\nbogus: 1\n"
+	_, err := ParseKnown(FileName, []byte(in), []string{"missing-wait"})
+	want := []string{
+		`.tiergate.yaml:2: rules.missing-wai: unknown rule "missing-wai" (rules: missing-wait)`,
+		`.tiergate.yaml:3: failOn: want error, warning, notice or never, got "sometimes"`,
+		".tiergate.yaml:4: bogus: unknown key",
+	}
+	var got []string
+	for _, e := range All(err) {
+		got = append(got, e.Error())
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("errors (-want +got):\n%s", d)
+	}
+	if c, err := ParseKnown(FileName, []byte("failOn: never\n"), nil); err != nil || c.FailOn != "never" {
+		t.Fatalf("ParseKnown of a good file: %v, %v", c, err)
+	}
+	if _, err := ParseKnown(FileName, []byte("failOn: x\nx: y: z\n"), nil); err == nil || err.Error() != ".tiergate.yaml:2: mapping values are not allowed in this context" {
+		t.Fatalf("ParseKnown of a syntax error: %v", err)
 	}
 }
 

@@ -76,6 +76,8 @@ type Error struct {
 	Line    int
 	Message string
 	More    []*Error
+	// key is the key path the error is about ("ignore[1].paths"); "" when unknown.
+	key string
 }
 
 func (e *Error) Error() string {
@@ -97,49 +99,83 @@ func (c *Config) Errorf(key, format string, args ...any) error {
 
 // errorf returns an *Error "file:line: key: message".
 func (c *Config) errorf(key, format string, args ...any) error {
-	return &Error{File: c.name, Line: c.line(key), Message: key + ": " + fmt.Sprintf(format, args...)}
+	return &Error{File: c.name, Line: c.line(key), Message: key + ": " + fmt.Sprintf(format, args...), key: key}
 }
 
 var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
 
-// decodeError rewrites yaml.v3's errors as "file:line: message"; an unknown key is named
-// by its path, as the other errors of Parse are.
-func decodeError(name string, data []byte, err error) error {
+// decodeError rewrites yaml.v3's errors as "file:line: message", one per error of a
+// TypeError; an unknown key is named by its path, as the other errors of Parse are.
+func decodeError(name string, data []byte, err error) []*Error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		if n, msg, ok := yamlLine(strings.TrimPrefix(err.Error(), "yaml: ")); ok {
-			return &Error{File: name, Line: n, Message: msg}
+			return []*Error{{File: name, Line: n, Message: msg}}
 		}
-		return &Error{File: name, Message: err.Error()}
+		return []*Error{{File: name, Message: err.Error()}}
 	}
 	lines := keyLines(data)
-	var out *Error
+	var out []*Error
 	for _, e := range te.Errors {
 		one := &Error{File: name, Message: e}
 		if m := unknownField.FindStringSubmatch(e); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			if key := keyAt(lines, m[2], line); key != "" {
-				one = &Error{File: name, Line: line, Message: key + ": unknown key"}
+				one = &Error{File: name, Line: line, Message: key + ": unknown key", key: key}
 			}
 		}
 		if one.Line == 0 {
 			if line, msg, ok := yamlLine(e); ok {
-				if key := deepestAt(lines, line); key != "" {
+				key := deepestAt(lines, line)
+				if key != "" {
 					msg = key + ": " + msg
 				}
-				one = &Error{File: name, Line: line, Message: msg}
+				one = &Error{File: name, Line: line, Message: msg, key: key}
 			}
 		}
-		if out == nil {
-			out = one
-		} else {
-			out.More = append(out.More, one)
-		}
+		out = append(out, one)
 	}
 	if out == nil {
-		return &Error{File: name, Message: err.Error()}
+		return []*Error{{File: name, Message: err.Error()}}
 	}
 	return out
+}
+
+// joinErrors returns nil for no error, else the first by line as an *Error whose More
+// holds the others in line order (a file-wide error, line 0, first).
+func joinErrors(errs []*Error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	sorted := slices.Clone(errs)
+	slices.SortStableFunc(sorted, func(a, b *Error) int { return a.Line - b.Line })
+	first := *sorted[0]
+	first.More = sorted[1:]
+	return &first
+}
+
+// All lists an error of Parse, ParseKnown, CheckRules or Load one by one, in line order:
+// an *Error and its More (each without More), or err alone when it is no *Error.
+func All(err error) []error {
+	var ce *Error
+	if !errors.As(err, &ce) {
+		return []error{err}
+	}
+	head := *ce
+	head.More = nil
+	out := []error{&head}
+	for _, m := range ce.More {
+		out = append(out, m)
+	}
+	return out
+}
+
+// related reports whether key paths a and b are the same or one holds the other.
+func related(a, b string) bool {
+	within := func(x, y string) bool {
+		return strings.HasPrefix(x, y) && (len(x) == len(y) || x[len(y)] == '.' || x[len(y)] == '[')
+	}
+	return a != "" && b != "" && (within(a, b) || within(b, a))
 }
 
 // yamlLine splits yaml.v3's "line N: message".

@@ -104,56 +104,68 @@ var hostPattern = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-
 
 var severities = []string{"error", "warning", "notice", SeverityOff}
 
-// CheckRules rejects rule ids that known does not hold, under rules and in ignore entries.
-// The rule ids live in internal/review/rules, which imports this package, so the caller
-// passes them.
+// CheckRules rejects rule ids that known does not hold, under rules and in ignore entries,
+// every one of them in line order (an *Error with More). The rule ids live in
+// internal/review/rules, which imports this package, so the caller passes them.
 func (c *Config) CheckRules(known []string) error {
+	return joinErrors(c.checkRules(known))
+}
+
+// checkRules is CheckRules's list of errors.
+func (c *Config) checkRules(known []string) []*Error {
 	msg := func(id string) string {
 		return fmt.Sprintf("unknown rule %q (rules: %s)", id, strings.Join(known, ", "))
 	}
+	var errs []*Error
 	for _, id := range sortedKeys(c.Rules) {
 		if !slices.Contains(known, id) {
-			return c.errorf("rules."+id, "%s", msg(id))
+			errs = append(errs, c.errorf("rules."+id, "%s", msg(id)).(*Error))
 		}
 	}
 	for i, ig := range c.Ignore {
 		if ig.Rule != "" && !slices.Contains(known, ig.Rule) {
-			return c.errorf(fmt.Sprintf("ignore[%d].rule", i), "%s", msg(ig.Rule))
+			errs = append(errs, c.errorf(fmt.Sprintf("ignore[%d].rule", i), "%s", msg(ig.Rule)).(*Error))
 		}
 	}
-	return nil
+	return errs
 }
 
-// checkReview validates rules, ignore and remote.
-func (c *Config) checkReview() error {
+// checkReview validates rules, ignore and remote, one error per bad key.
+func (c *Config) checkReview() []*Error {
+	var errs []*Error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err.(*Error))
+		}
+	}
 	for _, id := range sortedKeys(c.Rules) {
 		if s := c.Rules[id].Severity; !slices.Contains(severities, s) {
-			return c.errorf("rules."+id+".severity", "want error, warning, notice or off, got %q", s)
+			add(c.errorf("rules."+id+".severity", "want error, warning, notice or off, got %q", s))
 		}
 	}
 	for i := range c.Ignore {
 		key := fmt.Sprintf("ignore[%d]", i)
-		if err := c.checkIgnore(key, &c.Ignore[i]); err != nil {
-			return err
-		}
+		add(c.checkIgnore(key, &c.Ignore[i]))
 		c.Ignore[i].At = c.where(key)
 	}
 	if r := c.Remote; r != nil {
 		for i, h := range r.Allow {
 			if err := CheckHost(h); err != nil {
-				return c.errorf(fmt.Sprintf("remote.allow[%d]", i), "%v", err)
+				add(c.errorf(fmt.Sprintf("remote.allow[%d]", i), "%v", err))
 			}
 		}
 		if r.Timeout < 0 || r.Timeout > MaxRemoteTimeout {
-			return c.errorf("remote.timeout", "want a duration above 0s and at most %s, got %s", MaxRemoteTimeout, r.Timeout)
+			add(c.errorf("remote.timeout", "want a duration above 0s and at most %s, got %s", MaxRemoteTimeout, r.Timeout))
 		}
 		if r.MaxBytes < 0 || r.MaxBytes > MaxRemoteBytes {
-			return c.errorf("remote.maxBytes", "want 1 to %d bytes, got %d", MaxRemoteBytes, r.MaxBytes)
+			add(c.errorf("remote.maxBytes", "want 1 to %d bytes, got %d", MaxRemoteBytes, r.MaxBytes))
 		}
 	}
-	return nil
+	return errs
 }
 
+// checkIgnore validates one ignore entry; its first error only, as the later checks
+// assume the earlier ones passed.
 func (c *Config) checkIgnore(key string, ig *Ignore) error {
 	if ig.Rule == "" && ig.Cluster == "" && ig.Path == "" && ig.Kustomization == "" && ig.Object == nil {
 		return c.errorf(key, "give at least one of rule, cluster, path, kustomization, object")

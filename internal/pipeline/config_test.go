@@ -147,6 +147,37 @@ func TestHeadConfigError(t *testing.T) {
 	}
 }
 
+// Every error of a head .tiergate.yaml is a config-error finding at its own line, in line
+// order; one the base's file has as well is existing, the other new.
+func TestHeadConfigEveryError(t *testing.T) {
+	const prefix = ".tiergate.yaml cannot be used, so this review ran with the base's .tiergate.yaml (or the defaults when that cannot be used either): "
+	const sugg = "Fix .tiergate.yaml at the line named; see docs/config.md for its keys."
+	base := memTree(t, "base", map[string][]byte{".tiergate.yaml": []byte("failOn: sometimes\n")})
+	head := memTree(t, "head", map[string][]byte{".tiergate.yaml": []byte("failOn: sometimes\nrulez: {}\nrules:\n  missing-wai: {severity: off}\n")})
+	res, err := Trees(context.Background(), base, head, Options{})
+	if err != nil {
+		t.Fatalf("Trees: %v", err)
+	}
+	var got []rules.Finding
+	for _, f := range res.Report.Findings {
+		if f.Rule == "config-error" {
+			got = append(got, f)
+		}
+	}
+	one := func(status rules.Status, line int, msg string) rules.Finding {
+		return rules.Finding{Rule: "config-error", Severity: rules.Error, Status: status, File: ".tiergate.yaml", Line: line,
+			Message: prefix + msg, Suggestion: sugg}
+	}
+	want := []rules.Finding{
+		one(rules.StatusNew, 2, ".tiergate.yaml:2: rulez: unknown key"),
+		one(rules.StatusNew, 4, `.tiergate.yaml:4: rules.missing-wai: unknown rule "missing-wai" (rules: `+strings.Join(rules.IDs(), ", ")+")"),
+		one(rules.StatusExisting, 1, `.tiergate.yaml:1: failOn: want error, warning, notice or never, got "sometimes"`),
+	}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(rules.Finding{})); d != "" {
+		t.Errorf("config-error findings (-want +got):\n%s", d)
+	}
+}
+
 // The operator's --config is not the pull request's: an error in it stops the review.
 func TestConfigFlagErrorStops(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "tiergate.yaml")

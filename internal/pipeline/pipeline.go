@@ -185,7 +185,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("fail-on: %w", err)
 	}
-	if cfgErr != nil && opts.FailOn == "" && threshold == rules.None {
+	if len(cfgErr) > 0 && opts.FailOn == "" && threshold == rules.None {
 		// The base's failOn: never must not hide that the head's configuration is broken;
 		// only the operator's --fail-on never does.
 		threshold = rules.Error
@@ -227,7 +227,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	}
 	pre, notes := Preinstalled(cfg, opts.ConfigPath, hs, hg) // the head's bootstrap, as its configuration
 	rep := review.Review(bg, hg, review.Options{
-		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg, ConfigError: cfgErr,
+		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg, ConfigErrors: cfgErr,
 		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict(), UnknownCRDs: unknownCRDs(notes),
 			BootstrapNamespaces: BootstrapNamespaces(hs, hg)},
 	})
@@ -294,13 +294,15 @@ func loadConfig(path string, src *fsys.Source) (*config.Config, error) {
 		if !ok {
 			return &config.Config{}, nil
 		}
-		cfg, err = config.Parse(config.FileName, data)
+		cfg, err = config.ParseKnown(config.FileName, data, rules.IDs())
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.CheckRules(rules.IDs()); err != nil {
-		return nil, err
+	if path != "" {
+		if err := cfg.CheckRules(rules.IDs()); err != nil {
+			return nil, err
+		}
 	}
 	return cfg, checkClusterPaths(cfg, src)
 }

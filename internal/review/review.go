@@ -21,10 +21,10 @@ type Options struct {
 	BaseRev, HeadRev string
 	// Config supplies the rule severities and the ignore list of .tiergate.yaml; nil: none.
 	Config *config.Config
-	// ConfigError is the config-error finding of a head .tiergate.yaml that could not be
-	// used (pipeline); nil: none. No ignore entry or rule severity applies to it: the
-	// configuration that would say so is the one that is broken.
-	ConfigError *rules.Finding
+	// ConfigErrors are the config-error findings of a head .tiergate.yaml that could not be
+	// used (pipeline), one per error in it. No ignore entry or rule severity applies to
+	// them: the configuration that would say so is the one that is broken.
+	ConfigErrors []rules.Finding
 }
 
 // Review compares base and head cluster by cluster (matched by identity,
@@ -76,9 +76,7 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 		diffTime += time.Since(mid)
 	}
 	applyConfig(r, opts.Config)
-	if opts.ConfigError != nil {
-		r.Findings = append(r.Findings, *opts.ConfigError)
-	}
+	r.Findings = append(r.Findings, opts.ConfigErrors...)
 	groupCauses(r.Findings)
 	sortFindings(r.Findings)
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
