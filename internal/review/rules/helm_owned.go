@@ -108,6 +108,10 @@ func uninstallReason(hr *graph.Object, base, head *graph.Cluster) string {
 		if protected(hr) || !KnownGone(hr.Owner, base, head) || !garbageCollects(hr.Owner, base, head) {
 			return ""
 		}
+		if n := renameOnly(hr, base, head); n != nil {
+			return fmt.Sprintf("%s becomes %s through %s's targetNamespace/namePrefix/nameSuffix: Flux applies the new HelmRelease and prunes the old one, so helm-controller's finalizer uninstalls release %s, and HelmRelease %s installs release %s from nothing",
+				hr.ID, n.ID, hr.Owner, releaseLabel(hr), hrName(n.ID), releaseLabel(n))
+		}
 		return fmt.Sprintf("%s is removed from %s, which garbage-collects it, so helm-controller's finalizer uninstalls release %s", hr.ID, hr.Owner, releaseLabel(hr))
 	}
 	was, is := helm.ReleaseOf(hr.Body), helm.ReleaseOf(now[0].Body)

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -18,28 +19,60 @@ const maxListed = 5
 // manifests of the same names, thaum-xyz/ankhmorpork#1319: the replacement is deleted
 // right after it is applied) or one of a critical kind; a warning otherwise. One finding
 // per HelmRelease, at its head manifest when it still exists, else at its base one.
-func helmUninstall(base, head *graph.Cluster, _ *Env) []Finding {
+func helmUninstall(base, head *graph.Cluster, env *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
 	}
+	hv := env.view(head)
 	var out []Finding
 	each(base, func(ks *graph.Kustomization, hr *graph.Object) {
 		if !isHelmRelease(hr) || base.Owners[hr.ID][0] != hr {
-			return
-		}
-		why := uninstallReason(hr, base, head)
-		if why == "" {
 			return
 		}
 		at := hr
 		if now := applied(head, hr.ID); len(now) > 0 {
 			at = now[0]
 		}
-		if f, ok := uninstallFinding(head.Name, hr, at, why, base, head); ok {
-			out = append(out, f)
+		moved := moveReason(hr, at, base, head, hv)
+		why := cmp.Or(moved, uninstallReason(hr, base, head))
+		if why == "" {
+			return
 		}
+		f, ok := uninstallFinding(head.Name, hr, at, why, base, head)
+		if !ok {
+			return
+		}
+		if moved != "" {
+			f.Kustomization, f.Line = hr.Owner.String(), at.Line
+			f.Suggestion = pruneSuggestion(hr, hr.Owner)
+		}
+		out = append(out, f)
 	})
 	return out
+}
+
+// moveReason says why helm-controller uninstalls the release of base HelmRelease hr that
+// moves to another Kustomization (at, its head manifest), or "": the old Kustomization
+// garbage-collects the HelmRelease object before the new one takes it over (gcMode, as
+// prune-transient orders any move), so the object is deleted, helm-controller's finalizer
+// uninstalls the release (controller/helmrelease_controller.go reconcileDelete →
+// reconcileReleaseDeletion, unless suspended), and the HelmRelease the new Kustomization
+// applies installs it again from nothing. A move whose old owner is kept and fights over
+// the object is keptFight's duplicate-owner.
+func moveReason(hr, at *graph.Object, base, head *graph.Cluster, hv *view) string {
+	if at == hr || at.Owner == hr.Owner || suspended(hr) || protected(hr) {
+		return ""
+	}
+	m := Move{Object: hr.ID, From: hr.Owner.String(), To: at.Owner.String(), base: hr, head: at}
+	if _, fight := keptFight(head.Name, m, base, head); fight {
+		return ""
+	}
+	mode := gcMode(m, base, head, hv)
+	if mode == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s moves from %s to %s, and %s garbage-collects it on the way: %s. Deleting the HelmRelease makes helm-controller's finalizer uninstall release %s, which the HelmRelease %s applies then installs again from nothing",
+		hr.ID, hr.Owner, at.Owner, hr.Owner, mode, releaseLabel(hr), at.Owner)
 }
 
 // uninstallFinding is the finding for the uninstall of base HelmRelease hr, located at

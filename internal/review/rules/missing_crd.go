@@ -85,14 +85,41 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 			if o.ResourceSet != "" {
 				applier = "The apply of ResourceSet " + o.ResourceSet
 			}
-			f.Message = fmt.Sprintf("%s is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. %s fails with 'no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing.",
-				o.ID, kind, c.Name, catalog, applier, o.ID.Kind, o.Body.GetAPIVersion())
+			fails := fmt.Sprintf("%s fails with 'no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing.", applier, o.ID.Kind, o.Body.GetAPIVersion())
+			f.Message = fmt.Sprintf("%s is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. %s",
+				o.ID, kind, c.Name, catalog, keptCRDClause(c, other, o.ID, fails))
 			f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster (its chart in a HelmRelease, or its CRD manifests in a Kustomization that %s dependsOn), remove %s from %s:%d, or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
 				kind, ref, o.ID, o.File, o.Line, o.ID.Group)
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// keptCRDClause says where fails (a sentence: what fails without the CRD of id) holds:
+// everywhere, unless other has that CRD from a chart whose release Helm leaves it in the
+// cluster as c removes it (HelmLeaves: crds/, applied outside the release by
+// helm-controller's applyCRDs; or helm.sh/resource-policy: keep, which the uninstall skips,
+// helm pkg/action/uninstall.go filterManifestsToKeep). Clusters where that release ran keep
+// the CRD and its kind, so only a cluster bootstrapped from c fails.
+func keptCRDClause(c, other *graph.Cluster, id graph.ObjectID, fails string) string {
+	if other == nil {
+		return fails
+	}
+	is := crdOf(id)
+	for _, ref := range other.Order {
+		for _, o := range other.Kustomizations[ref].Objects {
+			if !is(o) || len(c.Owners[o.ID]) > 0 {
+				continue
+			}
+			if why := HelmLeaves(o, other, c); why != "" {
+				hr := helmReleaseOf(other, o.Owner, o.HelmRelease)
+				return fmt.Sprintf("Clusters where release %s ran keep %s (%s), so the kind is served there; a cluster bootstrapped from this commit never gets it: there %s",
+					releaseLabel(hr), o.ID, why, strings.ToLower(fails[:1])+fails[1:])
+			}
+		}
+	}
+	return fails
 }
 
 // crdOf matches the CustomResourceDefinition that serves id's group and kind.

@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestMissingCRDChart: a kind a chart renders that no CRD of the cluster provides fails
 // helm-controller's install (Helm builds the manifest through the REST mapper first); one
@@ -71,6 +74,39 @@ func TestMissingCRDChart(t *testing.T) {
 			c := renderTree(t, tc.files)
 			checkBuilt(t, c)
 			checkFindings(t, stateRule(t, "missing-crd")(c, nil, testEnv()), tc.want)
+		})
+	}
+}
+
+// TestMissingCRDKept: a CR whose CRD a removed HelmRelease's chart installed and Helm
+// leaves (crds/, or helm.sh/resource-policy: keep) fails only on clusters bootstrapped
+// from head: running clusters keep the CRD, and the message says which is which. A CRD
+// the uninstall deletes gives the plain message.
+func TestMissingCRDKept(t *testing.T) {
+	tiers := map[string]string{tierFile("platform"): tier("platform", "./platform", true, "wait: true"), "platform/ns.yaml": namespaceObj("default"),
+		tierFile("config"): tier("config", "./config", true, dependsOn("platform")...), "config/w.yaml": obj("example.com/v1", "Widget", "default", "w1", "spec: {}")}
+	hr := map[string]string{"platform/hr.yaml": helmRelease("default", "app", "app")}
+	w := crd("example.com", "Widget", "widgets", "Namespaced")
+	const fails = "The dry-run of flux-system/config fails with 'no matches for kind \"Widget\" in version \"example.com/v1\"'"
+	const head = "Widget.example.com/default/w1 is of kind Widget.example.com, which no CRD of cluster dev provides: no Kustomization or chart installs one, it is not declared preinstalled, and it is not built in. "
+	for _, tc := range []struct {
+		name, file, crd, msg string
+	}{
+		{"CRD of crds/", "crds/w.yaml", w, head + "Clusters where release default/app ran keep CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com (a CRD of the chart's crds/ (app/crds/w.yaml), which helm-controller applies outside release default/app: the uninstall leaves it), so the kind is served there; " +
+			"a cluster bootstrapped from this commit never gets it: there " + strings.ToLower(fails[:1]) + fails[1:] + " on every reconcile and applies nothing."},
+		{"templated CRD with keep", "templates/w.yaml", withAnnotation(w, "helm.sh/resource-policy", "keep"), head + "Clusters where release default/app ran keep CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com (annotated helm.sh/resource-policy: keep, so the uninstall of release default/app leaves it in the cluster, managed by nothing), so the kind is served there; " +
+			"a cluster bootstrapped from this commit never gets it: there " + strings.ToLower(fails[:1]) + fails[1:] + " on every reconcile and applies nothing."},
+		{"negative: templated CRD, deleted by the uninstall", "templates/w.yaml", w, head + fails + " on every reconcile and applies nothing."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm"), tc.file: tc.crd})
+			base, head := renderTree(t, merge(tiers, hr, files)), renderTree(t, merge(tiers, files))
+			checkFindings(t, stateRule(t, "missing-crd")(base, head, testEnv()), nil)
+			got := stateRule(t, "missing-crd")(head, base, testEnv())
+			checkFindings(t, got, []want{{Rule: "missing-crd", Severity: Error, Kustomization: "flux-system/config", Object: "Widget.example.com/default/w1", File: "config/w.yaml", Line: 2}})
+			if got[0].Message != tc.msg {
+				t.Errorf("message\n%s\nwant\n%s", got[0].Message, tc.msg)
+			}
 		})
 	}
 }

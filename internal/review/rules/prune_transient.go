@@ -18,7 +18,8 @@ import (
 // Also an identity change that comes only from targetNamespace, namePrefix or nameSuffix:
 // the owner applies the new object and prunes the old. Moves into or out of a chart are
 // helmTransient's; a move out of a removed Kustomization its parent keeps, whose folder
-// still holds the object, is keptFight's duplicate-owner.
+// still holds the object, is keptFight's duplicate-owner. A HelmRelease deleted on the way
+// (moved or renamed) and its chart's objects are helm-uninstall's: one cause, one finding.
 func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
@@ -32,7 +33,7 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			}
 			continue
 		}
-		old, to := m.base.Owner, m.head.Owner
+		old := m.base.Owner
 		if protected(m.base) {
 			continue
 		}
@@ -40,19 +41,19 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			out = append(out, f)
 			continue
 		}
-		if !garbageCollects(old, base, head) {
-			continue
+		if isHelmRelease(m.head) {
+			continue // deleted, its release is uninstalled: helm-uninstall's (moveReason)
 		}
-		mode := race(hv, base, head, old, to)
-		if annotated(m.head, "kustomize.toolkit.fluxcd.io/ssa", "IfNotPresent") {
-			mode = fmt.Sprintf("%s applies it with `ssa: IfNotPresent`, so it never takes over the existing object, which keeps %s's labels and is pruned (certain)", to, old)
+		if mode := gcMode(m, base, head, hv); mode != "" {
+			out = append(out, transient(head.Name, m.head, old, m.base, mode))
 		}
-		if mode == "" {
-			continue
-		}
-		out = append(out, transient(head.Name, m.head, old, m.base, mode))
 	}
 	each(base, func(ks *graph.Kustomization, o *graph.Object) {
+		// A chart's object is the release's, not in Flux's inventory, and a HelmRelease's
+		// deletion is an uninstall: both are helm-uninstall's.
+		if o.HelmRelease != "" || isHelmRelease(o) {
+			return
+		}
 		if len(head.Owners[o.ID]) > 0 || protected(o) || !garbageCollects(ks.Ref, base, head) {
 			return
 		}
@@ -63,6 +64,20 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 		}
 	})
 	return out
+}
+
+// gcMode says whether and how m's old owner deletes the moved object (race), "" when it
+// does not: it does not garbage-collect, or the order is safe. A new owner that applies
+// with `ssa: IfNotPresent` never takes the object over, so the old one always prunes it.
+func gcMode(m Move, base, head *graph.Cluster, hv *view) string {
+	old, to := m.base.Owner, m.head.Owner
+	if !garbageCollects(old, base, head) {
+		return ""
+	}
+	if annotated(m.head, "kustomize.toolkit.fluxcd.io/ssa", "IfNotPresent") {
+		return fmt.Sprintf("%s applies it with `ssa: IfNotPresent`, so it never takes over the existing object, which keeps %s's labels and is pruned (certain)", to, old)
+	}
+	return race(hv, base, head, old, to)
 }
 
 // race classifies the move old → to at head: "" when safe.
