@@ -546,6 +546,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 			}
 			continue
 		}
+		child.SecretFields = o.SecretFields
 		out = append(out, child)
 	}
 	if len(rejected) > 0 && ks.Err.Message == "" {
