@@ -75,3 +75,39 @@ func TestSecretTaintRelays(t *testing.T) {
 		t.Errorf("data.plain = %#v", v)
 	}
 }
+
+// TestSpecSecretsReachBuiltObjects: short Secret values a parent substitutes into a
+// child's namePrefix, nameSuffix, images and inline patches are
+// Secret-derived where the child's build writes them (hostile2 n-childspec), whatever
+// their length; literal text of the same objects is not. commonMetadata is applied at
+// apply time (fluxcd/pkg ssa SetCommonMetadata), which render does not model: the label
+// stays out of the object.
+func TestSpecSecretsReachBuiltObjects(t *testing.T) {
+	child := ks("child", "./child", "namePrefix: ${SH}-", "nameSuffix: -${S2}",
+		"commonMetadata: {labels: {team: \"${SH}\"}}", "images: [{name: nginx, newTag: \"${SH}\"}]",
+		"patches:", "  - target: {kind: ConfigMap}", "    patch: |", "      - {op: add, path: /data/injected, value: v-${SH}}")
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("config", "./config") + "---\n" +
+			ks("apps", "./apps", "dependsOn: [{name: config}]", "postBuild:", "  substituteFrom:", "    - kind: Secret", "      name: cluster-secrets"),
+		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, namespace: flux-system}\nstringData: {SH: kx7, S2: jw}\n",
+		"apps/child.yaml":    child,
+		"child/cm.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: default}\ndata: {a: b, lit: kept}\n",
+	}))
+	k := render(t, dir, nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "child"}]
+	if k == nil || k.Err != nil || len(k.Objects) != 1 {
+		t.Fatalf("child: %+v", k)
+	}
+	o := k.Objects[0]
+	if o.ID.Name != "kx7-plain-jw" {
+		t.Fatalf("built %s", o.ID)
+	}
+	sec := func(s string) graph.TextPart { return graph.TextPart{Text: s, Secret: true} }
+	lit := func(s string) graph.TextPart { return graph.TextPart{Text: s} }
+	want := []graph.SecretField{
+		{Path: []string{"data", "injected"}, Parts: []graph.TextPart{lit("v-"), sec("kx7")}},
+		{Path: []string{"metadata", "name"}, Parts: []graph.TextPart{sec("kx7"), lit("-plain-"), sec("jw")}},
+	}
+	if d := cmp.Diff(want, o.SecretFields); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
+	}
+}
