@@ -338,6 +338,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 	dir, _ := securejoin.SecureJoin(root, ks.Spec.Path)
 	relDir, _ := filepath.Rel(abs, dir)
 	keep := keepsOrigins(ks.Body)
+	specSecrets := kustomize.SpecSecrets(ks)
 	var out []*graph.Object
 	for _, r := range res.Resources() {
 		file, generated := relDir, false
@@ -396,6 +397,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 			return nil, &graph.BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
 		obj.ID = graph.IDOf(obj.Body)
+		kustomize.MarkSpecSecrets(obj, specSecrets)
 		out = append(out, obj)
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -545,6 +546,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 			}
 			continue
 		}
+		child.SecretFields = o.SecretFields
 		out = append(out, child)
 	}
 	if len(rejected) > 0 && ks.Err.Message == "" {
@@ -715,6 +717,12 @@ type builtObjects struct {
 // as applied and the variables substitution resolved for it.
 func substitutionKey(ks *graph.Kustomization, sub *kustomize.Substitution) string {
 	body := ks.BodyJSON()
+	if secrets := kustomize.SpecSecrets(ks); len(secrets) > 0 {
+		// The same text, substituted from a Secret or written as it is, builds the same
+		// objects but not the same SecretFields.
+		j, _ := json.Marshal(secrets)
+		body = append(slices.Clip(body), j...)
+	}
 	if sub == nil {
 		return string(body)
 	}

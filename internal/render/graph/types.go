@@ -329,9 +329,13 @@ type Kustomization struct {
 	File string
 	Line int
 	// Body is the Kustomization object as emitted by its parent (after substitution).
-	Body    *unstructured.Unstructured
-	Objects []*Object
-	Err     *BuildError
+	Body *unstructured.Unstructured
+	// SecretFields are the fields of Body its parent's postBuild substitution wrote from a
+	// Secret (Object.SecretFields of the object emitted): a postBuild.substitute variable
+	// among them is Secret-derived in this Kustomization's own substitution.
+	SecretFields []SecretField `json:",omitempty"`
+	Objects      []*Object
+	Err          *BuildError
 	// Remote lists remote resources that were not fetched; the build is then partial.
 	Remote []string
 	// Skipped says why the Kustomization was not built at all (an unmapped source).

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -29,14 +30,16 @@ import (
 const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
 
 // Store holds the ConfigMaps and Secrets a cluster's graph renders, the only place
-// substituteFrom can read from (a cold cluster has nothing else).
-type Store map[graph.ObjectID]*unstructured.Unstructured
+// substituteFrom can read from (a cold cluster has nothing else). The objects keep their
+// SecretFields, so a Secret value substitution wrote into a ConfigMap stays known as one
+// (Store.Client implements graph.SecretKeys).
+type Store map[graph.ObjectID]*graph.Object
 
 // Add records o when it is a ConfigMap or a Secret not recorded yet.
 func (s Store) Add(o *graph.Object) {
 	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") {
 		if _, ok := s[o.ID]; !ok {
-			s[o.ID] = o.Body
+			s[o.ID] = o
 		}
 	}
 }
@@ -48,7 +51,7 @@ func (s Store) Add(o *graph.Object) {
 func (s Store) Update(o *graph.Object, fresh map[graph.ObjectID]bool) {
 	if o.ID.Group == "" && (o.ID.Kind == "ConfigMap" || o.ID.Kind == "Secret") && !fresh[o.ID] {
 		fresh[o.ID] = true
-		s[o.ID] = o.Body
+		s[o.ID] = o
 	}
 }
 
@@ -61,10 +64,12 @@ func (s Store) Clone() Store {
 	return out
 }
 
-// Client returns a controller-runtime fake client serving the stored objects.
+// Client returns a controller-runtime fake client serving the stored objects; it is a
+// graph.SecretKeys too.
 func (s Store) Client() client.Client {
 	var objs []client.Object
-	for id, u := range s {
+	for id, o := range s {
+		u := o.Body
 		meta := metav1.ObjectMeta{Name: id.Name, Namespace: id.Namespace}
 		if id.Kind == "ConfigMap" {
 			data, _, _ := unstructured.NestedStringMap(u.Object, "data")
@@ -89,7 +94,24 @@ func (s Store) Client() client.Client {
 	// The deduced type converter: substitution only reads objects, so the field manager
 	// never converts one, and the default (client-go's applyconfigurations) parses the
 	// whole Kubernetes OpenAPI schema on first use, a tenth of a second per process.
-	return fake.NewClientBuilder().WithTypeConverters(managedfields.NewDeducedTypeConverter()).WithObjects(objs...).Build()
+	c := fake.NewClientBuilder().WithTypeConverters(managedfields.NewDeducedTypeConverter()).WithObjects(objs...).Build()
+	return storeClient{Client: c, store: s}
+}
+
+// storeClient is a Store's client, which also tells the Secret-derived keys of its
+// ConfigMaps.
+type storeClient struct {
+	client.Client
+	store Store
+}
+
+// SecretKeys implements graph.SecretKeys.
+func (c storeClient) SecretKeys(namespace, name string) map[string]bool {
+	o := c.store[graph.ObjectID{Kind: "ConfigMap", Namespace: namespace, Name: name}]
+	if o == nil {
+		return nil
+	}
+	return graph.SecretKeysOf(o)
 }
 
 // Equal reports whether s and o hold the same objects with the same data and stringData.
@@ -99,7 +121,7 @@ func (s Store) Equal(o Store) bool {
 	}
 	for k, v := range s {
 		w, ok := o[k]
-		if !ok || !equalData(v, w) {
+		if !ok || !equalData(v.Body, w.Body) || !maps.Equal(graph.SecretKeysOf(v), graph.SecretKeysOf(w)) {
 			return false
 		}
 	}
@@ -166,9 +188,11 @@ func NewSubstitution(ctx context.Context, ix *index.Index, c client.Client, ks *
 	if be := invalidVar(ix, ks, vars); be != nil {
 		return nil, be
 	}
+	tainted := relayedSecretVars(ctx, c, ks)
+	maps.Copy(tainted, fromSecrets)
 	var secrets []string
 	secretNames := map[string]bool{}
-	for k, v := range fromSecrets {
+	for k, v := range tainted {
 		if v != "" && vars[k] == v {
 			secrets = append(secrets, v)
 			secretNames[k] = true
@@ -187,6 +211,49 @@ func NewSubstitution(ctx context.Context, ix *index.Index, c client.Client, ks *
 		return nil, nil
 	}
 	return &Substitution{client: c, vars: vars, always: always, body: resolvedBody(vars), unknown: len(ks.Unresolved) > 0, maxBytes: maxBytes, secrets: secrets, secretNames: secretNames}, nil
+}
+
+// relayedSecretVars returns the variables of ks whose value postBuild substitution wrote
+// from a Secret before it reached ks, by name, with their value: an inline
+// spec.postBuild.substitute entry its parent substituted from a Secret (ks.SecretFields),
+// and a key of a substituteFrom ConfigMap that a substitution wrote from one
+// (graph.SecretKeys of c). Flux reads those as plain text (fluxcd/pkg kustomize
+// LoadVariables), yet the value is the Secret's: taint follows the value, not the kind.
+// A ConfigMap's value counts only when a later source does not override it (the caller
+// compares it with the resolved variable, as for Secrets).
+func relayedSecretVars(ctx context.Context, c client.Client, ks *graph.Kustomization) map[string]string {
+	out := map[string]string{}
+	if sk, ok := c.(graph.SecretKeys); ok {
+		for _, src := range ks.Spec.PostBuild.SubstituteFrom {
+			keys := sk.SecretKeys(ks.Ref.Namespace, src.Name)
+			cm := &corev1.ConfigMap{}
+			if src.Kind != "ConfigMap" || len(keys) == 0 || c.Get(ctx, client.ObjectKey{Namespace: ks.Ref.Namespace, Name: src.Name}, cm) != nil {
+				continue
+			}
+			for k := range keys {
+				if v, ok := cm.Data[k]; ok {
+					out[k] = strings.ReplaceAll(v, "\n", "")
+				}
+			}
+		}
+	}
+	for k, v := range ks.Spec.PostBuild.Substitute {
+		if inlineSecret(ks, k) {
+			out[k] = strings.ReplaceAll(v, "\n", "")
+		}
+	}
+	return out
+}
+
+// inlineSecret reports whether ks's parent wrote the inline variable k, in part or whole,
+// from a Secret.
+func inlineSecret(ks *graph.Kustomization, k string) bool {
+	for _, f := range ks.SecretFields {
+		if !f.Key && f.HasSecret() && slices.Equal(f.Path, []string{"spec", "postBuild", "substitute", k}) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortLongestFirst sorts values longest first (then by text) and drops repeats, the order
@@ -265,7 +332,7 @@ func (s *Substitution) Written() int64 { return s.written }
 // Key names everything about s that the objects it substitutes depend on: the resolved
 // variables, the Secret values among them, the byte bound and the strategy.
 func (s *Substitution) Key() string {
-	vars, _ := json.Marshal([]any{s.vars, s.secrets, s.maxBytes})
+	vars, _ := json.Marshal([]any{s.vars, s.secrets, s.secretNames, s.maxBytes})
 	return fmt.Sprintf("%s\x00%t%t%t", vars, s.always, s.unknown, s.noop)
 }
 
