@@ -365,31 +365,50 @@ var escaper = strings.NewReplacer(
 // comment marker.
 func esc(s string) string { return escaper.Replace(s) }
 
-// prose is esc(s), except that text between pairs of backticks stays a code span where it
-// is plain enough (see code): rules write `prune: disabled` in messages and suggestions.
+// prose is esc(s), except that text between pairs of backticks stays a code span (see
+// code): rules write `prune: disabled` and `<redacted>` in messages and suggestions.
 func prose(s string) string {
 	parts := strings.Split(s, "`")
 	if len(parts)%2 == 0 {
 		return esc(s) // an unpaired backtick: no span is meant
 	}
 	for i, p := range parts {
-		if i%2 == 1 && p != "" && strings.TrimSpace(p) == p {
-			parts[i] = code(p)
-		} else if i%2 == 1 {
-			parts[i] = esc("`" + p + "`")
-		} else {
+		switch {
+		case i%2 == 0:
 			parts[i] = esc(p)
+		case p == "":
+			parts[i] = esc("``")
+		default:
+			parts[i] = code(p)
 		}
 	}
 	return strings.Join(parts, "")
 }
 
-// code is s as a code span when it is plain enough to need no escaping, else escaped text.
+// code is s as a code span: between backticks when s is plain enough, else as the HTML
+// element <code> around esc(s), which renders the same. Inside backticks nothing is Markdown
+// or HTML (CommonMark 6.1, so `<redacted>`, `&` and `\` stay as they are); what a span
+// cannot hold is a backtick, a line break, a `|` (GFM splits the table cell on it even
+// there), leading and trailing spaces (CommonMark strips one of each) and the spellings of
+// the comment's own structure ("<!--", "<details", "</details"), which readers of the
+// comment find by their text.
 func code(s string) string {
-	if s == "" || strings.ContainsAny(s, "&<>|`\\\r\n") {
-		return esc(s)
+	if s == "" {
+		return ""
 	}
-	return "`" + s + "`"
+	if plainSpan(s) {
+		return "`" + s + "`"
+	}
+	return "<code>" + esc(s) + "</code>"
+}
+
+// plainSpan reports whether s can go between single backticks as it is; see code.
+func plainSpan(s string) bool {
+	if strings.ContainsAny(s, "`|\r\n") || strings.TrimSpace(s) != s {
+		return false
+	}
+	l := strings.ToLower(s)
+	return !strings.Contains(l, "<!--") && !strings.Contains(l, "<details") && !strings.Contains(l, "</details")
 }
 
 // fenced puts body in a code block whose fence is longer than any backtick run in body, so
