@@ -664,8 +664,8 @@ func TestMarkdownSharedCause(t *testing.T) {
 
 0 existing, 0 resolved · 2 clusters, 7 Kustomizations, 0 objects
 
-> ⚠️ <b>Partial render</b>: 5 Kustomizations are reviewed in part (not everything they apply was rendered), so findings may be missing:
-> - 4 Kustomizations: substituteFrom ConfigMap/cluster-config not in the repository — production · flux-system/a, production · flux-system/b, production · flux-system/c and 1 more
+> ⚠️ <b>Partial render</b>: 5 Kustomizations (production 4, staging 1) are reviewed in part (not everything they apply was rendered), so findings may be missing:
+> - 4 Kustomizations (production 3, staging 1): substituteFrom ConfigMap/cluster-config not in the repository — clusters: production, staging · flux-system/a, production · flux-system/b, production · flux-system/c
 > - production · flux-system/d: remote resources not fetched
 
 #### Findings
