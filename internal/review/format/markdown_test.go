@@ -142,7 +142,7 @@ func TestMarkdownFindings(t *testing.T) {
 			{Rule: "prune-transient", Severity: rules.Warning, Status: rules.StatusNew, Cluster: "dev",
 				Object: obj("", "PersistentVolumeClaim", "web", "data"), Kustomization: "flux-system/apps",
 				Message:    "PersistentVolumeClaim/web/data leaves flux-system/apps (`prune: true`).",
-				Suggestion: "Add `kustomize.toolkit.fluxcd.io/prune: disabled` first; ` x` and `a|b` stay text.",
+				Suggestion: "Add `kustomize.toolkit.fluxcd.io/prune: disabled` first; ` x`, `a|b` and `token: <redacted>` stay code; `` is empty.",
 				File:       "db/data.yaml", Line: 2},
 			{Rule: "depends-on-not-found", Severity: rules.Error, Status: rules.StatusExisting, Cluster: "dev",
 				Kustomization: "flux-system/db", Message: "flux-system/db depends on flux-system/gone.", File: "clusters/dev/db.yaml", Line: 9},
@@ -163,7 +163,7 @@ func TestMarkdownFindings(t *testing.T) {
 
 <details><summary>Suggestions (1)</summary>
 
-` + "`prune-transient`" + ` · dev · flux-system/apps · PersistentVolumeClaim/web/data: Add ` + "`kustomize.toolkit.fluxcd.io/prune: disabled`" + ` first; &#96; x&#96; and a&#124;b stay text.
+` + "`prune-transient`" + ` · dev · flux-system/apps · PersistentVolumeClaim/web/data: Add ` + "`kustomize.toolkit.fluxcd.io/prune: disabled`" + ` first; <code> x</code>, <code>a&#124;b</code> and ` + "`token: <redacted>`" + ` stay code; &#96;&#96; is empty.
 
 </details>
 
@@ -664,8 +664,8 @@ func TestMarkdownSharedCause(t *testing.T) {
 
 0 existing, 0 resolved · 2 clusters, 7 Kustomizations, 0 objects
 
-> ⚠️ <b>Partial render</b>: 5 Kustomizations are reviewed in part (not everything they apply was rendered), so findings may be missing:
-> - 4 Kustomizations: substituteFrom ConfigMap/cluster-config not in the repository — production · flux-system/a, production · flux-system/b, production · flux-system/c and 1 more
+> ⚠️ <b>Partial render</b>: 5 Kustomizations (production 4, staging 1) are reviewed in part (not everything they apply was rendered), so findings may be missing:
+> - 4 Kustomizations (production 3, staging 1): substituteFrom ConfigMap/cluster-config not in the repository — clusters: production, staging · flux-system/a, production · flux-system/b, production · flux-system/c
 > - production · flux-system/d: remote resources not fetched
 
 #### Findings
@@ -676,5 +676,39 @@ func TestMarkdownSharedCause(t *testing.T) {
 `
 	if diff := cmp.Diff(want, Markdown(r, MarkdownOptions{})); diff != "" {
 		t.Errorf("Markdown mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// A code span keeps its backticks whatever it holds that Markdown or HTML would read
+// (`<redacted>`, `&`, `\`): inside backticks they are text. What a span cannot hold goes
+// in <code>, escaped, so it is still code, never bare text.
+func TestCodeSpans(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"<redacted>", "`<redacted>`"},
+		{"password: <redacted, changed>", "`password: <redacted, changed>`"},
+		{"secrets/<redacted>.yaml:3", "`secrets/<redacted>.yaml:3`"},
+		{`a & b \ c`, "`a & b \\ c`"},
+		{"prune-transient", "`prune-transient`"},
+		{"", ""},
+		{"a|b", "<code>a&#124;b</code>"},
+		{"a`b", "<code>a&#96;b</code>"},
+		{"two\nlines", "<code>two<br>lines</code>"},
+		{" padded ", "<code> padded </code>"},
+		{"<!-- tiergate -->", "<code>&lt;!-- tiergate --&gt;</code>"},
+		{"<Details open>", "<code>&lt;Details open&gt;</code>"},
+		{"x</details>", "<code>x&lt;/details&gt;</code>"},
+	} {
+		if got := code(tc.in); got != tc.want {
+			t.Errorf("code(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"set `token: <redacted>` first", "set `token: <redacted>` first"},
+		{"an unpaired ` <redacted>", "an unpaired &#96; &lt;redacted&gt;"},
+		{"<b>`<b>`</b>", "&lt;b&gt;`<b>`&lt;/b&gt;"},
+	} {
+		if got := prose(tc.in); got != tc.want {
+			t.Errorf("prose(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

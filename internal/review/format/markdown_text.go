@@ -38,24 +38,29 @@ func NewCounts(r *review.Report) string {
 }
 
 // NotReviewed says how many of the head's Kustomizations were not built in full, and how
-// many objects of other kinds (ResourceSets with live inputs) were not rendered: "3 of 79
-// Kustomizations not reviewed, 1 ResourceSet not reviewed", or "" when everything was. It
-// leads the comment's verdict and the commit status, so that a review with unknowns never
-// reads as a pass.
+// many objects of other kinds (HelmReleases, ResourceSets with live inputs) were not
+// rendered: "3 of 79 Kustomizations not reviewed, 1 HelmRelease not reviewed", or "" when
+// everything was. A HelmRelease or ResourceSet file that several clusters apply is one
+// cause, counted once as findings shared by clusters are; when the clusters do not all
+// have every one, the count is said per cluster ("2 HelmReleases not reviewed (production 2,
+// staging 1)"), as the partial note says it. It leads the comment's verdict and the commit
+// status, so that a review with unknowns never reads as a pass.
 func NotReviewed(r *review.Report) string {
 	byKind := map[string]int{}
+	perCluster := map[string]map[string]int{} // kind → cluster → causes
 	seen := map[string]bool{}
 	for _, u := range r.Unreviewed {
-		// A HelmRelease or ResourceSet file that several clusters apply is one cause: counted
-		// once, as findings shared by clusters are. A Kustomization counts per cluster (of
-		// the clusters' Kustomizations).
-		key := fmt.Sprintf("%s\x00%s\x00%s:%d", u.Kind, u.Name, u.File, u.Line)
-		if u.Kind == "Kustomization" || u.File == "" {
-			key += "\x00" + u.Cluster
-		}
+		key := causeKey(u)
 		if !seen[key] {
 			seen[key] = true
 			byKind[u.Kind]++
+		}
+		if ck := key + "\x00" + u.Cluster; !seen[ck] {
+			seen[ck] = true
+			if perCluster[u.Kind] == nil {
+				perCluster[u.Kind] = map[string]int{}
+			}
+			perCluster[u.Kind][u.Cluster]++
 		}
 	}
 	var parts []string
@@ -64,10 +69,53 @@ func NotReviewed(r *review.Report) string {
 	}
 	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
 		if kind != "Kustomization" {
-			parts = append(parts, plural(byKind[kind], kind, kind+"s")+" not reviewed")
+			parts = append(parts, plural(byKind[kind], kind, kind+"s")+" not reviewed"+byCluster(r, perCluster[kind], byKind[kind]))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// causeKey is what one not-reviewed cause is told by: a Kustomization is one per cluster (of
+// the clusters' Kustomizations); an object of another kind is its file and line, which
+// every cluster that applies the file shares.
+func causeKey(u review.Unreviewed) string {
+	key := fmt.Sprintf("%s\x00%s\x00%s:%d", u.Kind, u.Name, u.File, u.Line)
+	if u.Kind == "Kustomization" || u.File == "" {
+		key += "\x00" + u.Cluster
+	}
+	return key
+}
+
+// byCluster is " (production 2, staging 1)", every cluster of r with its count, when r
+// has several clusters and one of them does not count total; else "" (also when no cluster
+// of r counts any). A count of causes shared by clusters then still adds up for a reader
+// who sees each cluster's.
+func byCluster(r *review.Report, counts map[string]int, total int) string {
+	if len(r.Clusters) < 2 {
+		return ""
+	}
+	differs, any := false, false
+	var parts []string
+	for _, c := range r.Clusters {
+		n := counts[c.Name]
+		differs = differs || n != total
+		any = any || n > 0
+		parts = append(parts, esc(c.Name)+" "+num(n))
+	}
+	if !differs || !any {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// sharedByCluster is byCluster for a count of Kustomizations, which are per cluster: said
+// only when the note names a Kustomization once for several clusters (distinct names
+// fewer than total), where the count would not add up to the names shown.
+func sharedByCluster(r *review.Report, counts map[string]int, total, names int) string {
+	if names == total {
+		return ""
+	}
+	return byCluster(r, counts, total)
 }
 
 // verdictLine is the comment's headline: ❌ with a new error, ⚠️ with a new warning or
@@ -124,15 +172,21 @@ func statsLine(r *review.Report) string {
 
 // partialNote lists the Kustomizations that did not render completely: their findings,
 // moves and diffs may be missing, which a reviewer must know before trusting a green verdict.
-// Kustomizations with the same reason share one line ("62 Kustomizations: substituteFrom …").
+// Kustomizations with the same reason share one line ("62 Kustomizations: substituteFrom …"),
+// and one Kustomization several clusters have for the same reason is named once with its
+// clusters ("clusters: production, staging · flux-system/apps"), as a shared finding is.
 func partialNote(r *review.Report) string {
 	var reasons []string
-	who := map[string][]string{}
+	who := map[string]*partialGroup{}
 	distinct := map[[2]string]bool{} // the Kustomizations, counted once however many notes they have
+	perCluster := map[string]int{}
 	remote, hosts := remoteCharts(r)
 	for _, c := range r.Clusters {
 		for _, p := range c.Partial {
-			distinct[[2]string{c.Name, p.Kustomization}] = true
+			if k := [2]string{c.Name, p.Kustomization}; !distinct[k] {
+				distinct[k] = true
+				perCluster[c.Name]++
+			}
 			if remote[[3]string{c.Name, p.Kustomization, p.Reason}] {
 				continue // in the remote charts line
 			}
@@ -140,10 +194,13 @@ func partialNote(r *review.Report) string {
 			if len(p.URLs) > 0 {
 				reason += " (" + esc(strings.Join(p.URLs, ", ")) + ")"
 			}
-			if _, seen := who[reason]; !seen {
+			g := who[reason]
+			if g == nil {
+				g = &partialGroup{clusters: map[string][]string{}, count: map[string]int{}}
+				who[reason] = g
 				reasons = append(reasons, reason)
 			}
-			who[reason] = append(who[reason], esc(c.Name)+" · "+esc(p.Kustomization))
+			g.add(c.Name, p.Kustomization)
 		}
 	}
 	total := len(distinct)
@@ -153,10 +210,16 @@ func partialNote(r *review.Report) string {
 	var b strings.Builder
 	// The count is of Kustomizations reviewed in part, not of failed builds: next to "67
 	// HelmReleases not rendered", "67 Kustomizations were not rendered" read as 67 more.
-	b.WriteString("\n> ⚠️ <b>Partial render</b>: " + plural(total, "Kustomization is", "Kustomizations are") +
-		" reviewed in part (not everything " + pick(total, "it applies", "they apply") + " was rendered), so findings may be missing:\n")
+	names := map[string]bool{}
+	for k := range distinct {
+		names[k[1]] = true
+	}
+	b.WriteString("\n> ⚠️ <b>Partial render</b>: " + plural(total, "Kustomization", "Kustomizations") +
+		sharedByCluster(r, perCluster, total, len(names)) + pick(total, " is", " are") + " reviewed in part (not everything " +
+		pick(total, "it applies", "they apply") + " was rendered), so findings may be missing:\n")
 	for _, reason := range reasons {
-		names := who[reason]
+		g := who[reason]
+		names := g.names()
 		if len(names) == 1 {
 			b.WriteString("> - " + names[0] + ": " + reason + "\n")
 			continue
@@ -166,10 +229,42 @@ func partialNote(r *review.Report) string {
 		if more := len(names) - len(shown); more > 0 {
 			list += " and " + num(more) + " more"
 		}
-		fmt.Fprintf(&b, "> - %s Kustomizations: %s — %s\n", num(len(names)), reason, list)
+		fmt.Fprintf(&b, "> - %s Kustomizations%s: %s — %s\n", num(g.total), sharedByCluster(r, g.count, g.total, len(names)), reason, list)
 	}
 	b.WriteString(hosts)
 	return b.String() + notReviewedNote(r, distinct)
+}
+
+// partialGroup is the Kustomizations of one partial reason: their names in the order first
+// seen, the clusters of each, and how many each cluster has.
+type partialGroup struct {
+	order    []string
+	clusters map[string][]string // Kustomization → clusters
+	count    map[string]int      // cluster → Kustomizations
+	total    int
+}
+
+func (g *partialGroup) add(cluster, ks string) {
+	if _, ok := g.clusters[ks]; !ok {
+		g.order = append(g.order, ks)
+	}
+	g.clusters[ks] = append(g.clusters[ks], cluster)
+	g.count[cluster]++
+	g.total++
+}
+
+// names are "production · flux-system/a" or "clusters: production, staging · flux-system/a".
+func (g *partialGroup) names() []string {
+	var out []string
+	for _, ks := range g.order {
+		cs := g.clusters[ks]
+		where := esc(cs[0])
+		if len(cs) > 1 {
+			where = "clusters: " + esc(strings.Join(cs, ", "))
+		}
+		out = append(out, where+" · "+esc(ks))
+	}
+	return out
 }
 
 // notReviewedNote names each Kustomization or HelmRelease of r.Unreviewed that the partial
@@ -204,13 +299,18 @@ const maxNotReviewedLines = 10
 
 // remoteCharts finds the HelmReleases not rendered because their chart's host is not
 // allowed, and writes them as one line grouped by host: "67 HelmReleases not rendered,
-// their charts are remote: allow ghcr.io and pkg-containers.githubusercontent.com (58:
-// default/atuin, …), quay.io (2: …) to render them": the hosts one pull needs stay together. It returns the partial entries the line stands for (cluster, Kustomization, reason).
+// their charts are remote: allow ghcr.io and pkg-containers.githubusercontent.com (the
+// charts of 58 HelmReleases: default/atuin, … and 55 more), quay.io (the charts of 2
+// HelmReleases: …) to render them": the hosts one pull needs stay together, and each
+// group says in words what it lists. A HelmRelease file several clusters apply counts once,
+// as in NotReviewed, and per cluster where the clusters differ. It returns the partial
+// entries the line stands for (cluster, Kustomization, reason).
 func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
 	covered := map[[3]string]bool{}
 	var order []string
 	byHost := map[string][]string{}
 	seen := map[string]bool{}
+	perCluster := map[string]int{}
 	n := 0
 	for _, u := range r.Unreviewed {
 		hosts := append([]string{u.Host}, u.AlsoAllow...)
@@ -223,9 +323,10 @@ func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
 			continue
 		}
 		covered[[3]string{u.Cluster, u.Kustomization, u.Reason}] = true
-		key := u.Cluster + " " + u.Name
-		if u.File != "" { // one file several clusters apply is one HelmRelease to allow
-			key = fmt.Sprintf("%s %s:%d", u.Name, u.File, u.Line)
+		key := causeKey(u) // one file several clusters apply is one HelmRelease to allow
+		if ck := key + "\x00" + u.Cluster; !seen[ck] {
+			seen[ck] = true
+			perCluster[u.Cluster]++
 		}
 		if !seen[key] {
 			seen[key] = true
@@ -244,17 +345,21 @@ func remoteCharts(r *review.Report) (map[[3]string]bool, string) {
 	for _, h := range order {
 		names := byHost[h]
 		list := strings.Join(names[:min(len(names), maxPartialNames)], ", ")
-		if len(names) > maxPartialNames {
-			list += ", …"
+		if more := len(names) - maxPartialNames; more > 0 {
+			list += " and " + num(more) + " more"
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d: %s)", esc(h), len(names), list))
+		what := "the chart of HelmRelease " + list
+		if len(names) > 1 {
+			what = "the charts of " + num(len(names)) + " HelmReleases: " + list
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", esc(h), what))
 	}
 	their, them := "their charts are", "them"
 	if n == 1 {
 		their, them = "its chart is", "it"
 	}
-	return covered, fmt.Sprintf("> - %s not rendered, %s remote: allow %s to render %s (`--allow-remote`)\n",
-		plural(n, "HelmRelease", "HelmReleases"), their, strings.Join(parts, ", "), them)
+	return covered, fmt.Sprintf("> - %s%s not rendered, %s remote: allow %s to render %s (`--allow-remote`)\n",
+		plural(n, "HelmRelease", "HelmReleases"), byCluster(r, perCluster, n), their, strings.Join(parts, ", "), them)
 }
 
 // maxPartialNames is how many Kustomizations a grouped partial line names.
@@ -365,31 +470,50 @@ var escaper = strings.NewReplacer(
 // comment marker.
 func esc(s string) string { return escaper.Replace(s) }
 
-// prose is esc(s), except that text between pairs of backticks stays a code span where it
-// is plain enough (see code): rules write `prune: disabled` in messages and suggestions.
+// prose is esc(s), except that text between pairs of backticks stays a code span (see
+// code): rules write `prune: disabled` and `<redacted>` in messages and suggestions.
 func prose(s string) string {
 	parts := strings.Split(s, "`")
 	if len(parts)%2 == 0 {
 		return esc(s) // an unpaired backtick: no span is meant
 	}
 	for i, p := range parts {
-		if i%2 == 1 && p != "" && strings.TrimSpace(p) == p {
-			parts[i] = code(p)
-		} else if i%2 == 1 {
-			parts[i] = esc("`" + p + "`")
-		} else {
+		switch {
+		case i%2 == 0:
 			parts[i] = esc(p)
+		case p == "":
+			parts[i] = esc("``")
+		default:
+			parts[i] = code(p)
 		}
 	}
 	return strings.Join(parts, "")
 }
 
-// code is s as a code span when it is plain enough to need no escaping, else escaped text.
+// code is s as a code span: between backticks when s is plain enough, else as the HTML
+// element <code> around esc(s), which renders the same. Inside backticks nothing is Markdown
+// or HTML (CommonMark 6.1, so `<redacted>`, `&` and `\` stay as they are); what a span
+// cannot hold is a backtick, a line break, a `|` (GFM splits the table cell on it even
+// there), leading and trailing spaces (CommonMark strips one of each) and the spellings of
+// the comment's own structure ("<!--", "<details", "</details"), which readers of the
+// comment find by their text.
 func code(s string) string {
-	if s == "" || strings.ContainsAny(s, "&<>|`\\\r\n") {
-		return esc(s)
+	if s == "" {
+		return ""
 	}
-	return "`" + s + "`"
+	if plainSpan(s) {
+		return "`" + s + "`"
+	}
+	return "<code>" + esc(s) + "</code>"
+}
+
+// plainSpan reports whether s can go between single backticks as it is; see code.
+func plainSpan(s string) bool {
+	if strings.ContainsAny(s, "`|\r\n") || strings.TrimSpace(s) != s {
+		return false
+	}
+	l := strings.ToLower(s)
+	return !strings.Contains(l, "<!--") && !strings.Contains(l, "<details") && !strings.Contains(l, "</details")
 }
 
 // fenced puts body in a code block whose fence is longer than any backtick run in body, so

@@ -54,6 +54,12 @@ func helmTransient(m Move, base, head *graph.Cluster, hv *view) (Finding, bool) 
 		sev = Error
 	}
 	f := objectFinding("prune-transient", sev, head.Name, o, b.Owner)
+	if m.FromHelmRelease == "" && b.File != "" {
+		// The head object is a chart's: its file:line is the HelmRelease's. What the old
+		// Kustomization prunes is the manifest the PR takes out of its file, where the
+		// suggestion's annotation goes too (destructive-prune names a removed object so).
+		f.File, f.Line = b.File, b.Line
+	}
 	f.Message = msg + " Flux deletes the object and re-creates it (new UID; data and dependents are lost in between)."
 	f.Suggestion = sugg
 	return f, true
