@@ -317,6 +317,13 @@ type ReleaseSkip struct {
 type ReleaseError struct {
 	HelmRelease ObjectID
 	Err         BuildError
+	// Chart is the repository folder of an in-repo chart ("charts/web"), to which the
+	// template paths of Helm's messages ("web/templates/x.yaml") are relative; "" for a
+	// chart from elsewhere.
+	Chart string `json:",omitempty"`
+	// ChartMissing says that Chart is not a folder of the repository: source-controller's
+	// HelmChart fails before anything renders (helmrelease.MissingChart).
+	ChartMissing bool `json:",omitempty"`
 }
 
 // Kustomization is one node of a cluster's graph.
