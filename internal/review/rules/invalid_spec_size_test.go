@@ -20,11 +20,13 @@ import (
 func TestInvalidSpecSize(t *testing.T) {
 	tiers := map[string]string{tierFile("apps"): tier("apps", "./apps", true), "apps/crd.yaml": crd("example.com", "Widget", "widgets", "Namespaced")}
 	blob := func(n int) string { return strings.Repeat("x", n) }
-	widget := func(n int) string { return obj("example.com/v1", "Widget", "default", "w", "spec:", "  blob: "+blob(n)) }
+	widget := func(n int) string {
+		return obj("example.com/v1", "Widget", "default", "w", "spec:", "  blob: "+blob(n))
+	}
 	one := func(kind, id, name, file string, line int, msg, sugg string) []Finding {
 		return []Finding{{Rule: "invalid-spec", Severity: Error, Cluster: "dev", Kustomization: "flux-system/apps",
-			Object: &graph.ObjectID{Group: map[string]string{"Widget": "example.com"}[kind], Kind: kind, Namespace: "default", Name: name},
-			Message: id + " is rejected by the API server " + msg + "; kustomize-controller's dry-run of flux-system/apps fails and applies nothing on every reconcile.",
+			Object:     &graph.ObjectID{Group: map[string]string{"Widget": "example.com"}[kind], Kind: kind, Namespace: "default", Name: name},
+			Message:    id + " is rejected by the API server " + msg + "; kustomize-controller's dry-run of flux-system/apps fails and applies nothing on every reconcile.",
 			Suggestion: sugg, File: file, Line: line}}
 	}
 	cases := []struct {
