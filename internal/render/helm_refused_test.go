@@ -43,7 +43,7 @@ func TestHelmReleaseRefused(t *testing.T) {
 			}
 			apps := g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
 			want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "web"},
-				Err: graph.BuildError{Message: tc.err.Error(), File: "apps/web.yaml", Line: 2, Limit: tc.limit}}}
+				Chart: "charts/web", Err: graph.BuildError{Message: tc.err.Error(), File: "apps/web.yaml", Line: 2, Limit: tc.limit}}}
 			if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}

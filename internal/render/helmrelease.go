@@ -240,8 +240,10 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		}
 		return releaseOutcome{skip: s, built: built()}
 	}
+	chartDir := "" // the in-repo chart's folder, once known
 	fail := func(err error) releaseOutcome {
-		return releaseOutcome{built: built(), err: &graph.ReleaseError{HelmRelease: o.ID,
+		var missing *helmrelease.MissingChart
+		return releaseOutcome{built: built(), err: &graph.ReleaseError{HelmRelease: o.ID, Chart: chartDir, ChartMissing: errors.As(err, &missing),
 			Err: graph.BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: refused(err)}}}
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
@@ -254,6 +256,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		return skip("", nil, cs.Unresolved)
 	}
 	if cs.InRepo {
+		chartDir = cs.Dir
 		rc, err := helmrelease.LoadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
 		var rd *helmrelease.RemoteDependency
 		switch {
@@ -265,6 +268,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart, Source: cs.StoreInRepo()}
 		if kept := keptChart(prior, cs, ch); kept != nil {
 			tree, ch = ch, kept
+			chartDir = "" // the kept chart is an earlier commit's: its lines are not the tree's
 		}
 	} else {
 		var reason string

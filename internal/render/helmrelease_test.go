@@ -253,7 +253,7 @@ func TestHelmReleaseOutputCap(t *testing.T) {
 	if apps == nil || apps.Err != nil {
 		t.Fatalf("Kustomization apps not built: %+v", apps)
 	}
-	want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Err: graph.BuildError{
+	want := []graph.ReleaseError{{HelmRelease: graph.ObjectID{Group: helmrelease.HelmGroup, Kind: "HelmRelease", Namespace: "apps", Name: "many"}, Chart: "charts/many", Err: graph.BuildError{
 		Message: "not rendered: the chart renders 20 documents, more than tiergate's limit of 10 (--max-build-documents)", File: "apps/many.yaml", Line: 2, Limit: true}}}
 	if d := cmp.Diff(want, apps.HelmReleaseErrors); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

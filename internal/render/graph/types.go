@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -317,6 +318,13 @@ type ReleaseSkip struct {
 type ReleaseError struct {
 	HelmRelease ObjectID
 	Err         BuildError
+	// Chart is the repository folder of an in-repo chart ("charts/web"), to which the
+	// template paths of Helm's messages ("web/templates/x.yaml") are relative; "" for a
+	// chart from elsewhere.
+	Chart string `json:",omitempty"`
+	// ChartMissing says that Chart is not a folder of the repository: source-controller's
+	// HelmChart fails before anything renders (helmrelease.MissingChart).
+	ChartMissing bool `json:",omitempty"`
 }
 
 // Kustomization is one node of a cluster's graph.
@@ -485,9 +493,30 @@ func (ks *Kustomization) NotReviewed() string {
 	case len(ks.Remote) > 0:
 		return "remote resources not fetched: only the local part is reviewed"
 	case ks.Err != nil && ks.Err.Limit:
-		return "stopped by tiergate's own limit, not by Flux (raise the flag it names to review this Kustomization): " + ks.Err.Message
+		return "stopped by tiergate's own limit, not by Flux (raise the flag it names to review this Kustomization): " + ks.Err.Message + requestNote(ks.Err.Message)
 	}
 	return ""
+}
+
+// refusedSize is the size a --max-file-bytes refusal names (fsys SourceBuilder.AddFile).
+var refusedSize = regexp.MustCompile(`has (\d+) bytes, over tiergate's per-file limit`)
+
+// maxRequestBody is the API server's limit on one write request's body, 3 MiB
+// (k8s.io/apiserver pkg/server/config.go NewConfig, MaxRequestBodyBytes).
+const maxRequestBody = 3 << 20
+
+// requestNote is what a refused file's size means for Flux: kustomize-controller reads a
+// file of any size, but one object over the API server's request limit cannot be applied;
+// "" when msg names no refused file that large.
+func requestNote(msg string) string {
+	m := refusedSize.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	if n, err := strconv.ParseInt(m[1], 10, 64); err != nil || n <= maxRequestBody {
+		return ""
+	}
+	return fmt.Sprintf("; Flux reads that file, but one object of that size is over the %d bytes the API server accepts in one write request (k8s.io/apiserver MaxRequestBodyBytes): if the file is one object, its apply fails on every reconcile", maxRequestBody)
 }
 
 // ObjectCount is the number of objects rendered in c.

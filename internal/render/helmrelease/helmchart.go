@@ -49,6 +49,11 @@ type ChartSource struct {
 	HelmChart string
 	// Strategy is the HelmChart's spec.reconcileStrategy ("" is ChartVersion).
 	Strategy string
+	// Names says, for an in-repo chart, which field names its folder and in which source
+	// (`spec.chart.spec.chart "./charts/web" of GitRepository/flux-system/flux-system
+	// (whose artifact is the repository root)`),
+	// for the error of a folder that is not there.
+	Names string
 }
 
 // ResolveChart finds the chart hr installs, as helm-controller's getSource
@@ -73,6 +78,7 @@ func ResolveChart(hr *unstructured.Unstructured, c *graph.Cluster, src func(grap
 			spec, _, _ := unstructured.NestedMap(body.Object, "spec")
 			cs := templateChart(spec, sref.Namespace, c, src)
 			cs.HelmChart = helmChartKey(cs, sref.Namespace, sref.Name, spec)
+			cs.Names = fmt.Sprintf("spec.chart %q of HelmChart %s/%s (spec.chartRef) in %s", values.String(spec, "chart"), sref.Namespace, sref.Name, cs.Names)
 			return cs
 		}
 		return ChartSource{Unresolved: fmt.Sprintf("chartRef kind %q is not rendered offline (OCIRepository and HelmChart are)", kind)}
@@ -86,6 +92,7 @@ func ResolveChart(hr *unstructured.Unstructured, c *graph.Cluster, src func(grap
 	sr, _, _ := unstructured.NestedMap(spec, "sourceRef")
 	chartNS := cmp.Or(values.String(sr, "namespace"), ns)
 	cs := templateChart(spec, chartNS, c, src)
+	cs.Names = fmt.Sprintf("spec.chart.spec.chart %q of %s", values.String(spec, "chart"), cs.Names)
 	// The HelmChart's interval is the template's, else the HelmRelease's (GetInterval).
 	if _, ok := spec["interval"]; !ok {
 		if iv, ok, _ := unstructured.NestedString(hr.Object, "spec", "interval"); ok {
@@ -141,9 +148,18 @@ func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(gr
 			return ChartSource{Unresolved: fmt.Sprintf("chart %s is in %s, which is not this repository (map it in .tiergate.yaml sources)", chart, sref)}
 		}
 		return ChartSource{InRepo: true, root: root, Dir: fsys.CleanPath(path.Join(root, chart)), ValuesFiles: files, ignoreMissing: ignore,
-			Strategy: values.String(spec, "reconcileStrategy")}
+			Strategy: values.String(spec, "reconcileStrategy"), Names: sref.String() + rootNote(root)}
 	}
 	return ChartSource{Unresolved: fmt.Sprintf("sourceRef kind %q is not a chart source", sref.Kind)}
+}
+
+// rootNote says which folder of the repository a source's artifact is: paths in it are
+// relative to that folder.
+func rootNote(root string) string {
+	if root == "" || root == "." {
+		return " (whose artifact is the repository root)"
+	}
+	return fmt.Sprintf(" (whose artifact is the repository folder %s, .tiergate.yaml sources)", root)
 }
 
 // ociChart resolves an OCIRepository chartRef: its spec.url and spec.ref, where digest
@@ -153,7 +169,7 @@ func templateChart(spec map[string]any, ns string, c *graph.Cluster, src func(gr
 // (.tiergate.yaml sources) holds the chart at its folder.
 func ociChart(sref graph.SourceRef, c *graph.Cluster, src func(graph.SourceRef) (string, bool)) ChartSource {
 	if root, ok := src(sref); ok {
-		return ChartSource{InRepo: true, root: root, Dir: root}
+		return ChartSource{InRepo: true, root: root, Dir: root, Names: "spec.chartRef " + sref.String() + rootNote(root)}
 	}
 	body := SourceBody(c, sref)
 	if body == nil {

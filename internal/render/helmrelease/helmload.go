@@ -24,6 +24,24 @@ type repoChart struct {
 	Digest string
 }
 
+// MissingChart is the error of an in-repo chart whose folder the repository does not have:
+// source-controller's local chart builder cannot load its Chart.yaml
+// (internal/helm/chart/builder_local.go localChartBuilder.Build, LoadChartMetadata), the
+// HelmChart is not ready and helm-controller installs or upgrades nothing.
+type MissingChart struct {
+	// Dir is the repository folder looked for ("charts/nope").
+	Dir string
+	// Names is ChartSource.Names: the field and source that name it ("" when unknown).
+	Names string
+}
+
+func (e *MissingChart) Error() string {
+	if e.Names == "" {
+		return fmt.Sprintf("chart folder %s is not in the repository", e.Dir)
+	}
+	return fmt.Sprintf("%s names the folder %s, which is not in the repository", e.Names, e.Dir)
+}
+
 // LoadRepoChart loads the chart in the repo folder cs.Dir from the snapshot, never from
 // disk: the snapshot holds no symlinks, so nothing outside the tree is read (HELM.md §6).
 // Helm's directory loader (loader.LoadDir) skips what .helmignore and its defaults name,
@@ -33,7 +51,7 @@ type repoChart struct {
 // does (mergeFileValues, then OverwriteChartDefaultValues, internal/helm/chart).
 func LoadRepoChart(snap *graph.Snapshot, cs ChartSource, maxBytes int64) (*repoChart, error) {
 	if snap.State(cs.Dir) != "dir" {
-		return nil, fmt.Errorf("chart folder %s is not in the repository", cs.Dir)
+		return nil, &MissingChart{Dir: cs.Dir, Names: cs.Names}
 	}
 	rules := ignore.Empty()
 	if data, ok := snap.Read(path.Join(cs.Dir, ignore.HelmIgnore)); ok {

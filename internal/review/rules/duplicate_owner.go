@@ -16,9 +16,13 @@ import (
 // (chartDuplicate). An object the charts of two colliding HelmReleases both render is
 // release-collision's (collidingPairs); a third owner of it is still reported. The finding
 // is on the owner the change adds (blame), so that it points at what the PR changed.
+// Objects two Kustomizations emit from the same manifest file have one cause, the path
+// that makes both build it: they are one finding per pair, at that spec.path
+// (sharedBuilds.findings), not one per object.
 func duplicateOwner(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	colliding := collidingPairs(c)
+	var shared sharedBuilds
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
 			owners := c.Owners[o.ID]
@@ -38,16 +42,18 @@ func duplicateOwner(c, other *graph.Cluster, _ *Env) []Finding {
 				}
 				continue
 			}
+			if first.File == o.File && first.Owner != o.Owner {
+				shared.add(first, o) // one finding per pair, naming the path (sharedBuilds)
+				continue
+			}
 			f := objectFinding("duplicate-owner", Error, c.Name, o, o.Owner)
 			f.Message = fmt.Sprintf("%s is emitted by both %s (%s:%d) and %s: the two Kustomizations overwrite each other on every reconcile and either may prune it.",
 				o.ID, first.Owner, first.File, first.Line, o.Owner)
 			f.Suggestion = fmt.Sprintf("Keep %s in one Kustomization only: remove it from %s or from %s.", o.ID, first.File, o.File)
-			if first.File == o.File {
-				f.Suggestion = fmt.Sprintf("%s and %s both build %s (their paths lead to the same manifests): point them at different folders, or delete one of them.", first.Owner, o.Owner, o.File)
-			}
 			out = append(out, f)
 		}
 	}
+	out = append(out, shared.findings(c)...)
 	return append(out, contestedRoot(c)...)
 }
 

@@ -14,7 +14,10 @@ import (
 // the HelmRelease is not Ready. The finding points at the HelmRelease's line that causes
 // it when the message names one (causeOf: the values key a `required`/`fail` or a schema
 // violation names, spec.postRenderers, spec.chart), else at the HelmRelease's own line,
-// and the suggestion says what to change for the common kinds of failure. A render that
+// and the suggestion says what to change for the common kinds of failure. Two causes the
+// repository holds are placed where they are written (locateRenderError): an in-repo chart
+// folder that does not exist, at spec.chart.spec.chart (or spec.chartRef), and a template
+// that does not parse, at its file and line, Helm's message in Details. A render that
 // tiergate's Limits refused is no finding: Flux may render it, so it stays "not reviewed".
 func helmRenderError(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
@@ -29,7 +32,19 @@ func helmRenderError(c, _ *graph.Cluster, _ *Env) []Finding {
 			line := e.Err.Line
 			advice := fmt.Sprintf("Fix the chart, values or postRenderers of HelmRelease %s (%s:%d) so that the render succeeds (`helm template` with the same values, then the post-renderers).",
 				hr, e.Err.File, e.Err.Line)
-			if o := manifestOf(ks, id); o != nil && o.File == e.Err.File {
+			o := manifestOf(ks, id)
+			if o != nil && o.File != e.Err.File {
+				o = nil
+			}
+			if at, ok := locateRenderError(c, o, e, hr); ok {
+				out = append(out, Finding{
+					Rule: "helm-render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(), Object: &id,
+					Message: at.message, Suggestion: at.suggestion, File: at.file, Line: at.line, Details: at.details,
+					resolvedAdvice: "Nothing to do: the chart renders at head.",
+				})
+				continue
+			}
+			if o != nil {
 				if cause := causeOf(c, o, hr, e.Err.Message); cause.advice != "" {
 					line, advice = cause.line, cause.advice
 				}

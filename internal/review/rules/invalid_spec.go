@@ -28,17 +28,23 @@ import (
 // (the build's Kustomization fails to apply: one cause, one finding);
 // custom resources of other kinds have no schema here. A field postBuild substitution made a
 // number is substitution-type-change's. Unknown fields are not judged: the
-// API server only warns of them by default (fieldValidation=Warn).
+// API server only warns of them by default (fieldValidation=Warn). Objects of any kind over
+// the API's size limits are rejected too (tooLarge): a ConfigMap's or Secret's data over
+// 1 MiB, an object over etcd's or the API server's request limit.
 func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		if o.Body == nil {
 			return
 		}
-		if isHelmRelease(o) && ks.Err != nil && ks.Err.Rejected > 0 {
-			return // its rejection fails ks's apply: render-error names it (render rejectedHelmRelease)
+		field, msg, schema := tooLarge(o)
+		size := msg != ""
+		if !size {
+			if isHelmRelease(o) && ks.Err != nil && ks.Err.Rejected > 0 {
+				return // its rejection fails ks's apply: render-error names it (render rejectedHelmRelease)
+			}
+			field, msg, schema = rejected(o)
 		}
-		field, msg, schema := rejected(o)
 		if msg == "" || substitutedType(o, field) {
 			return
 		}
@@ -48,6 +54,10 @@ func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 		}
 		f.Message = fmt.Sprintf("%s is rejected by the API server (%s): %s; %s on every reconcile.", o.ID, schema, msg, applierFails(ks, o))
 		switch {
+		case size && o.HelmRelease != "":
+			f.Suggestion = fmt.Sprintf("Make what the chart template %s renders (its values in HelmRelease %s) smaller than the limit: split it into several objects, or ship the content another way (an image, a volume).", o.Template, o.HelmRelease)
+		case size:
+			f.Suggestion = fmt.Sprintf("Make %s at %s:%d smaller than the limit: split it into several objects, or ship the content another way (an image, a volume).", orWhole(field), o.File, f.Line)
 		case o.HelmRelease != "":
 			f.Suggestion = fmt.Sprintf("Fix what the chart template %s renders (its values in HelmRelease %s) so that %s is valid.", o.Template, o.HelmRelease, orWhole(field))
 		default:
