@@ -37,7 +37,7 @@ func TestHelmUninstallMove(t *testing.T) {
 			head: merge(tiers(nil, dependsOn("a")), hrB, cm),
 			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "b/hr.yaml", Line: 2}},
 			msg: "HelmRelease.helm.toolkit.fluxcd.io/default/app moves from flux-system/a to flux-system/b, and flux-system/a garbage-collects it on the way: flux-system/b has a dependsOn path to flux-system/a, so flux-system/a always prunes first (certain). " +
-				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease flux-system/b applies then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
+				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease applied by flux-system/b then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
 			sugg: moveSugg,
 		},
 		{
@@ -46,7 +46,7 @@ func TestHelmUninstallMove(t *testing.T) {
 			head: merge(tiers(nil, nil), hrB, cm),
 			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "b/hr.yaml", Line: 2}},
 			msg: "HelmRelease.helm.toolkit.fluxcd.io/default/app moves from flux-system/a to flux-system/b, and flux-system/a garbage-collects it on the way: neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins (a race). " +
-				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease flux-system/b applies then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
+				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease applied by flux-system/b then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
 			sugg: moveSugg,
 		},
 		{

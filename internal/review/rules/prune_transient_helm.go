@@ -56,6 +56,9 @@ func helmTransient(m Move, base, head *graph.Cluster, hv *view) (Finding, bool) 
 	f := objectFinding("prune-transient", sev, head.Name, o, b.Owner)
 	f.Message = msg + " Flux deletes the object and re-creates it (new UID; data and dependents are lost in between)."
 	f.Suggestion = sugg
+	if m.FromHelmRelease == "" {
+		f = withGCRace(f, b.Owner, base, head)
+	}
 	return f, true
 }
 
