@@ -154,10 +154,21 @@ func applied(c *graph.Cluster, id graph.ObjectID) []*graph.Object {
 // reconcileResources: Status.Inventory set before prune, which returns early when
 // !Spec.Prune), so under prune off the object leaves the inventory and stays. first is the
 // advice to merge the setting alone beforehand.
+//
+// When ref itself is gone at head, its parent's garbage collection deletes it (and ref's
+// finalizer its inventory): a flip on that parent is the race.
 func gcRace(ref graph.Ref, base, head *graph.Cluster) (why, first string) {
+	return gcRaceOf(ref, "it", base, head)
+}
+
+// gcRaceOf is gcRace for what ref's garbage collection deletes, named what in the message.
+func gcRaceOf(ref graph.Ref, what string, base, head *graph.Cluster) (why, first string) {
 	b, h := base.Kustomizations[ref], head.Kustomizations[ref]
-	if b == nil || h == nil || b.Parent == nil {
+	if b == nil || b.Parent == nil {
 		return "", ""
+	}
+	if h == nil {
+		return gcRaceOf(*b.Parent, "Kustomization "+ref.String()+" (whose finalizer then garbage-collects its inventory)", base, head)
 	}
 	var set, was string
 	switch {
@@ -169,8 +180,8 @@ func gcRace(ref graph.Ref, base, head *graph.Cluster) (why, first string) {
 		return "", ""
 	}
 	why = fmt.Sprintf(" This change also sets `%s` on %s (it was `%s`), and its parent %s applies that spec in its own reconcile, before or after %s reconciles this revision with its old spec: "+
-		"whether %s garbage-collects it is a race (kustomize-controller prunes under the spec it reconciles with; with prune off it drops the object from its inventory and leaves it in the cluster).",
-		set, ref, was, *b.Parent, ref, ref)
+		"whether %s garbage-collects %s is a race (kustomize-controller prunes under the spec it reconciles with; with prune off it drops the object from its inventory and leaves it in the cluster).",
+		set, ref, was, *b.Parent, ref, ref, what)
 	outcome := "deletes nothing"
 	if h.Spec.Prune && !h.Spec.Suspend {
 		outcome = "deletes it for certain"

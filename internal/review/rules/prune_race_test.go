@@ -62,6 +62,18 @@ func TestPruneFlipRace(t *testing.T) {
 			sugg: "Merge `prune: true` on Kustomization flux-system/a first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes it for certain. If PersistentVolumeClaim/default/data must survive",
 		},
 		{
+			// The parent flips: whether it deletes Kustomization a, whose finalizer
+			// uninstalls nothing but garbage-collects a's inventory, is the race.
+			name: "destructive-prune: the parent's prune flips and removes the Kustomization", rule: "destructive-prune",
+			base: map[string]string{tierFile("p"): tier("p", "./p", true), "p/a.yaml": tier("a", "./a", true), "a/pvc.yaml": pvc("default", "data", "")},
+			head: map[string]string{tierFile("p"): tier("p", "./p", false), "p/keep.yaml": configMap("default", "keep-p"), "a/pvc.yaml": pvc("default", "data", "")},
+			want: []want{{Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a", Object: "PersistentVolumeClaim/default/data", File: "a/pvc.yaml", Line: 2}},
+			msg: "PersistentVolumeClaim/default/data is removed from flux-system/a, which garbage-collects it: Flux deletes it; under the usual Delete reclaim policy its volume and data go too." +
+				" This change also sets `prune: false` on flux-system/p (it was `prune: true`), and its parent flux-system/flux-system applies that spec in its own reconcile, before or after flux-system/p reconciles this revision with its old spec: " +
+				"whether flux-system/p garbage-collects Kustomization flux-system/a (whose finalizer then garbage-collects its inventory) is a race (kustomize-controller prunes under the spec it reconciles with; with prune off it drops the object from its inventory and leaves it in the cluster).",
+			sugg: "Merge `prune: false` on Kustomization flux-system/p first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes nothing. If PersistentVolumeClaim/default/data must survive",
+		},
+		{
 			name: "negative: prune false at both commits", rule: "helm-uninstall",
 			base: merge(tiers(false), cm, map[string]string{"a/hr.yaml": helmRelease("default", "app", "app")}),
 			head: merge(tiers(false), cm),
