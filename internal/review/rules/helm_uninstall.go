@@ -141,7 +141,7 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	}
 	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
 	if at != hr {
-		f.Line = releaseFieldLine(head, hr, at) // the changed release target's line, inside the diff
+		f.File, f.Line = releaseFieldLine(head, hr, at) // the changed release target's line, inside the diff
 	}
 	f.Message = msg + "."
 	f.Suggestion = uninstallAdvice(name, at != hr)
