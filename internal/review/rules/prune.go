@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -195,7 +196,15 @@ func gcRaceOf(ref graph.Ref, what string, base, head *graph.Cluster) (why, first
 func withGCRace(f Finding, ref graph.Ref, base, head *graph.Cluster) Finding {
 	if why, first := gcRace(ref, base, head); why != "" {
 		f.Message += why
-		f.Suggestion = first + f.Suggestion
+		f.Suggestion = first + "Otherwise, " + lowerFirst(f.Suggestion)
 	}
 	return f
+}
+
+// lowerFirst lowers s's first letter, to continue a sentence with it.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

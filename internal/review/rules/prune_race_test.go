@@ -33,7 +33,7 @@ func TestPruneFlipRace(t *testing.T) {
 			head: merge(tiers(false), cm),
 			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2}},
 			msg:  "HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm)." + offRace,
-			sugg: offFirst + "Merge in two steps: first add the annotation `helm.sh/resource-policy: keep`",
+			sugg: offFirst + "Otherwise, merge in two steps: first add the annotation `helm.sh/resource-policy: keep`",
 		},
 		{
 			name: "destructive-prune: prune true to false and a PersistentVolumeClaim removed", rule: "destructive-prune",
@@ -41,7 +41,7 @@ func TestPruneFlipRace(t *testing.T) {
 			head: tiers(false),
 			want: []want{{Rule: "destructive-prune", Severity: Error, Kustomization: "flux-system/a", Object: "PersistentVolumeClaim/default/data", File: "a/pvc.yaml", Line: 2}},
 			msg:  "PersistentVolumeClaim/default/data is removed from flux-system/a, which garbage-collects it: Flux deletes it; under the usual Delete reclaim policy its volume and data go too." + offRace,
-			sugg: offFirst + "If PersistentVolumeClaim/default/data must survive",
+			sugg: offFirst + "Otherwise, if PersistentVolumeClaim/default/data must survive",
 		},
 		{
 			name: "prune-transient: prune true to false and an object moved", rule: "prune-transient",
@@ -49,7 +49,7 @@ func TestPruneFlipRace(t *testing.T) {
 			head: merge(tiers(false), map[string]string{"b/cm.yaml": configMap("default", "cm")}),
 			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "b/cm.yaml", Line: 2}},
 			msg:  "ConfigMap/default/cm leaves flux-system/a, which has prune enabled: neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins (a race). Flux deletes the object and re-creates it (new UID; data and dependents are lost in between)." + offRace,
-			sugg: offFirst + "Merge the move in two steps",
+			sugg: offFirst + "Otherwise, merge the move in two steps",
 		},
 		{
 			name: "destructive-prune: prune false to true and a PersistentVolumeClaim removed", rule: "destructive-prune",
@@ -59,7 +59,7 @@ func TestPruneFlipRace(t *testing.T) {
 			msg: "PersistentVolumeClaim/default/data is removed from flux-system/a, which garbage-collects it: Flux deletes it; under the usual Delete reclaim policy its volume and data go too." +
 				" This change also sets `prune: true` on flux-system/a (it was `prune: false`), and its parent flux-system/flux-system applies that spec in its own reconcile, before or after flux-system/a reconciles this revision with its old spec: " +
 				"whether flux-system/a garbage-collects it is a race (kustomize-controller prunes under the spec it reconciles with; with prune off it drops the object from its inventory and leaves it in the cluster).",
-			sugg: "Merge `prune: true` on Kustomization flux-system/a first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes it for certain. If PersistentVolumeClaim/default/data must survive",
+			sugg: "Merge `prune: true` on Kustomization flux-system/a first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes it for certain. Otherwise, if PersistentVolumeClaim/default/data must survive",
 		},
 		{
 			// The parent flips: whether it deletes Kustomization a, whose finalizer
@@ -71,7 +71,7 @@ func TestPruneFlipRace(t *testing.T) {
 			msg: "PersistentVolumeClaim/default/data is removed from flux-system/a, which garbage-collects it: Flux deletes it; under the usual Delete reclaim policy its volume and data go too." +
 				" This change also sets `prune: false` on flux-system/p (it was `prune: true`), and its parent flux-system/flux-system applies that spec in its own reconcile, before or after flux-system/p reconciles this revision with its old spec: " +
 				"whether flux-system/p garbage-collects Kustomization flux-system/a (whose finalizer then garbage-collects its inventory) is a race (kustomize-controller prunes under the spec it reconciles with; with prune off it drops the object from its inventory and leaves it in the cluster).",
-			sugg: "Merge `prune: false` on Kustomization flux-system/p first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes nothing. If PersistentVolumeClaim/default/data must survive",
+			sugg: "Merge `prune: false` on Kustomization flux-system/p first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes nothing. Otherwise, if PersistentVolumeClaim/default/data must survive",
 		},
 		{
 			name: "negative: prune false at both commits", rule: "helm-uninstall",
