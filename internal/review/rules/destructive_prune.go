@@ -55,6 +55,9 @@ func destructivePrune(base, head *graph.Cluster, _ *Env) []Finding {
 			f.Message = fmt.Sprintf("%s is no longer rendered by ResourceSet %s (applied by %s), which garbage-collects it: flux-operator deletes it%s.", o.ID, o.ResourceSet, ks.Ref, consequence(o.ID))
 			f.Suggestion = fmt.Sprintf("If %s must survive, first render it with the annotation `fluxcd.controlplane.io/prune: disabled` (merged and applied), then remove it from the ResourceSet.", o.ID)
 		}
+		if o.HelmRelease == "" && o.ResourceSet == "" {
+			f = withGCRace(f, ks.Ref, base, head)
+		}
 		if failing := failedParents(head); len(failing) > 0 {
 			f.Message += fmt.Sprintf(" %s fails at head and applies nothing, so no Kustomization it adds or changes takes the object over.", strings.Join(failing, ", "))
 			f.Suggestion = fmt.Sprintf("Fix the render-error of %s first. %s", strings.Join(failing, ", "), f.Suggestion)

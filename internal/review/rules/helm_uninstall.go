@@ -46,6 +46,9 @@ func helmUninstall(base, head *graph.Cluster, env *Env) []Finding {
 			f.Kustomization, f.Line = hr.Owner.String(), at.Line
 			f.Suggestion = pruneSuggestion(hr, hr.Owner)
 		}
+		if moved != "" || at == hr {
+			f = withGCRace(f, hr.Owner, base, head) // deleted by hr.Owner's garbage collection
+		}
 		out = append(out, f)
 	})
 	return out
@@ -71,7 +74,7 @@ func moveReason(hr, at *graph.Object, base, head *graph.Cluster, hv *view) strin
 	if mode == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s moves from %s to %s, and %s garbage-collects it on the way: %s. Deleting the HelmRelease makes helm-controller's finalizer uninstall release %s, which the HelmRelease %s applies then installs again from nothing",
+	return fmt.Sprintf("%s moves from %s to %s, and %s garbage-collects it on the way: %s. Deleting the HelmRelease makes helm-controller's finalizer uninstall release %s, which the HelmRelease applied by %s then installs again from nothing",
 		hr.ID, hr.Owner, at.Owner, hr.Owner, mode, releaseLabel(hr), at.Owner)
 }
 
@@ -138,7 +141,7 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	}
 	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
 	if at != hr {
-		f.Line = releaseFieldLine(head, hr, at) // the changed release target's line, inside the diff
+		f.File, f.Line = releaseFieldLine(head, hr, at) // the changed release target's line, inside the diff
 	}
 	f.Message = msg + "."
 	f.Suggestion = uninstallAdvice(name, at != hr)

@@ -37,7 +37,7 @@ func TestHelmUninstallMove(t *testing.T) {
 			head: merge(tiers(nil, dependsOn("a")), hrB, cm),
 			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "b/hr.yaml", Line: 2}},
 			msg: "HelmRelease.helm.toolkit.fluxcd.io/default/app moves from flux-system/a to flux-system/b, and flux-system/a garbage-collects it on the way: flux-system/b has a dependsOn path to flux-system/a, so flux-system/a always prunes first (certain). " +
-				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease flux-system/b applies then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
+				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease applied by flux-system/b then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
 			sugg: moveSugg,
 		},
 		{
@@ -46,7 +46,7 @@ func TestHelmUninstallMove(t *testing.T) {
 			head: merge(tiers(nil, nil), hrB, cm),
 			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "b/hr.yaml", Line: 2}},
 			msg: "HelmRelease.helm.toolkit.fluxcd.io/default/app moves from flux-system/a to flux-system/b, and flux-system/a garbage-collects it on the way: neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins (a race). " +
-				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease flux-system/b applies then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
+				"Deleting the HelmRelease makes helm-controller's finalizer uninstall release default/app, which the HelmRelease applied by flux-system/b then installs again from nothing: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
 			sugg: moveSugg,
 		},
 		{
@@ -84,6 +84,42 @@ func TestHelmUninstallMove(t *testing.T) {
 			checkFindings(t, got, tc.want)
 			if len(got) == 1 && (got[0].Message != tc.msg || !strings.HasPrefix(got[0].Suggestion, tc.sugg)) {
 				t.Errorf("got\n%s\n%s\nwant\n%s\n%s", got[0].Message, got[0].Suggestion, tc.msg, tc.sugg)
+			}
+		})
+	}
+}
+
+// TestHelmUninstallAtPatch: a release name set by a kustomize patch of kustomization.yaml
+// (or by the Flux Kustomization's spec.patches) is located at the patch line that sets it,
+// the line the PR changes, not at the unchanged HelmRelease manifest.
+func TestHelmUninstallAtPatch(t *testing.T) {
+	cm := chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm")})
+	hr := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app"), "a/keep.yaml": configMap("default", "keep-a")}
+	const kz = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - hr.yaml\n  - keep.yaml\n"
+	const patch = "patches:\n  - target:\n      kind: HelmRelease\n      name: app\n    patch: |\n      - op: add\n        path: /spec/releaseName\n        value: app2\n"
+	const msg = "the release target of HelmRelease.helm.toolkit.fluxcd.io/default/app changes (release name app → app2), so helm-controller uninstalls release default/app before it installs the new one: the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm)."
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+		file       string
+		line       int
+	}{
+		{"patch in kustomization.yaml", map[string]string{tierFile("a"): tier("a", "./a", true), "a/kustomization.yaml": kz},
+			map[string]string{tierFile("a"): tier("a", "./a", true), "a/kustomization.yaml": kz + patch}, "a/kustomization.yaml", 12},
+		{"patch file named by kustomization.yaml", map[string]string{tierFile("a"): tier("a", "./a", true), "a/kustomization.yaml": kz},
+			map[string]string{tierFile("a"): tier("a", "./a", true), "a/kustomization.yaml": kz + "patches:\n  - path: release-patch.yaml\n    target: {kind: HelmRelease, name: app}\n",
+				"a/release-patch.yaml": "- op: add\n  path: /spec/releaseName\n  value: app2\n"}, "a/release-patch.yaml", 2},
+		{"patch in the Flux Kustomization's spec.patches", map[string]string{tierFile("a"): tier("a", "./a", true)},
+			map[string]string{tierFile("a"): tier("a", "./a", true, strings.Split(strings.TrimSuffix(patch, "\n"), "\n")...)}, tierFile("a"), 19},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, head := renderTree(t, merge(tc.base, hr, cm)), renderTree(t, merge(tc.head, hr, cm))
+			checkBuilt(t, base)
+			checkBuilt(t, head)
+			got := changeRule(t, "helm-uninstall")(base, head, testEnv())
+			checkFindings(t, got, []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: tc.file, Line: tc.line, Msg: []string{msg}}})
+			if got[0].Message != msg {
+				t.Errorf("message %q, want %q", got[0].Message, msg)
 			}
 		})
 	}

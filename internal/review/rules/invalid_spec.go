@@ -51,6 +51,11 @@ func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 		f := objectFinding("invalid-spec", Error, c.Name, o, ks.Ref)
 		if o.HelmRelease == "" && field != "" {
 			f.Line = fieldLine(c, o, field)
+			if keys := strings.Split(listIndex.ReplaceAllString(field, ""), "."); f.Line == o.Line {
+				if file, line, ok := patchedField(c, o, keys[len(keys)-1]); ok {
+					f.File, f.Line = file, line // set by a patch: fixed there
+				}
+			}
 		}
 		f.Message = fmt.Sprintf("%s is rejected by the API server (%s): %s; %s on every reconcile.", o.ID, schema, msg, applierFails(ks, o))
 		switch {
@@ -61,7 +66,7 @@ func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 		case o.HelmRelease != "":
 			f.Suggestion = fmt.Sprintf("Fix what the chart template %s renders (its values in HelmRelease %s) so that %s is valid.", o.Template, o.HelmRelease, orWhole(field))
 		default:
-			f.Suggestion = fmt.Sprintf("Fix %s at %s:%d so that the API server accepts the %s.", orWhole(field), o.File, f.Line, o.ID.Kind)
+			f.Suggestion = fmt.Sprintf("Fix %s at %s:%d so that the API server accepts the %s.", orWhole(field), f.File, f.Line, o.ID.Kind)
 		}
 		out = append(out, f)
 	})

@@ -60,6 +60,15 @@ func TestInvalidSpec(t *testing.T) {
 				Sugg: []string{"Fix spec.replicas at apps/web.yaml:7 so that the API server accepts the Deployment."}}},
 		},
 		{
+			// The field comes from a patch of kustomization.yaml: fixed there.
+			name: "a Deployment's replicas set to a string by a patch",
+			files: merge(tiers, map[string]string{"apps/web.yaml": strings.Replace(web("3"), "  replicas: 3\n", "", 1),
+				"apps/kustomization.yaml": "resources:\n  - web.yaml\npatches:\n  - target: {kind: Deployment, name: web}\n    patch: |\n      - op: add\n        path: /spec/replicas\n        value: three\n"}),
+			want: []want{{Rule: "invalid-spec", Severity: Error, Kustomization: "flux-system/apps", Object: "Deployment.apps/default/web", File: "apps/kustomization.yaml", Line: 7,
+				Msg:  []string{"Deployment.apps/default/web is rejected by the API server (the apps/v1 Deployment type): spec.replicas must be an integer, got a string; kustomize-controller's dry-run of flux-system/apps fails and applies nothing on every reconcile."},
+				Sugg: []string{"Fix spec.replicas at apps/kustomization.yaml:7 so that the API server accepts the Deployment."}}},
+		},
+		{
 			name: "a chart's Deployment with replicas as a string: at the HelmRelease",
 			files: merge(tiers, chart("app", map[string]string{"templates/web.yaml": web(`"three"`)}), map[string]string{
 				"apps/hr.yaml": helmRelease("default", "app", "app"),

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -72,15 +73,115 @@ func samePath(a, b string) bool {
 // spec.releaseName, spec.targetNamespace and spec.storageNamespace that is set and differs
 // from was (nil: any that is set): the line a forge shows in the diff of a changed release
 // target. is's own line when none is.
-func releaseFieldLine(c *graph.Cluster, was, is *graph.Object) int {
+// A field that is's manifest lacks was set by a patch: the place is the patch's line
+// (patchedField), where the PR changes it.
+func releaseFieldLine(c *graph.Cluster, was, is *graph.Object) (string, int) {
 	for _, field := range []string{"releaseName", "targetNamespace", "storageNamespace"} {
 		v := bodyString(is.Body, "spec", field)
 		if v == "" || was != nil && bodyString(was.Body, "spec", field) == v {
 			continue
 		}
-		return lineAfter(c, is.File, is.Line, specKey, regexp.MustCompile(`^\s+`+field+`:`))
+		if line := lineAfter(c, is.File, is.Line, specKey, regexp.MustCompile(`^\s+`+field+`:`)); line != is.Line {
+			return is.File, line
+		}
+		if file, line, ok := patchedField(c, is, field); ok {
+			return file, line
+		}
+		return is.File, is.Line
 	}
-	return is.Line
+	return is.File, is.Line
+}
+
+// kustomizationFiles are the names kustomize reads a kustomization from
+// (konfig.RecognizedKustomizationFileNames).
+var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// patchedField locates the patch that sets field (a key name: "releaseName") on o, whose
+// own manifest lacks it: the first line naming the field in the patches of the
+// kustomization files from o's folder up to its Kustomization's path (kustomize applies a
+// folder's patches to what its resources build), in the patch files they name, then in the
+// Flux Kustomization's own spec.patches (kustomize-controller adds them to the generated
+// kustomization, fluxcd/pkg kustomize Generator). ok is false when none names it.
+func patchedField(c *graph.Cluster, o *graph.Object, field string) (string, int, bool) {
+	key := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + literal(field) + `([^A-Za-z0-9_]|$)`)
+	ks := c.Kustomizations[o.Owner]
+	top := ""
+	if ks != nil {
+		top = cleanRel(ks.Spec.Path)
+	}
+	for dir := path.Dir(cleanRel(o.File)); ; dir = path.Dir(dir) {
+		for _, name := range kustomizationFiles {
+			if file, line, ok := patchSectionLine(c, path.Join(dir, name), 1, key, true); ok {
+				return file, line, true
+			}
+		}
+		if dir == "." || dir == top || dir == "/" {
+			break
+		}
+	}
+	if ks != nil {
+		if _, line, ok := patchSectionLine(c, ks.File, ks.Line, key, false); ok {
+			return ks.File, line, true
+		}
+	}
+	return "", 0, false
+}
+
+// patchesKey opens a kustomization's list of patches (at any indentation: a Flux
+// Kustomization's is under spec).
+var patchesKey = regexp.MustCompile(`^(\s*)(patches|patchesStrategicMerge|patchesJson6902)\s*:`)
+
+// patchFile is a patch entry's `path:` to a patch file (YAML or JSON), not a JSON patch
+// operation's `path: /spec/...`.
+var patchFile = regexp.MustCompile(`^\s*-?\s*path:\s*["']?([^"'#\s]+\.(ya?ml|json))`)
+
+// patchSectionLine returns the first line at or after from in file, inside a patches list
+// of that YAML document, that matches key; with files, a patch file the list names (by
+// `path:`, relative to file's folder) is searched too, and that file's first match given.
+func patchSectionLine(c *graph.Cluster, file string, from int, key *regexp.Regexp, files bool) (string, int, bool) {
+	data, ok := c.ReadFile(file)
+	if !ok {
+		return "", 0, false
+	}
+	lines := strings.Split(string(data), "\n")
+	indent := -1 // the patches key's indentation while inside its list
+	for i := max(from-1, 0); i < len(lines); i++ {
+		l := lines[i]
+		if i >= from && strings.HasPrefix(l, "---") {
+			break
+		}
+		if m := patchesKey.FindStringSubmatch(l); m != nil {
+			indent = len(m[1])
+			continue
+		}
+		if indent < 0 || strings.TrimSpace(l) == "" {
+			continue
+		}
+		if len(l)-len(strings.TrimLeft(l, " ")) <= indent && !strings.HasPrefix(strings.TrimLeft(l, " "), "-") {
+			indent = -1 // the next key of the same level: the list is over
+			continue
+		}
+		if key.MatchString(l) && !patchFile.MatchString(l) {
+			return file, i + 1, true
+		}
+		if m := patchFile.FindStringSubmatch(l); files && m != nil {
+			p := path.Join(path.Dir(file), m[1])
+			if pl := lineAfter(c, p, 1, key); pl != 1 || lineMatches(c, p, 1, key) {
+				return p, pl, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// lineMatches reports whether line n of file matches re.
+func lineMatches(c *graph.Cluster, file string, n int, re *regexp.Regexp) bool {
+	data, ok := c.ReadFile(file)
+	if !ok {
+		return false
+	}
+	lines := strings.Split(string(data), "\n")
+	return n >= 1 && n <= len(lines) && re.MatchString(lines[n-1])
 }
 
 // keyLine locates the YAML key path (["spec", "chart", "spec", "version"]) in the

@@ -77,7 +77,7 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 				continue
 			}
 			if o.HelmRelease != "" {
-				chartMissingCRD(&f, c, o, kind, catalog)
+				chartMissingCRD(&f, c, other, o, kind, catalog)
 				out = append(out, f)
 				continue
 			}
@@ -132,9 +132,11 @@ func crdOf(id graph.ObjectID) func(*graph.Object) bool {
 // chartMissingCRD words f for an object of HelmRelease o.HelmRelease's chart: Helm's
 // install or upgrade fails building the release manifest, and nothing of the release is
 // applied. f is at the HelmRelease (o.File, o.Line).
-func chartMissingCRD(f *Finding, c *graph.Cluster, o *graph.Object, kind, catalog string) {
-	f.Message = fmt.Sprintf("%s, rendered by chart template %s of HelmRelease %s, is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. helm-controller's install or upgrade of %s fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing of the release.",
-		o.ID, o.Template, o.HelmRelease, kind, c.Name, catalog, o.HelmRelease, o.ID.Kind, o.Body.GetAPIVersion())
+func chartMissingCRD(f *Finding, c, other *graph.Cluster, o *graph.Object, kind, catalog string) {
+	fails := fmt.Sprintf("helm-controller's install or upgrade of %s fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing of the release.",
+		o.HelmRelease, o.ID.Kind, o.Body.GetAPIVersion())
+	f.Message = fmt.Sprintf("%s, rendered by chart template %s of HelmRelease %s, is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. %s",
+		o.ID, o.Template, o.HelmRelease, kind, c.Name, catalog, keptCRDClause(c, other, o.ID, fails))
 	f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster before HelmRelease %s (its chart in a HelmRelease that %s dependsOn, or its CRD manifests in a Kustomization applied first), turn off what renders %s in the values of HelmRelease %s (%s:%d), or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
 		kind, o.HelmRelease, o.HelmRelease, o.Template, o.HelmRelease, o.File, o.Line, o.ID.Group)
 }

@@ -110,3 +110,22 @@ func TestMissingCRDKept(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingCRDKeptChart: the same for a chart's own custom resource: where the CRD's
+// release ran, the kind is served and the upgrade passes; a new cluster's install fails.
+func TestMissingCRDKeptChart(t *testing.T) {
+	tiers := map[string]string{tierFile("platform"): tier("platform", "./platform", true, "wait: true"), "platform/ns.yaml": namespaceObj("default"),
+		tierFile("apps"): tier("apps", "./apps", true, dependsOn("platform")...), "apps/hr.yaml": helmRelease("default", "app", "app")}
+	charts := merge(chart("op", map[string]string{"crds/w.yaml": crd("example.com", "Widget", "widgets", "Namespaced"), "templates/cm.yaml": configMap("", "op")}),
+		chart("app", map[string]string{"templates/w.yaml": obj("example.com/v1", "Widget", "", "w1", "spec: {}")}))
+	base := renderTree(t, merge(tiers, charts, map[string]string{"platform/op.yaml": helmRelease("default", "op", "op")}))
+	head := renderTree(t, merge(tiers, charts))
+	got := stateRule(t, "missing-crd")(head, base, testEnv())
+	checkFindings(t, got, []want{{Rule: "missing-crd", Severity: Error, Kustomization: "flux-system/apps", Object: "Widget.example.com/default/w1", File: "apps/hr.yaml", Line: 2}})
+	const msg = "Widget.example.com/default/w1, rendered by chart template app/templates/w.yaml of HelmRelease default/app, is of kind Widget.example.com, which no CRD of cluster dev provides: no Kustomization or chart installs one, it is not declared preinstalled, and it is not built in. " +
+		"Clusters where release default/op ran keep CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com (a CRD of the chart's crds/ (op/crds/w.yaml), which helm-controller applies outside release default/op: the uninstall leaves it), so the kind is served there; " +
+		"a cluster bootstrapped from this commit never gets it: there helm-controller's install or upgrade of default/app fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"Widget\" in version \"example.com/v1\"' on every reconcile and applies nothing of the release."
+	if got[0].Message != msg {
+		t.Errorf("message\n%s\nwant\n%s", got[0].Message, msg)
+	}
+}

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -27,7 +29,12 @@ func garbageCollects(ref graph.Ref, base, head *graph.Cluster) bool {
 		if h.Err != nil {
 			return false
 		}
-		// Either spec may be the one in force when the owner reconciles the new revision.
+		if b.Parent == nil {
+			// The root applies its own new spec during the reconcile that runs the old one.
+			return b.Spec.Prune && !b.Spec.Suspend
+		}
+		// Either spec may be the one in force when the owner reconciles the new revision
+		// (gcRace says so in the finding).
 		return (h.Spec.Prune || b.Spec.Prune) && !(h.Spec.Suspend && b.Spec.Suspend)
 	}
 	if keptReason(ref, base, head) != "" {
@@ -136,4 +143,68 @@ func applied(c *graph.Cluster, id graph.ObjectID) []*graph.Object {
 		}
 	}
 	return out
+}
+
+// gcRace says, for Kustomization ref whose garbage collection deletes an object in a
+// finding, that the change also flips ref's `prune` or `suspend` ("" when it does not, or
+// ref is the root): its parent applies the new spec in its own reconcile, while ref
+// reconciles the new revision on its own (kustomize-controller
+// internal/controller/kustomization_indexers.go requestsForRevisionChangeOf), so either
+// spec may be in force. kustomize-controller prunes under the spec it reconciles with, and
+// records the new inventory whatever the prune setting (kustomization_controller.go
+// reconcileResources: Status.Inventory set before prune, which returns early when
+// !Spec.Prune), so under prune off the object leaves the inventory and stays. first is the
+// advice to merge the setting alone beforehand.
+//
+// When ref itself is gone at head, its parent's garbage collection deletes it (and ref's
+// finalizer its inventory): a flip on that parent is the race.
+func gcRace(ref graph.Ref, base, head *graph.Cluster) (why, first string) {
+	return gcRaceOf(ref, "it", base, head)
+}
+
+// gcRaceOf is gcRace for what ref's garbage collection deletes, named what in the message.
+func gcRaceOf(ref graph.Ref, what string, base, head *graph.Cluster) (why, first string) {
+	b, h := base.Kustomizations[ref], head.Kustomizations[ref]
+	if b == nil || b.Parent == nil {
+		return "", ""
+	}
+	if h == nil {
+		return gcRaceOf(*b.Parent, "Kustomization "+ref.String()+" (whose finalizer then garbage-collects its inventory)", base, head)
+	}
+	var set, was string
+	switch {
+	case b.Spec.Prune != h.Spec.Prune:
+		set, was = fmt.Sprintf("prune: %t", h.Spec.Prune), fmt.Sprintf("prune: %t", b.Spec.Prune)
+	case b.Spec.Suspend != h.Spec.Suspend:
+		set, was = fmt.Sprintf("suspend: %t", h.Spec.Suspend), fmt.Sprintf("suspend: %t", b.Spec.Suspend)
+	default:
+		return "", ""
+	}
+	why = fmt.Sprintf(" This change also sets `%s` on %s (it was `%s`), and its parent %s applies that spec in its own reconcile, before or after %s reconciles this revision with its old spec: "+
+		"whether %s garbage-collects %s is a race (kustomize-controller prunes under the spec it reconciles with; with prune off it drops the object from its inventory and leaves it in the cluster).",
+		set, ref, was, *b.Parent, ref, ref, what)
+	outcome := "deletes nothing"
+	if h.Spec.Prune && !h.Spec.Suspend {
+		outcome = "deletes it for certain"
+	}
+	first = fmt.Sprintf("Merge `%s` on Kustomization %s first, in its own PR, and let Flux apply it; then the rest of this change, which then %s. ", set, ref, outcome)
+	return why, first
+}
+
+// withGCRace adds gcRace's sentence and advice to f, a finding on an object that
+// Kustomization ref's garbage collection deletes.
+func withGCRace(f Finding, ref graph.Ref, base, head *graph.Cluster) Finding {
+	if why, first := gcRace(ref, base, head); why != "" {
+		f.Message += why
+		f.Suggestion = first + "Otherwise, " + lowerFirst(f.Suggestion)
+	}
+	return f
+}
+
+// lowerFirst lowers s's first letter, to continue a sentence with it.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -45,7 +45,7 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			continue // deleted, its release is uninstalled: helm-uninstall's (moveReason)
 		}
 		if mode := gcMode(m, base, head, hv); mode != "" {
-			out = append(out, transient(head.Name, m.head, old, m.base, mode))
+			out = append(out, withGCRace(transient(head.Name, m.head, old, m.base, mode), old, base, head))
 		}
 	}
 	each(base, func(ks *graph.Kustomization, o *graph.Object) {
@@ -60,7 +60,7 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 		if n := renameOnly(o, base, head); n != nil {
 			f := transient(head.Name, n, ks.Ref, o, "")
 			f.Message = fmt.Sprintf("%s becomes %s through %s's targetNamespace/namePrefix/nameSuffix: Flux creates %s as a new, empty object and prunes %s (its data and dependents go with it).", o.ID, n.ID, ks.Ref, n.ID, o.ID)
-			out = append(out, f)
+			out = append(out, withGCRace(f, ks.Ref, base, head))
 		}
 	})
 	return out

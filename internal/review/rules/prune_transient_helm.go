@@ -62,6 +62,9 @@ func helmTransient(m Move, base, head *graph.Cluster, hv *view) (Finding, bool) 
 	}
 	f.Message = msg + " Flux deletes the object and re-creates it (new UID; data and dependents are lost in between)."
 	f.Suggestion = sugg
+	if m.FromHelmRelease == "" {
+		f = withGCRace(f, b.Owner, base, head)
+	}
 	return f, true
 }
 

@@ -40,13 +40,14 @@ func releaseCollision(c, other *graph.Cluster, _ *Env) []Finding {
 			continue
 		}
 		id := h.o.ID
+		file, line := releaseFieldLine(c, nil, h.o)
 		out = append(out, Finding{
 			Rule: "release-collision", Severity: Error, Cluster: c.Name, Kustomization: h.ks.String(), Object: &id,
 			Message: fmt.Sprintf("HelmReleases %s and %s (%s:%d) both manage Helm release %q in storage namespace %s: each takes the other's release as unmanaged and upgrades it to its own chart and values, so they overwrite each other on every reconcile and each upgrade deletes what only the other's chart renders.%s",
 				h.ref, prev.ref, prev.o.File, prev.o.Line, rel.Name, rel.StorageNamespace, sharedObjects(c, prev.ref.String(), h.ref.String())),
 			Suggestion: fmt.Sprintf("Give HelmRelease %s (%s:%d) a release of its own: a distinct spec.releaseName, or another spec.storageNamespace; or remove one of the two.",
 				h.ref, h.o.File, h.o.Line),
-			File: h.o.File, Line: releaseFieldLine(c, nil, h.o), key: "release " + rel.StorageNamespace + "/" + rel.Name,
+			File: file, Line: line, key: "release " + rel.StorageNamespace + "/" + rel.Name,
 			resolvedAdvice: "Nothing to do: the HelmReleases manage releases of their own at head.",
 		})
 	}
