@@ -22,6 +22,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
 	"github.com/tiergate/tiergate/internal/render/helm/sandbox"
 	"github.com/tiergate/tiergate/internal/render/helmrelease"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // HelmRenderer renders one chart: helm.Render in process, or a sandbox Pool that runs it
@@ -304,8 +305,13 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	if err != nil {
 		return fail(fmt.Errorf("HelmRelease %s: %w", name, err))
 	}
+	if post := helmrelease.PostRendererSecrets(o.SecretFields); len(post) > 0 {
+		for _, obj := range objs {
+			kustomize.MarkSpecSecrets(obj, post)
+		}
+	}
 	approx := res.Approximate
-	if helmrelease.ReadsSecrets(hr) {
+	if helmrelease.ReadsSecrets(hr, cl) {
 		approx = append(slices.Clip(approx), "valuesFrom Secret values replaced by placeholders")
 	}
 	if substituted {

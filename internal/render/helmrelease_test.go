@@ -434,3 +434,57 @@ func TestHelmReleaseOtherChartCRDScope(t *testing.T) {
 		t.Errorf("%d releases rendered, want 2: %+v", len(ks.Releases), viewReleases(c, ks.Ref))
 	}
 }
+
+// TestHelmReleaseValuesFromTaintedConfigMap: a ConfigMap key that postBuild substitution
+// wrote from a Secret reaches the chart through valuesFrom (whole document, and valuesKey
+// with targetPath) as a placeholder, as a valuesFrom Secret does, and a Secret value
+// substituted into spec.postRenderers is a Secret field of the chart's objects (hostile2
+// n-hrcm). A plain ConfigMap key beside it reaches the chart as it is.
+func TestHelmReleaseValuesFromTaintedConfigMap(t *testing.T) {
+	files := merge(bootstrap("dev"), webChart(), map[string]string{
+		"clusters/dev/apps.yaml": ks("config", "./config") + "---\n" +
+			ks("apps", "./apps", "dependsOn: [{name: config}]", "postBuild:", "  substituteFrom:", "    - {kind: Secret, name: cluster-secrets}"),
+		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, namespace: flux-system}\nstringData: {TOK: Zq8wLk3vPx, SH: kx7}\n",
+		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-vals, namespace: apps}\ndata:\n  values.yaml: |\n    token: ${TOK}\n  single: \"${TOK}\"\n  plain: \"7\"\n",
+		"apps/web.yaml": hr("web", gitChart, "valuesFrom:",
+			"    - {kind: ConfigMap, name: web-vals}",
+			"    - {kind: ConfigMap, name: web-vals, valuesKey: single, targetPath: extra.tok}",
+			"    - {kind: ConfigMap, name: web-vals, valuesKey: plain, targetPath: replicas}",
+			"postRenderers:",
+			"  - kustomize:",
+			"      patches:",
+			"        - target: {kind: Deployment}",
+			"          patch: |",
+			"            - {op: add, path: /metadata/labels, value: {pr: q-${SH}}}"),
+	})
+	g, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Clusters[0]
+	dep := c.Owners[graph.ObjectID{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web-web"}]
+	if len(dep) != 1 {
+		t.Fatalf("Deployment not rendered: %+v", viewReleases(c, graph.Ref{Namespace: "flux-system", Name: "apps"}))
+	}
+	env, _, _ := unstructured.NestedSlice(dep[0].Body.Object, "spec", "template", "spec", "containers")
+	if got, want := env[0].(map[string]any)["env"].([]any)[0].(map[string]any)["value"], helmrelease.SecretPlaceholder("Zq8wLk3vPx"); got != want {
+		t.Errorf("TOKEN = %v, want the placeholder %s", got, want)
+	}
+	if got, _, _ := unstructured.NestedInt64(dep[0].Body.Object, "spec", "replicas"); got != 7 {
+		t.Errorf("replicas = %d, want the plain ConfigMap's 7", got)
+	}
+	rel := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Releases[0]
+	if got, want := rel.Values["extra"], map[string]any{"tok": helmrelease.SecretPlaceholder("Zq8wLk3vPx")}; !cmp.Equal(got, want) {
+		t.Errorf("values extra = %v, want %v", got, want)
+	}
+	if d := cmp.Diff([]string{"valuesFrom Secret values replaced by placeholders"}, rel.Approximate); d != "" {
+		t.Errorf("Approximate (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"token: Zq8wLk3vPx", "Zq8wLk3vPx"}, dep[0].SecretValues); d != "" {
+		t.Errorf("SecretValues (-want +got):\n%s", d)
+	}
+	want := []graph.SecretField{{Path: []string{"metadata", "labels", "pr"}, Parts: []graph.TextPart{{Text: "q-"}, {Text: "kx7", Secret: true}}}}
+	if d := cmp.Diff(want, dep[0].SecretFields); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
+	}
+}

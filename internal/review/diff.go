@@ -139,6 +139,7 @@ func yamlOf(o, other *graph.Object, head bool) string {
 	u = redactSOPS(u, other.Body, head)
 	// A Secret's own values too: they reappear in its metadata (last-applied-configuration).
 	u = redactSubstituted(u, bodySecrets(o), bodySecrets(other), head)
+	u = redactOwnMetadata(u, o, other, head)
 	data, err := yaml.Marshal(u.Object)
 	if err != nil {
 		return ""

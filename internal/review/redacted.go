@@ -19,5 +19,6 @@ func Redacted(o *graph.Object) *unstructured.Unstructured {
 		u = redact(u, none, false)
 	}
 	u = redactSOPS(u, none, false)
-	return redactSubstituted(u, bodySecrets(o), nil, false)
+	u = redactSubstituted(u, bodySecrets(o), nil, false)
+	return redactOwnMetadata(u, o, nil, false)
 }

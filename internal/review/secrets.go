@@ -48,8 +48,77 @@ func SecretStrings(graphs ...*graph.Graph) []string {
 // by value would cut every "1" or "a" of the object ("v<redacted>", "ConfigM<redacted>p");
 // render does not record where it substituted, so such a value shows where it was
 // substituted (docs/reliability.md "Secrets"); a Secret's own data is redacted whole.
+//
+// A value that stands as a word in o's own literal text (commonFinder) is left out: its
+// positions are masked (maskFields, redact, redactOwnMetadata) and replacing it elsewhere
+// would tell it.
 func bodySecrets(o *graph.Object) []string {
-	return longestFirst(append(ownSecretValues(o), o.SecretValues...))
+	all := longestFirst(append(ownSecretValues(o), o.SecretValues...))
+	found := map[string]bool{}
+	newCommonFinder(all).scan(o, found)
+	return slices.DeleteFunc(all, func(s string) bool { return found[s] })
+}
+
+// lastApplied is the annotation kubectl apply keeps the whole applied object in.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// redactLastApplied returns s, a last-applied-configuration of a Secret, with the values
+// of its data and stringData replaced as the Secret's own are (redact), at their position:
+// the rest of it (kind, namespace) keeps its text even when a value is the same word.
+// False when s is not such a JSON object: the caller then replaces the Secret's values in
+// it by value.
+func redactLastApplied(s string, other *graph.Object, head bool) (string, bool) {
+	var obj map[string]any
+	if json.Unmarshal([]byte(s), &obj) != nil {
+		return s, false
+	}
+	theirs := &unstructured.Unstructured{Object: map[string]any{}}
+	if other != nil && other.Body != nil {
+		if t, ok := other.Body.GetAnnotations()[lastApplied]; ok {
+			_ = json.Unmarshal([]byte(t), &theirs.Object)
+		}
+	}
+	var out strings.Builder
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // "<redacted>", as everywhere else
+	if enc.Encode(redact(&unstructured.Unstructured{Object: obj}, theirs, head).Object) != nil {
+		return s, false
+	}
+	return strings.TrimSuffix(out.String(), "\n"), true
+}
+
+// redactOwnMetadata replaces, in a Secret's labels and annotations, each of its own values
+// (ownSecretValues) by "<redacted>" ("<redacted, changed>" on the head side where other
+// does not hold it), common words included: they copy its data
+// (last-applied-configuration).
+func redactOwnMetadata(u *unstructured.Unstructured, o, other *graph.Object, head bool) *unstructured.Unstructured {
+	mine := longestFirst(ownSecretValues(o))
+	meta, _ := u.Object["metadata"].(map[string]any)
+	if len(mine) == 0 || meta == nil || meta["labels"] == nil && meta["annotations"] == nil {
+		return u
+	}
+	var theirs []string
+	if other != nil {
+		theirs = longestFirst(ownSecretValues(other))
+	}
+	c := u.DeepCopy()
+	meta = c.Object["metadata"].(map[string]any)
+	// From o's own body: the value replacement before this one (bodySecrets) knows only
+	// o's words, and would cut a value that is a word elsewhere out of kind or namespace.
+	applied, parsed := "", false
+	if s, ok := o.Body.GetAnnotations()[lastApplied]; ok {
+		applied, parsed = redactLastApplied(s, other, head)
+	}
+	for _, k := range []string{"labels", "annotations"} {
+		if m, ok := meta[k].(map[string]any); ok {
+			part := redactSubstituted(&unstructured.Unstructured{Object: m}, mine, theirs, head)
+			meta[k] = part.Object
+		}
+	}
+	if anns, ok := meta["annotations"].(map[string]any); ok && parsed {
+		anns[lastApplied] = applied
+	}
+	return c
 }
 
 // longestFirst drops values under minSecretBytes and repeats, and sorts the rest longest
@@ -352,8 +421,13 @@ func (t textRedactor) Replace(s string) string {
 func redactionOf(graphs ...*graph.Graph) redaction {
 	r := redaction{ids: map[graph.ObjectID]graph.ObjectID{}}
 	texts := map[string]string{}
-	for _, v := range SecretStrings(graphs...) {
-		texts[v] = "<redacted>"
+	values := SecretStrings(graphs...)
+	fieldTexts := secretFieldTexts(graphs...)
+	common := commonSecrets(longestFirst(append(slices.Clone(values), fieldTexts...)), graphs...)
+	for _, v := range values {
+		if !common[v] {
+			texts[v] = "<redacted>"
+		}
 	}
 	for _, g := range graphs {
 		if g == nil {
@@ -363,7 +437,7 @@ func redactionOf(graphs ...*graph.Graph) redaction {
 			for _, ks := range c.Kustomizations {
 				for _, o := range ks.Objects {
 					for _, f := range o.SecretFields {
-						if t := f.Text(); len(t) >= minSecretBytes && texts[t] == "" {
+						if t := f.Text(); len(t) >= minSecretBytes && texts[t] == "" && !common[t] {
 							texts[t] = f.Masked(func(string) string { return "<redacted>" })
 						}
 						if identityField(o, f) {
@@ -393,6 +467,27 @@ func redactionOf(graphs ...*graph.Graph) redaction {
 		}
 	}
 	return r
+}
+
+// secretFieldTexts lists the whole texts of the fields substitution wrote from a Secret,
+// in every object of the graphs.
+func secretFieldTexts(graphs ...*graph.Graph) []string {
+	var out []string
+	for _, g := range graphs {
+		if g == nil {
+			continue
+		}
+		for _, c := range g.Clusters {
+			for _, ks := range c.Kustomizations {
+				for _, o := range ks.Objects {
+					for _, f := range o.SecretFields {
+						out = append(out, f.Text())
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // replacer replaces each text of r by what it shows, longest first (strings.Replacer

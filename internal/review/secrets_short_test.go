@@ -55,7 +55,7 @@ spec:
 `,
 		// ONE "1", THREE "abc", FOUR "abcd".
 		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\ndata: {ONE: MQ==, THREE: YWJj, FOUR: YWJjZA==}\n",
-		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata:\n  one: \"${ONE}\"\n  three: \"${THREE}\"\n  four: \"${FOUR}\"\n  text: \"1 abc abcd\"\n",
+		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata:\n  one: \"${ONE}\"\n  three: \"${THREE}\"\n  four: \"${FOUR}\"\n  text: \"1 abc abcdef\"\n",
 	}
 	g := renderFiles(t, files)
 	c := g.Cluster("dev")
@@ -84,7 +84,7 @@ spec:
 	if diff := cmp.Diff([]string{"YWJjZA==", "MQ==", "YWJj", "abcd"}, SecretStrings(g)); diff != "" {
 		t.Errorf("SecretStrings (-want +got):\n%s", diff)
 	}
-	wantCM := map[string]any{"one": "<redacted>", "three": "<redacted>", "four": "<redacted>", "text": "1 abc <redacted>"}
+	wantCM := map[string]any{"one": "<redacted>", "three": "<redacted>", "four": "<redacted>", "text": "1 abc <redacted>ef"}
 	if diff := cmp.Diff(wantCM, Redacted(cm).Object["data"]); diff != "" {
 		t.Errorf("Redacted ConfigMap data (-want +got):\n%s", diff)
 	}
@@ -210,5 +210,63 @@ func TestShortSecretReferences(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("findings (-want +got):\n%s", d)
+	}
+}
+
+// TestCommonWordSecretValue: a Secret value that is a common word ("default", also the
+// namespace of most objects; "Secret", a kind) is redacted at its positions only — the
+// Secret's data, its own last-applied-configuration, the field substituted from it — and
+// not wherever the word stands, which would tell the value (hostile2 n-malformed, "word").
+// A value that is no word of the literal text ("s3cr3t-word") is still redacted by value
+// in the comment.
+func TestCommonWordSecretValue(t *testing.T) {
+	side := func(v string) map[string]string {
+		last := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"default","k2":"Secret","k3":"s3cr3t-word"}}`
+		return map[string]string{
+			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: word}]}}\n",
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word}\n",
+			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings}\n",
+		}
+	}
+	base, head := renderFiles(t, side("a")), renderFiles(t, side("b"))
+	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	var got []string
+	for _, c := range r.Added {
+		got = append(got, "added "+c.Object.String()+"\n"+c.Diff)
+	}
+	for _, c := range r.Removed {
+		got = append(got, "removed "+c.Object.String())
+	}
+	for _, c := range r.Changed {
+		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
+	}
+	want := []string{
+		"added ConfigMap/default/word-b\n",
+		"removed ConfigMap/default/word-a",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("report (-want +got):\n%s", d)
+	}
+	sec := Redacted(head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "secrets"}].Objects[0])
+	wantLast := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"<redacted>","k2":"<redacted>","k3":"<redacted>"}}`
+	if got := sec.GetAnnotations()["kubectl.kubernetes.io/last-applied-configuration"]; got != wantLast {
+		t.Errorf("last-applied-configuration = %s, want %s", got, wantLast)
+	}
+	if got, want := sec.GetNamespace()+" "+sec.GetKind(), "flux-system Secret"; got != want {
+		t.Errorf("Secret identity shows %q, want %q", got, want)
+	}
+	cm := Redacted(head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Objects[0])
+	wantData := map[string]any{"ns": "<redacted>", "tok": "<redacted>", "note": "default settings"}
+	if d := cmp.Diff(wantData, cm.Object["data"]); d != "" {
+		t.Errorf("ConfigMap data (-want +got):\n%s", d)
+	}
+	if got := cm.GetNamespace(); got != "default" {
+		t.Errorf("ConfigMap namespace shows %q, want default", got)
+	}
+	if got, want := RedactGraphText("ns default, kind Secret, tok s3cr3t-word", head), "ns default, kind Secret, tok <redacted>"; got != want {
+		t.Errorf("RedactGraphText = %q, want %q", got, want)
 	}
 }

@@ -69,6 +69,16 @@ func (p PlaceholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj c
 	if err := p.Client.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
+	if cm, ok := obj.(*corev1.ConfigMap); ok {
+		// A ConfigMap key substitution wrote from a Secret holds a Secret value: taint
+		// follows the value, whatever kind carries it.
+		for k := range secretKeys(p.Client, key) {
+			if v, ok := cm.Data[k]; ok {
+				cm.Data[k] = string(placeholderValue([]byte(v), p.Defaults))
+			}
+		}
+		return nil
+	}
 	sec, ok := obj.(*corev1.Secret)
 	if !ok {
 		return nil
@@ -133,15 +143,50 @@ func placeholderLeaves(x any, declared any, top bool) any {
 	return x
 }
 
-// ReadsSecrets reports whether hr has a valuesFrom Secret.
-func ReadsSecrets(hr *unstructured.Unstructured) bool {
+// secretKeys returns the keys of ConfigMap key that postBuild substitution wrote from a
+// Secret, when c knows them (graph.SecretKeys, render's Store client).
+func secretKeys(c client.Client, key client.ObjectKey) map[string]bool {
+	if sk, ok := c.(graph.SecretKeys); ok {
+		return sk.SecretKeys(key.Namespace, key.Name)
+	}
+	return nil
+}
+
+// ReadsSecrets reports whether hr has a valuesFrom Secret, or a valuesFrom ConfigMap with a
+// key substitution wrote from a Secret (secretKeys of cl).
+func ReadsSecrets(hr *unstructured.Unstructured, cl client.Client) bool {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	for _, v := range refs {
-		if ref, _ := v.(map[string]any); values.String(ref, "kind") == "Secret" {
+		ref, _ := v.(map[string]any)
+		switch values.String(ref, "kind") {
+		case "Secret":
 			return true
+		case "ConfigMap":
+			if len(secretKeys(cl, client.ObjectKey{Namespace: hr.GetNamespace(), Name: values.String(ref, "name")})) > 0 {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// PostRendererSecrets lists the Secret-derived texts that postBuild substitution wrote
+// into hr's spec.postRenderers (fields, its Object.SecretFields): helm-controller's
+// kustomize post-renderers write them into the chart's objects (helm-controller
+// internal/postrender/build.go BuildPostRenderers, kustomize.go: patches and images).
+func PostRendererSecrets(fields []graph.SecretField) []string {
+	var out []string
+	for _, f := range fields {
+		if len(f.Path) < 2 || f.Path[0] != "spec" || f.Path[1] != "postRenderers" {
+			continue
+		}
+		for _, p := range f.Parts {
+			if p.Secret {
+				out = append(out, p.Text)
+			}
+		}
+	}
+	return out
 }
 
 // WithPlaceholderFields returns hr with every field of fields (the fields of hr postBuild

@@ -36,7 +36,8 @@ func MissingValuesFrom(ctx context.Context, hr *unstructured.Unstructured, cl cl
 	return ""
 }
 
-// SecretValues lists the values of the valuesFrom Secrets of hr, longest first: review
+// SecretValues lists the values of the valuesFrom Secrets of hr, and of the keys of its
+// valuesFrom ConfigMaps substitution wrote from a Secret (secretKeys), longest first: review
 // redacts them in the rendered objects as it redacts substituted Secret values.
 func SecretValues(ctx context.Context, hr *unstructured.Unstructured, cl client.Client) []string {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
@@ -44,6 +45,21 @@ func SecretValues(ctx context.Context, hr *unstructured.Unstructured, cl client.
 	var out []string
 	for _, v := range refs {
 		ref, _ := v.(map[string]any)
+		if values.String(ref, "kind") == "ConfigMap" {
+			key := client.ObjectKey{Namespace: hr.GetNamespace(), Name: values.String(ref, "name")}
+			cm := &corev1.ConfigMap{}
+			if keys := secretKeys(cl, key); len(keys) > 0 && cl.Get(ctx, key, cm) == nil {
+				for k := range keys {
+					leaves(cm.Data[k], func(s string) {
+						if len(s) >= 4 && !seen[s] {
+							seen[s] = true
+							out = append(out, s)
+						}
+					})
+				}
+			}
+			continue
+		}
 		if values.String(ref, "kind") != "Secret" {
 			continue
 		}
