@@ -30,6 +30,7 @@ type Snapshot struct {
 
 	mu      sync.Mutex
 	Digests map[string]string // regular file → content digest, given or computed once
+	lines   map[string][]string
 }
 
 // NewSnapshot returns an empty snapshot rendered at the absolute path root.
@@ -150,6 +151,28 @@ func (s *Snapshot) Digest(rel string) string {
 	s.Digests[rel] = d
 	s.mu.Unlock()
 	return d
+}
+
+// Lines returns rel's content split at each "\n" (strings.Split: a final newline gives a
+// last, empty line), split once per snapshot and shared by every caller, who must not
+// change it; false when rel is not a file with content. Rules locate each finding's line
+// in its file: splitting a file of N manifests for each of N findings was quadratic.
+func (s *Snapshot) Lines(rel string) ([]string, bool) {
+	data, ok := s.Data[rel]
+	if !ok {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.lines[rel]; ok {
+		return l, true
+	}
+	if s.lines == nil {
+		s.lines = map[string][]string{}
+	}
+	l := strings.Split(string(data), "\n")
+	s.lines[rel] = l
+	return l, true
 }
 
 // Digest is the content digest of a file: hex of the first 16 bytes of its SHA-256.
