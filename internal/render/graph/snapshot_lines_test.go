@@ -39,3 +39,22 @@ func TestSnapshotLines(t *testing.T) {
 		t.Errorf("Cluster.Lines(a.yaml) = %q, %t", got, ok)
 	}
 }
+
+// Memo computes a key's value once per snapshot; another key, or another snapshot, has
+// its own.
+func TestSnapshotMemo(t *testing.T) {
+	s, calls := NewSnapshot("/repo"), 0
+	mk := func(v string) func() any { return func() any { calls++; return v } }
+	if got := s.Memo("k", mk("one")); got != "one" {
+		t.Errorf("Memo(k) = %v, want one", got)
+	}
+	if got := s.Memo("k", mk("two")); got != "one" || calls != 1 {
+		t.Errorf("Memo(k) again = %v after %d calls, want one after 1", got, calls)
+	}
+	if got := s.Memo("j", mk("two")); got != "two" || calls != 2 {
+		t.Errorf("Memo(j) = %v after %d calls, want two after 2", got, calls)
+	}
+	if got := NewSnapshot("/repo").Memo("k", mk("three")); got != "three" {
+		t.Errorf("another snapshot's Memo(k) = %v, want three", got)
+	}
+}
