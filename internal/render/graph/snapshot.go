@@ -30,6 +30,8 @@ type Snapshot struct {
 
 	mu      sync.Mutex
 	Digests map[string]string // regular file → content digest, given or computed once
+	lines   map[string][]string
+	memo    map[string]any
 }
 
 // NewSnapshot returns an empty snapshot rendered at the absolute path root.
@@ -150,6 +152,47 @@ func (s *Snapshot) Digest(rel string) string {
 	s.Digests[rel] = d
 	s.mu.Unlock()
 	return d
+}
+
+// Lines returns rel's content split at each "\n" (strings.Split: a final newline gives a
+// last, empty line), split once per snapshot and shared by every caller, who must not
+// change it; false when rel is not a file with content. Rules locate each finding's line
+// in its file: splitting a file of N manifests for each of N findings was quadratic.
+func (s *Snapshot) Lines(rel string) ([]string, bool) {
+	data, ok := s.Data[rel]
+	if !ok {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.lines[rel]; ok {
+		return l, true
+	}
+	if s.lines == nil {
+		s.lines = map[string][]string{}
+	}
+	l := strings.Split(string(data), "\n")
+	s.lines[rel] = l
+	return l, true
+}
+
+// Memo returns the value compute returned for key the first time Memo was asked for it on
+// this snapshot: what a reader derives from the snapshot's files (a file's parsed
+// documents) is derived once per snapshot, not once per question. compute runs under the
+// snapshot's lock and must not call the snapshot's methods that take it (Lines, Digest,
+// Memo); key should name the reader and the file.
+func (s *Snapshot) Memo(key string, compute func() any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.memo[key]; ok {
+		return v
+	}
+	if s.memo == nil {
+		s.memo = map[string]any{}
+	}
+	v := compute()
+	s.memo[key] = v
+	return v
 }
 
 // Digest is the content digest of a file: hex of the first 16 bytes of its SHA-256.

@@ -537,6 +537,15 @@ func (c *Cluster) ReadFile(rel string) ([]byte, bool) {
 	return c.Source.Read(rel)
 }
 
+// Lines is Source.Lines: the lines of the repo-relative file rel of the artifact, split
+// once and shared (read only); false when the cluster has no artifact or rel no content.
+func (c *Cluster) Lines(rel string) ([]string, bool) {
+	if c.Source == nil {
+		return nil, false
+	}
+	return c.Source.Lines(rel)
+}
+
 // HoldsManifests reports whether the repo-relative folder dir ("" or "." for the root) of
 // the artifact the cluster was rendered from holds a YAML file at any depth: whether a
 // Kustomization whose path is dir still finds something to build (kustomize-controller fails

@@ -209,13 +209,12 @@ func guardKey(c *graph.Cluster, hr *graph.Object, loc string) string {
 		return ""
 	}
 	dir := strings.TrimPrefix(path.Clean(bodyString(hr.Body, "spec", "chart", "spec", "chart")), "/")
-	data, ok := c.ReadFile(path.Join(dir, m[2]))
+	lines, ok := c.Lines(path.Join(dir, m[2]))
 	if !ok {
 		return ""
 	}
 	line, _ := strconv.Atoi(m[3])
 	col, _ := strconv.Atoi(m[4])
-	lines := strings.Split(string(data), "\n")
 	if line < 1 || line > len(lines) {
 		return ""
 	}

@@ -1,10 +1,7 @@
 package rules
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 
@@ -160,26 +157,7 @@ func nameAt(c *graph.Cluster, file string, line int) (string, int) {
 }
 
 // docMapAt returns the top-level mapping of the document of file whose `kind:` key is on
-// line; nil when there is none or the file does not parse.
+// line; nil when there is none or the file does not parse before it.
 func docMapAt(c *graph.Cluster, file string, line int) *yaml.Node {
-	data, ok := c.ReadFile(file)
-	if !ok {
-		return nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var n yaml.Node
-		if err := dec.Decode(&n); errors.Is(err, io.EOF) || err != nil {
-			return nil
-		}
-		if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
-			continue
-		}
-		m := n.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == "kind" && m.Content[i].Line == line {
-				return m
-			}
-		}
-	}
+	return docsOf(c, file).byAnyKind[line]
 }

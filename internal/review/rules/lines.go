@@ -12,11 +12,10 @@ import (
 // lineAfter returns the line, at or after from in file (of c's artifact), that matches
 // the last of patterns, each searched after the previous one; from when one is missing.
 func lineAfter(c *graph.Cluster, file string, from int, patterns ...*regexp.Regexp) int {
-	data, ok := c.ReadFile(file)
+	lines, ok := c.Lines(file)
 	if !ok {
 		return from
 	}
-	lines := strings.Split(string(data), "\n")
 	i := max(from-1, 0)
 	for _, p := range patterns {
 		for ; i < len(lines); i++ {
@@ -191,11 +190,10 @@ func lineMatches(c *graph.Cluster, file string, n int, re *regexp.Regexp) bool {
 // keys were found. A flow mapping (`values: {a: 1}`) has no child lines: the search stops
 // at its key.
 func keyLine(c *graph.Cluster, file string, from int, path ...string) (int, int) {
-	data, ok := c.ReadFile(file)
+	lines, ok := c.Lines(file)
 	if !ok || from < 1 {
 		return from, 0
 	}
-	lines := strings.Split(string(data), "\n")
 	if from > len(lines) {
 		return from, 0
 	}
@@ -259,8 +257,7 @@ func valueLine(c *graph.Cluster, file string, from int, value string, path ...st
 	if n != len(path) {
 		return from, false
 	}
-	data, _ := c.ReadFile(file)
-	lines := strings.Split(string(data), "\n")
+	lines, _ := c.Lines(file)
 	ind, _, _ := yamlKey(lines[start-1])
 	sets := regexp.MustCompile(`(^|[\s{,])[^\s{},:#]+:\s*["']?` + literal(value) + `["']?\s*($|[,}#])`)
 	for i := start - 1; i < len(lines); i++ {

@@ -165,11 +165,10 @@ func typeChangeLine(c *graph.Cluster, o *graph.Object, tc graph.TypeChange) (int
 	}
 	from, _ := keyLine(c, o.File, o.Line, keys...)
 	line := lineAfter(c, o.File, from, regexp.MustCompile(`\$\{`+literal(tc.Vars[0])+`([^A-Za-z0-9_]|$)`))
-	data, ok := c.ReadFile(o.File)
+	lines, ok := c.Lines(o.File)
 	if !ok {
 		return line, false
 	}
-	lines := strings.Split(string(data), "\n")
 	if line < 1 || line > len(lines) {
 		return line, false
 	}

@@ -1,12 +1,7 @@
 package rules
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -56,40 +51,25 @@ func targetNamespaceRenamesNamespace(c, _ *graph.Cluster, _ *Env) []Finding {
 	return out
 }
 
-// docAt returns the kind and metadata.name of the document of file whose `kind:` key is on
-// line; "" when there is none.
+// docAt returns the kind and metadata.name of the document of file whose `kind:` key (the
+// last, if repeated) is on line; "" when there is none.
 func docAt(c *graph.Cluster, file string, line int) (kind, name string) {
-	data, ok := c.ReadFile(file)
-	if !ok {
+	m := docsOf(c, file).byLastKind[line]
+	if m == nil {
 		return "", ""
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var n yaml.Node
-		if err := dec.Decode(&n); errors.Is(err, io.EOF) || err != nil {
-			return "", ""
-		}
-		if len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
-			continue
-		}
-		m := n.Content[0]
-		kindLine := 0
-		kind, name = "", ""
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			switch m.Content[i].Value {
-			case "kind":
-				kindLine, kind = m.Content[i].Line, m.Content[i+1].Value
-			case "metadata":
-				md := m.Content[i+1]
-				for j := 0; j+1 < len(md.Content); j += 2 {
-					if md.Content[j].Value == "name" {
-						name = md.Content[j+1].Value
-					}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		switch m.Content[i].Value {
+		case "kind":
+			kind = m.Content[i+1].Value
+		case "metadata":
+			md := m.Content[i+1]
+			for j := 0; j+1 < len(md.Content); j += 2 {
+				if md.Content[j].Value == "name" {
+					name = md.Content[j+1].Value
 				}
 			}
 		}
-		if kindLine == line {
-			return kind, name
-		}
 	}
+	return kind, name
 }
