@@ -10,6 +10,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/schemalock"
 )
 
 func cacheFleet() map[string]string {
@@ -147,6 +148,82 @@ func TestKustomizeBuildIsolatesOpenAPI(t *testing.T) {
 			if d := cmp.Diff(replaced, items(g, "b-plain")); d != "" {
 				t.Errorf("exact=%v: b-plain items (-want +got):\n%s", exact, d)
 			}
+		}
+	}
+}
+
+// svc and svcPatch: a Service and a strategic-merge patch of a port of the same name and
+// another number. The builtin schema merges ports by port: two ports. Without it kyaml
+// takes "name" as the key: one port, 8080.
+const (
+	svc = `apiVersion: v1
+kind: Service
+metadata:
+  name: s
+  namespace: default
+spec:
+  ports:
+  - name: http
+    port: 80
+`
+	svcPatch = `- patch: |
+    apiVersion: v1
+    kind: Service
+    metadata:
+      name: s
+      namespace: default
+    spec:
+      ports:
+      - name: http
+        port: 8080
+`
+)
+
+// TestFirstBuildParsesSchemaOnNeed: the process's first build runs on the schema nobody has
+// parsed (package schemalock): a render whose one build has no strategic-merge patch never
+// parses it, and a first build with an `openapi:` field, stopped and run again on the
+// preloaded builtin schema as fluxcd/pkg/kustomize.Build runs every build, gives what a
+// later build gives: its custom kind merged by the custom key, its Service by the builtin
+// one. (kyaml gives the same here without the preload; the rerun keeps Build's order.)
+func TestFirstBuildParsesSchemaOnNeed(t *testing.T) {
+	plain := tree(t, bootstrap("dev"))
+	schemalock.Restart()
+	if _, err := Render(context.Background(), plain, Options{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := schemalock.Parses(); got != 0 {
+		t.Errorf("a render of one plain build parsed the schema %d times, want 0", got)
+	}
+	custom := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/kustomization.yaml": "resources: [kind.yaml, svc.yaml]\nopenapi:\n  path: schema.json\n" + openAPIPatch + svcPatch,
+		"clusters/dev/kind.yaml":          openAPIKind,
+		"clusters/dev/svc.yaml":           svc,
+		"clusters/dev/schema.json":        openAPISchema,
+	}))
+	merged := []any{map[string]any{"name": "b", "value": "2"}, map[string]any{"name": "a", "value": "1"}}
+	ports := []any{map[string]any{"name": "http", "port": int64(8080)}, map[string]any{"name": "http", "port": int64(80)}}
+	for i, restart := range []bool{true, false} { // the first build of a process, then a later one
+		if restart {
+			schemalock.Restart()
+		}
+		g, err := Render(context.Background(), custom, Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var items []any
+		for _, o := range g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "flux-system"}].Objects {
+			switch o.Body.GetKind() {
+			case "MyKind":
+				items, _, _ = unstructuredSlice(o.Body.Object, "spec", "items")
+			case "Service":
+				got, _, _ := unstructuredSlice(o.Body.Object, "spec", "ports")
+				if d := cmp.Diff(ports, got); d != "" {
+					t.Errorf("render %d: Service ports (-want +got):\n%s", i, d)
+				}
+			}
+		}
+		if d := cmp.Diff(merged, items); d != "" {
+			t.Errorf("render %d: MyKind items (-want +got):\n%s", i, d)
 		}
 	}
 }

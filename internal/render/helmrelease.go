@@ -421,8 +421,8 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 			if v, ok := r.shared.find(key, nil); ok {
 				return v.release.res, v.release.err
 			}
-			if res, err, ok := r.shared.loadRelease(key); ok {
-				r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: releaseBytes(key, res)})
+			if res, err, size, ok := r.shared.loadRelease(key); ok {
+				r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: size})
 				return res, err
 			}
 		}

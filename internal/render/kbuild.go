@@ -3,15 +3,14 @@ package render
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/schemalock"
 )
 
 // kustomizeDir runs kustomize on dir through the filesystem layers that layers makes (a
@@ -22,68 +21,61 @@ func (r *renderer) kustomizeDir(layers func() (*fsys.GuardFS, *fsys.RemoteFS), d
 	gfs, rfs := layers()
 	if r.exact {
 		// Build resets the global schema and may leave a custom one: it runs alone.
-		schemaMu.Lock()
-		defer schemaMu.Unlock()
-		schemaDirty = true
-		res, err := fluxkustomize.Build(gfs, dir)
+		var res resmap.ResMap
+		var err error
+		schemalock.Exclusive(func() { res, err = fluxkustomize.Build(gfs, dir) })
 		return res, gfs, rfs, err
 	}
-	res, err, again := kustomizeShared(gfs, rfs, dir)
-	if !again {
+	if res, err, ok := kustomizeShared(gfs, rfs, dir); ok {
 		return res, gfs, rfs, err
 	}
-	gfs, rfs = layers()
-	res, err = kustomizeAlone(gfs, rfs, dir)
-	return res, gfs, rfs, err
+	b := schemalock.Alone(func(pristine bool) (aloneBuild, bool, bool) {
+		gfs, rfs := layers()
+		if pristine {
+			rfs.RefuseOpenAPI()
+		}
+		res, err := runKrusty(gfs, dir)
+		stopped := pristine && rfs.SetsOpenAPI()
+		return aloneBuild{res, gfs, rfs, err}, stopped, errors.Is(err, errPanic) || rfs.SetsOpenAPI()
+	})
+	return b.res, b.gfs, b.rfs, b.err
+}
+
+// aloneBuild is what a build run alone gives kustomizeDir.
+type aloneBuild struct {
+	res resmap.ResMap
+	gfs *fsys.GuardFS
+	rfs *fsys.RemoteFS
+	err error
 }
 
 // kustomize keeps one OpenAPI schema for the whole process, and a kustomization file's
-// `openapi:` field replaces it (openapi.SetSchema) for every build running at that moment:
-// kubernetes-sigs/kustomize#3659, why fluxcd/pkg/kustomize.Build builds one at a time and
-// resets the schema before each build (about 40 ms, 25 times a small build). tiergate
-// builds in parallel whatever cannot touch the schema, and alone what can:
-//   - kustomizeShared runs with schemaMu held shared and the remote layer set to refuse a
-//     kustomization file that may carry an `openapi:` field, before krusty sees it. Such a
-//     build stops there and is done again by kustomizeAlone.
-//   - kustomizeAlone holds schemaMu exclusively, resets the schema first if an earlier
-//     build may have changed it, and lets krusty set it.
+// `openapi:` field replaces it for every build running at that moment (package schemalock).
+// tiergate builds in parallel whatever cannot touch the schema, and alone what can:
+//   - kustomizeShared runs with the builtin schema held shared and the remote layer set to
+//     refuse a kustomization file that may carry an `openapi:` field, before krusty sees
+//     it. Such a build stops there and is done again alone.
+//   - schemalock.Alone holds the schema exclusively, resets it and preloads the builtin
+//     one first if an earlier build may have changed it, and lets krusty set it. The
+//     process's first build runs there too, on the schema nobody has parsed yet, refusing
+//     `openapi:` fields like a shared build: kyaml parses the builtin schema only if that
+//     build needs it (a review whose only build is discovery's never does).
 //
 // Every build so starts from the builtin schema alone, as with Build.
-// TestKustomizeBuildIsolatesOpenAPI and TestParallelBuildsIsolateOpenAPI cover it.
-var (
-	schemaMu sync.RWMutex
-	// schemaDirty (under schemaMu) is set when the global schema may differ from the
-	// builtin one: after a build that read an openapi field, or panicked, while alone.
-	schemaDirty = true
-)
+// TestKustomizeBuildIsolatesOpenAPI, TestParallelBuildsIsolateOpenAPI and
+// TestFirstBuildParsesSchemaOnNeed cover it.
 
-// kustomizeShared runs krusty alongside other builds; again reports that it stopped at a
-// possible `openapi:` field, or found the schema dirty, and must be done alone.
-func kustomizeShared(gfs *fsys.GuardFS, rfs *fsys.RemoteFS, dir string) (res resmap.ResMap, err error, again bool) {
-	schemaMu.RLock()
-	defer schemaMu.RUnlock()
-	if schemaDirty {
-		return nil, nil, true
+// kustomizeShared runs krusty alongside other builds; ok is false when it did not run, or
+// stopped at a possible `openapi:` field, and must be done alone.
+func kustomizeShared(gfs *fsys.GuardFS, rfs *fsys.RemoteFS, dir string) (res resmap.ResMap, err error, ok bool) {
+	release, ok := schemalock.Shared()
+	if !ok {
+		return nil, nil, false
 	}
+	defer release()
 	rfs.RefuseOpenAPI()
 	res, err = runKrusty(gfs, dir)
-	return res, err, rfs.SetsOpenAPI()
-}
-
-// kustomizeAlone runs krusty with no other build running, from the builtin schema.
-func kustomizeAlone(gfs *fsys.GuardFS, rfs *fsys.RemoteFS, dir string) (resmap.ResMap, error) {
-	schemaMu.Lock()
-	defer schemaMu.Unlock()
-	if schemaDirty {
-		openapi.ResetOpenAPI()
-		_ = openapi.Schema()
-		schemaDirty = false
-	}
-	res, err := runKrusty(gfs, dir)
-	if err != nil && errors.Is(err, errPanic) || rfs.SetsOpenAPI() {
-		schemaDirty = true
-	}
-	return res, err
+	return res, err, !rfs.SetsOpenAPI()
 }
 
 // errPanic wraps a recovered kustomize panic.

@@ -190,31 +190,36 @@ type diskRelease struct {
 
 // loadRelease returns the stored render kept under key (renderChart's key: the chart's
 // digest, the values, the HelmRelease and the cluster's versions). Objects decode as
-// Kubernetes objects do (whole numbers int64, others float64).
-func (c *Cache) loadRelease(key string) (*helm.Result, error, bool) {
+// Kubernetes objects do (whole numbers int64, others float64). size is releaseBytes's
+// estimate of the memory the render holds, from the stored text.
+func (c *Cache) loadRelease(key string) (*helm.Result, error, int64, bool) {
 	if c == nil || c.disk == nil {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	data, ok := c.disk.Get(key)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	var rec diskRelease
 	if json.Unmarshal(data, &rec) != nil {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	if rec.Err != "" {
-		return nil, errors.New(rec.Err), true
+		return nil, errors.New(rec.Err), releaseBytes(key, nil), true
 	}
 	res := &helm.Result{Approximate: rec.Approximate, UnmatchedPatches: rec.UnmatchedPatches, SkippedCRDs: rec.SkippedCRDs, Docs: make([]helm.Doc, len(rec.Docs))}
+	size := releaseBytes(key, nil)
 	for i, d := range rec.Docs {
 		var obj map[string]any
 		if utiljson.Unmarshal(d.Object, &obj) != nil || obj == nil {
-			return nil, nil, false
+			return nil, nil, 0, false
 		}
 		res.Docs[i] = helm.Doc{Object: obj, Template: d.Template, Hook: d.Hook, CRD: d.CRD}
+		// The stored object is json.Marshal's text of it (saveRelease): releaseBytes's
+		// measure, without marshalling it again.
+		size += int64(len(d.Object)) * memPerInputByte
 	}
-	return res, nil, true
+	return res, nil, size, true
 }
 
 // saveRelease stores a chart's render under key, or its failure chartErr (Helm's own: a

@@ -44,9 +44,13 @@ func TestReleaseRoundTrip(t *testing.T) {
 	c := NewCache(1 << 20)
 	c.Persist(mapStore{})
 	c.saveRelease("k", res, nil)
-	got, err, ok := c.loadRelease("k")
+	got, err, size, ok := c.loadRelease("k")
 	if !ok || err != nil {
 		t.Fatal("saved release not found")
+	}
+	// The memory estimate is taken from the stored text: the same as of the render.
+	if want := releaseBytes("k", res); size != want {
+		t.Errorf("loaded release's size %d, want releaseBytes's %d", size, want)
 	}
 	if diff := cmp.Diff(res, got); diff != "" {
 		t.Errorf("round trip (-saved +loaded):\n%s", diff)
@@ -54,8 +58,8 @@ func TestReleaseRoundTrip(t *testing.T) {
 	// A chart's own failure is stored as Helm's message and read back as the same error.
 	msg := "execution error at (app/templates/cm.yaml:3:4): values.name is required"
 	c.saveRelease("bad", nil, errors.New(msg))
-	if got, err, ok := c.loadRelease("bad"); !ok || got != nil || err == nil || err.Error() != msg {
-		t.Errorf("stored failure = %v, %v, %v; want nil, %q, true", got, err, ok, msg)
+	if got, err, size, ok := c.loadRelease("bad"); !ok || got != nil || err == nil || err.Error() != msg || size != int64(len("bad")) {
+		t.Errorf("stored failure = %v, %v, %d, %v; want nil, %q, 3, true", got, err, size, ok, msg)
 	}
 }
 

@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/tiergate/tiergate/internal/render/schemalock"
 )
 
 // Origin labels helm-controller puts on every object of a release, CRDs included
@@ -199,8 +201,13 @@ func (k kustomizePass) run(in *bytes.Buffer) (*bytes.Buffer, error) {
 	}
 	kustomizeMu.Lock()
 	defer kustomizeMu.Unlock()
-	m, err := krusty.MakeKustomizer(&krusty.Options{LoadRestrictions: kustypes.LoadRestrictionsNone,
-		PluginConfig: kustypes.DisabledPluginConfig()}).Run(fs, ".")
+	var m resmap.ResMap
+	// The builtin schema, held shared: the Kustomization builds running beside this one
+	// may not change or parse it meanwhile (package schemalock).
+	schemalock.Builtin(func() {
+		m, err = krusty.MakeKustomizer(&krusty.Options{LoadRestrictions: kustypes.LoadRestrictionsNone,
+			PluginConfig: kustypes.DisabledPluginConfig()}).Run(fs, ".")
+	})
 	if err != nil {
 		return nil, err
 	}
