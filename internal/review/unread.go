@@ -11,11 +11,10 @@ import (
 // unreadFiles lists the files that differ between the base and head trees (added, removed or
 // changed) and that no cluster reads at either commit: outside every Kustomization's path,
 // not the file or folder of any rendered object or Kustomization, nor of an in-repo chart,
-// nor a file discovery reads (.tiergate.yaml, .sourceignore, a root's manifest). A PR made
-// only of such files has no finding because nothing applies them, which "no new findings"
-// alone does not say. Kustomize may read a file outside the path without an object coming
-// from it (a patch of ../patches): such a file is listed too, unless an object of the same
-// folder is rendered. It returns nil when a cluster's tree is not known (a graph from
+// nor a file discovery reads (.tiergate.yaml, .sourceignore, a root's manifest), nor under
+// a top folder that a kustomization.yaml the clusters read names (kustomize may read a patch
+// or component there without an object coming from it). A PR made only of such files has
+// no finding because nothing applies them, which "no new findings" alone does not say. It returns nil when a cluster's tree is not known (a graph from
 // another process's cache), when the clusters do not share one tree (mapped sources), and
 // when a Kustomization was not built (unknownReads): what it reads is unknown.
 func unreadFiles(base, head *graph.Graph) []string {
@@ -30,13 +29,58 @@ func unreadFiles(base, head *graph.Graph) []string {
 			cov.cluster(c)
 		}
 	}
+	refs := kustomizationTexts(cov, bs, hs)
 	var out []string
 	for _, f := range changedFiles(bs, hs) {
-		if !cov.reads(f) {
+		if !cov.reads(f) && !referenced(refs, f) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// kustomizationTexts are the kustomization.yaml files the clusters read, at both commits:
+// kustomize follows their resources, patches, components and generators anywhere in the
+// tree, also where no rendered object comes from.
+func kustomizationTexts(cov coverage, snaps ...*graph.Snapshot) []string {
+	var out []string
+	for _, s := range snaps {
+		if s == nil {
+			continue
+		}
+		for f, data := range s.Data {
+			switch path.Base(f) {
+			case "kustomization.yaml", "kustomization.yml", "Kustomization":
+				if cov.reads(f) {
+					out = append(out, string(data))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// referenced reports whether a kustomization file names f's first folder (or f itself, at
+// the root) as a path element ("../../archive/x", "- archive"): kustomize may then read f,
+// so it is not claimed unread. The match is loose on purpose: a claim must be certain.
+func referenced(texts []string, f string) bool {
+	seg, _, _ := strings.Cut(f, "/")
+	for _, t := range texts {
+		for i := strings.Index(t, seg); i >= 0; {
+			before := i == 0 || strings.ContainsRune("/ \t\n\"'", rune(t[i-1]))
+			end := i + len(seg)
+			after := end == len(t) || strings.ContainsRune("/ \t\r\n\"'", rune(t[end]))
+			if before && after {
+				return true
+			}
+			next := strings.Index(t[end:], seg)
+			if next < 0 {
+				break
+			}
+			i = end + next
+		}
+	}
+	return false
 }
 
 // unknownReads reports whether a Kustomization of g was not built, or not in full: one of

@@ -64,6 +64,15 @@ func TestUnreadFiles(t *testing.T) {
 		t.Errorf("unread (-want +got):\n%s", d)
 	}
 
+	// Negative: a kustomization.yaml of the path names ../basement (a patch kustomize reads
+	// there); a folder whose name only starts so is still unread.
+	head.Data["apps/kustomization.yaml"] = []byte("patches:\n  - path: ../basement/c.yaml\nresources:\n  - ../archived\n")
+	want = []string{"archive/a.yaml", "archive/gone.yaml", "archive/new/b.yaml"}
+	if d := cmp.Diff(want, unreadFiles(bg, hg)); d != "" {
+		t.Errorf("unread with a patch in basement/ (-want +got):\n%s", d)
+	}
+	delete(head.Data, "apps/kustomization.yaml")
+
 	// Negative: a cluster whose tree is not known, or two clusters on two trees (mapped
 	// sources), say nothing rather than guess.
 	unknown := clusterOn(nil)
