@@ -343,3 +343,31 @@ func TestPublishError(t *testing.T) {
 		t.Fatalf("GITHUB_OUTPUT (-want +got):\n%s", diff)
 	}
 }
+
+// With the status off the account is never learned (the workflow token may not read GET
+// /user): a re-run still finds its summary, by the marker on a Bot's comment, and its
+// review of the head, and posts neither again.
+func TestRerunCommentOnlyUnknownAccount(t *testing.T) {
+	h := newHarness(t)
+	o := allOn
+	o.Status = false
+	for run := range 2 {
+		h.gh.ResetCalls()
+		if _, err := h.run("pull_request.opened.json", false, o); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"GET /user", listed, "POST " + repoPath + "/issues/2/comments <!-- tiergate --> " + verdict, files, reviews, review}
+		if run == 1 {
+			want = []string{"GET /user", listed, files, reviews} // each run is a new process
+		}
+		if diff := cmp.Diff(want, h.calls()); diff != "" {
+			t.Fatalf("run %d: GitHub calls (-want +got):\n%s", run+1, diff)
+		}
+	}
+	if n := len(h.gh.Comments(prNumber)); n != 1 {
+		t.Errorf("%d PR comments, want the one summary", n)
+	}
+	if diff := cmp.Diff([]string{h.repo.head}, h.gh.ReviewCommits(prNumber)); diff != "" {
+		t.Errorf("reviews (-want +got):\n%s", diff)
+	}
+}

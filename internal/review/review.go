@@ -81,6 +81,7 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 	sortFindings(r.Findings)
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
+	r.Unread = unreadFiles(base, head)
 	if rd := redactionOf(base, head); len(rd.pairs) > 0 || len(rd.ids) > 0 || len(rd.tokens) > 0 {
 		redactStrings(reflect.ValueOf(r).Elem(), rd.replacer(), rd.ids)
 	}

@@ -363,7 +363,7 @@ type entry struct {
 }
 
 func newDoc(r *review.Report) *doc {
-	d := &doc{verdict: Marker + "\n" + verdictLine(r) + discoveryLine(r) + statsLine(r), partial: partialNote(r)}
+	d := &doc{verdict: Marker + "\n" + verdictLine(r) + discoveryLine(r) + statsLine(r), partial: partialNote(r) + unreadNote(r)}
 	multi := len(r.Clusters) > 1
 	for _, f := range r.Findings {
 		if !review.FirstOfCause(f) {

@@ -712,3 +712,40 @@ func TestCodeSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownUnread: changed files no cluster reads are said in the verdict and named in a
+// note, the first ten, so that "no new findings" does not read as "reviewed and safe".
+func TestMarkdownUnread(t *testing.T) {
+	r := &review.Report{Clusters: []review.ClusterSummary{{Name: "prod", Kustomizations: 2, Objects: 3}},
+		Unread: []string{"archive/apps/legacy.yaml", "archive/<redacted>.yaml"}}
+	want := Marker + `
+### ✅ tiergate: no new findings · 2 changed files no cluster reads
+
+0 existing, 0 resolved · 1 cluster, 2 Kustomizations, 3 objects
+
+> ℹ️ <b>Outside every cluster</b>: 2 changed files are read by no cluster (no Kustomization's path holds them, no rendered object or in-repo chart comes from them), so nothing here reviews them: ` + "`archive/apps/legacy.yaml`, `archive/<redacted>.yaml`" + `
+`
+	if d := cmp.Diff(want, Markdown(r, MarkdownOptions{})); d != "" {
+		t.Errorf("two files (-want +got):\n%s", d)
+	}
+	r.Unread = nil
+	for i := range 12 {
+		r.Unread = append(r.Unread, fmt.Sprintf("old/%02d.yaml", i))
+	}
+	note := "\n> ℹ️ <b>Outside every cluster</b>: 12 changed files are read by no cluster (no Kustomization's path holds them, no rendered object or in-repo chart comes from them), so nothing here reviews them: " +
+		"`old/00.yaml`, `old/01.yaml`, `old/02.yaml`, `old/03.yaml`, `old/04.yaml`, `old/05.yaml`, `old/06.yaml`, `old/07.yaml`, `old/08.yaml`, `old/09.yaml` and 2 more (the JSON report's `unread` lists them all)\n"
+	if d := cmp.Diff(note, unreadNote(r)); d != "" {
+		t.Errorf("twelve files (-want +got):\n%s", d)
+	}
+	r.Unread = []string{"old/one.yaml"}
+	if got, want := unreadNote(r), "\n> ℹ️ <b>Outside every cluster</b>: 1 changed file is read by no cluster (no Kustomization's path holds it, no rendered object or in-repo chart comes from it), so nothing here reviews it: `old/one.yaml`\n"; got != want {
+		t.Errorf("one file: %q, want %q", got, want)
+	}
+	r.Unread = nil // negative: every changed file is read
+	if got := unreadNote(r); got != "" {
+		t.Errorf("no unread file: note %q", got)
+	}
+	if got, want := verdictLine(r), "### ✅ tiergate: no new findings\n"; got != want {
+		t.Errorf("no unread file: verdict %q, want %q", got, want)
+	}
+}

@@ -127,6 +127,9 @@ func verdictLine(r *review.Report) string {
 	if nr != "" {
 		text = nr + " · " + text
 	}
+	if n := len(r.Unread); n > 0 { // "no new findings" is not "reviewed and safe" for these
+		text += " · " + plural(n, "changed file", "changed files") + " no cluster reads"
+	}
 	switch {
 	case c[rules.Error] > 0:
 		icon = "❌"
@@ -266,6 +269,29 @@ func (g *partialGroup) names() []string {
 	}
 	return out
 }
+
+// unreadNote names the changed files that no cluster reads (review.Report.Unread): no
+// finding can come from them, and the reader must know that they were not reviewed.
+func unreadNote(r *review.Report) string {
+	n := len(r.Unread)
+	if n == 0 {
+		return ""
+	}
+	var names []string
+	for _, f := range r.Unread[:min(n, maxUnreadNames)] {
+		names = append(names, code(clipTo(f, maxNameBytes)))
+	}
+	list := strings.Join(names, ", ")
+	if n > maxUnreadNames {
+		list += " and " + num(n-maxUnreadNames) + " more (the JSON report's `unread` lists them all)"
+	}
+	return "\n> ℹ️ <b>Outside every cluster</b>: " + plural(n, "changed file is", "changed files are") +
+		" read by no cluster (no Kustomization's path holds " + pick(n, "it", "them") + ", no rendered object or in-repo chart comes from " +
+		pick(n, "it", "them") + "), so nothing here reviews " + pick(n, "it", "them") + ": " + list + "\n"
+}
+
+// maxUnreadNames is how many unread files the note names.
+const maxUnreadNames = 10
 
 // notReviewedNote names each Kustomization or HelmRelease of r.Unreviewed that the partial
 // note does not (its Kustomization is not in partial, by cluster and name), with its reason:

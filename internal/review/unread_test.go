@@ -1,0 +1,106 @@
+package review
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
+
+func snapshotOf(files map[string]string) *graph.Snapshot {
+	s := graph.NewSnapshot("/tree")
+	for f, data := range files {
+		s.Data[f] = []byte(data)
+	}
+	return s
+}
+
+// clusterOn is a cluster read from snap: a root at clusters/prod applying Kustomization apps
+// (path ./apps) with one object from base/ and an in-repo chart at charts/app, plus one
+// HelmRelease whose chart is remote.
+func clusterOn(snap *graph.Snapshot) *graph.Cluster {
+	root := graph.Ref{Namespace: "flux-system", Name: "flux-system"}
+	apps := graph.Ref{Namespace: "flux-system", Name: "apps"}
+	return &graph.Cluster{Name: "prod", Source: snap, RootFile: "clusters/prod/flux-system/gotk-sync.yaml", RootDir: "clusters/prod", Root: root,
+		Kustomizations: map[graph.Ref]*graph.Kustomization{
+			root: {Ref: root, Spec: graph.Spec{Path: "./clusters/prod"}, File: "clusters/prod/flux-system/gotk-sync.yaml"},
+			apps: {Ref: apps, Spec: graph.Spec{Path: "./apps"}, File: "clusters/prod/apps.yaml",
+				Objects:            []*graph.Object{{File: "base/cm.yaml", Line: 1}},
+				Releases:           []graph.Release{{Chart: "charts/app"}},
+				HelmReleaseSkipped: []graph.ReleaseSkip{{Chart: "https://charts.example.com nginx:1.0.0", File: "apps/nginx.yaml"}}},
+		}}
+}
+
+// TestUnreadFiles: of the files a change adds, removes or edits, those outside every
+// Kustomization's path, rendered object's folder and in-repo chart are listed; the ones a
+// cluster reads, and unchanged ones, are not.
+func TestUnreadFiles(t *testing.T) {
+	same := map[string]string{
+		"clusters/prod/flux-system/gotk-sync.yaml": "root", "clusters/prod/apps.yaml": "apps", "archive/same.yaml": "same",
+	}
+	with := func(extra map[string]string) map[string]string {
+		out := map[string]string{}
+		for k, v := range same {
+			out[k] = v
+		}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return out
+	}
+	base := snapshotOf(with(map[string]string{
+		"apps/x.yaml": "1", "base/other.yaml": "1", "charts/app/values.yaml": "1", "archive/a.yaml": "1", "archive/gone.yaml": "1",
+		".sourceignore": "1", "clusters/prod/apps.yaml": "old",
+	}))
+	head := snapshotOf(with(map[string]string{
+		"apps/x.yaml": "2", "base/other.yaml": "2", "charts/app/values.yaml": "2", "archive/a.yaml": "2", "archive/new/b.yaml": "2",
+		".sourceignore": "2", ".tiergate.yaml": "2", "basement/c.yaml": "2",
+	}))
+	bg := &graph.Graph{Clusters: []*graph.Cluster{clusterOn(base)}}
+	hg := &graph.Graph{Clusters: []*graph.Cluster{clusterOn(head)}}
+	want := []string{"archive/a.yaml", "archive/gone.yaml", "archive/new/b.yaml", "basement/c.yaml"}
+	if d := cmp.Diff(want, unreadFiles(bg, hg)); d != "" {
+		t.Errorf("unread (-want +got):\n%s", d)
+	}
+
+	// Negative: a kustomization.yaml of the path names ../basement (a patch kustomize reads
+	// there); a folder whose name only starts so is still unread.
+	head.Data["apps/kustomization.yaml"] = []byte("patches:\n  - path: ../basement/c.yaml\nresources:\n  - ../archived\n")
+	want = []string{"archive/a.yaml", "archive/gone.yaml", "archive/new/b.yaml"}
+	if d := cmp.Diff(want, unreadFiles(bg, hg)); d != "" {
+		t.Errorf("unread with a patch in basement/ (-want +got):\n%s", d)
+	}
+	delete(head.Data, "apps/kustomization.yaml")
+
+	// Negative: a cluster whose tree is not known, or two clusters on two trees (mapped
+	// sources), say nothing rather than guess.
+	unknown := clusterOn(nil)
+	if got := unreadFiles(bg, &graph.Graph{Clusters: []*graph.Cluster{unknown}}); got != nil {
+		t.Errorf("unknown tree: unread = %q, want none", got)
+	}
+	other := clusterOn(snapshotOf(map[string]string{"archive/a.yaml": "3"}))
+	if got := unreadFiles(bg, &graph.Graph{Clusters: []*graph.Cluster{clusterOn(head), other}}); got != nil {
+		t.Errorf("two trees: unread = %q, want none", got)
+	}
+	// Negative: a Kustomization not built (an unmapped source, a failing build) may read
+	// anything: nothing is claimed.
+	for name, set := range map[string]func(*graph.Kustomization){
+		"skipped": func(ks *graph.Kustomization) {
+			ks.Skipped = "source OCIRepository/flux-system/flux-system is not mapped"
+		},
+		"failed": func(ks *graph.Kustomization) { ks.Err = &graph.BuildError{Message: "accumulating resources"} },
+	} {
+		c := clusterOn(head)
+		set(c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}])
+		if got := unreadFiles(bg, &graph.Graph{Clusters: []*graph.Cluster{c}}); got != nil {
+			t.Errorf("%s: unread = %q, want none", name, got)
+		}
+	}
+	// Negative: a Kustomization whose path is the repository root reads everything.
+	all := clusterOn(head)
+	all.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Spec.Path = "./"
+	if got := unreadFiles(bg, &graph.Graph{Clusters: []*graph.Cluster{all}}); got != nil {
+		t.Errorf("path ./: unread = %q, want none", got)
+	}
+}
