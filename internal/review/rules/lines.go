@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"sigs.k8s.io/kustomize/api/konfig"
+
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -91,10 +93,6 @@ func releaseFieldLine(c *graph.Cluster, was, is *graph.Object) (string, int) {
 	return is.File, is.Line
 }
 
-// kustomizationFiles are the names kustomize reads a kustomization from
-// (konfig.RecognizedKustomizationFileNames).
-var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
-
 // patchedField locates the patch that sets field (a key name: "releaseName") on o, whose
 // own manifest lacks it: the first line naming the field in the patches of the
 // kustomization files from o's folder up to its Kustomization's path (kustomize applies a
@@ -109,7 +107,7 @@ func patchedField(c *graph.Cluster, o *graph.Object, field string) (string, int,
 		top = cleanRel(ks.Spec.Path)
 	}
 	for dir := path.Dir(cleanRel(o.File)); ; dir = path.Dir(dir) {
-		for _, name := range kustomizationFiles {
+		for _, name := range konfig.RecognizedKustomizationFileNames() {
 			if file, line, ok := patchSectionLine(c, path.Join(dir, name), 1, key, true); ok {
 				return file, line, true
 			}
