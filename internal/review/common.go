@@ -1,6 +1,7 @@
 package review
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,8 +9,8 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// A Secret value that also stands as a literal word elsewhere (a namespace "default", a
-// flag "true", a team name) is not redacted by value: replacing every occurrence of the
+// A Secret value that is a word (wordLike) and also stands as a literal word elsewhere (a
+// namespace "default", a flag "true", a team name) is not redacted by value: replacing every occurrence of the
 // word would tell the value to anyone who sees where "<redacted>" appears. Such a value is
 // redacted at its positions only: a Secret's data, the fields substitution wrote from a
 // Secret (render SecretFields, whatever their length), and a Secret's own labels and
@@ -24,7 +25,16 @@ type commonFinder struct {
 	any *strings.Replacer
 }
 
+// wordLike matches a text that reads as a word or words of a language ("default",
+// "Secret", "kube-system", "PROD"), no digit in it: only such a value is worth nothing as a
+// secret and much as an oracle. A value of another shape ("hunter2", base64 that a
+// kustomize replacement copied into a ConfigMap) stays redacted by value wherever it
+// stands, even where it also stands as literal text.
+var wordLike = regexp.MustCompile(`^([A-Z]?[a-z]+|[A-Z]+)([-_.][a-z]+)*$`)
+
+// newCommonFinder finds the word-like texts among texts (wordLike); nil when there is none.
 func newCommonFinder(texts []string) *commonFinder {
+	texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return !wordLike.MatchString(t) })
 	if len(texts) == 0 {
 		return nil
 	}
