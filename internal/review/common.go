@@ -45,10 +45,10 @@ func newCommonFinder(texts []string) *commonFinder {
 	return &commonFinder{texts: texts, any: strings.NewReplacer(pairs...)}
 }
 
-// scan adds to found each text that stands as a token in o's literal text: every string,
-// number, boolean and map key of its body, except the fields substitution wrote from a
-// Secret (SecretFields with a Secret-derived part) and, in a Secret, its data,
-// stringData, labels and annotations.
+// scan adds to found each text that stands as a token in o's literal text: every map key,
+// number and boolean of its body and every string that names something (structural),
+// except the fields substitution wrote from a Secret (SecretFields with a Secret-derived
+// part) and, in a Secret, its data, stringData, labels and annotations.
 func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 	if f == nil || o.Body == nil {
 		return
@@ -79,6 +79,10 @@ func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 				walk(c, append(slices.Clip(path), strconv.Itoa(i)))
 			}
 		case nil:
+		case string:
+			if structural(path) && !skip[fieldPath(path, false)] {
+				f.leaf(x, found)
+			}
 		default:
 			if !skip[fieldPath(path, false)] {
 				f.leaf(leafText(x), found)
@@ -86,6 +90,22 @@ func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 		}
 	}
 	walk(o.Body.Object, nil)
+}
+
+// structural reports whether a string at path names something (kind, apiVersion, a name
+// or namespace field: metadata.namespace, serviceAccountName, targetNamespace): the words
+// every reader sees, whose masking tells a value. A data value is not: a kustomize
+// replacement copies a Secret's value there, and that copy stays redacted by value.
+func structural(path []string) bool {
+	if len(path) == 0 {
+		return false
+	}
+	last := path[len(path)-1]
+	if last == "kind" || last == "apiVersion" {
+		return true
+	}
+	l := strings.ToLower(last)
+	return strings.HasSuffix(l, "name") || strings.HasSuffix(l, "namespace")
 }
 
 // leaf adds to found each text standing as a token in s.
