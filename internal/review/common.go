@@ -1,6 +1,7 @@
 package review
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,8 +9,8 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// A Secret value that also stands as a literal word elsewhere (a namespace "default", a
-// flag "true", a team name) is not redacted by value: replacing every occurrence of the
+// A Secret value that is a word (wordLike) and also stands as a literal word elsewhere (a
+// namespace "default", a flag "true", a team name) is not redacted by value: replacing every occurrence of the
 // word would tell the value to anyone who sees where "<redacted>" appears. Such a value is
 // redacted at its positions only: a Secret's data, the fields substitution wrote from a
 // Secret (render SecretFields, whatever their length), and a Secret's own labels and
@@ -24,7 +25,16 @@ type commonFinder struct {
 	any *strings.Replacer
 }
 
+// wordLike matches a text that reads as a word or words of a language ("default",
+// "Secret", "kube-system", "PROD"), no digit in it: only such a value is worth nothing as a
+// secret and much as an oracle. A value of another shape ("hunter2", base64 that a
+// kustomize replacement copied into a ConfigMap) stays redacted by value wherever it
+// stands, even where it also stands as literal text.
+var wordLike = regexp.MustCompile(`^([A-Z]?[a-z]+|[A-Z]+)([-_.][a-z]+)*$`)
+
+// newCommonFinder finds the word-like texts among texts (wordLike); nil when there is none.
 func newCommonFinder(texts []string) *commonFinder {
+	texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return !wordLike.MatchString(t) })
 	if len(texts) == 0 {
 		return nil
 	}
@@ -35,10 +45,10 @@ func newCommonFinder(texts []string) *commonFinder {
 	return &commonFinder{texts: texts, any: strings.NewReplacer(pairs...)}
 }
 
-// scan adds to found each text that stands as a token in o's literal text: every string,
-// number, boolean and map key of its body, except the fields substitution wrote from a
-// Secret (SecretFields with a Secret-derived part) and, in a Secret, its data,
-// stringData, labels and annotations.
+// scan adds to found each text that stands as a token in o's literal text: every map key,
+// number and boolean of its body and every string that names something (structural),
+// except the fields substitution wrote from a Secret (SecretFields with a Secret-derived
+// part) and, in a Secret, its data, stringData, labels and annotations.
 func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 	if f == nil || o.Body == nil {
 		return
@@ -69,6 +79,10 @@ func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 				walk(c, append(slices.Clip(path), strconv.Itoa(i)))
 			}
 		case nil:
+		case string:
+			if structural(path) && !skip[fieldPath(path, false)] {
+				f.leaf(x, found)
+			}
 		default:
 			if !skip[fieldPath(path, false)] {
 				f.leaf(leafText(x), found)
@@ -76,6 +90,22 @@ func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 		}
 	}
 	walk(o.Body.Object, nil)
+}
+
+// structural reports whether a string at path names something (kind, apiVersion, a name
+// or namespace field: metadata.namespace, serviceAccountName, targetNamespace): the words
+// every reader sees, whose masking tells a value. A data value is not: a kustomize
+// replacement copies a Secret's value there, and that copy stays redacted by value.
+func structural(path []string) bool {
+	if len(path) == 0 {
+		return false
+	}
+	last := path[len(path)-1]
+	if last == "kind" || last == "apiVersion" {
+		return true
+	}
+	l := strings.ToLower(last)
+	return strings.HasSuffix(l, "name") || strings.HasSuffix(l, "namespace")
 }
 
 // leaf adds to found each text standing as a token in s.

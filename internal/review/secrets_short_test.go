@@ -217,18 +217,19 @@ func TestShortSecretReferences(t *testing.T) {
 // namespace of most objects; "Secret", a kind) is redacted at its positions only — the
 // Secret's data, its own last-applied-configuration, the field substituted from it — and
 // not wherever the word stands, which would tell the value (hostile2 n-malformed, "word").
-// A value that is no word of the literal text ("s3cr3t-word") is still redacted by value
-// in the comment.
+// A value that is no word ("s3cr3t-word", "Ne4rFv7tYu": digits) is still redacted by
+// value, even where it also stands as literal text (a copy a kustomize replacement makes);
+// so is a word ("plvqt.zr") that stands only in data, not as a name, kind or namespace.
 func TestCommonWordSecretValue(t *testing.T) {
 	side := func(v string) map[string]string {
-		last := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"default","k2":"Secret","k3":"s3cr3t-word"}}`
+		last := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"default","k2":"Secret","k3":"s3cr3t-word","k4":"Ne4rFv7tYu","k5":"plvqt.zr"}}`
 		return map[string]string{
 			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
 				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
 			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
 				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: word}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word}\n",
-			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings}\n",
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word, k4: Ne4rFv7tYu, k5: plvqt.zr}\n",
+			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings, copy: Ne4rFv7tYu, dom: plvqt.zr}\n",
 		}
 	}
 	base, head := renderFiles(t, side("a")), renderFiles(t, side("b"))
@@ -251,7 +252,7 @@ func TestCommonWordSecretValue(t *testing.T) {
 		t.Errorf("report (-want +got):\n%s", d)
 	}
 	sec := Redacted(head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "secrets"}].Objects[0])
-	wantLast := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"<redacted>","k2":"<redacted>","k3":"<redacted>"}}`
+	wantLast := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"<redacted>","k2":"<redacted>","k3":"<redacted>","k4":"<redacted>","k5":"<redacted>"}}`
 	if got := sec.GetAnnotations()["kubectl.kubernetes.io/last-applied-configuration"]; got != wantLast {
 		t.Errorf("last-applied-configuration = %s, want %s", got, wantLast)
 	}
@@ -259,7 +260,7 @@ func TestCommonWordSecretValue(t *testing.T) {
 		t.Errorf("Secret identity shows %q, want %q", got, want)
 	}
 	cm := Redacted(head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Objects[0])
-	wantData := map[string]any{"ns": "<redacted>", "tok": "<redacted>", "note": "default settings"}
+	wantData := map[string]any{"ns": "<redacted>", "tok": "<redacted>", "note": "default settings", "copy": "<redacted>", "dom": "<redacted>"}
 	if d := cmp.Diff(wantData, cm.Object["data"]); d != "" {
 		t.Errorf("ConfigMap data (-want +got):\n%s", d)
 	}
