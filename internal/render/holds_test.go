@@ -8,7 +8,8 @@ import (
 )
 
 // TestHoldsManifests: a folder holds manifests when a YAML file is in it at any depth,
-// whether or not a Kustomization builds it; a folder with only other files, or none, does not.
+// whether or not a Kustomization builds it; a folder with only other files, or none, a
+// file and a name prefix of a folder do not. The folders are gathered once per snapshot.
 func TestHoldsManifests(t *testing.T) {
 	dir := tree(t, merge(bootstrap("dev"), map[string]string{
 		"apps/deep/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",
@@ -19,7 +20,7 @@ func TestHoldsManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := g.Cluster("dev")
-	for dir, want := range map[string]bool{"./apps": true, "apps/deep/": true, "": true, "./docs": false, "gone": false, "app": false} {
+	for dir, want := range map[string]bool{"./apps": true, "apps/deep/": true, "": true, "./docs": false, "gone": false, "app": false, "/apps": true, "apps/deep/cm.yaml": false, "apps/deep/x": false} {
 		if got := c.HoldsManifests(dir); got != want {
 			t.Errorf("HoldsManifests(%q) = %t, want %t", dir, got, want)
 		}

@@ -555,12 +555,21 @@ func (c *Cluster) HoldsManifests(dir string) bool {
 		return false
 	}
 	dir = strings.Trim(path.Clean("/"+dir), "/")
-	for _, f := range c.Source.Files {
-		if dir == "" || strings.HasPrefix(f, dir+"/") {
-			return true
-		}
+	if dir == "" {
+		return len(c.Source.Files) > 0
 	}
-	return false
+	// The folders holding a YAML file, gathered once: kept asks for each Kustomization the
+	// change removes, and a scan of every file each time was quadratic.
+	holding := c.Source.Memo("graph.holding", func() any {
+		set := map[string]bool{}
+		for _, f := range c.Source.Files {
+			for d := path.Dir(f); d != "." && !set[d]; d = path.Dir(d) {
+				set[d] = true
+			}
+		}
+		return set
+	}).(map[string]bool)
+	return holding[dir]
 }
 
 // Discovery says how a graph's clusters were found.
