@@ -86,13 +86,21 @@ func Alone[T any](build func(pristine bool) (out T, stopped, dirtied bool)) T {
 	return out
 }
 
-// Builtin runs fn with the builtin schema parsed and held shared, for a krusty run whose
-// kustomization has no `openapi:` field (the post-renderer's, generated).
+// Builtin runs fn with the builtin schema, for a krusty run whose kustomization has no
+// `openapi:` field (the post-renderer's, generated): as the process's first run, alone on
+// the pristine schema (kyaml parses it on need); otherwise parsed and held shared.
 func Builtin(fn func()) {
+	mu.Lock()
+	if !dirty && !lazyDone {
+		lazyDone = true
+		defer mu.Unlock()
+		fn()
+		return
+	}
+	mu.Unlock()
 	release, ok := Shared()
 	for !ok {
 		mu.Lock()
-		lazyDone = true
 		preload()
 		mu.Unlock()
 		release, ok = Shared()
@@ -111,8 +119,9 @@ func Exclusive(fn func()) {
 }
 
 // preload resets the schema if it is dirty and parses the builtin one (under mu held
-// exclusively).
+// exclusively); the pristine schema is gone then.
 func preload() {
+	lazyDone = true
 	if dirty {
 		openapi.ResetOpenAPI()
 		parsed, dirty = false, false

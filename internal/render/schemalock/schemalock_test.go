@@ -96,21 +96,29 @@ func TestPristineBuildPanicDirties(t *testing.T) {
 	}
 }
 
-// TestBuiltinPreloads: the post-renderer's run finds the builtin schema parsed, from a
-// pristine or a dirty schema, and holds it shared.
+// TestBuiltinPreloads: the post-renderer's run, as the process's first, runs alone on the
+// pristine schema; after a build, or on a dirty schema, it finds the builtin one parsed and
+// holds it shared.
 func TestBuiltinPreloads(t *testing.T) {
-	for _, dirtyFirst := range []bool{false, true} {
+	for _, tc := range []struct {
+		name   string
+		before func()
+		during state
+		parses int
+	}{
+		{"first run", func() {}, state{LazyDone: true}, 0},
+		{"after a build", func() { run(t, nil) }, state{Parsed: true, LazyDone: true}, 1},
+		{"dirty", func() { Exclusive(func() {}) }, state{Parsed: true, LazyDone: true}, 1},
+	} {
 		Restart()
-		if dirtyFirst {
-			Exclusive(func() {})
-		}
+		tc.before()
 		var during state
 		Builtin(func() { during = state{dirty, parsed, lazyDone} })
-		if d := cmp.Diff(state{Parsed: true, LazyDone: true}, during); d != "" {
-			t.Errorf("dirty first %v: state during the run (-want +got):\n%s", dirtyFirst, d)
+		if d := cmp.Diff(tc.during, during); d != "" {
+			t.Errorf("%s: state during the run (-want +got):\n%s", tc.name, d)
 		}
-		if got := Parses(); got != 1 {
-			t.Errorf("dirty first %v: parses %d, want 1", dirtyFirst, got)
+		if got := Parses(); got != tc.parses {
+			t.Errorf("%s: parses %d, want %d", tc.name, got, tc.parses)
 		}
 	}
 }
