@@ -28,7 +28,7 @@ type Report struct {
 	// Unreviewed lists what was not built in full at head, so that its findings are unknown;
 	// a verdict with any is never a plain pass.
 	Unreviewed []Unreviewed `json:"unreviewed"`
-	// Unread lists, sorted, the files the change adds, removes or edits that no cluster reads
+	// Unread lists, sorted, the manifests (YAML or JSON files) the change adds, removes or edits that no cluster reads
 	// at either commit (unreadFiles: outside every Kustomization's path, rendered object and
 	// in-repo chart), so that a change made of them is not taken for one reviewed and safe;
 	// empty when the clusters' trees are not known.
