@@ -28,10 +28,11 @@ type Report struct {
 	// Unreviewed lists what was not built in full at head, so that its findings are unknown;
 	// a verdict with any is never a plain pass.
 	Unreviewed []Unreviewed `json:"unreviewed"`
-	// Unread lists, sorted, the files the change adds, removes or edits that no cluster reads
-	// at either commit (unreadFiles: outside every Kustomization's path, rendered object and
-	// in-repo chart), so that a change made of them is not taken for one reviewed and safe;
-	// empty when the clusters' trees are not known.
+	// Unread lists, sorted, the manifests (YAML or JSON files) the change adds, removes or
+	// edits that no cluster reads at either commit (unreadFiles: outside every
+	// Kustomization's path, rendered object and in-repo chart), so that a change made of
+	// them is not taken for one reviewed and safe; empty when what the clusters read is not
+	// known.
 	Unread []string `json:"unread,omitempty"`
 	// Releases lists the HelmReleases whose chart or values change (both sides rendered).
 	Releases []ReleaseChange `json:"releases,omitempty"`

@@ -8,7 +8,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// unreadFiles lists the files that differ between the base and head trees (added, removed or
+// unreadFiles lists the manifests (graph.IsYAMLName) that differ between the base and head trees (added, removed or
 // changed) and that no cluster reads at either commit: outside every Kustomization's path,
 // not the file or folder of any rendered object or Kustomization, nor of an in-repo chart,
 // nor a file discovery reads (.tiergate.yaml, .sourceignore, a root's manifest), nor under
@@ -32,7 +32,8 @@ func unreadFiles(base, head *graph.Graph) []string {
 	refs := kustomizationTexts(cov, bs, hs)
 	var out []string
 	for _, f := range changedFiles(bs, hs) {
-		if !cov.reads(f) && !referenced(refs, f) {
+		// Only manifests: a README or a script outside the clusters is no news.
+		if graph.IsYAMLName(f) && !cov.reads(f) && !referenced(refs, f) {
 			out = append(out, f)
 		}
 	}

@@ -54,7 +54,7 @@ func TestUnreadFiles(t *testing.T) {
 		".sourceignore": "1", "clusters/prod/apps.yaml": "old",
 	}))
 	head := snapshotOf(with(map[string]string{
-		"apps/x.yaml": "2", "base/other.yaml": "2", "charts/app/values.yaml": "2", "archive/a.yaml": "2", "archive/new/b.yaml": "2",
+		"apps/x.yaml": "2", "base/other.yaml": "2", "charts/app/values.yaml": "2", "archive/a.yaml": "2", "archive/new/b.yaml": "2", "README.md": "2", "scripts/x.sh": "2",
 		".sourceignore": "2", ".tiergate.yaml": "2", "basement/c.yaml": "2",
 	}))
 	bg := &graph.Graph{Clusters: []*graph.Cluster{clusterOn(base)}}
