@@ -102,3 +102,54 @@ func TestForgeHeadSupersededByDelivery(t *testing.T) {
 		}
 	})
 }
+
+// TestSupersededStatusOnce: PR #1 is pushed A, B, C. B is delivered, then A, late, while
+// the only worker reviews PR #2, and the forge's API still shows A: A's run sets A pending,
+// fetches, finds B newer and sets A `error "superseded by B"`. C is pushed and delivered
+// while that request is on its way, which cancels A's run. A gets that one final status
+// (the run no longer cancels a status request it has started), and C's run, which took
+// A's job over, leaves A alone. Before, the cancelled request, served by the forge, was
+// followed by the cancelled run's own `error "superseded by C"`: two final statuses on A.
+func TestSupersededStatusOnce(t *testing.T) {
+	eachFlavour(t, []flavour{github, gitea, forgejo}, func(t *testing.T, fl flavour) {
+		e, heads := newManyPREnv(t, fl, 2, 3)
+		a, b, c := heads[1][0], heads[1][1], heads[1][2]
+		e.fake.SetPR(1, a, e.repo.base, false)
+		var in *instance
+		var once sync.Once
+		var code int
+		var body string
+		e.fake.BeforeServe(func(cl forgetest.Call) {
+			st, _ := cl.Body.(map[string]any)
+			if cl.Method == http.MethodPost && strings.HasSuffix(cl.Path, "/statuses/"+a) && st["state"] == "error" {
+				once.Do(func() {
+					e.fake.SetPR(1, c, e.repo.base, false)
+					code, body = in.send(e.prDeliveryFor(1, c, b))
+				})
+			}
+		})
+		in, release := e.busyWorker(heads[2][2])
+		for _, d := range []struct {
+			what string
+			d    delivery
+		}{{"B", e.prDeliveryFor(1, b, a)}, {"A, late", e.prDeliveryFor(1, a, "")}} {
+			code, body := in.send(d.d)
+			expectStatus(t, d.what, code, body, http.StatusAccepted, `"queued"`)
+		}
+		release()
+		calls := e.publishing(e.waitCalls("final status of C", e.finalStatus(c)))
+		e.waitLog(`"msg":"job finished"`, 3)
+		expectStatus(t, "C", code, body, http.StatusAccepted, `"queued"`)
+		got := e.prCalls(calls, 1, heads[1])
+		lines := e.reviewLines(e.fake.Calls(), c)
+		want := []call{e.getPR(), e.status(a, "pending", pendingDesc), e.status(a, "error", "superseded by "+b[:7])}
+		want = append(want, e.demoRun(1, c, lines, 0)...)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("PR #1 calls (-want +got):\n%s", d)
+		}
+		in.stop()
+		if n := checkQueueFile(t, e.dataDir); n != 0 {
+			t.Errorf("%d jobs stored at the end, want 0", n)
+		}
+	})
+}

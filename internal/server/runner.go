@@ -187,6 +187,9 @@ type runner struct {
 	repo   *gitrepo.Repo // once fetched; closed when the job is settled
 	// pendingSet is true once the request setting our pending status on the head was started.
 	pendingSet bool
+	// ended is true once a status other than pending was published on the head by this run:
+	// no other path of the run sets another (a head gets at most one final status).
+	ended bool
 	// final is true once the run recorded that it publishes its head's final status;
 	// reviewed once it found its head's own final status (a resumed job). Either way
 	// nothing of this run marks the head superseded.
@@ -481,7 +484,14 @@ func newestHead(repo *gitrepo.Repo, head, prHead plumbing.Hash, replaced []repla
 func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr forge.PullRequest) (string, error) {
 	rn.log.Info("a newer head of the PR is known: not reviewed", "newer", newer.String())
 	if (rn.pendingSet || j.Pending) && !rn.reviewed && !rn.final {
-		if err := rn.setStatus(ctx, forge.StateError, (&supersededError{head: newer.String()}).Error()); err != nil {
+		// Not cancelled with the run: a newer push arriving while the request is on its way
+		// must not leave the run unsure whether the head got its final word (the forge
+		// may have applied it), which would make the run's yield set a second one.
+		// Bounded by finalTimeout, under bot serve's grace after SIGTERM.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+		err := rn.setStatus(sctx, forge.StateError, (&supersededError{head: newer.String()}).Error())
+		cancel()
+		if err != nil {
 			return resultError, err
 		}
 	}
@@ -545,7 +555,7 @@ func (rn *runner) yield(base context.Context, j job) {
 			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", stored.HeadSHA)
 		}
 	case rn.repo.IsAncestor(mine, other):
-		if (rn.pendingSet || j.Pending) && !rn.final && !rn.reviewed && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
+		if (rn.pendingSet || j.Pending) && !rn.ended && !rn.final && !rn.reviewed && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
 			rn.clearStarted(rn.head)
 		}
 	}
@@ -697,6 +707,7 @@ func (rn *runner) setStatus(ctx context.Context, state forge.State, desc string)
 	if err := rn.client.SetStatus(ctx, rn.ev.Repo, rn.head, state, desc); err != nil {
 		return fmt.Errorf("set status %s: %w", state, err)
 	}
+	rn.ended = rn.ended || state != forge.StatePending
 	return nil
 }
 
@@ -709,8 +720,13 @@ func (rn *runner) fail(base context.Context, reason string) bool {
 	return rn.publishError(base, reason)
 }
 
-// publishError sets status error, in a context of its own: the run's may have ended.
+// publishError sets status error, in a context of its own: the run's may have ended. A
+// head this run already gave a final status keeps it (true).
 func (rn *runner) publishError(base context.Context, reason string) bool {
+	if rn.ended {
+		rn.log.Info("the head has its final status from this run already; not set again", "reason", redact(reason))
+		return true
+	}
 	if rn.client == nil {
 		c, err := rn.s.opts.Forges.Client(rn.ev)
 		if err != nil {
