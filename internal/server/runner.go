@@ -63,7 +63,7 @@ func (s *Server) process(base context.Context, r *run) {
 		return
 	}
 	s.queue.setHead(r, j.HeadSHA)
-	rn := &runner{s: s, ev: j.Event, head: j.HeadSHA, key: r.key, qrun: r}
+	rn := &runner{s: s, ev: j.Event, head: j.HeadSHA, key: r.key, seq: j.Seq, qrun: r}
 	defer rn.closeRepo()
 	rn.log = s.log.With("delivery", j.Event.DeliveryID, "forge", j.Event.Forge, "repo", j.Event.Repo.FullName(),
 		"pr", j.Event.PR, "kind", j.Kind, "attempt", j.Attempt)
@@ -181,11 +181,15 @@ type runner struct {
 	client forge.Client
 	ev     forge.Event
 	key    string        // the job's key
+	seq    uint64        // the job's store sequence
 	qrun   *run          // the queue's run of the job
 	head   string        // the commit under review; "" for a recheck
 	repo   *gitrepo.Repo // once fetched; closed when the job is settled
 	// pendingSet is true once the request setting our pending status on the head was started.
 	pendingSet bool
+	// ended is true once a status other than pending was published on the head by this run:
+	// no other path of the run sets another (a head gets at most one final status).
+	ended bool
 	// final is true once the run recorded that it publishes its head's final status;
 	// reviewed once it found its head's own final status (a resumed job). Either way
 	// nothing of this run marks the head superseded.
@@ -479,8 +483,15 @@ func newestHead(repo *gitrepo.Repo, head, prHead plumbing.Hash, replaced []repla
 // (forge.PublishedFinder) queues nothing then: newer's own delivery reviews it.
 func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr forge.PullRequest) (string, error) {
 	rn.log.Info("a newer head of the PR is known: not reviewed", "newer", newer.String())
-	if (rn.pendingSet || j.Started) && !rn.reviewed && !rn.final {
-		if err := rn.setStatus(ctx, forge.StateError, (&supersededError{head: newer.String()}).Error()); err != nil {
+	if (rn.pendingSet || j.Pending) && !rn.reviewed && !rn.final {
+		// Not cancelled with the run: a newer push arriving while the request is on its way
+		// must not leave the run unsure whether the head got its final word (the forge
+		// may have applied it), which would make the run's yield set a second one.
+		// Bounded by finalTimeout, under bot serve's grace after SIGTERM.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+		err := rn.setStatus(sctx, forge.StateError, (&supersededError{head: newer.String()}).Error())
+		cancel()
+		if err != nil {
 			return resultError, err
 		}
 	}
@@ -525,7 +536,7 @@ func (rn *runner) yield(base context.Context, j job) {
 		if err != nil {
 			rn.log.Error("read the job that superseded the review", "err", err)
 		}
-		if !rn.pendingSet && !j.Started {
+		if !rn.pendingSet && !j.Pending {
 			rn.clearStarted(rn.head)
 		}
 		return
@@ -534,7 +545,8 @@ func (rn *runner) yield(base context.Context, j job) {
 	mine, other := plumbing.NewHash(rn.head), plumbing.NewHash(stored.HeadSHA)
 	switch {
 	case rn.repo.IsAncestor(other, mine):
-		nj := &job{Event: rn.ev, Kind: kindReview, HeadSHA: rn.head, Enqueued: rn.s.now().UTC(), Started: true}
+		nj := &job{Event: rn.ev, Kind: kindReview, HeadSHA: rn.head, Enqueued: rn.s.now().UTC(), Started: true,
+			Pending: rn.pendingSet || j.Pending}
 		back, err := rn.s.store.reclaim(rn.key, stored.HeadSHA, nj)
 		if err != nil {
 			rn.log.Error("store the review of the newer head again", "err", err)
@@ -543,7 +555,7 @@ func (rn *runner) yield(base context.Context, j job) {
 			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", stored.HeadSHA)
 		}
 	case rn.repo.IsAncestor(mine, other):
-		if (rn.pendingSet || j.Started) && !rn.final && !rn.reviewed && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
+		if (rn.pendingSet || j.Pending) && !rn.ended && !rn.final && !rn.reviewed && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
 			rn.clearStarted(rn.head)
 		}
 	}
@@ -576,8 +588,8 @@ func (rn *runner) settleReplaced(ctx context.Context, j job) error {
 			// Which head is newest is not known and none was reviewed: each says so, the
 			// newest too (a /recheck reviews it).
 			desc = "not reviewed: the review of " + short(rn.head) + ", delivered after it, failed"
-		} else if !r.Started {
-			continue
+		} else if !r.Pending {
+			continue // the bot never set it pending: no status of it
 		}
 		err := rn.client.SetStatus(ctx, rn.ev.Repo, r.SHA, forge.StateError, desc)
 		if err != nil {
@@ -682,7 +694,12 @@ func (rn *runner) headStatus(ctx context.Context) (forge.State, error) {
 // setPending sets status pending on the head.
 func (rn *runner) setPending(ctx context.Context) error {
 	// Set before the request: one cancelled in flight may still have reached the forge.
+	// Recorded in the store too, so that whichever run settles the head after a kill
+	// knows it may be pending; a head never set pending gets no status but its review's.
 	rn.pendingSet = true
+	if err := rn.s.store.markPending(rn.key, rn.seq, rn.head); err != nil {
+		rn.log.Error("record the pending status", "err", err)
+	}
 	return rn.setStatus(ctx, forge.StatePending, pendingDescription)
 }
 
@@ -690,6 +707,7 @@ func (rn *runner) setStatus(ctx context.Context, state forge.State, desc string)
 	if err := rn.client.SetStatus(ctx, rn.ev.Repo, rn.head, state, desc); err != nil {
 		return fmt.Errorf("set status %s: %w", state, err)
 	}
+	rn.ended = rn.ended || state != forge.StatePending
 	return nil
 }
 
@@ -702,8 +720,13 @@ func (rn *runner) fail(base context.Context, reason string) bool {
 	return rn.publishError(base, reason)
 }
 
-// publishError sets status error, in a context of its own: the run's may have ended.
+// publishError sets status error, in a context of its own: the run's may have ended. A
+// head this run already gave a final status keeps it (true).
 func (rn *runner) publishError(base context.Context, reason string) bool {
+	if rn.ended {
+		rn.log.Info("the head has its final status from this run already; not set again", "reason", redact(reason))
+		return true
+	}
 	if rn.client == nil {
 		c, err := rn.s.opts.Forges.Client(rn.ev)
 		if err != nil {

@@ -63,8 +63,13 @@ type job struct {
 	Enqueued time.Time `json:"enqueued"`
 	// Seq tells a job from the one that replaced it while it ran.
 	Seq uint64 `json:"seq"`
-	// Started is set when a run of the job begins: its head may carry our pending status.
+	// Started is set when a run of the job begins (or the job was queued from the forge):
+	// the run reads back what an earlier one may have published before it publishes.
 	Started bool `json:"started,omitempty"`
+	// Pending: a run of this head started the request setting our pending status
+	// (markPending), so the head needs a final word from the bot. A head without it gets
+	// no status from a run that is not its review's.
+	Pending bool `json:"pending,omitempty"`
 	// Replaced are the heads of the PR's earlier review jobs that this one replaced before
 	// they got a final word. Deliveries come in any order, so one of them may be newer (by
 	// ancestry) than HeadSHA: the run decides once it has fetched (runner.newest).
@@ -80,8 +85,11 @@ type job struct {
 // replacedHead is the head of a review job that a later job replaced.
 type replacedHead struct {
 	SHA string `json:"sha"`
-	// Started: a run of it began, so it may be pending and needs a final status.
+	// Started: a run of it began (or it was queued from the forge): a job of the same head
+	// taking it over is a resumed one.
 	Started bool `json:"started,omitempty"`
+	// Pending: a run of it started setting our pending status, so it needs a final status.
+	Pending bool `json:"pending,omitempty"`
 	// Final: a run of it began to publish its review's final status: no other run sets a
 	// status on it unless the forge shows it still pending (runner.settleReplaced).
 	Final bool `json:"final,omitempty"`
@@ -95,7 +103,7 @@ func (j *job) inherit(old *job) {
 	}
 	heads := append(append([]replacedHead(nil), old.Replaced...), j.Replaced...)
 	if old.HeadSHA != "" {
-		heads = append(heads, replacedHead{SHA: old.HeadSHA, Started: old.Started, Final: old.Final})
+		heads = append(heads, replacedHead{SHA: old.HeadSHA, Started: old.Started, Pending: old.Pending, Final: old.Final})
 	}
 	j.takeOver(heads)
 }
@@ -105,13 +113,14 @@ func (j *job) inherit(old *job) {
 func (j *job) takeOver(heads []replacedHead) {
 	for _, h := range heads {
 		j.Started = j.Started || h.SHA == j.HeadSHA && h.Started
+		j.Pending = j.Pending || h.SHA == j.HeadSHA && h.Pending
 		j.Final = j.Final || h.SHA == j.HeadSHA && h.Final
 	}
 	j.Replaced = mergeHeads(heads, j.HeadSHA)
 }
 
-// mergeHeads lists each sha of heads once, in first-seen order, Started (Final) if any entry
-// is, without skip.
+// mergeHeads lists each sha of heads once, in first-seen order, Started (Pending, Final) if
+// any entry is, without skip.
 func mergeHeads(heads []replacedHead, skip string) []replacedHead {
 	var out []replacedHead
 	at := map[string]int{}
@@ -121,6 +130,7 @@ func mergeHeads(heads []replacedHead, skip string) []replacedHead {
 		}
 		if i, ok := at[h.SHA]; ok {
 			out[i].Started = out[i].Started || h.Started
+			out[i].Pending = out[i].Pending || h.Pending
 			out[i].Final = out[i].Final || h.Final
 			continue
 		}
@@ -468,7 +478,39 @@ func (s *store) settle(key string, heads ...string) error {
 		}
 		for i := range j.Replaced {
 			if slices.Contains(heads, j.Replaced[i].SHA) {
-				j.Replaced[i].Started = false
+				j.Replaced[i].Started, j.Replaced[i].Pending = false, false
+			}
+		}
+		return putJob(b, key, j)
+	})
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", key, err)
+	}
+	return nil
+}
+
+// markPending records that the run of key's job seq is about to set head pending: in the
+// job itself, or, when a newer job replaced it meanwhile, in that job's entry of head, so
+// that whichever run settles head knows it needs a final status.
+func (s *store) markPending(key string, seq uint64, head string) error {
+	return s.markHead(key, seq, head, func(j *job) { j.Pending = true }, func(r *replacedHead) { r.Pending = true })
+}
+
+// markHead applies own to key's job if it is job seq of head, and entry to the job's
+// entries of head.
+func (s *store) markHead(key string, seq uint64, head string, own func(*job), entry func(*replacedHead)) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		j, err := getJob(b, key)
+		if err != nil || j == nil {
+			return err
+		}
+		if j.Seq == seq && j.HeadSHA == head {
+			own(j)
+		}
+		for i := range j.Replaced {
+			if j.Replaced[i].SHA == head {
+				entry(&j.Replaced[i])
 			}
 		}
 		return putJob(b, key, j)
@@ -483,26 +525,7 @@ func (s *store) settle(key string, heads ...string) error {
 // in the job itself, or, when a newer job replaced it meanwhile, in that job's entry of
 // head, so that the newer job's run does not mark head superseded.
 func (s *store) markFinal(key string, seq uint64, head string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketJobs)
-		j, err := getJob(b, key)
-		if err != nil || j == nil {
-			return err
-		}
-		if j.Seq == seq && j.HeadSHA == head {
-			j.Final = true
-		}
-		for i := range j.Replaced {
-			if j.Replaced[i].SHA == head {
-				j.Replaced[i].Final = true
-			}
-		}
-		return putJob(b, key, j)
-	})
-	if err != nil {
-		return fmt.Errorf("update job %s: %w", key, err)
-	}
-	return nil
+	return s.markHead(key, seq, head, func(j *job) { j.Final = true }, func(r *replacedHead) { r.Final = true })
 }
 
 // reclaim stores j under key in place of the job stored there if that job reviews head
