@@ -555,8 +555,13 @@ func (rn *runner) yield(base context.Context, j job) {
 			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", stored.HeadSHA)
 		}
 	case rn.repo.IsAncestor(mine, other):
-		if (rn.pendingSet || j.Pending) && !rn.ended && !rn.final && !rn.reviewed && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
-			rn.clearStarted(rn.head)
+		if (rn.pendingSet || j.Pending) && !rn.ended && !rn.final && !rn.reviewed {
+			// The stored job's run settles this head once it has fetched, naming the head
+			// it reviews: the stored head may itself be superseded before it is reviewed.
+			if err := rn.s.store.markPending(rn.key, rn.seq, rn.head); err != nil {
+				rn.log.Error("record the pending status", "err", err)
+			}
+			rn.log.Info("the pending head is left to the newer job's run", "newer", stored.HeadSHA)
 		}
 	}
 }
