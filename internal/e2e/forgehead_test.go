@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,6 +16,22 @@ import (
 // getsPR reports whether c reads PR #1.
 func getsPR(c forgetest.Call) bool {
 	return c.Method == http.MethodGet && strings.HasSuffix(c.Path, "/pulls/1")
+}
+
+// waitRecorded waits until the fake has recorded n calls that match accepts: a call is
+// recorded once its BeforeServe hook returns, so a run started by the hook can reach the
+// fake first.
+func (e *env) waitRecorded(match func(forgetest.Call) bool, n int) {
+	e.t.Helper()
+	e.waitUntil(fmt.Sprintf("%d calls recorded", n), func() bool {
+		got := 0
+		for _, c := range e.fake.Calls() {
+			if match(c) {
+				got++
+			}
+		}
+		return got >= n
+	})
 }
 
 // forgeHeadRun is the call sequence of the review of head, queued from the forge (a
@@ -77,12 +94,19 @@ func TestForgeHeadSupersededByDelivery(t *testing.T) {
 		var code int
 		var body string
 		statusesB := "/commits/" + b + "/statuses"
+		readsB := func(cl forgetest.Call) bool {
+			return cl.Method == http.MethodGet && strings.HasSuffix(cl.Path, statusesB)
+		}
+		var reads atomic.Int32
 		e.fake.BeforeServe(func(cl forgetest.Call) {
-			if cl.Method == http.MethodGet && strings.HasSuffix(cl.Path, statusesB) {
+			switch {
+			case readsB(cl):
 				once.Do(func() {
 					e.fake.SetPR(1, c, e.repo.base, false)
 					code, body = in.send(e.prDeliveryFor(1, c, b))
 				})
+			case getsPR(cl) && reads.Add(1) == 2: // C's run: after B's read is recorded
+				e.waitRecorded(readsB, 1)
 			}
 		})
 		in = e.start(true)
@@ -146,6 +170,61 @@ func TestSupersededStatusOnce(t *testing.T) {
 		want = append(want, e.demoRun(1, c, lines, 0)...)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("PR #1 calls (-want +got):\n%s", d)
+		}
+		in.stop()
+		if n := checkQueueFile(t, e.dataDir); n != 0 {
+			t.Errorf("%d jobs stored at the end, want 0", n)
+		}
+	})
+}
+
+// TestSupersededNamesReviewedHead: PR #1 is pushed A, B, C, each delivered as the forge
+// shows it. A's run has set A pending and fetched when B's delivery cancels it (as it
+// reads the PR's comments, to post its summary); C's delivery cancels B's run as it begins (its read of the
+// PR), before B is set pending. A's "superseded by" status is set by C's run and names C,
+// the head reviewed; B, never pending, gets none. Before, A's cancelled run set A
+// `error "superseded by B"` at once, naming a head that was never reviewed.
+func TestSupersededNamesReviewedHead(t *testing.T) {
+	eachFlavour(t, []flavour{github, gitea, forgejo}, func(t *testing.T, fl flavour) {
+		e, heads := newManyPREnv(t, fl, 1, 3)
+		a, b, c := heads[1][0], heads[1][1], heads[1][2]
+		e.fake.SetPR(1, a, e.repo.base, false)
+		var in *instance
+		var onceB, onceC sync.Once
+		var codes []int
+		var reads atomic.Int32
+		push := func(head, before string) {
+			e.fake.SetPR(1, head, e.repo.base, false)
+			code, _ := in.send(e.prDeliveryFor(1, head, before))
+			codes = append(codes, code)
+		}
+		e.fake.BeforeServe(func(cl forgetest.Call) {
+			switch {
+			case cl.Method == http.MethodGet && strings.HasSuffix(cl.Path, "/issues/1/comments"):
+				onceB.Do(func() { push(b, a) })
+			case getsPR(cl):
+				switch reads.Add(1) {
+				case 2: // B's run
+					onceC.Do(func() { push(c, b) })
+				case 3: // C's run: after B's read is recorded
+					e.waitRecorded(getsPR, 2)
+				}
+			}
+		})
+		in = e.start(true)
+		code, body := in.send(e.prDeliveryFor(1, a, ""))
+		expectStatus(t, "A", code, body, http.StatusAccepted, `"queued"`)
+		calls := e.publishing(e.waitCalls("final status of C", e.finalStatus(c)))
+		e.waitLog(`"msg":"job finished"`, 3)
+		if d := cmp.Diff([]int{http.StatusAccepted, http.StatusAccepted}, codes); d != "" {
+			t.Errorf("B's and C's answers (-want +got):\n%s", d)
+		}
+		lines := e.reviewLines(e.fake.Calls(), c)
+		// A's summary, its write begun, is completed (writes are not cancelled); C's edits it.
+		want := []call{e.getPR(), e.status(a, "pending", pendingDesc), e.listComments(), e.createSummary(demoVerdict), e.getPR()}
+		want = append(want, e.demoRun(1, c, lines, e.summary().ID, a)...)
+		if d := cmp.Diff(want, calls); d != "" {
+			t.Errorf("calls (-want +got):\n%s", d)
 		}
 		in.stop()
 		if n := checkQueueFile(t, e.dataDir); n != 0 {

@@ -527,9 +527,10 @@ func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr fo
 
 // yield ends a run cancelled by the job of another head. If this run fetched and the job
 // stored now reviews an ancestor of this head (a delivery that came late), this head takes
-// its place again, as a resumed job: its pending status stays and the review runs again. If
-// the stored job's head is newer by ancestry, this head gets error "superseded by <it>" at
-// once. Otherwise the stored job's run settles this head: it inherited it.
+// its place again, as a resumed job: its pending status stays and the review runs again.
+// Otherwise the stored job's run settles this head (it inherited it, recorded pending if
+// this run set it so), once it has fetched: it names the head it reviews, which the stored
+// head may not be (a later push may supersede it before its run sets it pending).
 func (rn *runner) yield(base context.Context, j job) {
 	stored, ok, err := rn.s.store.job(rn.key)
 	if err != nil || !ok || stored.Kind != kindReview || rn.repo == nil {
@@ -555,8 +556,13 @@ func (rn *runner) yield(base context.Context, j job) {
 			rn.log.Info("the head that cancelled the review is older: reviewed again", "older", stored.HeadSHA)
 		}
 	case rn.repo.IsAncestor(mine, other):
-		if (rn.pendingSet || j.Pending) && !rn.ended && !rn.final && !rn.reviewed && rn.publishError(base, (&supersededError{head: stored.HeadSHA}).Error()) {
-			rn.clearStarted(rn.head)
+		if (rn.pendingSet || j.Pending) && !rn.ended && !rn.final && !rn.reviewed {
+			// The stored job's run settles this head once it has fetched, naming the head
+			// it reviews: the stored head may itself be superseded before it is reviewed.
+			if err := rn.s.store.markPending(rn.key, rn.seq, rn.head); err != nil {
+				rn.log.Error("record the pending status", "err", err)
+			}
+			rn.log.Info("the pending head is left to the newer job's run", "newer", stored.HeadSHA)
 		}
 	}
 }
