@@ -62,7 +62,7 @@ func TestMain(m *testing.M) {
 }
 
 // fleetFor returns the fleet of that name, generating it (outside the timer) on first use.
-func fleetFor(b *testing.B, name string, spec fleet.Spec) *benchFleet {
+func fleetFor(b testing.TB, name string, spec fleet.Spec) *benchFleet {
 	b.Helper()
 	cacheMu.Lock()
 	defer cacheMu.Unlock()

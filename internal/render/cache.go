@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"sync"
 
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"sigs.k8s.io/kustomize/api/resmap"
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
@@ -67,6 +68,8 @@ type cacheVariant struct {
 	release *releaseOut
 	// graph, instead of the fields above, is the graph of a source.
 	graph *graph.Graph
+	// chart, instead of the fields above, is an in-repo chart as loaded (KeepChart).
+	chart *chart.Chart
 	bytes int64
 	// id names the variant in the Store (variantID); "" when it is not persisted.
 	id string
@@ -263,4 +266,26 @@ func (c *Cache) keepGraph(key string, g *graph.Graph) {
 		}
 	}
 	c.store(key, &cacheVariant{graph: g, bytes: n + int64(len(key))})
+}
+
+// Chart returns the in-repo chart kept under key (helmrelease.ChartMemo); false when c is
+// nil or has none.
+func (c *Cache) Chart(key string) (*chart.Chart, bool) {
+	if c == nil {
+		return nil, false
+	}
+	if v, ok := c.find(key, nil); ok && v.chart != nil {
+		return v.chart, true
+	}
+	return nil, false
+}
+
+// KeepChart keeps ch, an in-repo chart loaded from size bytes of files, under key
+// (helmrelease.ChartMemo). A loaded chart holds its files' bytes about twice (Raw, Files
+// and Templates), counted four times for the parsed values and metadata.
+func (c *Cache) KeepChart(key string, ch *chart.Chart, size int64) {
+	if c == nil {
+		return
+	}
+	c.store(key, &cacheVariant{chart: ch, bytes: int64(len(key)) + 4*size})
 }

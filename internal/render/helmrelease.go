@@ -258,7 +258,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	}
 	if cs.InRepo {
 		chartDir = cs.Dir
-		rc, err := helmrelease.LoadRepoChart(r.guards.snap, cs, r.guards.limits.MaxBuildBytes)
+		rc, err := helmrelease.LoadRepoChartMemo(r.guards.snap, cs, r.guards.limits.MaxBuildBytes, r.chartMemo())
 		var rd *helmrelease.RemoteDependency
 		switch {
 		case errors.As(err, &rd):
@@ -438,6 +438,14 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 		r.shared.store(key, &cacheVariant{release: &releaseOut{res: res, err: err}, bytes: releaseBytes(key, res)})
 	}
 	return res, err
+}
+
+// chartMemo is the shared Cache as the in-repo charts' memo; nil without one.
+func (r *renderer) chartMemo() helmrelease.ChartMemo {
+	if r.shared == nil {
+		return nil
+	}
+	return r.shared
 }
 
 // releaseFormat versions the stored form of a render (diskRelease); 2 adds SkippedCRDs.

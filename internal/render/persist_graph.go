@@ -188,7 +188,7 @@ func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Gr
 		g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: u.Name, ID: u.ID, RootFile: u.RootFile})
 	}
 	for _, dc := range d.Clusters {
-		cl, ok := clusterFromDisk(dc, snap, opts.Limits.WithDefaults().MaxBuildBytes)
+		cl, ok := clusterFromDisk(dc, snap, opts.Limits.WithDefaults().MaxBuildBytes, c)
 		if !ok {
 			return nil, false
 		}
@@ -212,9 +212,10 @@ func releaseValues(ks *graph.Kustomization) ([]typedValue, bool) {
 }
 
 // chartsFromDisk loads the stored HelmCharts' charts from snap as the render loaded them
-// (helmrelease.LoadRepoChart within maxBytes); false when one does not load, or loads
+// (helmrelease.LoadRepoChart within maxBytes, from memo when it has them: the head's render
+// then reuses them); false when one does not load, or loads
 // with another digest than the stored one.
-func chartsFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64) (map[string]*graph.LoadedChart, bool) {
+func chartsFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64, memo helmrelease.ChartMemo) (map[string]*graph.LoadedChart, bool) {
 	if dc.ChartsNil {
 		return nil, len(dc.Charts) == 0
 	}
@@ -224,7 +225,7 @@ func chartsFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64) (map[s
 		if err != nil || cs.HelmChart != d.Chart.HelmChart {
 			return nil, false
 		}
-		rc, err := helmrelease.LoadRepoChart(snap, cs, maxBytes)
+		rc, err := helmrelease.LoadRepoChartMemo(snap, cs, maxBytes, memo)
 		if err != nil || "repo:"+rc.Digest != d.Chart.Digest {
 			return nil, false
 		}
@@ -252,12 +253,12 @@ func valuesFromDisk(k diskKustomization) bool {
 	return true
 }
 
-func clusterFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64) (*graph.Cluster, bool) {
+func clusterFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64, memo helmrelease.ChartMemo) (*graph.Cluster, bool) {
 	c := &graph.Cluster{Name: dc.Name, ID: dc.ID, RootFile: dc.RootFile, RootDir: dc.RootDir, Root: dc.Root,
 		Dir: snap.Root, Source: snap, Contested: dc.Contested, Order: dc.Order, Sources: dc.Sources,
 		Kustomizations: make(map[graph.Ref]*graph.Kustomization, len(dc.Kustomizations)),
 		Owners:         make(map[graph.ObjectID][]*graph.Object, len(dc.Owners))}
-	charts, ok := chartsFromDisk(dc, snap, maxBytes)
+	charts, ok := chartsFromDisk(dc, snap, maxBytes, memo)
 	if !ok {
 		return nil, false
 	}

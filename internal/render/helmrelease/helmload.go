@@ -50,6 +50,23 @@ func (e *MissingChart) Error() string {
 // (relative to the source root) replace values.yaml as source-controller's local builder
 // does (mergeFileValues, then OverwriteChartDefaultValues, internal/helm/chart).
 func LoadRepoChart(snap *graph.Snapshot, cs ChartSource, maxBytes int64) (*repoChart, error) {
+	return LoadRepoChartMemo(snap, cs, maxBytes, nil)
+}
+
+// ChartMemo keeps charts that LoadRepoChartMemo loaded, by a key naming the chart's folder
+// and the name and digest of every file it read: a HelmRelease fleet of one in-repo chart
+// loads it once per tree, not once per release. The charts are shared, so nothing may modify
+// them (helm.Render clones what Helm's dependency processing changes, chartcopy.go).
+type ChartMemo interface {
+	// Chart returns the chart kept under key.
+	Chart(key string) (*chart.Chart, bool)
+	// KeepChart keeps ch under key; size estimates the bytes of the files it was loaded from.
+	KeepChart(key string, ch *chart.Chart, size int64)
+}
+
+// LoadRepoChartMemo is LoadRepoChart, taking the loaded chart from memo (nil: none) when it
+// has one loaded from the same files. A chart with valuesFiles is always loaded again.
+func LoadRepoChartMemo(snap *graph.Snapshot, cs ChartSource, maxBytes int64, memo ChartMemo) (*repoChart, error) {
 	if snap.State(cs.Dir) != "dir" {
 		return nil, &MissingChart{Dir: cs.Dir, Names: cs.Names}
 	}
@@ -98,12 +115,22 @@ func LoadRepoChart(snap *graph.Snapshot, cs ChartSource, maxBytes int64) (*repoC
 	if err := walk("."); err != nil {
 		return nil, err
 	}
+	memoKey := ""
+	if memo != nil && len(cs.ValuesFiles) == 0 {
+		memoKey = "chart\x00" + graph.Digest([]byte(cs.Dir+"\x00"+sum.String()))
+		if ch, ok := memo.Chart(memoKey); ok {
+			return &repoChart{Chart: ch, Digest: graph.Digest([]byte(sum.String()))}, nil
+		}
+	}
 	ch, err := loader.LoadFiles(files)
 	if err != nil {
 		return nil, fmt.Errorf("load chart %s: %w", cs.Dir, err)
 	}
 	if err := vendored(ch, cs.Dir); err != nil {
 		return nil, err
+	}
+	if memoKey != "" {
+		memo.KeepChart(memoKey, ch, total)
 	}
 	if len(cs.ValuesFiles) > 0 {
 		vals, err := mergeFileValues(snap, cs, &sum)
