@@ -92,9 +92,7 @@ func TestCRDNotUpgraded(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
-			checkBuilt(t, base)
-			checkBuilt(t, head)
+			base, head := renderBuilt(t, tc.base, tc.head)
 			checkFindings(t, changeRule(t, "crd-not-upgraded")(base, head, testEnv()), tc.want)
 		})
 	}

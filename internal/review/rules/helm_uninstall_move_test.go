@@ -76,9 +76,7 @@ func TestHelmUninstallMove(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
-			checkBuilt(t, base)
-			checkBuilt(t, head)
+			base, head := renderBuilt(t, tc.base, tc.head)
 			checkFindings(t, changeRule(t, "prune-transient")(base, head, testEnv()), tc.transient)
 			got := changeRule(t, "helm-uninstall")(base, head, testEnv())
 			checkFindings(t, got, tc.want)

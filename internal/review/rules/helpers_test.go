@@ -329,3 +329,13 @@ func checkBuilt(t *testing.T, c *graph.Cluster, broken ...string) {
 		}
 	}
 }
+
+// renderBuilt renders the base and head trees and fails the test unless every
+// Kustomization of both built.
+func renderBuilt(t *testing.T, base, head map[string]string) (*graph.Cluster, *graph.Cluster) {
+	t.Helper()
+	b, h := renderTree(t, base), renderTree(t, head)
+	checkBuilt(t, b)
+	checkBuilt(t, h)
+	return b, h
+}

@@ -53,9 +53,7 @@ func TestMoves(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
-			checkBuilt(t, base)
-			checkBuilt(t, head)
+			base, head := renderBuilt(t, tc.base, tc.head)
 			got := Moves(base, head)
 			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreUnexported(Move{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Moves (-want +got):\n%s", diff)

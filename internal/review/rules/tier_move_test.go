@@ -38,9 +38,7 @@ func TestTierMove(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
-			checkBuilt(t, base)
-			checkBuilt(t, head)
+			base, head := renderBuilt(t, tc.base, tc.head)
 			checkFindings(t, changeRule(t, "tier-move")(base, head, testEnv()), tc.want)
 		})
 	}
