@@ -187,7 +187,7 @@ func (c *giteaClient) PostReview(ctx context.Context, repo Repo, pr int, sha str
 	if len(comments) == 0 {
 		return nil
 	}
-	opt := gitea.CreatePullReviewOptions{State: gitea.ReviewStateComment, Body: reviewBody(len(comments)), CommitID: sha}
+	opt := gitea.CreatePullReviewOptions{State: gitea.ReviewStateComment, Body: reviewBody(len(comments), sha), CommitID: sha}
 	for _, lc := range comments {
 		opt.Comments = append(opt.Comments, gitea.CreatePullReviewComment{Path: lc.Path, Body: lc.Body, NewLineNum: int64(lc.Line)})
 	}

@@ -92,7 +92,7 @@ func TestGiteaPostReview(t *testing.T) {
 		must(t, c.PostReview(ctx, repo, 5, headSHA, []forge.LineComment{{Path: "apps/a.yaml", Line: 22, Body: "prune"}}))
 		assertCalls(t, srv, []forgetest.Call{{Method: "POST", Path: api + "/pulls/5/reviews", Body: map[string]any{
 			"event": "COMMENT", "commit_id": headSHA,
-			"body":     "tiergate: 1 comment on changed lines; the summary comment has the whole review.",
+			"body":     "tiergate: 1 comment on changed lines; the summary comment has the whole review.\n\n<!-- tiergate review of " + headSHA + " -->",
 			"comments": []any{map[string]any{"path": "apps/a.yaml", "body": "prune", "new_position": 22.0, "old_position": 0.0}},
 		}}})
 	})

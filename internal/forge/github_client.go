@@ -115,7 +115,7 @@ func (c *githubClient) PostReview(ctx context.Context, repo Repo, pr int, sha st
 	review := &github.PullRequestReviewRequest{
 		CommitID: ptr(sha),
 		Event:    ptr("COMMENT"),
-		Body:     ptr(reviewBody(len(comments))),
+		Body:     ptr(reviewBody(len(comments), sha)),
 	}
 	for _, lc := range comments {
 		review.Comments = append(review.Comments, &github.DraftReviewComment{

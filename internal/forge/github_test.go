@@ -138,7 +138,7 @@ func TestGitHubPostReview(t *testing.T) {
 	}))
 	assertCalls(t, srv, []forgetest.Call{{Method: "POST", Path: "/repos/acme/fleet/pulls/7/reviews", Body: map[string]any{
 		"commit_id": headSHA, "event": "COMMENT",
-		"body": "tiergate: 2 comments on changed lines; the summary comment has the whole review.",
+		"body": "tiergate: 2 comments on changed lines; the summary comment has the whole review.\n\n<!-- tiergate review of " + headSHA + " -->",
 		"comments": []any{
 			map[string]any{"path": "apps/a.yaml", "line": 3.0, "side": "RIGHT", "body": "moves"},
 			map[string]any{"path": "b.yaml", "line": 10.0, "side": "RIGHT", "body": "prune"},

@@ -90,13 +90,18 @@ func planSummary(found []summaryComment, body string, deleteOlder bool) summaryP
 // already (UpsertSummary finds its body unchanged) writes nothing.
 func HeadMarker(sha string) string { return "<!-- tiergate head " + sha + " -->" }
 
-// reviewBody introduces the line comments of a review; both forges want a body.
-func reviewBody(n int) string {
+// reviewBody introduces the line comments of a review of head sha; both forges want a
+// body. Its hidden last line is ReviewMarker(sha), by which HasReview tells it.
+func reviewBody(n int, sha string) string {
+	comments := fmt.Sprintf("%d comments", n)
 	if n == 1 {
-		return reviewBodyPrefix + "1 comment on changed lines; the summary comment has the whole review."
+		comments = "1 comment"
 	}
-	return fmt.Sprintf(reviewBodyPrefix+"%d comments on changed lines; the summary comment has the whole review.", n)
+	return reviewBodyPrefix + comments + " on changed lines; the summary comment has the whole review.\n\n" + ReviewMarker(sha)
 }
+
+// ReviewMarker is the hidden last line of the body of the bot's review of head sha.
+func ReviewMarker(sha string) string { return "<!-- tiergate review of " + sha + " -->" }
 
 // reviewBodyPrefix starts the body of every review this bot posts (HasReview finds them by it).
 const reviewBodyPrefix = "tiergate: "

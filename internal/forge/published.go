@@ -19,9 +19,20 @@ type PublishedFinder interface {
 	HasReview(ctx context.Context, repo Repo, pr int, sha string) (bool, error)
 }
 
-// isOwnReview reports whether a review with body on commitID by author is this bot's on sha.
-func isOwnReview(body, author, commitID, me, sha string) bool {
-	return commitID == sha && strings.HasPrefix(body, reviewBodyPrefix) && (me == "" || strings.EqualFold(author, me))
+// isOwnReview reports whether a review with body on commitID by author is this bot's
+// review of sha: on sha, with the body reviewBody writes for sha (its prefix and
+// ReviewMarker), and by the bot's account me, or, while me is unknown (the Action's
+// token, which may not read its user), by an account the forge marks as a bot
+// (authorIsBot). A person's review that starts like the bot's ("tiergate: looks fine")
+// does not count, so it does not silence the bot's line review of the head.
+func isOwnReview(body, author string, authorIsBot bool, commitID, me, sha string) bool {
+	if commitID != sha || !strings.HasPrefix(body, reviewBodyPrefix) || !strings.Contains(body, ReviewMarker(sha)) {
+		return false
+	}
+	if me == "" {
+		return authorIsBot
+	}
+	return strings.EqualFold(author, me)
 }
 
 func (c *githubClient) HeadStatus(ctx context.Context, repo Repo, sha string) (State, error) {
@@ -57,7 +68,7 @@ func (c *githubClient) HasReview(ctx context.Context, repo Repo, pr int, sha str
 			return false, fmt.Errorf("github: reviews of %s#%d: %w", repo.FullName(), pr, err)
 		}
 		for _, r := range reviews {
-			if isOwnReview(r.GetBody(), r.GetUser().GetLogin(), r.GetCommitID(), me, sha) {
+			if isOwnReview(r.GetBody(), r.GetUser().GetLogin(), r.GetUser().GetType() == "Bot", r.GetCommitID(), me, sha) {
 				return true, nil
 			}
 		}
@@ -107,7 +118,9 @@ func (c *giteaClient) HasReview(ctx context.Context, repo Repo, pr int, sha stri
 			if r.Reviewer != nil {
 				author = r.Reviewer.UserName
 			}
-			if isOwnReview(r.Body, author, r.CommitID, me, sha) {
+			// Gitea and Forgejo mark no bots: while the account is unknown, the marker of
+			// sha is what tells the bot's review.
+			if isOwnReview(r.Body, author, me == "", r.CommitID, me, sha) {
 				return true, nil
 			}
 		}

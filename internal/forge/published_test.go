@@ -2,6 +2,7 @@ package forge_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,5 +76,54 @@ func TestHasCheckRun(t *testing.T) {
 		if found != want {
 			t.Errorf("HasCheckRun(%s) = %v, want %v", sha[:7], found, want)
 		}
+	}
+}
+
+// TestHasReviewAccountUnknown: while the forge refuses to name the token's account (403 on
+// GET /user: the Action's token), a person's review of the head that starts like the
+// bot's ("tiergate: ...") does not count as the bot's, so the line review is still posted;
+// the bot's own earlier review of the head does (on GitHub, by the Actions app, a Bot;
+// on Gitea and Forgejo, which mark no bots, by the marker of the head), and one of another
+// head does not.
+func TestHasReviewAccountUnknown(t *testing.T) {
+	mine := "tiergate: 1 comment on changed lines; the summary comment has the whole review.\n\n" + forge.ReviewMarker(headSHA)
+	for _, tc := range tokenClients() {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, c, _ := tc.new(t)
+			srv.FailNext(tc.user, http.StatusForbidden, nil)
+			ctx := context.Background()
+			f := c.(forge.PublishedFinder)
+			srv.AddReview(3, "rita", headSHA, "tiergate: looks fine to me")
+			srv.AddReview(3, "github-actions[bot]", headSHA, "tiergate: 1 comment on changed lines; the summary comment has the whole review.")
+			srv.AddReview(3, "github-actions[bot]", baseSHA, mine)
+			found, err := f.HasReview(ctx, repo, 3, headSHA)
+			must(t, err)
+			if found {
+				t.Fatal("HasReview = true for a person's lookalike review, want false")
+			}
+			if login, err := c.(forge.Identifier).Login(ctx); err != nil || login != "" {
+				t.Fatalf("Login = %q, %v; want the account unknown", login, err)
+			}
+			srv.AddReview(3, "github-actions[bot]", headSHA, mine)
+			found, err = f.HasReview(ctx, repo, 3, headSHA)
+			must(t, err)
+			if !found {
+				t.Error("HasReview = false after the bot's own review of the head, want true")
+			}
+		})
+	}
+}
+
+// TestHasReviewPersonCopiesMarker: on GitHub, with the account unknown, a person's review
+// that copies the bot's whole body, marker included, still does not count: only a Bot's
+// does.
+func TestHasReviewPersonCopiesMarker(t *testing.T) {
+	srv, c, _ := newGitHubToken(t)
+	srv.FailNext("/user", http.StatusForbidden, nil)
+	srv.AddReview(3, "rita", headSHA, "tiergate: 1 comment on changed lines; the summary comment has the whole review.\n\n"+forge.ReviewMarker(headSHA))
+	found, err := c.(forge.PublishedFinder).HasReview(context.Background(), repo, 3, headSHA)
+	must(t, err)
+	if found {
+		t.Error("HasReview = true for a person's copy of the bot's body, want false")
 	}
 }

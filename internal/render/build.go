@@ -38,6 +38,24 @@ type builtResult struct {
 	variant *cacheVariant
 	// rebuild, for a build read from the Store without its resources, runs it again.
 	rebuild func() resmap.ResMap
+	// reads is what the build looked at (graph.Kustomization.Reads).
+	reads map[string]bool
+}
+
+// readsOf is the set of paths deps look at (graph.Kustomization.Reads): a file read or
+// checked, a folder walked (with a trailing "/"). A listing or a glob reads names only:
+// what the build then reads of them is a dep of its own.
+func readsOf(deps []fsys.Dep) map[string]bool {
+	out := make(map[string]bool, len(deps))
+	for _, d := range deps {
+		switch d.Op {
+		case fsys.DepRead, fsys.DepStat:
+			out[d.Path] = true
+		case fsys.DepTree:
+			out[strings.TrimSuffix(d.Path, "/")+"/"] = true
+		}
+	}
+	return out
 }
 
 // resources returns the build's kustomize resources, running a build read from the
@@ -130,7 +148,7 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 	key := graph.Digest([]byte(r.policy + "\x00" + graph.RelPath(abs, root) + "\x00" + graph.RelPath(abs, kfile) + "\x00" + string(manifest)))
 	if r.shared != nil {
 		if v, ok := r.shared.lookup(key, r.fps); ok {
-			out := &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v}
+			out := &builtResult{res: v.res, remote: v.remote, err: v.err, variant: v, reads: readsOf(v.deps)}
 			if v.lazy {
 				out.rebuild = func() resmap.ResMap { return r.kustomizeFile(root, dir, kfile, manifest).out.res }
 			}
@@ -138,6 +156,7 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 		}
 	}
 	b := r.kustomizeFile(root, dir, kfile, manifest)
+	b.out.reads = readsOf(b.deps)
 	// Only builds that are a function of their recorded inputs and the key are kept: not
 	// one a guard refused (limits are not part of the key) nor one holding fetched remote
 	// content (which may change at its URL).

@@ -658,6 +658,7 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 	}
 	out := r.objectsOf(ctx, built, src, ks, sub)
 	ks.Objects, ks.Err, ks.Substituted = out.objs, out.err, out.substituted
+	ks.Reads = built.reads
 }
 
 // objectsOf returns the objects of built for ks after the substitution sub: kept by this

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -391,25 +390,71 @@ func shortTokens(f graph.SecretField) []string {
 	return out
 }
 
-// textRedactor replaces the pairs of a redaction, then each of its tokens where it stands
-// whole: not next to a letter, digit, '_', '-' or '.', so "jw" is masked in "default/jw",
-// "charts/jw" and `"jw" not found` but not in "jwt" or "a-jw".
+// textRedactor replaces the pairs of a redaction, then each of its tokens (longest
+// first) where it stands whole (tokenStart, tokenEnd): "jw" is masked in "default/jw",
+// "charts/jw.", `"jw" not found` but not in "jwt", "a-jw" or "jw.yaml".
 type textRedactor struct {
 	pairs  *strings.Replacer
-	tokens *regexp.Regexp
+	tokens []string
 }
 
 // Replace returns s redacted.
 func (t textRedactor) Replace(s string) string {
 	s = t.pairs.Replace(s)
-	if t.tokens == nil {
+	if len(t.tokens) == 0 {
 		return s
 	}
-	// A match takes its delimiters: two tokens one delimiter apart ("jw/jw") need a second pass.
-	for range 2 {
-		s = t.tokens.ReplaceAllString(s, "${1}<redacted>${3}")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if n := t.tokenAt(s, i); n > 0 {
+			b.WriteString("<redacted>")
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
 	}
-	return s
+	return b.String()
+}
+
+// tokenAt returns the length of the longest token that stands whole at s[i:], or 0.
+func (t textRedactor) tokenAt(s string, i int) int {
+	if !tokenStart(s, i) {
+		return 0
+	}
+	for _, tok := range t.tokens {
+		if strings.HasPrefix(s[i:], tok) && tokenEnd(s, i+len(tok)) {
+			return len(tok)
+		}
+	}
+	return 0
+}
+
+// wordByte reports whether c continues a name: a letter, digit, '_' or '-' (the
+// characters of a Kubernetes name or a path element besides '.').
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// tokenStart reports whether a word may start at s[i]: nothing before it, or a byte
+// that is no wordByte, and no '.' that follows one ("x.jw" is one name).
+func tokenStart(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	c := s[i-1]
+	return !wordByte(c) && !(c == '.' && i >= 2 && wordByte(s[i-2]))
+}
+
+// tokenEnd reports whether a word may end before s[j]: nothing after it, or a byte that
+// is no wordByte, and no '.' that a wordByte follows ("jw.yaml" is one name, "jw." at the
+// end of a sentence is not).
+func tokenEnd(s string, j int) bool {
+	if j == len(s) {
+		return true
+	}
+	c := s[j]
+	return !wordByte(c) && !(c == '.' && j+1 < len(s) && wordByte(s[j+1]))
 }
 
 // redactionOf collects from the graphs every Secret-derived value (SecretStrings), and
@@ -495,18 +540,14 @@ func secretFieldTexts(graphs ...*graph.Graph) []string {
 func (r redaction) replacer() textRedactor {
 	t := textRedactor{pairs: strings.NewReplacer(r.pairs...)}
 	if len(r.tokens) > 0 {
-		tokens := slices.Clone(r.tokens)
-		slices.SortFunc(tokens, func(a, b string) int {
+		t.tokens = slices.Clone(r.tokens)
+		slices.SortFunc(t.tokens, func(a, b string) int {
 			if len(a) != len(b) {
 				return len(b) - len(a)
 			}
 			return strings.Compare(a, b) // equal tokens side by side, for Compact
 		})
-		quoted := make([]string, 0, len(tokens))
-		for _, v := range slices.Compact(tokens) {
-			quoted = append(quoted, regexp.QuoteMeta(v))
-		}
-		t.tokens = regexp.MustCompile(`(^|[^A-Za-z0-9_.\-])(` + strings.Join(quoted, "|") + `)($|[^A-Za-z0-9_.\-])`)
+		t.tokens = slices.Compact(t.tokens)
 	}
 	return t
 }

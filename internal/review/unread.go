@@ -2,6 +2,7 @@ package review
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,6 +24,9 @@ func unreadFiles(base, head *graph.Graph) []string {
 	if !ok1 || !ok2 || (bs == nil && hs == nil) || unknownReads(base) || unknownReads(head) {
 		return nil
 	}
+	if builds, ok := recordedReads(base, head); ok {
+		return exactUnread(builds, bs, hs)
+	}
 	cov := coverage{files: map[string]bool{}, dirs: map[string]bool{}}
 	for _, g := range []*graph.Graph{base, head} {
 		for _, c := range g.Clusters {
@@ -36,6 +40,61 @@ func unreadFiles(base, head *graph.Graph) []string {
 		if graph.IsYAMLName(f) && !cov.reads(f) && !referenced(refs, f) {
 			out = append(out, f)
 		}
+	}
+	return out
+}
+
+// recordedReads returns the Kustomizations of the graphs with the clusters they are in,
+// and true when every one records what its build read (Kustomization.Reads): then what
+// no cluster reads is known exactly, not guessed from folders.
+func recordedReads(graphs ...*graph.Graph) ([]clusterBuild, bool) {
+	var out []clusterBuild
+	for _, g := range graphs {
+		for _, c := range g.Clusters {
+			for _, ks := range c.Kustomizations {
+				if ks.Reads == nil {
+					return nil, false
+				}
+				out = append(out, clusterBuild{c, ks})
+			}
+			if c.Contested != nil {
+				if c.Contested.Reads == nil {
+					return nil, false
+				}
+				out = append(out, clusterBuild{c, c.Contested})
+			}
+		}
+	}
+	return out, true
+}
+
+// clusterBuild is a Kustomization with its cluster.
+type clusterBuild struct {
+	c  *graph.Cluster
+	ks *graph.Kustomization
+}
+
+// exactUnread lists the changed manifests that no build of builds looked at
+// (Kustomization.ReadsPath), that no in-repo chart of theirs holds, and that discovery
+// and source-controller do not read (a cluster's root file, .tiergate.yaml,
+// .sourceignore).
+func exactUnread(builds []clusterBuild, snaps ...*graph.Snapshot) []string {
+	cov := coverage{files: map[string]bool{}, dirs: map[string]bool{}}
+	for _, b := range builds {
+		cov.file(b.c.RootFile)
+		for _, rel := range b.ks.Releases {
+			cov.chart(rel.Chart)
+		}
+		for _, s := range b.ks.HelmReleaseSkipped {
+			cov.chart(s.Chart)
+		}
+	}
+	var out []string
+	for _, f := range changedFiles(snaps[0], snaps[1]) {
+		if !graph.IsYAMLName(f) || cov.reads(f) || slices.ContainsFunc(builds, func(b clusterBuild) bool { return b.ks.ReadsPath(f) }) {
+			continue
+		}
+		out = append(out, f)
 	}
 	return out
 }

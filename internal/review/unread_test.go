@@ -104,3 +104,44 @@ func TestUnreadFiles(t *testing.T) {
 		t.Errorf("path ./: unread = %q, want none", got)
 	}
 }
+
+// TestUnreadFromBuildReads: with every build's recorded reads (Kustomization.Reads) the
+// unread list is exact. A patch in patches/, a folder no Kustomization's path covers, read
+// only through a component's kustomization.yaml (`../../patches/patch.yaml`), is read and
+// not listed (before, the folder approximation listed it: no object comes from the
+// component's folder, so its kustomization.yaml was not searched); an archive/ file is
+// listed, and so is apps/unused.yaml, in the path's folder but named by no
+// kustomization.yaml, so kustomize never reads it.
+func TestUnreadFromBuildReads(t *testing.T) {
+	side := func(v string) map[string]string {
+		return map[string]string{
+			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/apps.yaml":            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"apps/kustomization.yaml":           "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\ncomponents: [../components/pin]\n",
+			"apps/cm.yaml":                      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: a}\n",
+			"apps/unused.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unused, namespace: default}\ndata: {v: " + v + "}\n",
+			"components/pin/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: ../../patches/patch.yaml\n",
+			"patches/patch.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: " + v + "}\n",
+			"archive/old.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old, namespace: default}\ndata: {v: " + v + "}\n",
+		}
+	}
+	base, head := renderFiles(t, side("b")), renderFiles(t, side("h"))
+	apps := head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	for f, want := range map[string]bool{"patches/patch.yaml": true, "components/pin/kustomization.yaml": true, "apps/cm.yaml": true, "apps/unused.yaml": false, "archive/old.yaml": false} {
+		if got := apps.ReadsPath(f); got != want {
+			t.Errorf("apps ReadsPath(%s) = %v, want %v (reads %v)", f, got, want, apps.Reads)
+		}
+	}
+	want := []string{"apps/unused.yaml", "archive/old.yaml"}
+	if d := cmp.Diff(want, unreadFiles(base, head)); d != "" {
+		t.Errorf("unread (-want +got):\n%s", d)
+	}
+	// Negative: one Kustomization whose reads are not recorded (a graph from an older
+	// cache) falls back to the folders: apps/unused.yaml is then in a path's folder.
+	apps.Reads = nil
+	want = []string{"archive/old.yaml", "patches/patch.yaml"}
+	if d := cmp.Diff(want, unreadFiles(base, head)); d != "" {
+		t.Errorf("unread without recorded reads (-want +got):\n%s", d)
+	}
+}

@@ -551,10 +551,29 @@ func newestFirst(statuses []map[string]any) []any {
 // addReview records a review of PR n as the forge returns it.
 func (s *Server) addReview(r *request, n int, state any) map[string]any {
 	s.recordID++
-	rv := map[string]any{"id": s.recordID, "state": state, "commit_id": field(r.body, "commit_id"),
-		"body": field(r.body, "body"), "user": map[string]any{"login": r.login, "username": r.login}}
+	return s.recordReview(n, r.login, state, field(r.body, "commit_id"), field(r.body, "body"))
+}
+
+// recordReview appends a review of PR n by author; an author whose login ends in "[bot]"
+// is typed Bot, as GitHub types an App's account.
+func (s *Server) recordReview(n int, author string, state, commit, body any) map[string]any {
+	typ := "User"
+	if strings.HasSuffix(author, "[bot]") {
+		typ = "Bot"
+	}
+	rv := map[string]any{"id": s.recordID, "state": state, "commit_id": commit,
+		"body": body, "user": map[string]any{"login": author, "username": author, "type": typ}}
 	s.reviews[n] = append(s.reviews[n], rv)
 	return rv
+}
+
+// AddReview records a comment review of PR n on commit by author, as if posted through
+// the forge's own interface (a person's review, or one an earlier run posted).
+func (s *Server) AddReview(n int, author, commit, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordID++
+	s.recordReview(n, author, "COMMENTED", commit, body)
 }
 
 // ReviewCommits returns the commit of each review posted on PR n, oldest first.

@@ -377,6 +377,11 @@ type Kustomization struct {
 	HelmReleaseErrors []ReleaseError
 	// Substituted is what postBuild substitution wrote for its objects, in bytes.
 	Substituted int64
+	// Reads is the set of tree paths (slash-separated, relative to the tree root) its
+	// kustomize build looked at, as the build cache key records them (render fsys.Dep): a
+	// file it read or checked, or, ending in "/", a folder it read with all below it.
+	// Nil when not known: not built here (a generator's artifact, a failed build).
+	Reads map[string]bool `json:",omitempty"`
 	// JSON is Body as JSON, made once: a cache key of the generator and of substitution.
 	JSON *BodyJSON
 }
@@ -621,4 +626,18 @@ func (v SourceView) Contains() func(rel string) bool {
 		}
 		return m == nil || !m.Match(strings.Split(rel, "/"), false)
 	}
+}
+
+// ReadsPath reports whether the build of ks looked at f (a tree path): f itself, or a
+// folder above it read whole (Reads).
+func (ks *Kustomization) ReadsPath(f string) bool {
+	if ks.Reads[f] {
+		return true
+	}
+	for d := path.Dir(f); d != "." && d != "/"; d = path.Dir(d) {
+		if ks.Reads[d+"/"] {
+			return true
+		}
+	}
+	return ks.Reads["./"]
 }
