@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/tiergate/tiergate/internal/gitrepo"
 	"github.com/tiergate/tiergate/internal/pipeline"
@@ -35,6 +38,46 @@ type workTree struct {
 // openWorkTree finds the work tree holding dir and lists it, at most maxFiles entries (0:
 // graph.DefaultLimits.MaxFiles). Files are hashed as they are read, not kept.
 func openWorkTree(dir string, maxFiles int) (*workTree, error) {
+	return listWorkTree(dir, maxFiles, false)
+}
+
+// openFluxWorkTree is openWorkTree for uncommitted: Files holds only the Flux files
+// (fluxFile), and a tracked one whose stat is the git index's (statHash), and not racy, has the index's hash without being read, as `git status` decides that a file is
+// unchanged (git's read-cache.c ie_match_stat and is_racy_timestamp).
+func openFluxWorkTree(dir string, maxFiles int) (*workTree, error) {
+	return listWorkTree(dir, maxFiles, true)
+}
+
+// statHash is the index's hash of the tracked file rel when its stat says it is unchanged
+// since the index recorded it: the same size and modification time, that time before the
+// index was written (else a change within the same tick could go unseen: racy git), and
+// the same change time, device and inode (sameInode).
+func statHash(entries map[string]*index.Entry, indexTime time.Time, rel string, d fs.DirEntry) (string, bool) {
+	e := entries[rel]
+	if e == nil || indexTime.IsZero() || !e.ModifiedAt.Before(indexTime) {
+		return "", false
+	}
+	fi, err := d.Info()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(e.Size) || !fi.ModTime().Equal(e.ModifiedAt) || !sameInode(e, fi) {
+		return "", false
+	}
+	return e.Hash.String(), true
+}
+
+// indexModTime is when the git index of r was written; zero when unknown.
+func indexModTime(r *git.Repository) time.Time {
+	s, ok := r.Storer.(interface{ Filesystem() billy.Filesystem })
+	if !ok {
+		return time.Time{}
+	}
+	fi, err := s.Filesystem().Stat("index")
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+func listWorkTree(dir string, maxFiles int, fluxOnly bool) (*workTree, error) {
 	if maxFiles <= 0 {
 		maxFiles = graph.DefaultLimits.MaxFiles
 	}
@@ -51,8 +94,17 @@ func openWorkTree(dir string, maxFiles int) (*workTree, error) {
 		return nil, fmt.Errorf("%s: read the git index: %w", dir, err)
 	}
 	tracked, trackedDirs := map[string]bool{}, map[string]bool{}
+	entries := map[string]*index.Entry{}
+	var indexTime time.Time
+	if fluxOnly {
+		indexTime = indexModTime(r)
+	}
 	for _, e := range idx.Entries {
 		tracked[e.Name] = true
+		// Stage 0 on disk is a merged entry (go-git names 1 Merged, but decodes the bits as they are).
+		if fluxOnly && e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd && e.Mode.IsRegular() {
+			entries[e.Name] = e
+		}
 		for d := filepath.ToSlash(filepath.Dir(e.Name)); d != "."; d = filepath.ToSlash(filepath.Dir(d)) {
 			trackedDirs[d] = true
 		}
@@ -65,12 +117,12 @@ func openWorkTree(dir string, maxFiles int) (*workTree, error) {
 	}
 	ignored := gitignore.NewMatcher(patterns)
 	w := &workTree{Root: root, Files: map[string]string{}, Links: map[string]string{}}
-	entries := 0
+	listed := 0
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == root {
 			return err
 		}
-		if entries++; entries > maxFiles {
+		if listed++; listed > maxFiles {
 			return fmt.Errorf("more than %d files and folders (--max-files)", maxFiles)
 		}
 		rel := filepath.ToSlash(p[len(root)+1:])
@@ -93,7 +145,12 @@ func openWorkTree(dir string, maxFiles int) (*workTree, error) {
 				return err
 			}
 			w.Links[rel] = target
+		case d.Type().IsRegular() && fluxOnly && !fluxFile(rel):
 		case d.Type().IsRegular():
+			if h, ok := statHash(entries, indexTime, rel, d); ok {
+				w.Files[rel] = h
+				return nil
+			}
 			h, err := blobHash(p)
 			if err != nil {
 				return err
@@ -264,7 +321,7 @@ func warnUncommitted(f reviewFlags, repo *gitrepo.Repo, head plumbing.Hash) {
 	if h, err := repo.Resolve("HEAD"); err != nil || h != head {
 		return
 	}
-	w, err := openWorkTree(f.repo, f.limits.MaxFiles)
+	w, err := openFluxWorkTree(f.repo, f.limits.MaxFiles)
 	if errors.Is(err, git.ErrIsBareRepository) {
 		return
 	}

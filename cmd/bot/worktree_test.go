@@ -149,3 +149,31 @@ func TestWorkTreeFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnsSameSizeChange: a Flux file edited to the same size within the clone's second,
+// the case a stat check could miss, is still warned of; the unchanged files are not.
+func TestWarnsSameSizeChange(t *testing.T) {
+	repo := commitScenario(t, demo)
+	p := filepath.Join(repo, "apps/web/deployment.yaml")
+	dep, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(dep), "web:1.5.0", "web:1.6.0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The old modification time back: only the index's own time (racy) or the content tells.
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code, err := runErr(t, "review", "--repo", repo, "--base", "HEAD", "--format", "json")
+	const warning = "warning: not reviewed: 1 Flux file(s) differ from HEAD in the work tree " +
+		"(apps/web/deployment.yaml); commit them, or review the work tree with --worktree\n"
+	if code != 0 || errOut != warning {
+		t.Errorf("exit %d (%v), stderr %q; want 0, %q", code, err, errOut, warning)
+	}
+}
