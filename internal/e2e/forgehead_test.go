@@ -129,11 +129,12 @@ func TestForgeHeadSupersededByDelivery(t *testing.T) {
 
 // TestSupersededStatusOnce: PR #1 is pushed A, B, C. B is delivered, then A, late, while
 // the only worker reviews PR #2, and the forge's API still shows A: A's run sets A pending,
-// fetches, finds B newer and sets A `error "superseded by B"`. C is pushed and delivered
-// while that request is on its way, which cancels A's run. A gets that one final status
-// (the run no longer cancels a status request it has started), and C's run, which took
-// A's job over, leaves A alone. Before, the cancelled request, served by the forge, was
-// followed by the cancelled run's own `error "superseded by C"`: two final statuses on A.
+// fetches, finds B newer and hands the job to B, setting no status (giveWay). B's run sets
+// B pending, then A `error "superseded by B"`. C is pushed and delivered while that
+// request is on its way, which cancels B's run. A gets that one final status (a status
+// request once started is not cancelled with the run), B is left to C's run, which took
+// B's job over: it sets B `error "superseded by C"` and leaves A alone. Before, the
+// cancelled request, served by the forge, was followed by a second final status on A.
 func TestSupersededStatusOnce(t *testing.T) {
 	eachFlavour(t, []flavour{github, gitea, forgejo}, func(t *testing.T, fl flavour) {
 		e, heads := newManyPREnv(t, fl, 2, 3)
@@ -166,8 +167,9 @@ func TestSupersededStatusOnce(t *testing.T) {
 		expectStatus(t, "C", code, body, http.StatusAccepted, `"queued"`)
 		got := e.prCalls(calls, 1, heads[1])
 		lines := e.reviewLines(e.fake.Calls(), c)
-		want := []call{e.getPR(), e.status(a, "pending", pendingDesc), e.status(a, "error", "superseded by "+b[:7])}
-		want = append(want, e.demoRun(1, c, lines, 0)...)
+		want := []call{e.getPR(), e.status(a, "pending", pendingDesc),
+			e.getPR(), e.status(b, "pending", pendingDesc), e.status(a, "error", "superseded by "+b[:7])}
+		want = append(want, e.demoRun(1, c, lines, 0, b)...)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("PR #1 calls (-want +got):\n%s", d)
 		}
