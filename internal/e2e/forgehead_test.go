@@ -129,11 +129,12 @@ func TestForgeHeadSupersededByDelivery(t *testing.T) {
 
 // TestSupersededStatusOnce: PR #1 is pushed A, B, C. B is delivered, then A, late, while
 // the only worker reviews PR #2, and the forge's API still shows A: A's run sets A pending,
-// fetches, finds B newer and sets A `error "superseded by B"`. C is pushed and delivered
-// while that request is on its way, which cancels A's run. A gets that one final status
-// (the run no longer cancels a status request it has started), and C's run, which took
-// A's job over, leaves A alone. Before, the cancelled request, served by the forge, was
-// followed by the cancelled run's own `error "superseded by C"`: two final statuses on A.
+// fetches, finds B newer and hands the job to B, setting no status (giveWay). B's run sets
+// B pending, then A `error "superseded by B"`. C is pushed and delivered while that
+// request is on its way, which cancels B's run. A gets that one final status (a status
+// request once started is not cancelled with the run), B is left to C's run, which took
+// B's job over: it sets B `error "superseded by C"` and leaves A alone. Before, the
+// cancelled request, served by the forge, was followed by a second final status on A.
 func TestSupersededStatusOnce(t *testing.T) {
 	eachFlavour(t, []flavour{github, gitea, forgejo}, func(t *testing.T, fl flavour) {
 		e, heads := newManyPREnv(t, fl, 2, 3)
@@ -166,8 +167,9 @@ func TestSupersededStatusOnce(t *testing.T) {
 		expectStatus(t, "C", code, body, http.StatusAccepted, `"queued"`)
 		got := e.prCalls(calls, 1, heads[1])
 		lines := e.reviewLines(e.fake.Calls(), c)
-		want := []call{e.getPR(), e.status(a, "pending", pendingDesc), e.status(a, "error", "superseded by "+b[:7])}
-		want = append(want, e.demoRun(1, c, lines, 0)...)
+		want := []call{e.getPR(), e.status(a, "pending", pendingDesc),
+			e.getPR(), e.status(b, "pending", pendingDesc), e.status(a, "error", "superseded by "+b[:7])}
+		want = append(want, e.demoRun(1, c, lines, 0, b)...)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("PR #1 calls (-want +got):\n%s", d)
 		}
@@ -225,6 +227,62 @@ func TestSupersededNamesReviewedHead(t *testing.T) {
 		want = append(want, e.demoRun(1, c, lines, e.summary().ID, a)...)
 		if d := cmp.Diff(want, calls); d != "" {
 			t.Errorf("calls (-want +got):\n%s", d)
+		}
+		in.stop()
+		if n := checkQueueFile(t, e.dataDir); n != 0 {
+			t.Errorf("%d jobs stored at the end, want 0", n)
+		}
+	})
+}
+
+// TestGiveWayNamesReviewedHead: PR #1 is pushed A, B, C. B is delivered, then A, late,
+// while the only worker reviews PR #2, and the forge's API still shows A: A's run sets A
+// pending, fetches, finds B newer and hands the job to B. C is pushed and delivered as B's
+// run begins (its read of the PR), before B is set pending. A's "superseded by" status is
+// set by C's run and names C, the head reviewed; B, never pending, gets none. Before, A's
+// run set A `error "superseded by B"` at once, naming a head that never got a result.
+func TestGiveWayNamesReviewedHead(t *testing.T) {
+	eachFlavour(t, []flavour{github, gitea, forgejo}, func(t *testing.T, fl flavour) {
+		e, heads := newManyPREnv(t, fl, 2, 3)
+		a, b, c := heads[1][0], heads[1][1], heads[1][2]
+		e.fake.SetPR(1, a, e.repo.base, false)
+		var in *instance
+		var once sync.Once
+		var code int
+		var body string
+		var reads atomic.Int32
+		e.fake.BeforeServe(func(cl forgetest.Call) {
+			if !getsPR(cl) {
+				return
+			}
+			switch reads.Add(1) {
+			case 2: // B's run
+				once.Do(func() {
+					e.fake.SetPR(1, c, e.repo.base, false)
+					code, body = in.send(e.prDeliveryFor(1, c, b))
+				})
+			case 3: // C's run: after B's read is recorded
+				e.waitRecorded(getsPR, 2)
+			}
+		})
+		in, release := e.busyWorker(heads[2][2])
+		for _, d := range []struct {
+			what string
+			d    delivery
+		}{{"B", e.prDeliveryFor(1, b, a)}, {"A, late", e.prDeliveryFor(1, a, "")}} {
+			code, body := in.send(d.d)
+			expectStatus(t, d.what, code, body, http.StatusAccepted, `"queued"`)
+		}
+		release()
+		calls := e.publishing(e.waitCalls("final status of C", e.finalStatus(c)))
+		e.waitLog(`"msg":"job finished"`, 4)
+		expectStatus(t, "C", code, body, http.StatusAccepted, `"queued"`)
+		got := e.prCalls(calls, 1, heads[1])
+		lines := e.reviewLines(e.fake.Calls(), c)
+		want := []call{e.getPR(), e.status(a, "pending", pendingDesc), e.getPR()}
+		want = append(want, e.demoRun(1, c, lines, 0, a)...)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("PR #1 calls (-want +got):\n%s", d)
 		}
 		in.stop()
 		if n := checkQueueFile(t, e.dataDir); n != 0 {

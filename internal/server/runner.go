@@ -474,37 +474,35 @@ func newestHead(repo *gitrepo.Repo, head, prHead plumbing.Hash, replaced []repla
 	return prHead
 }
 
-// giveWay hands the job over to newer, a newer head of the PR; this head, if it may be
-// pending, gets status error "superseded by <newer>". A review of newer is stored in the
-// job's place (unless a newer job was accepted meanwhile) and queued. When only the forge
-// names newer (pr, as read), its delivery may never come or may have been reviewed
-// already: the job is marked resumed, so its run first reads newer's status and reviews
-// it only when it has no final one. A client that cannot read statuses back
-// (forge.PublishedFinder) queues nothing then: newer's own delivery reviews it.
+// giveWay hands the job over to newer, a newer head of the PR. A review of newer is stored
+// in the job's place (unless a newer job was accepted meanwhile) and queued, with this
+// head among the heads it replaced: if this head may be pending, the run of the stored job
+// sets it `error "superseded by <head>"` once it has set its own head pending
+// (settleReplaced), naming the head it reviews. giveWay sets no status itself: newer may
+// be superseded in turn before its run sets it pending, and a status naming newer would
+// then name a head that never gets a result. When only the forge names newer (pr, as
+// read), its delivery may never come or may have been reviewed already: the job is marked
+// resumed, so its run first reads newer's status and reviews it only when it has no final
+// one. A client that cannot read statuses back (forge.PublishedFinder) queues nothing then
+// (newer's own delivery reviews it) and this head gets its superseded status at once.
 func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr forge.PullRequest) (string, error) {
 	rn.log.Info("a newer head of the PR is known: not reviewed", "newer", newer.String())
-	if (rn.pendingSet || j.Pending) && !rn.reviewed && !rn.final {
-		// Not cancelled with the run: a newer push arriving while the request is on its way
-		// must not leave the run unsure whether the head got its final word (the forge
-		// may have applied it), which would make the run's yield set a second one.
-		// Bounded by finalTimeout, under bot serve's grace after SIGTERM.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
-		err := rn.setStatus(sctx, forge.StateError, (&supersededError{head: newer.String()}).Error())
-		cancel()
-		if err != nil {
-			return resultError, err
-		}
-	}
-	rn.settled = true
+	pending := (rn.pendingSet || j.Pending) && !rn.reviewed && !rn.final
 	ev := rn.ev
 	ev.HeadSHA = newer.String()
 	// Started carries over: a run of newer may have published some of its review.
 	nj := &job{Event: ev, Kind: kindReview, HeadSHA: ev.HeadSHA, Enqueued: rn.s.now().UTC(),
-		Replaced: append(slices.Clone(j.Replaced), replacedHead{SHA: rn.head, Final: rn.reviewed || rn.final})}
+		Replaced: append(slices.Clone(j.Replaced), replacedHead{SHA: rn.head, Pending: pending, Final: rn.reviewed || rn.final})}
 	if !slices.ContainsFunc(j.Replaced, func(r replacedHead) bool { return r.SHA == newer.String() }) {
 		if _, ok := rn.client.(forge.PublishedFinder); !ok {
 			// Without reading newer's status a run could review it twice: its own
-			// delivery reviews it (or did).
+			// delivery reviews it (or did), in a job that does not know this head.
+			if pending {
+				if err := rn.setSuperseded(ctx, newer.String()); err != nil {
+					return resultError, err
+				}
+			}
+			rn.settled = true
 			return resultSuperseded, nil
 		}
 		if pr.HeadSHA == ev.HeadSHA && plumbing.IsHash(pr.BaseSHA) {
@@ -517,12 +515,33 @@ func (rn *runner) giveWay(ctx context.Context, j job, newer plumbing.Hash, pr fo
 	if err != nil {
 		return resultSuperseded, fmt.Errorf("store a review of the PR's head %s: %w", short(ev.HeadSHA), err)
 	}
+	rn.settled = true // the stored job's run settles the heads this one replaced
 	if stored {
 		rn.s.queue.submit(rn.key, kindReview, ev.HeadSHA, nj.Seq)
+	} else if pending {
+		// The newer job inherited this head (recorded pending by setPending): its run
+		// settles it. Recorded again in case that record failed.
+		if err := rn.s.store.markPending(rn.key, rn.seq, rn.head); err != nil {
+			rn.log.Error("record the pending status", "err", err)
+		}
 	} else if err := rn.s.store.settle(rn.key, rn.head); err != nil {
 		rn.log.Error("record the superseded status", "err", err)
 	}
+	if pending {
+		rn.log.Info("the pending head is left to the newer job's run", "newer", newer.String())
+	}
 	return resultSuperseded, nil
+}
+
+// setSuperseded sets the head `error "superseded by <newer>"`. The request is not cancelled
+// with the run: a newer push arriving while it is on its way must not leave the run unsure
+// whether the head got its final word (the forge may have applied it), which would make
+// its yield leave the head to a run that sets a second one. Bounded by finalTimeout, under
+// bot serve's grace after SIGTERM.
+func (rn *runner) setSuperseded(ctx context.Context, newer string) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+	defer cancel()
+	return rn.setStatus(sctx, forge.StateError, (&supersededError{head: newer}).Error())
 }
 
 // yield ends a run cancelled by the job of another head. If this run fetched and the job
@@ -597,19 +616,40 @@ func (rn *runner) settleReplaced(ctx context.Context, j job) error {
 		} else if !r.Pending {
 			continue // the bot never set it pending: no status of it
 		}
-		err := rn.client.SetStatus(ctx, rn.ev.Repo, r.SHA, forge.StateError, desc)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
+			rn.recordSettled(done)
+			return err // a newer job's run, which inherited the rest, settles them
+		}
+		if err := rn.setDetached(ctx, r.SHA, desc); err != nil {
+			rn.recordSettled(done)
 			return fmt.Errorf("set status error on %s: %w", short(r.SHA), err)
 		}
 		done = append(done, r.SHA)
 	}
 	rn.settled = true
-	if len(done) > 0 {
-		if err := rn.s.store.settle(rn.key, done...); err != nil {
-			rn.log.Error("record the superseded statuses", "err", err)
-		}
-	}
+	rn.recordSettled(done)
 	return nil
+}
+
+// setDetached sets status error desc on sha, a replaced head, in a context not cancelled
+// with the run (bounded by finalTimeout): a newer push cancelling the run while the
+// request is on its way must not leave unknown whether the forge applied it, or the newer
+// job's run, which inherits the head, would set it a second final status.
+func (rn *runner) setDetached(ctx context.Context, sha, desc string) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+	defer cancel()
+	return rn.client.SetStatus(sctx, rn.ev.Repo, sha, forge.StateError, desc)
+}
+
+// recordSettled records in the key's stored job, whichever it is, that heads got their
+// final word.
+func (rn *runner) recordSettled(heads []string) {
+	if len(heads) == 0 {
+		return
+	}
+	if err := rn.s.store.settle(rn.key, heads...); err != nil {
+		rn.log.Error("record the superseded statuses", "err", err)
+	}
 }
 
 // markFinal records that this run publishes its head's final status, before it does: in the

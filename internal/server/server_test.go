@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/tiergate/tiergate/internal/forge"
 	"github.com/tiergate/tiergate/internal/gitrepo"
@@ -1079,5 +1080,69 @@ func TestWriteContext(t *testing.T) {
 	done()
 	if err := wctx.Err(); !errors.Is(err, context.Canceled) {
 		t.Fatalf("write context after its cancel: %v, want canceled", err)
+	}
+}
+
+// TestResumeOldStorePending: B's job was stored by a version before job.Pending, replacing
+// A, whose run had begun (Started) and so may have left A pending. Resumed, B's run reads A
+// as pending and sets it `error "superseded by B"`; a replaced head whose run never began
+// gets no status. Before, a job without the field left A pending for good.
+func TestResumeOldStorePending(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		started bool
+		want    func(a, b string) []call
+	}{
+		{"started", true, func(a, b string) []call { return reviewCallsSettling(b, a) }},
+		{"not started", false, func(_, b string) []call { return reviewCalls(b) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, a, b := pushedTwice(t, newest)
+			h.open() // no workers: the job stays stored
+			if code, _ := status(h.github("pull_request", "d-2", ghPR("synchronize", 7, b, false), ghSecret)); code != http.StatusAccepted {
+				t.Fatalf("B: got %d, want 202", code)
+			}
+			keys, _, err := h.srv.store.jobs()
+			if err != nil || len(keys) != 1 {
+				t.Fatalf("stored jobs %v, %v; want one", keys, err)
+			}
+			rewriteOld(t, h.srv.store, keys[0], replacedHead{SHA: a, Started: tc.started})
+			h.close()
+
+			h.open()
+			h.start()
+			calls := h.waitFor("final status of B", finalStatus(b))
+			h.waitStoreEmpty()
+			if diff := cmp.Diff(tc.want(a, b), shorten(calls)); diff != "" {
+				t.Fatalf("forge calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// rewriteOld rewrites key's stored job as a version before job.Pending wrote it: no
+// "pending" in it or its replaced heads, r among those.
+func rewriteOld(t *testing.T, s *store, key string, r replacedHead) {
+	t.Helper()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		var m map[string]any
+		if err := json.Unmarshal(b.Get([]byte(key)), &m); err != nil {
+			return err
+		}
+		delete(m, "pending")
+		old := map[string]any{"sha": r.SHA}
+		if r.Started {
+			old["started"] = true
+		}
+		m["replaced"] = []any{old}
+		v, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(key), v)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

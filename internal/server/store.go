@@ -68,8 +68,9 @@ type job struct {
 	Started bool `json:"started,omitempty"`
 	// Pending: a run of this head started the request setting our pending status
 	// (markPending), so the head needs a final word from the bot. A head without it gets
-	// no status from a run that is not its review's.
-	Pending bool `json:"pending,omitempty"`
+	// no status from a run that is not its review's. Always written: a job stored by a
+	// version before it has no "pending" and is read as Pending if Started (UnmarshalJSON).
+	Pending bool `json:"pending"`
 	// Replaced are the heads of the PR's earlier review jobs that this one replaced before
 	// they got a final word. Deliveries come in any order, so one of them may be newer (by
 	// ancestry) than HeadSHA: the run decides once it has fetched (runner.newest).
@@ -89,10 +90,52 @@ type replacedHead struct {
 	// taking it over is a resumed one.
 	Started bool `json:"started,omitempty"`
 	// Pending: a run of it started setting our pending status, so it needs a final status.
-	Pending bool `json:"pending,omitempty"`
+	// Always written; read as Started when absent (UnmarshalJSON).
+	Pending bool `json:"pending"`
 	// Final: a run of it began to publish its review's final status: no other run sets a
 	// status on it unless the forge shows it still pending (runner.settleReplaced).
 	Final bool `json:"final,omitempty"`
+}
+
+// UnmarshalJSON decodes a stored job. A job stored by a version before job.Pending has no
+// "pending": there Started meant that the head may carry our pending status, so it is read
+// as Pending when Started, and a head left pending across an upgrade still gets its final
+// word. A stored "pending" is taken as it is.
+func (j *job) UnmarshalJSON(data []byte) error {
+	type plain job // without this method
+	var v struct {
+		plain
+		Pending *bool `json:"pending"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*j = job(v.plain)
+	j.Pending = pendingOr(v.Pending, j.Started)
+	return nil
+}
+
+// UnmarshalJSON decodes a replaced head as job.UnmarshalJSON does: absent, Pending is Started.
+func (r *replacedHead) UnmarshalJSON(data []byte) error {
+	type plain replacedHead
+	var v struct {
+		plain
+		Pending *bool `json:"pending"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = replacedHead(v.plain)
+	r.Pending = pendingOr(v.Pending, r.Started)
+	return nil
+}
+
+// pendingOr is *stored, or started when the field was not stored (an older version's job).
+func pendingOr(stored *bool, started bool) bool {
+	if stored == nil {
+		return started
+	}
+	return *stored
 }
 
 // inherit makes j take over old, the review job it replaces: old's head and the heads old

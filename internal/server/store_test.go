@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestPostedLineComments(t *testing.T) {
@@ -185,4 +186,88 @@ func checkJobs(t *testing.T, s *store) int {
 		t.Fatal(err)
 	}
 	return len(keys)
+}
+
+// TestDecodeJobPending: a job stored by a version before job.Pending has no "pending";
+// Started meant there that the head may be pending, so it reads as Pending when Started,
+// for the job and for each replaced head. A stored "pending" is taken as it is, and every
+// job written now stores it, false too.
+func TestDecodeJobPending(t *testing.T) {
+	const key = "github/acme/fleet/1"
+	for _, tc := range []struct {
+		name, stored string
+		want         job
+	}{
+		{"old, started", `{"kind":"review","head_sha":"bbbb","seq":3,"started":true,"replaced":[{"sha":"aaaa","started":true},{"sha":"cccc"},{"sha":"dddd","started":true,"final":true}]}`,
+			job{Kind: kindReview, HeadSHA: "bbbb", Seq: 3, Started: true, Pending: true, Replaced: []replacedHead{
+				{SHA: "aaaa", Started: true, Pending: true}, {SHA: "cccc"}, {SHA: "dddd", Started: true, Pending: true, Final: true}}}},
+		{"old, not started", `{"kind":"review","head_sha":"bbbb","seq":3}`,
+			job{Kind: kindReview, HeadSHA: "bbbb", Seq: 3}},
+		{"new, started, not pending", `{"kind":"review","head_sha":"bbbb","seq":3,"started":true,"pending":false,"replaced":[{"sha":"aaaa","started":true,"pending":false}]}`,
+			job{Kind: kindReview, HeadSHA: "bbbb", Seq: 3, Started: true, Replaced: []replacedHead{{SHA: "aaaa", Started: true}}}},
+		{"new, pending", `{"kind":"review","head_sha":"bbbb","seq":3,"pending":true,"replaced":[{"sha":"aaaa","pending":true}]}`,
+			job{Kind: kindReview, HeadSHA: "bbbb", Seq: 3, Pending: true, Replaced: []replacedHead{{SHA: "aaaa", Pending: true}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openTestStore(t)
+			putRaw(t, s, key, tc.stored)
+			got, ok, err := s.job(key)
+			if err != nil || !ok {
+				t.Fatalf("job: %v, %v", ok, err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("job (-want +got):\n%s", d)
+			}
+			began, _, err := s.begin(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			want.Attempt = 1 // begin counts the run
+			if d := cmp.Diff(want, began); d != "" {
+				t.Errorf("begin (-want +got):\n%s", d)
+			}
+		})
+	}
+	t.Run("written now", func(t *testing.T) {
+		s := openTestStore(t)
+		in := &job{Kind: kindReview, HeadSHA: "bbbb", Started: true, Replaced: []replacedHead{{SHA: "aaaa", Started: true}}}
+		if err := s.db.Update(func(tx *bolt.Tx) error { return putJob(tx.Bucket(bucketJobs), key, in) }); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := s.job(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(*in, got); d != "" {
+			t.Errorf("job read back (-want +got):\n%s", d)
+		}
+	})
+	t.Run("bad json", func(t *testing.T) {
+		s := openTestStore(t)
+		putRaw(t, s, key, `{"kind":"review","pending":"yes"}`)
+		_, _, err := s.job(key)
+		want := "read job github/acme/fleet/1: json: cannot unmarshal string into Go struct field .pending of type bool"
+		if err == nil || err.Error() != want {
+			t.Errorf("err = %v, want %s", err, want)
+		}
+	})
+}
+
+func openTestStore(t *testing.T) *store {
+	t.Helper()
+	s, err := openStore(filepath.Join(t.TempDir(), "queue.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.close() })
+	return s
+}
+
+// putRaw stores v, a job's JSON as some version wrote it, under key.
+func putRaw(t *testing.T, s *store, key, v string) {
+	t.Helper()
+	if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketJobs).Put([]byte(key), []byte(v)) }); err != nil {
+		t.Fatal(err)
+	}
 }
