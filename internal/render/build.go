@@ -419,5 +419,6 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 		kustomize.MarkSpecSecrets(obj, specSecrets)
 		out = append(out, obj)
 	}
+	kustomize.MarkBuildSecrets(out)
 	return out, nil
 }

@@ -1,0 +1,144 @@
+package render
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
+)
+
+// replChild is what the replacement relay children build: transforms of R, and an
+// object named from it.
+const replChild = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c-${R,,}
+  namespace: default
+data:
+  rlow: ${R,,}
+  r06: ${R:0:6}
+  rup: ${R^^}
+  lit: kept
+`
+
+// TestReplacementSecretTaint: a value a kustomize replacement copies out of a Secret of
+// the same build is a Secret field of the object it lands in (hostile3 h3-repl, h3-repl2,
+// h3-repl3 short, h3-common2), so a child that substitutes it, directly or through a
+// ConfigMap, records its transforms as Secret-derived; a 2-byte one in a child's
+// namePrefix reaches the child's objects; a literal Namespace named like a word-shaped
+// Secret value is not marked.
+func TestReplacementSecretTaint(t *testing.T) {
+	kz := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
+		"resources: [secret.yaml, copy.yaml, children.yaml, ns.yaml]\nreplacements:\n" +
+		"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.P}\n    targets:\n" +
+		"      - {select: {kind: ConfigMap, name: copy}, fieldPaths: [data.c]}\n" +
+		"      - {select: {kind: Kustomization, name: inline}, fieldPaths: [spec.postBuild.substitute.R]}\n" +
+		"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.S}\n    targets:\n" +
+		"      - {select: {kind: Kustomization, name: short}, fieldPaths: [spec.namePrefix]}\n" +
+		"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.W}\n    targets:\n" +
+		"      - {select: {kind: ConfigMap, name: copy}, fieldPaths: [data.w]}\n"
+	dir := tree(t, merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("apps", "./apps"),
+		"apps/kustomization.yaml": kz,
+		"apps/secret.yaml":        "apiVersion: v1\nkind: Secret\nmetadata: {name: app-secret, namespace: flux-system}\nstringData: {P: Rp3vXk7Wq2, S: ux, W: monitoring}\n",
+		"apps/copy.yaml":          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: copy, namespace: flux-system}\ndata: {c: placeholder, w: placeholder, v: \"1\"}\n",
+		"apps/ns.yaml":            "apiVersion: v1\nkind: Namespace\nmetadata: {name: monitoring}\n",
+		"apps/children.yaml": ks("inline", "./child", "postBuild:", "  substitute: {R: placeholder}") + "---\n" +
+			ks("fromcm", "./child2", "postBuild:", "  substituteFrom:", "    - {kind: ConfigMap, name: copy}") + "---\n" +
+			ks("short", "./child3", "namePrefix: placeholder"),
+		"child/cm.yaml":  replChild,
+		"child2/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: relay, namespace: default}\ndata:\n  clow: ${c,,}\n  cup: ${c^^}\n  c3: ${c:3}\n  wup: ${w^^}\n",
+		"child3/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {a: b}\n",
+	}))
+	c := render(t, dir, nil).Cluster("dev")
+	sec := func(s string) graph.TextPart { return graph.TextPart{Text: s, Secret: true} }
+	lit := func(s string) graph.TextPart { return graph.TextPart{Text: s} }
+	objs := func(name string, n int) []*graph.Object {
+		k := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}]
+		if k == nil || k.Err != nil || len(k.Objects) != n {
+			t.Fatalf("%s: %+v", name, k)
+		}
+		return k.Objects
+	}
+	check := func(o *graph.Object, want []graph.SecretField) {
+		t.Helper()
+		if d := cmp.Diff(want, o.SecretFields); d != "" {
+			t.Errorf("%s SecretFields (-want +got):\n%s", o.ID, d)
+		}
+	}
+	for _, o := range objs("apps", 6) {
+		switch o.ID.Kind + "/" + o.ID.Name {
+		case "ConfigMap/copy":
+			check(o, []graph.SecretField{
+				{Path: []string{"data", "c"}, Parts: []graph.TextPart{sec("Rp3vXk7Wq2")}},
+				{Path: []string{"data", "w"}, Parts: []graph.TextPart{sec("monitoring")}},
+			})
+		case "Kustomization/inline":
+			check(o, []graph.SecretField{{Path: []string{"spec", "postBuild", "substitute", "R"}, Parts: []graph.TextPart{sec("Rp3vXk7Wq2")}}})
+		case "Kustomization/short":
+			check(o, []graph.SecretField{{Path: []string{"spec", "namePrefix"}, Parts: []graph.TextPart{sec("ux")}}})
+		default: // the Secret itself, the fromcm child, and the Namespace named "monitoring"
+			check(o, nil)
+		}
+	}
+	check(objs("inline", 1)[0], []graph.SecretField{
+		{Path: []string{"data", "r06"}, Parts: []graph.TextPart{sec("Rp3vXk")}},
+		{Path: []string{"data", "rlow"}, Parts: []graph.TextPart{sec("rp3vxk7wq2")}},
+		{Path: []string{"data", "rup"}, Parts: []graph.TextPart{sec("RP3VXK7WQ2")}},
+		{Path: []string{"metadata", "name"}, Parts: []graph.TextPart{lit("c-"), sec("rp3vxk7wq2")}},
+	})
+	check(objs("fromcm", 1)[0], []graph.SecretField{
+		{Path: []string{"data", "c3"}, Parts: []graph.TextPart{sec("vXk7Wq2")}},
+		{Path: []string{"data", "clow"}, Parts: []graph.TextPart{sec("rp3vxk7wq2")}},
+		{Path: []string{"data", "cup"}, Parts: []graph.TextPart{sec("RP3VXK7WQ2")}},
+		{Path: []string{"data", "wup"}, Parts: []graph.TextPart{sec("MONITORING")}},
+	})
+	short := objs("short", 1)[0]
+	if short.ID.Name != "uxcm" {
+		t.Fatalf("short built %s", short.ID)
+	}
+	check(short, []graph.SecretField{{Path: []string{"metadata", "name"}, Parts: []graph.TextPart{sec("ux"), lit("cm")}}})
+}
+
+// TestReplacementSecretReachesChart: a Secret value a replacement copies into a
+// HelmRelease's spec.values, or into a ConfigMap key its valuesFrom reads, reaches the
+// chart as a placeholder (hostile3 h3-repl3), so upper, trunc and b64enc of it show no
+// part of it.
+func TestReplacementSecretReachesChart(t *testing.T) {
+	files := merge(bootstrap("dev"), webChart(), map[string]string{
+		"clusters/dev/apps.yaml": ks("apps", "./apps"),
+		"apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
+			"resources: [secret.yaml, cm.yaml, web.yaml]\nreplacements:\n" +
+			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.P}\n    targets:\n" +
+			"      - {select: {kind: HelmRelease, name: web}, fieldPaths: [spec.values.tok]}\n" +
+			"      - {select: {kind: ConfigMap, name: web-vals}, fieldPaths: [data.tok]}\n",
+		"apps/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: app-secret, namespace: apps}\nstringData: {P: Kc8mWv2nQs}\n",
+		"apps/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-vals, namespace: apps}\ndata: {tok: placeholder}\n",
+		"apps/web.yaml": hr("web", gitChart, "valuesFrom:",
+			"    - {kind: ConfigMap, name: web-vals, valuesKey: tok, targetPath: t}",
+			"values: {tok: placeholder}"),
+	})
+	g, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := g.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if k == nil || k.Err != nil || len(k.Releases) != 1 {
+		t.Fatalf("apps: %+v", k)
+	}
+	ph := helmrelease.SecretPlaceholder("Kc8mWv2nQs")
+	if got, want := k.Releases[0].Values["tok"], any(ph); got != want {
+		t.Errorf("values tok = %v, want %v", got, want)
+	}
+	if got, want := k.Releases[0].Values["t"], any(ph); got != want {
+		t.Errorf("values t = %v, want %v", got, want)
+	}
+	// Negative: the literal placeholder text of the source is gone, not kept beside it.
+	if got := k.Releases[0].Values["tok"]; got == "placeholder" || got == "Kc8mWv2nQs" {
+		t.Errorf("values tok = %v", got)
+	}
+}
