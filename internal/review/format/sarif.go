@@ -196,7 +196,7 @@ var ruleDocs = map[string]ruleDoc{
 		rules.Error},
 	"crd-not-upgraded": {"CRDNotUpgraded",
 		"A chart change modifies a CRD in crds/ that the upgrade does not apply.",
-		"A chart change modifies a CustomResourceDefinition of the chart's crds/ while the HelmRelease's spec.upgrade.crds is Create (the default) or Skip: clusters that run the release keep the old CRD.",
+		"A chart change modifies a CustomResourceDefinition of the chart's crds/ while the HelmRelease's spec.upgrade.crds is Create (the default) or Skip: clusters that run the release keep the old CRD. Error at a custom resource whose apiVersion only the new CRD serves (or that a chart kept without a version bump does not bring): its Kustomization's dry-run fails on those clusters; warning otherwise.",
 		rules.Warning},
 	"missing-depends-on": {"MissingDependsOn",
 		"A Kustomization needs what another provides but has no dependsOn path to it.",

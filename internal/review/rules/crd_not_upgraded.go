@@ -17,7 +17,9 @@ import (
 // nothing (internal/action/crds.go applyCRDs, crdPolicyOrDefault: DefaultCRDPolicy is
 // Create; internal/action/upgrade.go reads GetUpgrade().CRDs). Clusters that installed the
 // release keep the old CRD, and custom resources using what is new in it are rejected or
-// lose the new fields. A new cluster installs the new CRD, so the two differ.
+// lose the new fields. A new cluster installs the new CRD, so the two differ. A custom
+// resource that uses a version only the new CRD serves is an error of its own, at the
+// resource (crdVersionUnserved).
 func crdNotUpgraded(base, head *graph.Cluster, _ *Env) []Finding {
 	if base == nil || head == nil {
 		return nil
@@ -74,7 +76,7 @@ func crdNotUpgraded(base, head *graph.Cluster, _ *Env) []Finding {
 		f.Suggestion = fmt.Sprintf("Set `spec.upgrade.crds: CreateReplace` on HelmRelease %s (%s:%d) so the upgrade replaces the chart's CRDs, or apply the CRDs from a Kustomization.", o.HelmRelease, hr.File, policyLine)
 		out = append(out, f)
 	})
-	return out
+	return append(out, crdVersionUnserved(base, head)...)
 }
 
 // chartDocLine locates o, an object the chart of an in-repo HelmRelease rendered from

@@ -16,11 +16,15 @@ import (
 // newUpgrade set TakeOwnership = !spec.install/upgrade.disableTakeOwnership, and Helm's
 // requireAdoption adopts any existing object), and a Kustomization's garbage
 // collection or a release's upgrade or uninstall deletes it from under the other. A CRD
-// of a chart's crds/ under the Create or Skip policy is no second owner: helm-controller
-// skips a CRD that exists and never updates it (internal/action/crds.go applyCRDs).
+// of a chart's crds/ is applied outside the release and never deleted (helm-controller
+// internal/action/crds.go applyCRDs; Helm pkg/action/install.go installCRDs keeps crds/ out
+// of the release manifest, so no upgrade or uninstall removes it): on a running cluster
+// only an upgrade under spec.upgrade.crds CreateReplace writes it again (crdWrittenByUpgrade),
+// which makes both write it, a warning (chartCRDDuplicate). Under Create or Skip the
+// release creates it only at install, when missing, and the Kustomization has it from then on.
 func chartDuplicate(c *graph.Cluster, first, o *graph.Object) (Finding, bool) {
-	if crdSkippedByHelm(c, first) || crdSkippedByHelm(c, o) {
-		return Finding{}, false
+	if chartCRD(first) || chartCRD(o) {
+		return chartCRDDuplicate(c, first, o)
 	}
 	f := objectFinding("duplicate-owner", Error, c.Name, o, o.Owner)
 	a, b := Owner(first.Owner.String(), first.HelmRelease), Owner(o.Owner.String(), o.HelmRelease)
@@ -79,12 +83,54 @@ func source(o *graph.Object) string {
 	return o.File
 }
 
-// crdSkippedByHelm reports whether o is a CRD of a chart's crds/ that its HelmRelease
-// does not replace (spec.install.crds and spec.upgrade.crds both other than CreateReplace).
-func crdSkippedByHelm(c *graph.Cluster, o *graph.Object) bool {
-	if o.HelmRelease == "" || !crdsFile(o.Template) {
-		return false
-	}
+// chartCRD reports whether o is a CRD of a chart's crds/ (any document there that
+// helm-controller applies: chrt.CRDObjects() keeps only CRDs).
+func chartCRD(o *graph.Object) bool {
+	return o.HelmRelease != "" && crdsFile(o.Template)
+}
+
+// crdsPolicy is spec.<action>.crds ("install" or "upgrade") of o's HelmRelease, Create when
+// unset (helm-controller internal/action/crds.go crdPolicyOrDefault, read by Install in
+// install.go and Upgrade in upgrade.go), "" when the HelmRelease is not in c.
+func crdsPolicy(c *graph.Cluster, o *graph.Object, action string) string {
 	hr := helmReleaseOf(c, o.Owner, o.HelmRelease)
-	return hr == nil || bodyString(hr.Body, "spec", "install", "crds") != "CreateReplace" && bodyString(hr.Body, "spec", "upgrade", "crds") != "CreateReplace"
+	if hr == nil {
+		return ""
+	}
+	if p := bodyString(hr.Body, "spec", action, "crds"); p != "" {
+		return p
+	}
+	return "Create"
+}
+
+// crdWrittenByUpgrade reports whether o, a CRD of a chart's crds/, is written again by
+// every upgrade of its release: only under spec.upgrade.crds CreateReplace (applyCRDs
+// Updates the CRDs; Create skips an existing CRD, Skip applies none).
+func crdWrittenByUpgrade(c *graph.Cluster, o *graph.Object) bool {
+	return chartCRD(o) && crdsPolicy(c, o, "upgrade") == "CreateReplace"
+}
+
+// chartCRDDuplicate reports o when it or first is a CRD of a chart's crds/ that the
+// release's upgrades replace (crdWrittenByUpgrade): a warning that both write it, since
+// neither deletes it (Helm never deletes crds/ CRDs). Under Create or Skip there is no
+// finding: the release creates the CRD only at install and only when missing.
+func chartCRDDuplicate(c *graph.Cluster, first, o *graph.Object) (Finding, bool) {
+	hr := first
+	if !chartCRD(hr) {
+		hr = o
+	}
+	if !crdWrittenByUpgrade(c, hr) {
+		return Finding{}, false
+	}
+	other := o
+	if hr == o {
+		other = first
+	}
+	f := objectFinding("duplicate-owner", Warning, c.Name, o, o.Owner)
+	f.Message = fmt.Sprintf("%s is written by both %s (%s) and %s (%s): HelmRelease %s sets spec.upgrade.crds: CreateReplace, so every upgrade replaces it with the chart's copy "+
+		"and the next apply of the other owner writes its own back; neither deletes it (Helm never deletes the CRDs of crds/).",
+		o.ID, Owner(first.Owner.String(), first.HelmRelease), origin(first), Owner(o.Owner.String(), o.HelmRelease), origin(o), hr.HelmRelease)
+	f.Suggestion = fmt.Sprintf("Keep %s in one place: remove it from %s, or from the chart's crds/ (%s), or set spec.upgrade.crds to Create on HelmRelease %s so that its upgrades leave it to %s.",
+		o.ID, other.File, hr.Template, hr.HelmRelease, Owner(other.Owner.String(), other.HelmRelease))
+	return f, true
 }

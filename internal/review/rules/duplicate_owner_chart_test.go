@@ -40,10 +40,20 @@ func TestDuplicateOwnerChart(t *testing.T) {
 			files: merge(tiers, chart("app", map[string]string{"crds/w.yaml": widgets}), map[string]string{"a/crd.yaml": widgets}),
 		},
 		{
-			name: "a CRD of crds/ under CreateReplace",
+			name: "negative: a CRD of crds/ under install CreateReplace only: the release writes it at install, never on upgrade",
 			files: merge(map[string]string{tierFile("a"): tier("a", "./a", true), "a/hr.yaml": helmRelease("default", "app", "app", "install: {crds: CreateReplace}")},
 				chart("app", map[string]string{"crds/w.yaml": widgets}), map[string]string{"a/crd.yaml": widgets}),
-			want: []want{{Rule: "duplicate-owner", Severity: Error, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com", File: "a/hr.yaml", Line: 2}},
+		},
+		{
+			name: "a CRD of crds/ under upgrade CreateReplace: both write it, neither deletes it",
+			files: merge(map[string]string{tierFile("a"): tier("a", "./a", true), "a/hr.yaml": helmRelease("default", "app", "app", "upgrade: {crds: CreateReplace}")},
+				chart("app", map[string]string{"crds/w.yaml": widgets}), map[string]string{"a/crd.yaml": widgets}),
+			want: []want{{Rule: "duplicate-owner", Severity: Warning, Kustomization: "flux-system/a", Object: "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com", File: "a/hr.yaml", Line: 2,
+				Msg: []string{"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com is written by both flux-system/a (a/crd.yaml:2) and flux-system/a › HelmRelease default/app (chart template app/crds/w.yaml): " +
+					"HelmRelease default/app sets spec.upgrade.crds: CreateReplace, so every upgrade replaces it with the chart's copy and the next apply of the other owner writes its own back; " +
+					"neither deletes it (Helm never deletes the CRDs of crds/)."},
+				Sugg: []string{"Keep CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com in one place: remove it from a/crd.yaml, or from the chart's crds/ (app/crds/w.yaml), " +
+					"or set spec.upgrade.crds to Create on HelmRelease default/app so that its upgrades leave it to flux-system/a."}}},
 		},
 	}
 	for _, tc := range cases {

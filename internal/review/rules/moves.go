@@ -24,20 +24,22 @@ type Move struct {
 // Kustomization's manifests and a chart of a HelmRelease in that same Kustomization moves.
 // An object still emitted by its base owner at head has not moved (it is duplicated); one
 // whose new owners all fail at head does not move either (applied): the old owner prunes it.
+// A CRD of a chart's crds/ that the release's upgrades leave alone (crdWrittenByUpgrade) is
+// no owner at head next to another: the other owner takes it over, whatever the chart keeps.
 func Moves(base, head *graph.Cluster) []Move {
 	if base == nil || head == nil {
 		return nil
 	}
 	var out []Move
 	each(head, func(ks *graph.Kustomization, o *graph.Object) {
-		if first := applied(head, o.ID); len(first) == 0 || first[0] != o {
+		if first := writers(head, applied(head, o.ID)); len(first) == 0 || first[0] != o {
 			return
 		}
 		prev := base.Owners[o.ID]
 		if len(prev) == 0 || sameOwner(prev[0], o) {
 			return
 		}
-		for _, h := range head.Owners[o.ID] {
+		for _, h := range writers(head, head.Owners[o.ID]) {
 			if sameOwner(h, prev[0]) {
 				return
 			}
@@ -65,4 +67,20 @@ func sameOwner(a, b *graph.Object) bool {
 		return a.HelmRelease == b.HelmRelease
 	}
 	return a.Owner == b.Owner
+}
+
+// writers drops from owners the CRDs of a chart's crds/ that the release's upgrades do not
+// write (Create or Skip: helm-controller internal/action/crds.go applyCRDs skips an existing
+// CRD), when another owner remains: on a running cluster that owner holds the CRD alone.
+func writers(c *graph.Cluster, owners []*graph.Object) []*graph.Object {
+	var out []*graph.Object
+	for _, o := range owners {
+		if !chartCRD(o) || crdWrittenByUpgrade(c, o) {
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return owners
+	}
+	return out
 }
