@@ -52,7 +52,8 @@ func crdVersionUnserved(base, head *graph.Cluster) []Finding {
 
 // staleCRDs lists the crds/ CRDs of head's rendered charts, released at base, whose copy
 // on running clusters (the base's rendered copy) serves fewer versions than the change
-// ships, under an upgrade policy that does not replace it (or a kept chart).
+// ships, under an upgrade policy that does not replace it (or a kept chart), and that no
+// Kustomization applies itself.
 func staleCRDs(base, head *graph.Cluster) []staleCRD {
 	if base == nil || head == nil {
 		return nil
@@ -69,6 +70,9 @@ func staleCRDs(base, head *graph.Cluster) []staleCRD {
 		if !chartCRD(o) || !isCRD(o.ID) || prev == nil || prev.HelmRelease != o.HelmRelease || !releasedAtBase(base, o.HelmRelease) {
 			return
 		}
+		if appliedOutsideCharts(head, o.ID) {
+			return // a Kustomization writes its own copy on every reconcile
+		}
 		rel := releaseOf(ks, o.HelmRelease)
 		hr := helmReleaseOf(head, ks.Ref, o.HelmRelease)
 		if rel == nil || hr == nil {
@@ -81,6 +85,12 @@ func staleCRDs(base, head *graph.Cluster) []staleCRD {
 		out = append(out, s)
 	})
 	return out
+}
+
+// appliedOutsideCharts reports whether a Kustomization's own build applies id at c: its
+// copy, not the chart's, is what the clusters serve.
+func appliedOutsideCharts(c *graph.Cluster, id graph.ObjectID) bool {
+	return slices.ContainsFunc(applied(c, id), func(o *graph.Object) bool { return o.HelmRelease == "" })
 }
 
 // shippedVersions are the versions the change's copy of s.crd serves: the rendered copy,

@@ -48,6 +48,7 @@ func TestCRDVersionUnserved(t *testing.T) {
 				"Set `spec.upgrade.crds: CreateReplace` on HelmRelease default/app (a/hr.yaml:12) so that the upgrade replaces the CRD, or ship the CRD outside crds/ (from a Kustomization with `wait: true` that flux-system/b dependsOn).")}},
 		{"negative: CreateReplace", tree("v1", "v1", "upgrade: {crds: CreateReplace}"), tree("v2", "v2", "upgrade: {crds: CreateReplace}"), nil},
 		{"negative: the resource keeps v1", tree("v1", "v1"), tree("v2", "v1"), []want{warning("Create (the default)", create)}},
+		{"negative: a Kustomization applies the new CRD too", tree("v1", "v1"), merge(tree("v2", "v2"), map[string]string{"a/crd.yaml": v2}), []want{warning("Create (the default)", create)}},
 		{"negative: a new release installs the new CRD", merge(tree("v1", "v1"), map[string]string{"a/hr.yaml": configMap("default", "x")}), tree("v2", "v2"), []want{}},
 	}
 	for _, tc := range cases {
