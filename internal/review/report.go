@@ -29,8 +29,9 @@ type Report struct {
 	// a verdict with any is never a plain pass.
 	Unreviewed []Unreviewed `json:"unreviewed"`
 	// Unread lists, sorted, the manifests (YAML or JSON files) the change adds, removes or
-	// edits that no cluster reads at either commit (unreadFiles: outside every
-	// Kustomization's path, rendered object and in-repo chart), so that a change made of
+	// edits that no cluster reads at either commit (unreadFiles: read by no build, as
+	// Kustomization.Reads records, and in no in-repo chart; from folders when a build's
+	// reads are not recorded), so that a change made of
 	// them is not taken for one reviewed and safe; empty when what the clusters read is not
 	// known.
 	Unread []string `json:"unread,omitempty"`

@@ -10,7 +10,9 @@ import (
 )
 
 // unreadFiles lists the manifests (graph.IsYAMLName) that differ between the base and head trees (added, removed or
-// changed) and that no cluster reads at either commit: outside every Kustomization's path,
+// changed) and that no cluster reads at either commit. When every Kustomization records
+// what its build read (Kustomization.Reads) that is exact (exactUnread); otherwise it is
+// approximated from folders: outside every Kustomization's path,
 // not the file or folder of any rendered object or Kustomization, nor of an in-repo chart,
 // nor a file discovery reads (.tiergate.yaml, .sourceignore, a root's manifest), nor under
 // a top folder that a kustomization.yaml the clusters read names (kustomize may read a patch
