@@ -23,6 +23,12 @@ type commonFinder struct {
 	// any replaces every text by nothing: a leaf it leaves unchanged holds none of them,
 	// which spares the token check of each text for almost every leaf.
 	any *strings.Replacer
+	// pieces are the texts spared for standing inside a larger word: what a substitution
+	// operator made of a Secret value (Object.DerivedValues, ${NS:0:4}), whose positions
+	// render records (SecretFields). A Secret's own value is not, though it stand there:
+	// a kustomize var or replacement may have copied it into a string with no recorded
+	// position.
+	pieces map[string]bool
 }
 
 // wordLike matches a text that reads as a word or words of a language ("default",
@@ -32,8 +38,9 @@ type commonFinder struct {
 // stands, even where it also stands as literal text.
 var wordLike = regexp.MustCompile(`^([A-Z]?[a-z]+|[A-Z]+)([-_.][a-z]+)*$`)
 
-// newCommonFinder finds the word-like texts among texts (wordLike); nil when there is none.
-func newCommonFinder(texts []string) *commonFinder {
+// newCommonFinder finds the word-like texts among texts (wordLike), pieces being the
+// operator results among them (commonFinder.pieces); nil when there is none.
+func newCommonFinder(texts []string, pieces map[string]bool) *commonFinder {
 	texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return !wordLike.MatchString(t) })
 	if len(texts) == 0 {
 		return nil
@@ -42,13 +49,16 @@ func newCommonFinder(texts []string) *commonFinder {
 	for _, t := range texts {
 		pairs = append(pairs, t, "")
 	}
-	return &commonFinder{texts: texts, any: strings.NewReplacer(pairs...)}
+	return &commonFinder{texts: texts, any: strings.NewReplacer(pairs...), pieces: pieces}
 }
 
-// scan adds to found each text that stands as a token in o's literal text: every map key,
-// number and boolean of its body and every string that names something (structural),
-// except the fields substitution wrote from a Secret (SecretFields with a Secret-derived
-// part) and, in a Secret, its data, stringData, labels and annotations.
+// scan adds to found each text that stands as a token in o's literal text (every map key,
+// number and boolean of its body and every string that names something, structural), and
+// each piece (commonFinder.pieces) that stands inside a larger word of any of its literal
+// text ("moni" of ${NS:0:4} in a Namespace "monitoring"): replacing it by value would cut
+// that word ("<redacted>toring") and tell the piece. The fields render marked
+// Secret-derived (SecretFields with a Secret-derived part) and, in a Secret, its data,
+// stringData, labels and annotations are not literal text.
 func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 	if f == nil || o.Body == nil {
 		return
@@ -70,7 +80,7 @@ func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 					continue
 				}
 				if !skip[fieldPath(p, true)] {
-					f.leaf(k, found)
+					f.leaf(k, true, found)
 				}
 				walk(c, p)
 			}
@@ -80,12 +90,12 @@ func (f *commonFinder) scan(o *graph.Object, found map[string]bool) {
 			}
 		case nil:
 		case string:
-			if structural(path) && !skip[fieldPath(path, false)] {
-				f.leaf(x, found)
+			if !skip[fieldPath(path, false)] {
+				f.leaf(x, structural(path), found)
 			}
 		default:
 			if !skip[fieldPath(path, false)] {
-				f.leaf(leafText(x), found)
+				f.leaf(leafText(x), true, found)
 			}
 		}
 	}
@@ -108,15 +118,32 @@ func structural(path []string) bool {
 	return strings.HasSuffix(l, "name") || strings.HasSuffix(l, "namespace")
 }
 
-// leaf adds to found each text standing as a token in s.
-func (f *commonFinder) leaf(s string, found map[string]bool) {
+// leaf adds to found each piece standing inside a larger word of s, and when token is true
+// each text standing as a token in s.
+func (f *commonFinder) leaf(s string, token bool, found map[string]bool) {
 	if len(f.any.Replace(s)) == len(s) {
 		return
 	}
 	for _, t := range f.texts {
-		if !found[t] && hasToken(s, t) {
+		if !found[t] && (token && hasToken(s, t) || f.pieces[t] && inWord(s, t)) {
 			found[t] = true
 		}
+	}
+}
+
+// inWord reports whether t occurs in s next to a letter or digit on either side: as a
+// piece of a larger word.
+func inWord(s, t string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], t)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at > 0 && isWordByte(s[at-1]) || at+len(t) < len(s) && isWordByte(s[at+len(t)]) {
+			return true
+		}
+		i = at + 1
 	}
 }
 
@@ -168,7 +195,7 @@ func isWordByte(b byte) bool {
 // of the graphs (commonFinder.scan).
 func commonSecrets(texts []string, graphs ...*graph.Graph) map[string]bool {
 	found := map[string]bool{}
-	f := newCommonFinder(texts)
+	f := newCommonFinder(texts, derivedPieces(graphs...))
 	if f == nil {
 		return found
 	}
@@ -185,4 +212,45 @@ func commonSecrets(texts []string, graphs ...*graph.Graph) map[string]bool {
 		}
 	}
 	return found
+}
+
+// derivedPieces returns the operator results of the objects of the graphs
+// (Object.DerivedValues) that are no Secret's own value and no variable's value anywhere.
+func derivedPieces(graphs ...*graph.Graph) map[string]bool {
+	var objs []*graph.Object
+	for _, g := range graphs {
+		if g == nil {
+			continue
+		}
+		for _, c := range g.Clusters {
+			for _, ks := range c.Kustomizations {
+				objs = append(objs, ks.Objects...)
+			}
+		}
+	}
+	return piecesOf(objs...)
+}
+
+// piecesOf returns the DerivedValues of objs that are no Secret's own value
+// (ownSecretValues) and no other SecretValue of objs.
+func piecesOf(objs ...*graph.Object) map[string]bool {
+	out, raw := map[string]bool{}, map[string]bool{}
+	for _, o := range objs {
+		for _, v := range ownSecretValues(o) {
+			raw[v] = true
+		}
+		for _, v := range o.SecretValues {
+			if !slices.Contains(o.DerivedValues, v) {
+				raw[v] = true
+			}
+		}
+	}
+	for _, o := range objs {
+		for _, v := range o.DerivedValues {
+			if !raw[v] {
+				out[v] = true
+			}
+		}
+	}
+	return out
 }

@@ -54,7 +54,7 @@ func SecretStrings(graphs ...*graph.Graph) []string {
 func bodySecrets(o *graph.Object) []string {
 	all := longestFirst(append(ownSecretValues(o), o.SecretValues...))
 	found := map[string]bool{}
-	newCommonFinder(all).scan(o, found)
+	newCommonFinder(all, piecesOf(o)).scan(o, found)
 	return slices.DeleteFunc(all, func(s string) bool { return found[s] })
 }
 

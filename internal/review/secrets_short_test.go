@@ -271,3 +271,54 @@ func TestCommonWordSecretValue(t *testing.T) {
 		t.Errorf("RedactGraphText = %q, want %q", got, want)
 	}
 }
+
+// TestDerivedPieceInsideWord: a piece substitution derives from a Secret value
+// (${NS:0:4} = "moni" of NS=monitoring) that stands inside a larger literal word is
+// redacted at its positions only: the Namespace "monitoring" shows whole, not as
+// "<redacted>toring", which told the piece (hostile3 h3-oracle, h3-common). Negative: a
+// piece that stands inside no literal word ("ngress" of ${W:1}, "Zq8w" of a token) is still
+// redacted by value, and so is a Secret's own value inside a larger word (TestShortSecretValues).
+func TestDerivedPieceInsideWord(t *testing.T) {
+	side := func(v string) map[string]string {
+		return map[string]string{
+			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: vars}]}}\n",
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {NS: monitoring, W: ingress, TOK: Zq8wLk3vPx}\n",
+			"apps/ns.yaml":        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels: {v: \"" + v + "\"}\n",
+			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {prefix: \"${NS:0:4}\", w: \"${W:1}\", t: \"${TOK:0:4}\", note: monitor}\n",
+		}
+	}
+	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
+	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	var got []string
+	for _, c := range r.Changed {
+		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
+	}
+	want := []string{"changed Namespace/monitoring\n" +
+		"--- base\n+++ head\n@@ -2,6 +2,6 @@\n kind: Namespace\n metadata:\n   labels:\n-    v: \"1\"\n+    v: \"2\"\n   name: monitoring\n \n"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("report (-want +got):\n%s", d)
+	}
+	var cm *graph.Object
+	for _, o := range head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Objects {
+		if o.ID.Kind == "ConfigMap" {
+			cm = o
+		}
+	}
+	if cm == nil {
+		t.Fatal("ConfigMap use not rendered")
+	}
+	if d := cmp.Diff([]string{"ngress", "Zq8w", "moni"}, cm.DerivedValues); d != "" {
+		t.Errorf("DerivedValues (-want +got):\n%s", d)
+	}
+	wantData := map[string]any{"prefix": "<redacted>", "w": "<redacted>", "t": "<redacted>", "note": "monitor"}
+	if d := cmp.Diff(wantData, Redacted(cm).Object["data"]); d != "" {
+		t.Errorf("ConfigMap data (-want +got):\n%s", d)
+	}
+	in := "Namespace/monitoring team monitoring; ngress Zq8w"
+	if got, want := RedactGraphText(in, head), "Namespace/monitoring team monitoring; <redacted> <redacted>"; got != want {
+		t.Errorf("RedactGraphText = %q, want %q", got, want)
+	}
+}

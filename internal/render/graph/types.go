@@ -81,6 +81,11 @@ type Object struct {
 	// wherever they occur in Body, as it redacts a Secret's own values (the variables are
 	// those Flux's ContextWithSecretVarsCollector reports).
 	SecretValues []string
+	// DerivedValues are the SecretValues that are no variable's value but what a bash-style
+	// operator made of one (${NS:0:4}, ${NS^^}), longest first. Substitution records where
+	// each stands (SecretFields), so review need not redact one by value where it stands
+	// inside a larger literal word ("moni" of "monitoring"), which would tell it.
+	DerivedValues []string `json:",omitempty"`
 	// SecretFields are the fields of Body whose text postBuild substitution wrote, in part
 	// or whole, from a variable read from a substituteFrom Secret: review redacts them at
 	// their position whatever the length of the value (render vars.go fieldsOf).

@@ -376,8 +376,21 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 	obj.TypeChanges = substitutedTypes(r, exprs)
 	if len(derived) > 0 {
 		obj.SecretValues = sortLongestFirst(append(slices.Clone(s.secrets), derived...))
+		obj.DerivedValues = operatorResults(derived, s.secrets)
 	}
 	return true, nil
+}
+
+// operatorResults returns the texts of derived that are not a Secret variable's value
+// (secrets), longest first, without repeats: what an operator made of one.
+func operatorResults(derived, secrets []string) []string {
+	var out []string
+	for _, d := range derived {
+		if !slices.Contains(secrets, d) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return sortLongestFirst(out)
 }
 
 // undefinedVars lists the variables text reads without a default operator that vars does
