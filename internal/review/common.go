@@ -199,18 +199,7 @@ func commonSecrets(texts []string, graphs ...*graph.Graph) map[string]bool {
 	if f == nil {
 		return found
 	}
-	for _, g := range graphs {
-		if g == nil {
-			continue
-		}
-		for _, c := range g.Clusters {
-			for _, ks := range c.Kustomizations {
-				for _, o := range ks.Objects {
-					f.scan(o, found)
-				}
-			}
-		}
-	}
+	eachObject(graphs, func(o *graph.Object) { f.scan(o, found) })
 	return found
 }
 
@@ -218,16 +207,7 @@ func commonSecrets(texts []string, graphs ...*graph.Graph) map[string]bool {
 // (Object.DerivedValues) that are no Secret's own value and no variable's value anywhere.
 func derivedPieces(graphs ...*graph.Graph) map[string]bool {
 	var objs []*graph.Object
-	for _, g := range graphs {
-		if g == nil {
-			continue
-		}
-		for _, c := range g.Clusters {
-			for _, ks := range c.Kustomizations {
-				objs = append(objs, ks.Objects...)
-			}
-		}
-	}
+	eachObject(graphs, func(o *graph.Object) { objs = append(objs, o) })
 	return piecesOf(objs...)
 }
 

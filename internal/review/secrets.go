@@ -26,19 +26,10 @@ const minSecretBytes = 4
 // written) and stringData. Values under minSecretBytes are left out.
 func SecretStrings(graphs ...*graph.Graph) []string {
 	var out []string
-	for _, g := range graphs {
-		if g == nil {
-			continue
-		}
-		for _, c := range g.Clusters {
-			for _, ks := range c.Kustomizations {
-				for _, o := range ks.Objects {
-					out = append(out, o.SecretValues...)
-					out = append(out, ownSecretValues(o)...)
-				}
-			}
-		}
-	}
+	eachObject(graphs, func(o *graph.Object) {
+		out = append(out, o.SecretValues...)
+		out = append(out, ownSecretValues(o)...)
+	})
 	return longestFirst(out)
 }
 
@@ -518,20 +509,11 @@ func redactionOf(graphs ...*graph.Graph) redaction {
 // in every object of the graphs.
 func secretFieldTexts(graphs ...*graph.Graph) []string {
 	var out []string
-	for _, g := range graphs {
-		if g == nil {
-			continue
+	eachObject(graphs, func(o *graph.Object) {
+		for _, f := range o.SecretFields {
+			out = append(out, f.Text())
 		}
-		for _, c := range g.Clusters {
-			for _, ks := range c.Kustomizations {
-				for _, o := range ks.Objects {
-					for _, f := range o.SecretFields {
-						out = append(out, f.Text())
-					}
-				}
-			}
-		}
-	}
+	})
 	return out
 }
 
@@ -561,4 +543,21 @@ func RedactGraphText(s string, graphs ...*graph.Graph) string {
 		return s
 	}
 	return r.replacer().Replace(s)
+}
+
+// eachObject calls fn for every object of every Kustomization of every cluster of the
+// graphs, skipping nil graphs.
+func eachObject(graphs []*graph.Graph, fn func(*graph.Object)) {
+	for _, g := range graphs {
+		if g == nil {
+			continue
+		}
+		for _, c := range g.Clusters {
+			for _, ks := range c.Kustomizations {
+				for _, o := range ks.Objects {
+					fn(o)
+				}
+			}
+		}
+	}
 }
