@@ -192,3 +192,12 @@ func (e *env) waitLog(s string, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// stopDrained stops in and fails the test unless its queue file is sound and holds no job.
+func stopDrained(t *testing.T, in *instance, dataDir string) {
+	t.Helper()
+	in.stop()
+	if n := checkQueueFile(t, dataDir); n != 0 {
+		t.Errorf("%d jobs stored at the end, want 0", n)
+	}
+}

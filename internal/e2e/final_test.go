@@ -43,9 +43,6 @@ func TestFinalIsFinal(t *testing.T) {
 		want := append(e.reviewRun(head, 0, exp), run2[:2]...)
 		want = append(append(want, e.headStatuses(head)), run2[2:]...)
 		e.assertCalls("head final, then head2", e.fake.Calls(), want)
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }

@@ -81,10 +81,7 @@ func TestForcePushLateRedelivery(t *testing.T) {
 		if !strings.Contains(e.log.String(), `"msg":"the head is gone from the PR's ref; the forge's head is reviewed"`) {
 			t.Error("the log does not say why B was not reviewed")
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }
 
@@ -123,9 +120,6 @@ func TestLostDeliveryOfNewestHead(t *testing.T) {
 		if after := e.publishing(e.fake.Calls())[len(calls):]; len(after) != 0 {
 			t.Errorf("C's late delivery: calls %+v, want none", after)
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }

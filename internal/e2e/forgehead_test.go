@@ -72,10 +72,7 @@ func TestForgeHeadMovesOnAgain(t *testing.T) {
 		if d := cmp.Diff(want, calls); d != "" {
 			t.Errorf("calls (-want +got):\n%s", d)
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }
 
@@ -120,10 +117,7 @@ func TestForgeHeadSupersededByDelivery(t *testing.T) {
 		if d := cmp.Diff(want, calls); d != "" {
 			t.Errorf("calls (-want +got):\n%s", d)
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }
 
@@ -173,10 +167,7 @@ func TestSupersededStatusOnce(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("PR #1 calls (-want +got):\n%s", d)
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }
 
@@ -228,10 +219,7 @@ func TestSupersededNamesReviewedHead(t *testing.T) {
 		if d := cmp.Diff(want, calls); d != "" {
 			t.Errorf("calls (-want +got):\n%s", d)
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }
 
@@ -284,9 +272,6 @@ func TestGiveWayNamesReviewedHead(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("PR #1 calls (-want +got):\n%s", d)
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }

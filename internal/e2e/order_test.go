@@ -86,9 +86,6 @@ func TestOutOfOrderWithBusyWorker(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("PR #1 calls (-want +got):\n%s", d)
 		}
-		in.stop()
-		if n := checkQueueFile(t, e.dataDir); n != 0 {
-			t.Errorf("%d jobs stored at the end, want 0", n)
-		}
+		stopDrained(t, in, e.dataDir)
 	})
 }
