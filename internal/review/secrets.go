@@ -465,30 +465,21 @@ func redactionOf(graphs ...*graph.Graph) redaction {
 			texts[v] = "<redacted>"
 		}
 	}
-	for _, g := range graphs {
-		if g == nil {
-			continue
-		}
-		for _, c := range g.Clusters {
-			for _, ks := range c.Kustomizations {
-				for _, o := range ks.Objects {
-					for _, f := range o.SecretFields {
-						if t := f.Text(); len(t) >= minSecretBytes && texts[t] == "" && !common[t] {
-							texts[t] = f.Masked(func(string) string { return "<redacted>" })
-						}
-						if identityField(o, f) {
-							r.tokens = append(r.tokens, shortTokens(f)...)
-						}
-					}
-					if id, ok := maskedID(o); ok {
-						r.ids[o.ID] = id
-						texts[o.ID.String()] = id.String()
-						texts[o.ID.Namespace+"/"+o.ID.Name] = id.Namespace + "/" + id.Name
-					}
-				}
+	eachObject(graphs, func(o *graph.Object) {
+		for _, f := range o.SecretFields {
+			if t := f.Text(); len(t) >= minSecretBytes && texts[t] == "" && !common[t] {
+				texts[t] = f.Masked(func(string) string { return "<redacted>" })
+			}
+			if identityField(o, f) {
+				r.tokens = append(r.tokens, shortTokens(f)...)
 			}
 		}
-	}
+		if id, ok := maskedID(o); ok {
+			r.ids[o.ID] = id
+			texts[o.ID.String()] = id.String()
+			texts[o.ID.Namespace+"/"+o.ID.Name] = id.Namespace + "/" + id.Name
+		}
+	})
 	olds := make([]string, 0, len(texts))
 	for t := range texts {
 		olds = append(olds, t)
