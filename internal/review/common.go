@@ -134,17 +134,7 @@ func (f *commonFinder) leaf(s string, token bool, found map[string]bool) {
 // inWord reports whether t occurs in s next to a letter or digit on either side: as a
 // piece of a larger word.
 func inWord(s, t string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], t)
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		if at > 0 && isWordByte(s[at-1]) || at+len(t) < len(s) && isWordByte(s[at+len(t)]) {
-			return true
-		}
-		i = at + 1
-	}
+	return occurs(s, t, func(before, after bool) bool { return before || after })
 }
 
 // ownDataPath reports whether path leads to a part of a Secret that holds or copies its
@@ -174,13 +164,19 @@ func leafText(v any) string {
 
 // hasToken reports whether t occurs in s with no letter or digit on either side.
 func hasToken(s, t string) bool {
+	return occurs(s, t, func(before, after bool) bool { return !before && !after })
+}
+
+// occurs reports whether t occurs in s at a place where ok holds of whether a letter or
+// digit stands just before it and just after it.
+func occurs(s, t string, ok func(before, after bool) bool) bool {
 	for i := 0; ; {
 		j := strings.Index(s[i:], t)
 		if j < 0 {
 			return false
 		}
 		at := i + j
-		if (at == 0 || !isWordByte(s[at-1])) && (at+len(t) == len(s) || !isWordByte(s[at+len(t)])) {
+		if ok(at > 0 && isWordByte(s[at-1]), at+len(t) < len(s) && isWordByte(s[at+len(t)])) {
 			return true
 		}
 		i = at + 1
