@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -79,5 +80,63 @@ func TestReplacementSecretsInReport(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("report (-want +got):\n%s", d)
+	}
+}
+
+// TestCommonWordAcrossObjects: a Secret value that is a common word ("default", the
+// namespace of most objects) is redacted at its positions only, in every object's diff,
+// also in an object that does not hold the word literally itself (issue 15 item 6, the
+// "Not covered" oracle: the ConfigMap of Namespace other showed `uses <redacted>` while
+// every other object showed "default"). Negatives: the substituted field and the
+// Secret's data still show <redacted>; a value that is no word ("Zq8wLk3vPx") is still
+// redacted by value in that same object, as in Redacted and the report's text.
+func TestCommonWordAcrossObjects(t *testing.T) {
+	side := func(v string) map[string]string {
+		return map[string]string{
+			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
+				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: word}]}}\n",
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: word, namespace: flux-system}\nstringData: {k: default, t: Zq8wLk3vPx}\n",
+			"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {ns: \"${k}\", v: \"" + v + "\"}\n---\n" +
+				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: note\n  namespace: other\n  annotations: {note: uses default, tok: uses Zq8wLk3vPx, v: \"" + v + "\"}\ndata: {d: \"${k}\"}\n",
+		}
+	}
+	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
+	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	var got []string
+	for _, c := range r.Changed {
+		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
+	}
+	want := []string{
+		"changed ConfigMap/default/use\n--- base\n+++ head\n@@ -1,7 +1,7 @@\n apiVersion: v1\n data:\n   ns: <redacted>\n-  v: \"1\"\n+  v: \"2\"\n kind: ConfigMap\n metadata:\n   name: use\n",
+		"changed ConfigMap/other/note\n--- base\n+++ head\n@@ -6,7 +6,7 @@\n   annotations:\n     note: uses default\n     tok: uses <redacted>\n-    v: \"1\"\n+    v: \"2\"\n   name: note\n   namespace: other\n \n",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("report (-want +got):\n%s", d)
+	}
+	// What build shows of the object: the common word at its positions only (data.d),
+	// the other value by value.
+	var note *graph.Object
+	for _, o := range head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}].Objects {
+		if o.ID.Name == "note" {
+			note = o
+		}
+	}
+	wantAnn := map[string]string{"note": "uses default", "tok": "uses <redacted>", "v": "2"}
+	u := RedactedIn(note, CommonValues(base, head))
+	if d := cmp.Diff(wantAnn, u.GetAnnotations()); d != "" {
+		t.Errorf("annotations (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]any{"d": "<redacted>"}, u.Object["data"]); d != "" {
+		t.Errorf("data (-want +got):\n%s", d)
+	}
+	// Negative: on its own (Redacted), the object holds no literal "default", and the
+	// value is replaced in it by value as before.
+	if got := Redacted(note).GetAnnotations()["note"]; got != "uses <redacted>" {
+		t.Errorf("Redacted note = %q", got)
+	}
+	if got, want := RedactGraphText("note: uses default\ntok: uses Zq8wLk3vPx", base, head), "note: uses default\ntok: uses <redacted>"; got != want {
+		t.Errorf("RedactGraphText = %q, want %q", got, want)
 	}
 }
