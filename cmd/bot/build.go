@@ -124,6 +124,7 @@ func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 	var out []builtObject
 	var errs []error
 	found := false
+	common := review.CommonValues(g)
 	for _, c := range g.Clusters {
 		for _, ref := range c.Order {
 			if only != nil && ref != *only {
@@ -141,7 +142,7 @@ func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 			}
 			for _, o := range ks.Objects {
 				out = append(out, builtObject{Cluster: c.Name, Kustomization: ref.String(), File: o.File, Line: o.Line,
-					HelmRelease: o.HelmRelease, Template: o.Template, Object: review.Redacted(o).Object})
+					HelmRelease: o.HelmRelease, Template: o.Template, Object: review.RedactedIn(o, common).Object})
 			}
 		}
 	}
