@@ -236,7 +236,7 @@ var ruleDocs = map[string]ruleDoc{
 		rules.Error},
 	"depends-on-cycle": {"DependsOnCycle",
 		"dependsOn edges form a cycle.",
-		"spec.dependsOn edges form a cycle: none of the Kustomizations on it ever reconciles.",
+		"spec.dependsOn edges (of Kustomizations, HelmReleases, or both through a wait) form a cycle: on a new cluster no member is ever applied; on a running cluster the members keep what they applied, and deadlock at the next revision of a source they share, or once one of them is not Ready.",
 		rules.Error},
 	"duplicate-owner": {"DuplicateOwner",
 		"Two Kustomizations emit the same object.",

@@ -22,13 +22,14 @@ func dependsOnCycle(c, other *graph.Cluster, _ *Env) []Finding {
 		for i, r := range cycle {
 			names[i] = r.String()
 		}
-		msg := fmt.Sprintf("dependsOn cycle %s -> %s: none of these Kustomizations can become Ready.", strings.Join(names, " -> "), names[0])
+		effect := kustomizationCycleEffect(c, members)
+		msg := fmt.Sprintf("dependsOn cycle %s -> %s: %s", strings.Join(names, " -> "), names[0], effect)
 		if len(members) > len(cycle) {
 			all := make([]string, len(members))
 			for i, r := range members {
 				all[i] = r.String()
 			}
-			msg = fmt.Sprintf("dependsOn cycles among %s (one is %s -> %s): none of these Kustomizations can become Ready.", strings.Join(all, ", "), strings.Join(names, " -> "), names[0])
+			msg = fmt.Sprintf("dependsOn cycles among %s (one is %s -> %s): %s", strings.Join(all, ", "), strings.Join(names, " -> "), names[0], effect)
 		}
 		first := c.Kustomizations[cycle[0]]
 		// The finding sits on the cycle's first edge, the entry a fix removes or keeps.
@@ -46,6 +47,32 @@ func dependsOnCycle(c, other *graph.Cluster, _ *Env) []Finding {
 	return append(out, mixedCycles(c)...)
 }
 
+// kustomizationCycleEffect says what a dependsOn cycle among members does. kustomize-controller
+// applies a Kustomization only once each dependency is Ready at its current generation and,
+// when both use the same source, has applied the source's current revision
+// (internal/controller/kustomization_controller.go checkDependencies, before every
+// reconcile). So a new cluster never applies any member; a running one keeps what they
+// applied, and the deadlock starts at the source's next revision (same source: each waits
+// for the other to apply it first) or once one member is not Ready (different sources).
+func kustomizationCycleEffect(c *graph.Cluster, members []graph.Ref) string {
+	const cold = "on a new cluster none of these Kustomizations is ever applied; on a running cluster they keep what they applied, but "
+	if sameSource(c, members) {
+		return cold + "at the next revision of their source each waits for the others to apply it first ('revision is not up to date'), so none applies it or becomes Ready again."
+	}
+	return cold + "once one of them is not Ready (a failed apply or health check) the others wait for it and it for them, so none becomes Ready again."
+}
+
+// sameSource reports whether all of refs use one sourceRef (the case in which
+// checkDependencies also compares the dependency's lastAppliedRevision).
+func sameSource(c *graph.Cluster, refs []graph.Ref) bool {
+	for _, r := range refs[1:] {
+		if c.Kustomizations[r].Spec.SourceRef != c.Kustomizations[refs[0]].Spec.SourceRef {
+			return false
+		}
+	}
+	return true
+}
+
 // ancestorCycles reports a Kustomization that dependsOn an ancestor waiting for it: the
 // ancestor is Ready only once it is (wait: true or a healthCheck naming it; kustomize-
 // controller checkHealth, see waitDeadlock), and it only once the ancestor is
@@ -60,7 +87,7 @@ func ancestorCycles(c *graph.Cluster) []Finding {
 			}
 			out = append(out, Finding{
 				Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
-				Message:    fmt.Sprintf("%s dependsOn its ancestor %s, which waits for it to become Ready (wait: true or a healthCheck): neither can become Ready.", ref, d),
+				Message:    fmt.Sprintf("%s dependsOn its ancestor %s, which waits for it to become Ready (wait: true or a healthCheck): %s", ref, d, ancestorCycleEffect(c, ref, d)),
 				Suggestion: fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of %s (a parent applies before its children anyway), or let %s stop waiting for it.", d.Name, ref, d),
 				File:       ks.File, Line: dependsOnLine(c, ks, d.Name), refs: []graph.Ref{d, ref},
 				resolvedAdvice: "Nothing to do: this change breaks the cycle.",
@@ -68,6 +95,20 @@ func ancestorCycles(c *graph.Cluster) []Finding {
 		}
 	}
 	return out
+}
+
+// ancestorCycleEffect says what the deadlock of child and its waiting ancestor does: on a
+// new cluster the ancestor's wait times out while the child waits for it; a running cluster
+// keeps what they applied until the ancestor reconciles a revision the child must apply too
+// (same source: checkDependencies compares lastAppliedRevision, and the ancestor is Ready
+// Unknown while it reconciles, kustomization_controller.go reconcile) or changes the
+// child's spec (its generation is then ahead of its observedGeneration).
+func ancestorCycleEffect(c *graph.Cluster, child, ancestor graph.Ref) string {
+	const cold = "on a new cluster neither becomes Ready; on a running cluster they keep what they applied, but "
+	if sameSource(c, []graph.Ref{child, ancestor}) {
+		return cold + "at the next revision of their source the ancestor waits for the child, and the child for the ancestor to apply it first, so neither becomes Ready again."
+	}
+	return cold + "once the ancestor changes the child's spec, or one of them is not Ready, each waits for the other, so neither becomes Ready again."
 }
 
 // waitedBy reports whether ancestor is reached from ref through parents that each wait for

@@ -1,6 +1,16 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
+
+// sharedSourceCycle is what a cycle of Kustomizations on one source does (kustomize-controller
+// checkDependencies also compares the dependency's lastAppliedRevision).
+const sharedSourceCycle = "on a new cluster none of these Kustomizations is ever applied; on a running cluster they keep what they applied, " +
+	"but at the next revision of their source each waits for the others to apply it first ('revision is not up to date'), so none applies it or becomes Ready again."
 
 func TestDependsOnCycle(t *testing.T) {
 	// tiers returns one tier per name, each depending on deps[name].
@@ -20,7 +30,7 @@ func TestDependsOnCycle(t *testing.T) {
 		return want{
 			Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/" + first,
 			File: tierFile(first), Line: 14, // the `- name:` entry of the cycle's first edge
-			Msg:  []string{"dependsOn cycle " + text + ": none of these Kustomizations can become Ready."},
+			Msg:  []string{"dependsOn cycle " + text + ": " + sharedSourceCycle},
 			Sugg: []string{"Remove one dependsOn edge of the cycle"},
 		}
 	}
@@ -103,7 +113,9 @@ func TestDependsOnWaitingAncestor(t *testing.T) {
 	}
 	found := want{
 		Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/child", File: "platform/child.yaml", Line: 14,
-		Msg:  []string{"flux-system/child dependsOn its ancestor flux-system/platform, which waits for it to become Ready (wait: true or a healthCheck): neither can become Ready."},
+		Msg: []string{"flux-system/child dependsOn its ancestor flux-system/platform, which waits for it to become Ready (wait: true or a healthCheck): " +
+			"on a new cluster neither becomes Ready; on a running cluster they keep what they applied, but at the next revision of their source the ancestor waits for the child, " +
+			"and the child for the ancestor to apply it first, so neither becomes Ready again."},
 		Sugg: []string{"Remove `- name: platform` from spec.dependsOn of flux-system/child"},
 	}
 	cases := []struct {
@@ -169,5 +181,35 @@ func TestDependsOnCycleResolved(t *testing.T) {
 	want := "Nothing to do: this change breaks the cycle by removing the dependsOn edge flux-system/b -> flux-system/a (clusters/dev/b.yaml:14)."
 	if got.Status != StatusResolved || got.Suggestion != want {
 		t.Fatalf("status %s, suggestion %q, want %q", got.Status, got.Suggestion, want)
+	}
+}
+
+// TestDependsOnCycleSources: a cycle on one source deadlocks at the next revision; one across
+// two sources (checkDependencies compares revisions only within one source) once a member is
+// not Ready. The message ends with the one that applies, never with both.
+func TestDependsOnCycleSources(t *testing.T) {
+	const across = "on a new cluster none of these Kustomizations is ever applied; on a running cluster they keep what they applied, " +
+		"but once one of them is not Ready (a failed apply or health check) the others wait for it and it for them, so none becomes Ready again."
+	for _, tc := range []struct {
+		name   string
+		source graph.SourceRef // of t00001; t00000's is GitRepository/flux-system/flux-system
+		want   string
+	}{
+		{"one source", graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}, sharedSourceCycle},
+		{"two sources", graph.SourceRef{Kind: "OCIRepository", Namespace: "flux-system", Name: "apps"}, across},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ringCluster(2, func(i int) []int { return []int{1 - i} })
+			c.Kustomizations[ringRef(0)].Spec.SourceRef = graph.SourceRef{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
+			c.Kustomizations[ringRef(1)].Spec.SourceRef = tc.source
+			got := dependsOnCycle(c, nil, testEnv())
+			want := "dependsOn cycle flux-system/t00000 -> flux-system/t00001 -> flux-system/t00000: " + tc.want
+			if len(got) != 1 || got[0].Message != want {
+				t.Fatalf("got %+v, want one finding with message %q", got, want)
+			}
+			if strings.Contains(got[0].Message, "revision") != (tc.want == sharedSourceCycle) {
+				t.Errorf("message %q names the revision for the wrong case", got[0].Message)
+			}
+		})
 	}
 }

@@ -80,7 +80,7 @@ func TestDependsOnCycleRing(t *testing.T) {
 	for i := range members {
 		members[i] = ringRef(i)
 	}
-	cycleMsg := "dependsOn cycle " + ringNames(append(upTo(n), 0)...) + ": none of these Kustomizations can become Ready."
+	cycleMsg := "dependsOn cycle " + ringNames(append(upTo(n), 0)...) + ": " + sharedSourceCycle
 	closing := fmt.Sprintf("flux-system/t01999 -> flux-system/t00000 (clusters/dev/tiers.yaml:%d)", entry(n-1))
 
 	got := dependsOnCycle(ring, open, testEnv())
@@ -119,7 +119,7 @@ func TestDependsOnCycleRingChord(t *testing.T) {
 		all[i] = ringRef(i).String()
 	}
 	msg := "dependsOn cycles among " + strings.Join(all, ", ") + " (one is " + ringNames(0, n-3, n-2, n-1, 0) +
-		"): none of these Kustomizations can become Ready."
+		"): " + sharedSourceCycle
 	if len(got) != 1 || got[0].Message != msg || got[0].Line != 12 || len(got[0].refs) != n {
 		t.Fatalf("got %d findings, want 1 with message %.120q... at line 12 with %d members: %+v", len(got), msg, n, got)
 	}

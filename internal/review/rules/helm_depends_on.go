@@ -90,8 +90,12 @@ func otherReleaseNamespace(hrs []hrNode, dep graph.Ref) (string, bool) {
 }
 
 // helmDependsOnCycles reports each strongly connected set of HelmRelease dependsOn edges:
-// checkDependencies requires every dependency to be Ready first, so no member is ever
-// installed or upgraded. Suspended HelmReleases are left out: they check nothing.
+// checkDependencies (internal/controller/helmrelease_controller.go, before every reconcile)
+// requires every dependency to be Ready at its current generation, so on a new cluster no
+// member is ever installed; on a running one the releases stay, and the cycle deadlocks once
+// one member is not Ready (its reconcile then marks it Ready=False, DependencyNotReady, and
+// the others fail their check against it). Suspended HelmReleases are left out: they check
+// nothing.
 func helmDependsOnCycles(c *graph.Cluster) []Finding {
 	byRef := map[graph.Ref]hrNode{}
 	var nodes []graph.Ref
@@ -117,7 +121,9 @@ func helmDependsOnCycles(c *graph.Cluster) []Finding {
 		id := first.o.ID
 		out = append(out, Finding{
 			Rule: "depends-on-cycle", Severity: Error, Cluster: c.Name, Kustomization: first.ks.String(), Object: &id,
-			Message: fmt.Sprintf("HelmRelease dependsOn cycle %s -> %s: helm-controller installs or upgrades a HelmRelease only once its dependencies are Ready, so none of these ever is.",
+			Message: fmt.Sprintf("HelmRelease dependsOn cycle %s -> %s: helm-controller installs or upgrades a HelmRelease only once its dependencies are Ready, "+
+				"so on a new cluster none of these is ever installed; on a running cluster the releases stay installed, but once one of them is not Ready "+
+				"(a failed upgrade, a spec change not yet reconciled) the others wait for it and it for them, so none becomes Ready again.",
 				strings.Join(names, " -> "), names[0]),
 			Suggestion: "Remove one HelmRelease dependsOn edge of the cycle: " + strings.Join(edges, ", ") + ".",
 			File:       first.o.File, Line: dependsOnEntry(c, first.o.File, first.o.Line, next.Name), refs: scc.members, key: "HelmRelease",

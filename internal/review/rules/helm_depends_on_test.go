@@ -98,7 +98,9 @@ func TestHelmDependsOnCycle(t *testing.T) {
 		{"two", map[string]string{"platform/a.yaml": hrDeps("a", "b"), "platform/b.yaml": hrDeps("b", "a")},
 			[]want{{Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
 				File: "platform/a.yaml", Line: 12, // `- name: b`, the cycle's first edge
-				Msg:  []string{"HelmRelease dependsOn cycle widgets/a -> widgets/b -> widgets/a: helm-controller installs or upgrades a HelmRelease only once its dependencies are Ready, so none of these ever is."},
+				Msg: []string{"HelmRelease dependsOn cycle widgets/a -> widgets/b -> widgets/a: helm-controller installs or upgrades a HelmRelease only once its dependencies are Ready, " +
+					"so on a new cluster none of these is ever installed; on a running cluster the releases stay installed, but once one of them is not Ready " +
+					"(a failed upgrade, a spec change not yet reconciled) the others wait for it and it for them, so none becomes Ready again."},
 				Sugg: []string{"widgets/a -> widgets/b (platform/a.yaml:12), widgets/b -> widgets/a (platform/b.yaml:12)"}}}},
 		{"self", map[string]string{"platform/a.yaml": hrDeps("a", "a")},
 			[]want{{Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",

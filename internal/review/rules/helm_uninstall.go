@@ -82,7 +82,8 @@ func moveReason(hr, at *graph.Object, base, head *graph.Cluster, hv *view) strin
 // at; none when Helm keeps everything the release holds.
 func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, head *graph.Cluster) (Finding, bool) {
 	name := hrName(hr.ID)
-	var deleted, elsewhere, crit, kept, keptCRDs, created []string
+	var deleted, elsewhere, crit, keptCRDs, created []string
+	var kept, stays keptObjects // left unmanaged; left and rendered again at head
 	for _, o := range base.Kustomizations[hr.Owner].Objects {
 		if o.HelmRelease != name {
 			continue
@@ -92,11 +93,16 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 			continue
 		}
 		if helmKeeps(o, true) {
-			if _, hook := o.Body.GetAnnotations()["helm.sh/hook"]; !hook && len(applied(head, o.ID)) == 0 {
-				kept = append(kept, o.ID.String())
-				if isCRD(o.ID) {
-					keptCRDs = append(keptCRDs, o.ID.String())
-				}
+			if _, hook := o.Body.GetAnnotations()["helm.sh/hook"]; hook {
+				continue
+			}
+			if len(applied(head, o.ID)) > 0 {
+				stays.add(o)
+				continue
+			}
+			kept.add(o)
+			if isCRD(o.ID) {
+				keptCRDs = append(keptCRDs, o.ID.String())
 			}
 			continue
 		}
@@ -109,7 +115,7 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 		}
 	}
 	unknown := releaseUnknown(base.Kustomizations[hr.Owner], hr.ID)
-	if len(deleted) == 0 && unknown == "" && len(kept) == 0 {
+	if len(deleted) == 0 && unknown == "" && kept.len() == 0 {
 		return Finding{}, false
 	}
 	sev := Warning
@@ -132,8 +138,11 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	if len(created) > 0 {
 		msg += fmt.Sprintf(". %s stays: install.createNamespace created it outside the release manifest, and Helm's uninstall never deletes it", listed(created))
 	}
-	if len(kept) > 0 {
-		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (%s): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed", len(kept), listed(kept))
+	if kept.len() > 0 {
+		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster (%s): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed", kept.len(), kept)
+	}
+	if stays.len() > 0 {
+		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster (%s)%s; the release at head finds them in place", stays.len(), stays, stays.crsClause())
 	}
 	if len(keptCRDs) > 0 {
 		// A kept CRD stays where the release ran; nothing at head installs it elsewhere.
@@ -145,13 +154,56 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	}
 	f.Message = msg + "."
 	f.Suggestion = uninstallAdvice(name, at != hr)
-	if at == hr && len(kept) > 0 && len(deleted) > 0 {
-		f.Suggestion = keptAdvice(name, kept, deleted, len(keptCRDs) > 0)
+	if at == hr && kept.len() > 0 && len(deleted) > 0 {
+		f.Suggestion = keptAdvice(name, kept.all(), deleted, len(keptCRDs) > 0)
 	}
 	if len(deleted) == 0 && unknown == "" {
-		f.Suggestion = fmt.Sprintf("Nothing to do if the kept objects should stay in the cluster unmanaged: %s. To have them managed again, apply them from a Kustomization or another release; to remove them, delete them by hand (no controller will).", listed(kept))
+		f.Suggestion = fmt.Sprintf("Nothing to do if the kept objects should stay in the cluster unmanaged: %s. To have them managed again, apply them from a Kustomization or another release; to remove them, delete them by hand (no controller will).", listed(kept.all()))
 	}
 	return f, true
+}
+
+// keptObjects are the objects of a release that Helm's uninstall leaves, by reason. CRDs of
+// the chart's crds/ are never in the release manifest (helm pkg/action/install.go
+// installCRDs creates them apart from rel.Manifest), and Uninstall.deleteRelease deletes only
+// what it splits from rel.Manifest (pkg/action/uninstall.go); filterManifestsToKeep holds back
+// the ones annotated helm.sh/resource-policy: keep (pkg/action/resource_policy.go). A
+// custom resource of a kept CRD stays with it unless the release itself renders it.
+type keptObjects struct{ crds, keep []string }
+
+func (k *keptObjects) add(o *graph.Object) {
+	if crdsFile(o.Template) {
+		k.crds = append(k.crds, o.ID.String())
+	} else {
+		k.keep = append(k.keep, o.ID.String())
+	}
+}
+
+func (k keptObjects) len() int { return len(k.crds) + len(k.keep) }
+
+func (k keptObjects) all() []string { return append(append([]string(nil), k.crds...), k.keep...) }
+
+// String names the objects by reason, e.g. "CRDs of the chart's crds/, which the uninstall
+// never deletes: A; annotated helm.sh/resource-policy: keep: B".
+func (k keptObjects) String() string {
+	var parts []string
+	if len(k.crds) > 0 {
+		parts = append(parts, "CRDs of the chart's crds/, which the uninstall never deletes: "+listed(k.crds))
+	}
+	if len(k.keep) > 0 {
+		parts = append(parts, "annotated helm.sh/resource-policy: keep: "+listed(k.keep))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// crsClause is the note that the custom resources of kept CRDs stay too, "" without one.
+func (k keptObjects) crsClause() string {
+	for _, s := range k.all() {
+		if strings.HasPrefix(s, "CustomResourceDefinition.apiextensions.k8s.io/") {
+			return ", and the custom resources of those CRDs with them, except the ones the release renders"
+		}
+	}
+	return ""
 }
 
 // uninstallAdvice is the two-step advice for the uninstall of HelmRelease name; renamed is

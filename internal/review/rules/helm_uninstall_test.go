@@ -76,7 +76,7 @@ func TestHelmUninstall(t *testing.T) {
 			head: merge(tiers(true), chart("app", cm)),
 			want: []want{{Rule: "helm-uninstall", Severity: Notice, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
 				Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: the uninstall deletes nothing. " +
-					"Helm leaves 1 object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (ConfigMap/default/cm): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed."},
+					"Helm leaves 1 object(s) in the cluster (annotated helm.sh/resource-policy: keep: ConfigMap/default/cm): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed."},
 				Sugg: []string{"Nothing to do if the kept objects should stay in the cluster unmanaged: ConfigMap/default/cm. To have them managed again, apply them from a Kustomization or another release;"}}},
 		},
 		{
@@ -183,10 +183,10 @@ func TestUninstallKeptCRD(t *testing.T) {
 	tiers := map[string]string{tierFile("a"): tier("a", "./a", true), "a/keep.yaml": configMap("default", "keep-a")}
 	hr := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app")}
 	for _, tc := range []struct {
-		name, file, crd string
+		name, file, crd, why string
 	}{
-		{"templated CRD with keep", "templates/crd.yaml", withAnnotation(crd("example.com", "Widget", "widgets", "Namespaced"), "helm.sh/resource-policy", "keep")},
-		{"CRD of crds/", "crds/crd.yaml", crd("example.com", "Widget", "widgets", "Namespaced")},
+		{"templated CRD with keep", "templates/crd.yaml", withAnnotation(crd("example.com", "Widget", "widgets", "Namespaced"), "helm.sh/resource-policy", "keep"), "annotated helm.sh/resource-policy: keep: "},
+		{"CRD of crds/", "crds/crd.yaml", crd("example.com", "Widget", "widgets", "Namespaced"), "CRDs of the chart's crds/, which the uninstall never deletes: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm"), tc.file: tc.crd})
@@ -195,11 +195,50 @@ func TestUninstallKeptCRD(t *testing.T) {
 				Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
 				Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: " +
 					"the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm). " +
-					"Helm leaves 1 object(s) in the cluster, annotated helm.sh/resource-policy: keep or CRDs of the chart's crds/ (CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed. " +
+					"Helm leaves 1 object(s) in the cluster (" + tc.why + "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed. " +
 					"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com stays in the clusters that run the release, with its custom resources, but a cluster bootstrapped from this commit never gets it: nothing at head installs it."},
 				Sugg: []string{"Nothing to add for the kept objects, Helm already leaves them: CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com. " +
 					"If the deleted objects (ConfigMap/default/cm) should go, nothing to do; to keep them too, first add the annotation `helm.sh/resource-policy: keep` to them through the chart of HelmRelease default/app (or its postRenderers) and let helm-controller upgrade the release, then merge this change. " +
 					"For new clusters, install the kept CRDs from a Kustomization or another release (plain manifests take the kept objects over on kustomize-controller's apply)."}}})
+		})
+	}
+}
+
+// TestUninstallRenamedKeeps: a renamed release is uninstalled, but Helm leaves the CRDs of the
+// chart's crds/ (never in the release manifest) and the objects annotated
+// helm.sh/resource-policy: keep, and the custom resources of those CRDs with them; the
+// finding says so, by reason, and says nothing of it when the chart has neither.
+func TestUninstallRenamedKeeps(t *testing.T) {
+	tiers := map[string]string{tierFile("a"): tier("a", "./a", true), "a/keep.yaml": configMap("default", "keep-a")}
+	base := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app")}
+	head := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app", "releaseName: app2")}
+	cm := map[string]string{"templates/cm.yaml": configMap("", "cm")}
+	keeps := merge(cm, map[string]string{
+		"crds/w.yaml":         crd("example.com", "Widget", "widgets", "Namespaced"),
+		"templates/kept.yaml": withAnnotation(configMap("", "kept"), "helm.sh/resource-policy", "keep"),
+	})
+	const renamed = "the release target of HelmRelease.helm.toolkit.fluxcd.io/default/app changes (release name app → app2), so helm-controller uninstalls release default/app before it installs the new one: " +
+		"the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm)"
+	for _, tc := range []struct {
+		name  string
+		chart map[string]string
+		msg   string
+	}{
+		{"crds/ and keep", keeps, renamed + ". Helm leaves 2 object(s) in the cluster (CRDs of the chart's crds/, which the uninstall never deletes: CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com; " +
+			"annotated helm.sh/resource-policy: keep: ConfigMap/default/kept), and the custom resources of those CRDs with them, except the ones the release renders; " +
+			"the release at head finds them in place."},
+		{"keep only: no word of CRDs", merge(cm, map[string]string{"templates/kept.yaml": withAnnotation(configMap("", "kept"), "helm.sh/resource-policy", "keep")}),
+			renamed + ". Helm leaves 1 object(s) in the cluster (annotated helm.sh/resource-policy: keep: ConfigMap/default/kept); the release at head finds them in place."},
+		{"negative: neither", cm, renamed + "."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, h := renderBuilt(t, merge(tiers, base, chart("app", tc.chart)), merge(tiers, head, chart("app", tc.chart)))
+			got := changeRule(t, "helm-uninstall")(b, h, testEnv())
+			checkFindings(t, got, []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a",
+				Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 12}})
+			if got[0].Message != tc.msg {
+				t.Errorf("message:\n got %q\nwant %q", got[0].Message, tc.msg)
+			}
 		})
 	}
 }

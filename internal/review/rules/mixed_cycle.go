@@ -16,7 +16,9 @@ import (
 // checkDependencies). Nodes are "Kustomization/ns/name" and "HelmRelease/ns/name"; an edge
 // is "cannot become Ready before": X -> A when X waits for A, A -> B for A's dependsOn,
 // B -> D for each dependsOn D of the Kustomization applying B, X -> D for X's dependsOn.
-// Only cycles with both kinds are reported here: the others are dependsOnCycle's and
+// On a running cluster every wait of the cycle is met while each member is Ready (X's wait
+// ends when A is, A's check passes while B is, Y's once X applied), so the deadlock starts
+// only once one of them is not. Only cycles with both kinds are reported here: the others are dependsOnCycle's and
 // helmDependsOnCycles'.
 func mixedCycles(c *graph.Cluster) []Finding {
 	kNode := func(r graph.Ref) graph.Ref {
@@ -98,7 +100,8 @@ func mixedCycles(c *graph.Cluster) []Finding {
 		if f.Rule == "" {
 			continue // no HelmRelease edge: a Kustomization waiting for a HelmRelease it dependsOn through, reported elsewhere
 		}
-		f.Message = fmt.Sprintf("dependsOn cycle through Kustomizations and HelmReleases %s -> %s: %s; none of them ever becomes Ready.",
+		f.Message = fmt.Sprintf("dependsOn cycle through Kustomizations and HelmReleases %s -> %s: %s; on a new cluster none of them ever becomes Ready; "+
+			"on a running cluster they keep running, but once one of them is not Ready (a failed upgrade, apply or health check) each waits for the next, so none becomes Ready again.",
 			strings.Join(cycleNames(scc.cycle), " -> "), scc.cycle[0], strings.Join(steps, ", "))
 		f.Suggestion = "Break one link: stop the waiting Kustomization from waiting for its HelmRelease (wait: false, healthChecks without it), remove the HelmRelease dependsOn entry, or move the HelmRelease it depends on to a Kustomization that does not dependsOn the waiting one."
 		f.refs, f.key = kss, "mixed "+strings.Join(members, ",")

@@ -14,7 +14,8 @@ func TestMixedCycle(t *testing.T) {
 			tierFile("y"): tier("y", "./y", true, dependsOn("x")...), "y/b.yaml": hr("b"),
 		})
 	}
-	msg := "dependsOn cycle through Kustomizations and HelmReleases HelmRelease/widgets/a -> HelmRelease/widgets/b -> Kustomization/flux-system/x -> HelmRelease/widgets/a: HelmRelease widgets/a dependsOn widgets/b, HelmRelease widgets/b is applied by flux-system/y, which dependsOn flux-system/x, Kustomization flux-system/x waits for HelmRelease widgets/a; none of them ever becomes Ready."
+	msg := "dependsOn cycle through Kustomizations and HelmReleases HelmRelease/widgets/a -> HelmRelease/widgets/b -> Kustomization/flux-system/x -> HelmRelease/widgets/a: HelmRelease widgets/a dependsOn widgets/b, HelmRelease widgets/b is applied by flux-system/y, which dependsOn flux-system/x, Kustomization flux-system/x waits for HelmRelease widgets/a; " +
+		"on a new cluster none of them ever becomes Ready; on a running cluster they keep running, but once one of them is not Ready (a failed upgrade, apply or health check) each waits for the next, so none becomes Ready again."
 	cycle := []want{{Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/x", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
 		File: "x/a.yaml", Line: 12, Msg: []string{msg}}}
 	cases := []struct {

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,7 +40,7 @@ func runtimeCRDSamePass(c, _ *graph.Cluster, env *Env) []Finding {
 			f := objectFinding("runtime-crd-same-pass", Error, c.Name, o, ref)
 			f.Message = fmt.Sprintf("%s's CRD is created at runtime once %s reconciles, but both are in %s: on a cluster without the CRD, Flux's dry-run rejects the unknown kind %s, nothing in the stage is applied, and the CRD never appears%s.",
 				o.ID, trigger.ID, ref, o.ID.Kind, rk.basis("; "))
-			f.Suggestion = samePassFix(ks, o, trigger)
+			f.Suggestion = samePassFix(ks, o, trigger, v.movedDeps(env, ks, o))
 			out = append(out, f)
 		}
 	}
@@ -103,21 +104,81 @@ func (v *view) chartOf(o *graph.Object) string {
 	return ref["name"]
 }
 
+// movedDep is a provider that a Kustomization holding a moved object must dependsOn, and
+// what of it the object needs.
+type movedDep struct {
+	ref  graph.Ref
+	what []string
+}
+
+// movedDeps lists, besides ks, the Kustomizations that a new Kustomization holding o must
+// dependsOn: for each need of o (its Namespace, its CRD, a StorageClass...) that ks neither
+// provides nor applies after (no dependsOn path or parent chain to a provider), the provider
+// missing-depends-on would name (upstream). Without them the moved o would be reported
+// missing-depends-on in its new Kustomization, as it is in ks.
+func (v *view) movedDeps(env *Env, ks *graph.Kustomization, o *graph.Object) []movedDep {
+	var out []movedDep
+	for _, n := range knownNeeds(ks, v.objectNeeds(o, env)) {
+		if slices.ContainsFunc(n.providers, func(p graph.Ref) bool { return v.appliesAfter(ks.Ref, p) }) {
+			continue
+		}
+		p := v.upstream(n.providers)
+		if i := slices.IndexFunc(out, func(d movedDep) bool { return d.ref == p }); i >= 0 {
+			out[i].what = append(out[i].what, n.what)
+			continue
+		}
+		out = append(out, movedDep{ref: p, what: []string{n.what}})
+	}
+	slices.SortFunc(out, func(a, b movedDep) int { return strings.Compare(a.ref.String(), b.ref.String()) })
+	return out
+}
+
+// movedFix is the start of the advice to move o out of ks: "Move o (file:line) to a new
+// Kustomization that dependsOn ks[, and on p (for what)...]", and the dependsOn entries the
+// new Kustomization's spec lists, indented for a `dependsOn:` at four spaces.
+func movedFix(ks *graph.Kustomization, o *graph.Object, extra []movedDep) (lead, entries string) {
+	lead = fmt.Sprintf("Move %s (%s:%d) to a new Kustomization that dependsOn %s", o.ID, o.File, o.Line, ks.Ref)
+	for _, d := range extra {
+		lead += fmt.Sprintf(", and on %s (for %s)", d.ref, strings.Join(d.what, " and "))
+	}
+	return lead, movedEntries(ks, extra, "      ")
+}
+
+// movedEntries is the dependsOn list of a Kustomization holding an object moved out of ks:
+// ks, then each of extra, one "\n<indent>- name:" entry each (with namespace: when it
+// is not ks's).
+func movedEntries(ks *graph.Kustomization, extra []movedDep, indent string) string {
+	deps := []graph.Ref{ks.Ref}
+	for _, d := range extra {
+		deps = append(deps, d.ref)
+	}
+	var b strings.Builder
+	for _, d := range deps {
+		b.WriteString("\n" + indent + "- name: " + d.Name)
+		if d.Namespace != ks.Ref.Namespace {
+			b.WriteString("\n" + indent + "  namespace: " + d.Namespace)
+		}
+	}
+	return b.String()
+}
+
 // samePassFix is the concrete fix: o in a Kustomization of its own that dependsOn ks, and
 // ks waiting for what it applies (wait: true), so that the new one starts only once the
 // trigger is Ready and the CRD exists. kustomize-controller holds a dependent until its
 // dependsOn are Ready (kustomization_controller.go checkDependencies), and a Kustomization
 // is Ready before its objects are unless wait or healthChecks say otherwise (checkHealth):
 // with wait, a HelmRelease must be Ready, its chart's CRDs installed; a CDI must have
-// reconciled. The wait line is left out when ks has it.
-func samePassFix(ks *graph.Kustomization, o, trigger *graph.Object) string {
+// reconciled. The wait line is left out when ks has it. extra (movedDeps) are the other
+// providers the new Kustomization must depend on, e.g. the tier of o's Namespace.
+func samePassFix(ks *graph.Kustomization, o, trigger *graph.Object, extra []movedDep) string {
 	ready := fmt.Sprintf("%s is Ready", trigger.ID)
 	if trigger.ID.Kind == "HelmRelease" {
 		ready = fmt.Sprintf("HelmRelease %s/%s is Ready (its chart installed, CRDs included)", trigger.ID.Namespace, trigger.ID.Name)
 	}
 	name := ks.Ref.Name + "-" + strings.ToLower(o.ID.Kind) + "s"
 	var b strings.Builder
-	fmt.Fprintf(&b, "Move %s (%s:%d) to a new Kustomization that dependsOn %s", o.ID, o.File, o.Line, ks.Ref)
+	lead, entries := movedFix(ks, o, extra)
+	b.WriteString(lead)
 	if !ks.Spec.Wait {
 		fmt.Fprintf(&b, ", and set `wait: true` on %s (%s:%d)", ks.Ref, ks.File, ks.Line)
 	}
@@ -126,6 +187,6 @@ func samePassFix(ks *graph.Kustomization, o, trigger *graph.Object) string {
 		fmt.Fprintf(&b, "  # Kustomization %s\n  spec:\n    wait: true\n", ks.Ref)
 	}
 	fmt.Fprintf(&b, "  # the new Kustomization, e.g. %s/%s, with the same sourceRef and a path holding %s\n", ks.Ref.Namespace, name, path.Base(o.File))
-	fmt.Fprintf(&b, "  spec:\n    dependsOn:\n      - name: %s", ks.Ref.Name)
+	fmt.Fprintf(&b, "  spec:\n    dependsOn:%s", entries)
 	return b.String()
 }

@@ -82,3 +82,49 @@ func TestRuntimeCRDSamePass(t *testing.T) {
 		})
 	}
 }
+
+// TestRuntimeCRDSamePassFixNeeds: the new Kustomization the suggestion asks for also
+// dependsOn the tier that provides the moved object's Namespace, when the object's tier
+// does not already reach it; applying the suggestion leaves neither runtime-crd-same-pass
+// nor missing-depends-on.
+func TestRuntimeCRDSamePassFixNeeds(t *testing.T) {
+	dv := obj("cdi.kubevirt.io/v1beta1", "DataVolume", "vms", "disk", "spec: {}")
+	tree := func(cdiSpec ...string) map[string]string {
+		return map[string]string{
+			tierFile("namespaces"): tier("namespaces", "./namespaces", true), "namespaces/vms.yaml": namespaceObj("vms"),
+			tierFile("cdi"): tier("cdi", "./cdi", true, cdiSpec...), "cdi/cdi.yaml": cdiObj(), "cdi/dv.yaml": dv,
+		}
+	}
+	const lead = "Move DataVolume.cdi.kubevirt.io/vms/disk (cdi/dv.yaml:2) to a new Kustomization that dependsOn flux-system/cdi"
+	const tail = ", and set `wait: true` on flux-system/cdi (clusters/dev/cdi.yaml:2), so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready:\n" +
+		"  # Kustomization flux-system/cdi\n  spec:\n    wait: true\n" +
+		"  # the new Kustomization, e.g. flux-system/cdi-datavolumes, with the same sourceRef and a path holding dv.yaml\n  spec:\n    dependsOn:\n      - name: cdi"
+	env := &Env{Catalog: NewCatalog(nil), Strict: true}
+	for _, tc := range []struct {
+		name, sugg string
+		files      map[string]string
+	}{
+		{"the Namespace from a tier cdi does not reach", lead + ", and on flux-system/namespaces (for Namespace vms)" + tail + "\n      - name: namespaces", tree()},
+		{"negative: cdi already dependsOn that tier", lead + tail, tree(dependsOn("namespaces")...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			got := stateRule(t, "runtime-crd-same-pass")(c, nil, env)
+			if len(got) != 1 || got[0].Suggestion != tc.sugg {
+				t.Fatalf("got %s\nwant one finding with suggestion:\n%s", dump(got), tc.sugg)
+			}
+		})
+	}
+	t.Run("the suggestion applied", func(t *testing.T) {
+		files := tree("wait: true")
+		delete(files, "cdi/dv.yaml")
+		files[tierFile("cdi-datavolumes")] = tier("cdi-datavolumes", "./cdi-datavolumes", true, dependsOn("cdi", "namespaces")...)
+		files["cdi-datavolumes/dv.yaml"] = dv
+		c := renderTree(t, files)
+		checkBuilt(t, c)
+		for _, id := range []string{"runtime-crd-same-pass", "missing-depends-on"} {
+			checkFindings(t, stateRule(t, id)(c, nil, env), nil)
+		}
+	})
+}

@@ -40,8 +40,8 @@ func runtimeNamespaceSamePass(c, _ *graph.Cluster, env *Env) []Finding {
 			f := objectFinding("runtime-namespace-same-pass", Error, c.Name, o, ref)
 			f.Message = fmt.Sprintf("%s is in Namespace %s, which only HelmRelease %s's %s, once helm-controller installs it, but both are in %s: on a cluster without %s, Flux's dry-run fails with 'namespaces \"%s\" not found', nothing in the stage is applied, the HelmRelease included, and the Namespace never appears.",
 				o.ID, ns, n.runtime.HelmRelease, how, ref, ns, ns)
-			f.Suggestion = fmt.Sprintf("Add a Namespace %s manifest to %s (Helm's createNamespace then finds it and skips creating it), or move %s to a Kustomization with:\n  dependsOn:\n    - name: %s\nand `wait: true` on %s.",
-				ns, ref, o.ID, ref.Name, ref)
+			f.Suggestion = fmt.Sprintf("Add a Namespace %s manifest to %s (Helm's createNamespace then finds it and skips creating it), or move %s to a Kustomization with:\n  dependsOn:%s\nand `wait: true` on %s.",
+				ns, ref, o.ID, movedEntries(ks, v.movedDeps(env, ks, o), "    "), ref)
 			out = append(out, f)
 		}
 	}

@@ -40,3 +40,33 @@ func TestRuntimeNamespaceSamePass(t *testing.T) {
 		})
 	}
 }
+
+// TestRuntimeNamespaceSamePassFixNeeds: the Kustomization the suggestion moves the object to
+// also dependsOn the tier of the object's CRD when platform does not reach it; not when it does.
+func TestRuntimeNamespaceSamePassFixNeeds(t *testing.T) {
+	hr := widgetHR("app", "app", "targetNamespace: team", "install:", "  createNamespace: true")
+	files := func(platformSpec ...string) map[string]string {
+		return merge(appChart, map[string]string{
+			tierFile("platform"): tier("platform", "./platform", true, platformSpec...), "platform/ns.yaml": namespaceObj("widgets"),
+			"platform/app.yaml": hr, "platform/g.yaml": obj("example.com/v1", "Gadget", "team", "g1", "spec: {}"),
+			tierFile("crds"): tier("crds", "./crds", true), "crds/crd.yaml": crd("example.com", "Gadget", "gadgets", "Namespaced"),
+		})
+	}
+	const add = "Add a Namespace team manifest to flux-system/platform (Helm's createNamespace then finds it and skips creating it), or move Gadget.example.com/team/g1 to a Kustomization with:\n  dependsOn:\n    - name: platform"
+	for _, tc := range []struct {
+		name, want string
+		files      map[string]string
+	}{
+		{"the CRD from a tier platform does not reach", add + "\n    - name: crds\nand `wait: true` on flux-system/platform.", files()},
+		{"negative: platform dependsOn it", add + "\nand `wait: true` on flux-system/platform.", files(dependsOn("crds")...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			got := stateRule(t, "runtime-namespace-same-pass")(c, nil, testEnv())
+			if len(got) != 1 || got[0].Suggestion != tc.want {
+				t.Fatalf("got %s\nwant one finding with suggestion:\n%s", dump(got), tc.want)
+			}
+		})
+	}
+}
