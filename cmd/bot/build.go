@@ -97,7 +97,8 @@ func runBuild(cmd *cobra.Command, f buildFlags) (err error) {
 	// Errors and warnings name Kustomizations, paths and refs a Secret may have written.
 	stderr := &redactedOutput{stderr: cmd.ErrOrStderr()}
 	g, err := renderTree(cmd.Context(), t.Source, cfg, f.clusters, f.allowRemote, f.limits, &f.cache, &stderr.warn)
-	defer func() { err = stderr.flush(g, err) }()
+	stderr.rendered(g)
+	defer func() { err = stderr.flush(err) }()
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -113,7 +114,7 @@ func runBuild(cmd *cobra.Command, f buildFlags) (err error) {
 		return &exitError{code: 2, err: err}
 	}
 	// Names, labels and comments too may hold a Secret-derived value.
-	_, err = io.WriteString(cmd.OutOrStdout(), review.RedactGraphText(out.String(), g))
+	_, err = io.WriteString(cmd.OutOrStdout(), stderr.text(out.String()))
 	return err
 }
 

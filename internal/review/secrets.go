@@ -534,11 +534,17 @@ func (r redaction) replacer() textRedactor {
 // value, and fields substitution wrote from a Secret and identities named from one by
 // their masked text (redactionOf), for outputs rendered as text (build, graph).
 func RedactGraphText(s string, graphs ...*graph.Graph) string {
+	return GraphTextRedactor(graphs...)(s)
+}
+
+// GraphTextRedactor is RedactGraphText of the graphs as a function, its redaction built
+// once (redactionOf walks every object): for the several texts one render prints.
+func GraphTextRedactor(graphs ...*graph.Graph) func(string) string {
 	r := redactionOf(graphs...)
 	if len(r.pairs) == 0 && len(r.tokens) == 0 {
-		return s
+		return func(s string) string { return s }
 	}
-	return r.replacer().Replace(s)
+	return r.replacer().Replace
 }
 
 // eachObject calls fn for every object of every Kustomization of every cluster of the

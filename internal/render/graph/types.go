@@ -384,8 +384,10 @@ type Kustomization struct {
 	Substituted int64
 	// Reads is the set of tree paths (slash-separated, relative to the tree root) its
 	// kustomize build looked at, as the build cache key records them (render fsys.Dep): a
-	// file it read or checked, or, ending in "/", a folder it read with all below it.
-	// Nil when not known: not built here (a generator's artifact, a failed build).
+	// file it read or checked, or, ending in "/", a folder it read with all below it. A
+	// build in an ArtifactGenerator's artifact records the repository files the artifact
+	// files it read were copied from (render/artifact View.Reads). Nil when not known:
+	// not built (skipped, failed, needing a remote file).
 	Reads map[string]bool `json:",omitempty"`
 	// JSON is Body as JSON, made once: a cache key of the generator and of substitution.
 	JSON *BodyJSON

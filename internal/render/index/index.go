@@ -397,10 +397,10 @@ func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
 	return u, u.UnmarshalJSON(j)
 }
 
-// EachGitRepository calls fn for every GitRepository document of files (repo-relative), with
-// its ref (namespace flux-system when the document has none), file and document.
-func (ix *Index) EachGitRepository(files []string, fn func(ref graph.SourceRef, file string, d Doc)) {
-	for _, rel := range files {
+// EachGitRepository calls fn for every GitRepository document of the tree's manifests
+// (YAMLFiles), with its ref (namespace flux-system when the document has none).
+func (ix *Index) EachGitRepository(fn func(ref graph.SourceRef, d Doc)) {
+	for _, rel := range ix.YAMLFiles() {
 		if !ix.Mentions(rel, "GitRepository") {
 			continue
 		}
@@ -412,7 +412,7 @@ func (ix *Index) EachGitRepository(files []string, fn func(ref graph.SourceRef, 
 			if ns == "" {
 				ns = "flux-system"
 			}
-			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
+			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, d)
 		}
 	}
 }
