@@ -101,4 +101,3 @@ func TestPlaceholdersStableAcrossProcesses(t *testing.T) {
 		}
 	}
 }
-

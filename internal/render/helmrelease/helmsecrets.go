@@ -61,7 +61,9 @@ func (p Placeholders) mac(data string) []byte {
 // ID names p's key without telling it (16 hex digits of a digest keyed by it): cache
 // keys of what holds p's placeholders include it, so that a render made with another key
 // is never read back as this one's.
-func (p Placeholders) ID() string { return hex.EncodeToString(p.mac("tiergate placeholder key id"))[:16] }
+func (p Placeholders) ID() string {
+	return hex.EncodeToString(p.mac("tiergate placeholder key id"))[:16]
+}
 
 // Text is what a chart sees instead of the Secret value v: "tiergate-redacted-<8 hex>".
 func (p Placeholders) Text(v string) string {
