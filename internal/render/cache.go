@@ -9,6 +9,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 	"github.com/tiergate/tiergate/internal/render/index"
 )
 
@@ -33,6 +34,9 @@ type Cache struct {
 	evicted int64
 	// disk is the persistent layer (Persist); nil: memory only.
 	disk Store
+	// mask makes the Secret placeholders of the charts rendered through c: the
+	// process's key, or the one kept in disk (Persist).
+	mask helmrelease.Placeholders
 }
 
 // CacheStats counts a Cache's lookups since it was made.

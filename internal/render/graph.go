@@ -186,7 +186,9 @@ func graphKey(id string, opts Options) string {
 		Limits        graph.Limits
 		Exact, Ignore bool
 		Policy        string
-	}{opts.Config, opts.Clusters, opts.Limits.WithDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key()})
+		// Placeholders names the key of the Secret placeholders the graph's charts saw.
+		Placeholders string
+	}{opts.Config, opts.Clusters, opts.Limits.WithDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key(), opts.Cache.placeholders().ID()})
 	if err != nil {
 		return ""
 	}
