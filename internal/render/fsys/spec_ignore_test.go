@@ -100,3 +100,38 @@ func TestIgnoredKeepsVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredVerdicts: Verdicts read back from a store give what matching gives, save is
+// called with every verdict after an Ignored that added some and not after one that added
+// none, and a stored verdict is taken as it is (the store's key names the patterns).
+func TestStoredVerdicts(t *testing.T) {
+	snap := rendertest.Snapshot(map[string]string{"apps/a.yaml": "a", "img/logo.png": "p", ".github/ci.yaml": "c"})
+	var saved []map[string]bool
+	var v *Verdicts
+	store := func(sum string, paths int) *Verdicts {
+		if v == nil {
+			v = NewStoredVerdicts(nil, paths, func(all map[string]bool) { saved = append(saved, all) })
+		}
+		return v
+	}
+	want := Ignored(snap, "", nil)
+	Ignored(snap, "", store)
+	Ignored(snap, "", store) // every verdict known: nothing to save
+	if len(saved) != 1 {
+		t.Fatalf("saved %d times, want 1", len(saved))
+	}
+	wantSaved := map[string]bool{"apps/": false, "apps/a.yaml": false, "img/": false, "img/logo.png": true, ".github/": true, ".github/ci.yaml": true}
+	if d := cmp.Diff(wantSaved, saved[0]); d != "" {
+		t.Errorf("saved (-want +got):\n%s", d)
+	}
+	again := NewStoredVerdicts(saved[0], 0, func(map[string]bool) { t.Error("saved with no verdict added") })
+	got := Ignored(snap, "", func(string, int) *Verdicts { return again })
+	if d := cmp.Diff(want.Types, got.Types); d != "" {
+		t.Errorf("from stored verdicts (-matched +stored):\n%s", d)
+	}
+	// A stored verdict is used as it is: this one keeps the png.
+	forged := NewStoredVerdicts(map[string]bool{"img/logo.png": false}, 0, nil)
+	if Ignored(snap, "", func(string, int) *Verdicts { return forged }).State("img/logo.png") != "file" {
+		t.Error("a stored verdict was not used")
+	}
+}
