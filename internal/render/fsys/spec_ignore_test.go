@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -134,4 +135,34 @@ func TestStoredVerdicts(t *testing.T) {
 	if Ignored(snap, "", func(string, int) *Verdicts { return forged }).State("img/logo.png") != "file" {
 		t.Error("a stored verdict was not used")
 	}
+}
+
+// BenchmarkIgnored is Ignored over a tree shaped like the corpus's (1,200 files in
+// kubernetes/apps/base/<ns>/<app>/app, the default patterns, one image to leave out):
+// matching every path, and with the verdicts read back from a store (a warm review).
+func BenchmarkIgnored(b *testing.B) {
+	files := map[string]string{"docs/logo.png": "p", ".github/workflows/ci.yaml": "c"}
+	for ns := range 20 {
+		for app := range 20 {
+			dir := fmt.Sprintf("kubernetes/apps/base/ns%d/app%d", ns, app)
+			files[dir+"/ks.yaml"] = "k"
+			files[dir+"/app/helmrelease.yaml"] = "h"
+			files[dir+"/app/kustomization.yaml"] = "k"
+		}
+	}
+	snap := rendertest.Snapshot(files)
+	b.Run("match", func(b *testing.B) {
+		for b.Loop() {
+			Ignored(snap, "", func(string, int) *Verdicts { return NewVerdicts(len(snap.Types)) })
+		}
+	})
+	var stored map[string]bool
+	Ignored(snap, "", func(_ string, n int) *Verdicts {
+		return NewStoredVerdicts(nil, n, func(all map[string]bool) { stored = all })
+	})
+	b.Run("stored", func(b *testing.B) {
+		for b.Loop() {
+			Ignored(snap, "", func(string, int) *Verdicts { return NewStoredVerdicts(stored, 0, nil) })
+		}
+	})
 }
