@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -59,7 +60,40 @@ type SourceBuilder struct {
 	limits graph.Limits
 	files  int
 	total  int64
+	checks *Checks
 }
+
+// Checks remembers AliasBomb's verdict on each content digest (a git blob hash), for the
+// SourceBuilders of one review: a file base and head share is checked once. Its zero value
+// is ready; safe for concurrent use.
+type Checks struct {
+	mu sync.Mutex
+	m  map[string]string // digest → AliasBomb's verdict
+}
+
+// aliasBomb is AliasBomb(data), taken from c when it holds digest's verdict; c may be nil.
+func (c *Checks) aliasBomb(digest string, data []byte) string {
+	if c == nil || digest == "" {
+		return AliasBomb(data)
+	}
+	c.mu.Lock()
+	why, ok := c.m[digest]
+	c.mu.Unlock()
+	if ok {
+		return why
+	}
+	why = AliasBomb(data)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]string{}
+	}
+	c.m[digest] = why
+	c.mu.Unlock()
+	return why
+}
+
+// ShareChecks makes b take and keep AliasBomb verdicts in c.
+func (b *SourceBuilder) ShareChecks(c *Checks) { b.checks = c }
 
 // GitTreeID is the Source id of the git tree with hash tree (hex).
 func GitTreeID(tree string) string { return "git tree " + tree }
@@ -93,7 +127,7 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 		return fmt.Errorf("read %s: %w", rel, err)
 	}
 	if graph.IsYAMLName(rel) {
-		if why := AliasBomb(data); why != "" {
+		if why := b.checks.aliasBomb(digest, data); why != "" {
 			b.snap.Refused[rel] = rel + why
 			return nil
 		}
