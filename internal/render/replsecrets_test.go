@@ -2,9 +2,11 @@ package render
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -225,5 +227,53 @@ func TestReplacementSecretPositions(t *testing.T) {
 	// negatives.
 	if seen != 9 {
 		t.Errorf("%d objects, want 9", seen)
+	}
+}
+
+// TestVarSecretPositions: a legacy kustomize var ($(NAME)) whose objref is a Secret of the
+// build marks exactly where kustomize's expansion wrote the value (issue 15 item 6), a
+// 2-byte value and a word alike: a container's env value and args. Negatives: a var from a
+// ConfigMap marks nothing; $(NS) in a ConfigMap's data, which kustomize does not expand
+// (not a varReference field), stays as written and unmarked.
+func TestVarSecretPositions(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("apps", "./apps"),
+		"apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
+			"resources: [secret.yaml, plain.yaml, deploy.yaml]\nvars:\n" +
+			"  - {name: NS, objref: {apiVersion: v1, kind: Secret, name: app-secret}, fieldref: {fieldPath: stringData.NS}}\n" +
+			"  - {name: TEAM, objref: {apiVersion: v1, kind: Secret, name: app-secret}, fieldref: {fieldPath: stringData.TEAM}}\n" +
+			"  - {name: PUB, objref: {apiVersion: v1, kind: ConfigMap, name: plain}, fieldref: {fieldPath: data.p}}\n",
+		"apps/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: app-secret, namespace: flux-system}\nstringData: {NS: jw, TEAM: platform}\n",
+		"apps/plain.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: flux-system}\ndata: {p: public, raw: $(NS)}\n",
+		"apps/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  template:\n    spec:\n      containers:\n" +
+			"        - name: web\n          image: nginx\n          args: [--team=$(TEAM), --pub=$(PUB)]\n          env:\n            - {name: DB, value: $(NS)-db.$(TEAM)}\n            - {name: P, value: $(PUB)}\n",
+	})
+	k := render(t, tree(t, files), nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if k == nil || k.Err != nil || len(k.Objects) != 3 {
+		t.Fatalf("apps: %+v", k)
+	}
+	sec := func(s string) graph.TextPart { return graph.TextPart{Text: s, Secret: true} }
+	lit := func(s string) graph.TextPart { return graph.TextPart{Text: s} }
+	c := "spec template spec containers 0 "
+	path := func(s string) []string { return strings.Fields(c + s) }
+	want := map[string][]graph.SecretField{
+		"Deployment/web": {
+			{Path: path("args 0"), Parts: []graph.TextPart{lit("--team="), sec("platform")}},
+			{Path: path("env 0 value"), Parts: []graph.TextPart{sec("jw"), lit("-db."), sec("platform")}},
+		},
+	}
+	got := map[string][]graph.SecretField{}
+	for _, o := range k.Objects {
+		if o.SecretFields != nil {
+			got[o.ID.Kind+"/"+o.ID.Name] = o.SecretFields
+		}
+		if o.ID.Name == "plain" {
+			if raw, _, _ := unstructured.NestedString(o.Body.Object, "data", "raw"); raw != "$(NS)" {
+				t.Errorf("plain data.raw = %q, want $(NS)", raw)
+			}
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
 	}
 }

@@ -59,8 +59,8 @@ type Copies struct {
 // and index). Targets are verified against what the build wrote: a field a later
 // replacement overwrote is not marked. A base's replacements are resolved against the
 // output's names; one whose source is not found (renamed by an overlay) makes the result
-// incomplete. Legacy vars make it incomplete (their $(VAR) positions are gone from the
-// output).
+// incomplete. Legacy vars ($(NAME), kustomize api types.Var) are resolved as kustomize
+// resolves them and their positions found in each object's source document (varCopies).
 //
 // A replacement into metadata.name or metadata.namespace renames its target, and the
 // output keeps no record of the id kustomize selected it by: earlier gives, for a
@@ -68,11 +68,11 @@ type Copies struct {
 // and suffix), which select it too.
 func ReplacementCopies(snap *graph.Snapshot, dir string, extra []string, res resmap.ResMap, earlier func(*resource.Resource) []resid.ResId) *Copies {
 	c := &Copies{byRes: map[*resource.Resource][]secretCopy{}, Complete: true, earlier: earlier}
-	repls, ok := buildReplacements(snap, dir, extra)
+	repls, vars, ok := buildReplacements(snap, dir, extra)
 	if !ok {
 		c.Complete = false
 	}
-	if len(repls) == 0 || res == nil {
+	if len(repls)+len(vars) == 0 || res == nil {
 		return c
 	}
 	rs := res.Resources()
@@ -82,13 +82,25 @@ func ReplacementCopies(snap *graph.Snapshot, dir string, extra []string, res res
 			c.Complete = false
 		}
 	}
+	// kustomize resolves vars once everything is accumulated, replacements included
+	// (KustTarget.makeCustomizedResMap: AccumulateTarget, then ResolveVars): a var may
+	// read what a replacement wrote.
+	if len(vars) > 0 {
+		values, secret, ok := c.varValues(rs, vars, tainted)
+		if ok {
+			c.varCopies(snap, dir, rs, values, secret)
+		} else {
+			c.Complete = false
+		}
+	}
 	return c
 }
 
-// buildReplacements lists, in build order per file, the replacements of the kustomization
-// files reachable from dir, false when one could not be read or uses vars.
-func buildReplacements(snap *graph.Snapshot, dir string, extra []string) ([]kustypes.Replacement, bool) {
+// buildReplacements lists, in build order per file, the replacements and the legacy vars
+// of the kustomization files reachable from dir, false when one could not be read.
+func buildReplacements(snap *graph.Snapshot, dir string, extra []string) ([]kustypes.Replacement, []kustypes.Var, bool) {
 	var out []kustypes.Replacement
+	var vars []kustypes.Var
 	complete := true
 	seen := map[string]bool{}
 	queue := []string{path.Clean(dir)}
@@ -102,7 +114,7 @@ func buildReplacements(snap *graph.Snapshot, dir string, extra []string) ([]kust
 			continue
 		}
 		if len(seen) >= maxKustomizationDirs || d == ".." || strings.HasPrefix(d, "../") {
-			return out, false
+			return out, vars, false
 		}
 		seen[d] = true
 		k, found, ok := readKustomization(snap, d)
@@ -112,9 +124,7 @@ func buildReplacements(snap *graph.Snapshot, dir string, extra []string) ([]kust
 		if !found {
 			continue
 		}
-		if len(k.Vars) > 0 {
-			complete = false
-		}
+		vars = append(vars, k.Vars...)
 		for _, rf := range k.Replacements {
 			list, ok := replacementsOf(snap, d, rf)
 			complete = complete && ok
@@ -131,7 +141,7 @@ func buildReplacements(snap *graph.Snapshot, dir string, extra []string) ([]kust
 			}
 		}
 	}
-	return out, complete
+	return out, vars, complete
 }
 
 // readKustomization parses the kustomization file of dir: found false when it has none,
