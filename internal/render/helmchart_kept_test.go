@@ -176,3 +176,43 @@ func TestKeptChartGraphKeyedByPrior(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptChartUnreleased: a template added to an unbumped chart renders nothing at head
+// (the kept chart lacks it), and the release lists its object as Unreleased, what the next
+// version bump brings; none when the chart is bumped or nothing is added.
+func TestKeptChartUnreleased(t *testing.T) {
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: b\n"
+	for _, tc := range []struct {
+		name    string
+		version string
+		add     bool
+		want    []graph.ObjectID
+	}{
+		{"a template added without a bump", "1.2.3", true, []graph.ObjectID{{Kind: "ConfigMap", Namespace: "apps", Name: "settings"}}},
+		{"negative: bumped", "1.2.4", true, nil},
+		{"negative: nothing added", "1.2.3", false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := merge(bootstrap("dev"), webChart(), map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/web.yaml": hr("web", gitChart)})
+			base, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.add {
+				files["charts/web/templates/settings.yaml"] = cm
+			}
+			files["charts/web/Chart.yaml"] = strings.Replace(files["charts/web/Chart.yaml"], "version: 1.2.3", "version: "+tc.version, 1)
+			head, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}, Prior: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks := head.Clusters[0].Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+			if len(ks.Releases) != 1 {
+				t.Fatalf("releases: %+v", ks.Releases)
+			}
+			if d := cmp.Diff(tc.want, ks.Releases[0].Unreleased); d != "" {
+				t.Errorf("Unreleased (-want +got):\n%s", d)
+			}
+		})
+	}
+}

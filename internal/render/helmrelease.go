@@ -295,8 +295,11 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		return fail(err)
 	}
 	req := helm.Request{Chart: ch.Chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	var next *helm.Result // what the next version bump renders, when ch is a kept chart
 	if tree != nil {
-		ch.Kept += r.nextBumpFailure(ctx, req, tree)
+		var note string
+		note, next = r.nextBump(ctx, req, tree)
+		ch.Kept += note
 	}
 	res, err := r.renderChart(ctx, req, ch.Digest)
 	if err != nil {
@@ -318,8 +321,14 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	if substituted {
 		approx = append(slices.Clip(approx), "spec.values substituted from a Secret replaced by placeholders")
 	}
-	return releaseOutcome{built: built(), objs: objs, release: &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
-		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches, SkippedCRDs: res.SkippedCRDs}}
+	rel := &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
+		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches, SkippedCRDs: res.SkippedCRDs}
+	if next != nil {
+		if nextObjs, _, err := releaseObjects(next, o, helm.ReleaseOf(hr).Namespace, sc, nil); err == nil {
+			rel.Unreleased = unreleased(objs, nextObjs)
+		}
+	}
+	return releaseOutcome{built: built(), objs: objs, release: rel}
 }
 
 // keptChart returns the chart the HelmChart of cs holds at prior when source-controller

@@ -296,6 +296,9 @@ type Release struct {
 	// (the prior commit's), not the tree's: an in-repo chart whose files change without a
 	// version bump under reconcileStrategy ChartVersion (keptChart); "" when it is the tree's.
 	ChartKept string
+	// Unreleased lists, when ChartKept is set, the objects the tree's chart renders and the
+	// kept one does not: they reach the cluster only once the chart's version is bumped.
+	Unreleased []ObjectID `json:",omitempty"`
 }
 
 // ReleaseSkip is a HelmRelease whose chart was not rendered: what it installs is unknown.

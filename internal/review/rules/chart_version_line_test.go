@@ -71,3 +71,53 @@ func body(t *testing.T, doc string) *unstructured.Unstructured {
 	}
 	return &unstructured.Unstructured{Object: m}
 }
+
+// TestChartVersionUnchangedMovedIn: an object moved from a pruning Kustomization into a chart
+// whose version is not bumped is named: the old owner's prune deletes it and nothing creates
+// it again before the bump. Not when the old owner does not prune, nor when another owner
+// applies it at head.
+func TestChartVersionUnchangedMovedIn(t *testing.T) {
+	cm := graph.ObjectID{Kind: "ConfigMap", Namespace: "apps", Name: "settings"}
+	config := graph.Ref{Namespace: "flux-system", Name: "config"}
+	root := graph.Ref{Namespace: "flux-system", Name: "flux-system"}
+	const kept = "chart charts/web changes but its version 1.2.3 does not"
+	const base = "HelmRelease apps/web does not get this change of its chart (the objects shown are rendered from the chart it keeps, taken to be the base's: " +
+		"if earlier commits changed the chart without a bump too, the cluster runs the one packaged when its version or HelmChart spec last changed): " + kept + "."
+	const gone = " This change moves ConfigMap/apps/settings into the chart, which the kept chart does not render: the garbage collection of flux-system/config deletes it, " +
+		"and nothing creates it again until the chart's version is bumped (helm-controller upgrades a release only when the chart's name or version or the values change, and then with the chart it has)."
+	withConfig := func(c *graph.Cluster, prune bool, objs ...*graph.Object) *graph.Cluster {
+		ks := &graph.Kustomization{Ref: config, Parent: &root, File: "clusters/dev/config.yaml", Line: 2, Objects: objs}
+		ks.Spec.Prune = prune
+		c.Kustomizations[config] = ks
+		c.Order = append(c.Order, config)
+		c.Owners = map[graph.ObjectID][]*graph.Object{}
+		for _, o := range objs {
+			c.Owners[o.ID] = append(c.Owners[o.ID], o)
+		}
+		return c
+	}
+	inConfig := func() *graph.Object {
+		return &graph.Object{ID: cm, Owner: config, File: "config/settings.yaml", Line: 2, Body: body(t, configMap("apps", "settings"))}
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head *graph.Cluster
+		want       string
+	}{
+		{"moved in from a pruning Kustomization", withConfig(releaseCluster(graph.Release{}), true, inConfig()),
+			withConfig(releaseCluster(graph.Release{Chart: "charts/web", Version: "1.2.3", ChartKept: kept, Unreleased: []graph.ObjectID{cm}}), true), base + gone},
+		{"negative: the old owner does not prune", withConfig(releaseCluster(graph.Release{}), false, inConfig()),
+			withConfig(releaseCluster(graph.Release{Chart: "charts/web", Version: "1.2.3", ChartKept: kept, Unreleased: []graph.ObjectID{cm}}), false), base},
+		{"negative: still applied at head", withConfig(releaseCluster(graph.Release{}), true, inConfig()),
+			withConfig(releaseCluster(graph.Release{Chart: "charts/web", Version: "1.2.3", ChartKept: kept, Unreleased: []graph.ObjectID{cm}}), true, inConfig()), base},
+		{"negative: new in the chart, in no Kustomization before", withConfig(releaseCluster(graph.Release{}), true),
+			withConfig(releaseCluster(graph.Release{Chart: "charts/web", Version: "1.2.3", ChartKept: kept, Unreleased: []graph.ObjectID{cm}}), true), base},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := chartVersionUnchanged(tc.head, tc.base, &Env{})
+			if len(got) != 1 || got[0].Message != tc.want {
+				t.Fatalf("got %+v\nwant one finding with message:\n%s", got, tc.want)
+			}
+		})
+	}
+}

@@ -213,3 +213,19 @@ func TestDependsOnCycleSources(t *testing.T) {
 		})
 	}
 }
+
+// TestDependsOnCycleFlowStyle: in one file of two Kustomizations, a's flow-style
+// `dependsOn: [{name: b}]` locates the finding at that line (13), not at b's `name: b`
+// in the next document.
+func TestDependsOnCycleFlowStyle(t *testing.T) {
+	files := map[string]string{
+		"clusters/dev/tiers.yaml": tier("a", "./a", true, "dependsOn: [{name: b}]") + "---\n" + tier("b", "./b", true, dependsOn("a")...),
+		"a/cm.yaml":               configMap("default", "a"), "b/cm.yaml": configMap("default", "b"),
+	}
+	c := renderTree(t, files)
+	checkBuilt(t, c)
+	checkFindings(t, stateRule(t, "depends-on-cycle")(c, nil, testEnv()), []want{{
+		Rule: "depends-on-cycle", Severity: Error, Kustomization: "flux-system/a", File: "clusters/dev/tiers.yaml", Line: 13,
+		Msg: []string{"dependsOn cycle flux-system/a -> flux-system/b -> flux-system/a: " + sharedSourceCycle},
+	}})
+}

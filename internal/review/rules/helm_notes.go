@@ -92,7 +92,14 @@ func approximateParts(rel graph.Release) (parts, fix []string) {
 // packaged one: which commit source-controller packaged depends on the commits it observed
 // (each reconcile builds the tree of the revision it fetched), which no git history tells.
 // The finding is on the line that chooses the chart's version (chartVersionLine).
-func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
+//
+// An object that the change moves from a Kustomization into the unbumped chart (the tree's
+// chart renders it, the kept one does not: graph.Release.Unreleased) is named: its old
+// Kustomization's garbage collection deletes it, and nothing creates it again until the
+// version is bumped, since helm-controller upgrades a release only when the chart's name or
+// version or the values' digest changes (internal/action/verify.go VerifyRelease, from
+// internal/reconcile/state.go DetermineReleaseState), and then with the chart packaged.
+func chartVersionUnchanged(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -117,6 +124,9 @@ func chartVersionUnchanged(c, _ *graph.Cluster, _ *Env) []Finding {
 			}
 			f.Message = fmt.Sprintf("HelmRelease %s/%s does not get this change of its chart (the objects shown are rendered from the chart it keeps, taken to be the base's: if earlier commits changed the chart without a bump too, the cluster runs the one packaged when its version or HelmChart spec last changed): %s.",
 				rel.HelmRelease.Namespace, rel.HelmRelease.Name, rel.ChartKept)
+			if gone := movedIntoKeptChart(rel, c, other); gone != "" {
+				f.Message += " " + gone
+			}
 			f.Suggestion = fmt.Sprintf("Bump `version` in %s/Chart.yaml (now %s)%s.", rel.Chart, rel.Version, strategy)
 			out = append(out, f)
 		}
@@ -175,4 +185,53 @@ func releaseFinding(rule string, sev Severity, c *graph.Cluster, ks *graph.Kusto
 		}
 	}
 	return Finding{Rule: rule, Severity: sev, Cluster: c.Name, Object: &id, Kustomization: ks.Ref.String()}
+}
+
+// movedIntoKeptChart says which objects of rel.Unreleased the change moves out of a
+// Kustomization of other (the base) that garbage-collects them, when c (the head) applies
+// them nowhere: deleted by that prune, and not back before the version bump. "" when none.
+func movedIntoKeptChart(rel graph.Release, c, other *graph.Cluster) string {
+	if other == nil {
+		return ""
+	}
+	var gone []string
+	owners := map[graph.Ref]bool{}
+	var order []graph.Ref
+	for _, id := range rel.Unreleased {
+		if len(applied(c, id)) > 0 {
+			continue
+		}
+		for _, o := range other.Owners[id] {
+			if o.HelmRelease == "" && !protected(o) && garbageCollects(o.Owner, other, c) {
+				gone = append(gone, id.String())
+				if !owners[o.Owner] {
+					owners[o.Owner] = true
+					order = append(order, o.Owner)
+				}
+				break
+			}
+		}
+	}
+	if len(gone) == 0 {
+		return ""
+	}
+	it := "it"
+	if len(gone) > 1 {
+		it = "them"
+	}
+	return fmt.Sprintf("This change moves %s into the chart, which the kept chart does not render: the garbage collection of %s deletes %s, "+
+		"and nothing creates %s again until the chart's version is bumped (helm-controller upgrades a release only when the chart's name or version or the values change, and then with the chart it has).",
+		listed(gone), andRefs(order), it, it)
+}
+
+// andRefs is "a", "a and b", "a, b and c".
+func andRefs(refs []graph.Ref) string {
+	names := make([]string, len(refs))
+	for i, r := range refs {
+		names[i] = r.String()
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -109,8 +109,9 @@ func uninstallReason(hr *graph.Object, base, head *graph.Cluster) string {
 			return ""
 		}
 		if n := renameOnly(hr, base, head); n != nil {
-			return fmt.Sprintf("%s becomes %s through %s's targetNamespace/namePrefix/nameSuffix: Flux applies the new HelmRelease and prunes the old one, so helm-controller's finalizer uninstalls release %s, and HelmRelease %s installs release %s from nothing",
-				hr.ID, n.ID, hr.Owner, releaseLabel(hr), hrName(n.ID), releaseLabel(n))
+			what, _, _, _ := identityChange(hr.Owner, base, head)
+			return fmt.Sprintf("%s (%s:%d) becomes %s because %s: Flux applies the new HelmRelease and prunes the old one, so helm-controller's finalizer uninstalls release %s, and HelmRelease %s installs release %s from nothing",
+				hr.ID, n.File, n.Line, n.ID, what, releaseLabel(hr), hrName(n.ID), releaseLabel(n))
 		}
 		return fmt.Sprintf("%s is removed from %s, which garbage-collects it, so helm-controller's finalizer uninstalls release %s", hr.ID, hr.Owner, releaseLabel(hr))
 	}

@@ -49,6 +49,9 @@ func helmUninstall(base, head *graph.Cluster, env *Env) []Finding {
 		if moved != "" || at == hr {
 			f = withGCRace(f, hr.Owner, base, head) // deleted by hr.Owner's garbage collection
 		}
+		if at == hr && renameOnly(hr, base, head) != nil {
+			_, f.File, f.Line, _ = identityChange(hr.Owner, base, head) // the change that renames it
+		}
 		out = append(out, f)
 	})
 	return out

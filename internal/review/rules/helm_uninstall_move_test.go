@@ -53,12 +53,14 @@ func TestHelmUninstallMove(t *testing.T) {
 			name: "renamed through the Kustomization's targetNamespace",
 			base: merge(tiers(nil, nil), hrA, cm, map[string]string{"a/plain.yaml": configMap("default", "plain")}),
 			head: merge(tiers([]string{"targetNamespace: apps"}, nil), hrA, cm, map[string]string{"a/plain.yaml": configMap("default", "plain")}),
-			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2}},
+			// Every finding is on the added targetNamespace: line (clusters/dev/a.yaml:13), the
+			// change; the untouched objects' files are named in the messages.
+			want: []want{{Rule: "helm-uninstall", Severity: Warning, Kustomization: "flux-system/a", Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "clusters/dev/a.yaml", Line: 13}},
 			transient: []want{
-				{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/apps/keep-a", File: "a/keep.yaml", Line: 2},
-				{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/apps/plain", File: "a/plain.yaml", Line: 2},
+				{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/apps/keep-a", File: "clusters/dev/a.yaml", Line: 13},
+				{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/apps/plain", File: "clusters/dev/a.yaml", Line: 13},
 			},
-			msg: "HelmRelease.helm.toolkit.fluxcd.io/default/app becomes HelmRelease.helm.toolkit.fluxcd.io/apps/app through flux-system/a's targetNamespace/namePrefix/nameSuffix: Flux applies the new HelmRelease and prunes the old one, so helm-controller's finalizer uninstalls release default/app, and HelmRelease apps/app installs release apps/app from nothing: " +
+			msg: "HelmRelease.helm.toolkit.fluxcd.io/default/app (a/hr.yaml:2) becomes HelmRelease.helm.toolkit.fluxcd.io/apps/app because spec.targetNamespace of flux-system/a changes (unset → apps): Flux applies the new HelmRelease and prunes the old one, so helm-controller's finalizer uninstalls release default/app, and HelmRelease apps/app installs release apps/app from nothing: " +
 				"the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm).",
 			sugg: "Merge in two steps: first add the annotation `helm.sh/resource-policy: keep` to the objects that must survive through the chart of HelmRelease default/app",
 		},

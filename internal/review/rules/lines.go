@@ -11,25 +11,53 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// lineAfter returns the line, at or after from in file (of c's artifact), that matches
-// the last of patterns, each searched after the previous one; from when one is missing.
+// lineAfter returns the line, at or after from in file (of c's artifact) and inside the
+// YAML document holding from, that matches the last of patterns, each searched from the
+// line of the previous one (a flow mapping may hold both); from when one is missing. A
+// later document is another object: what it holds never locates this one.
 func lineAfter(c *graph.Cluster, file string, from int, patterns ...lineMatcher) int {
 	lines, ok := c.Lines(file)
 	if !ok {
 		return from
 	}
+	return matchAfter(lines, from, documentEnd(lines, from), patterns)
+}
+
+// lineInFile is lineAfter over the whole file, every document: for a file that is not one
+// object's manifest (a patch file may hold several patches).
+func lineInFile(c *graph.Cluster, file string, from int, patterns ...lineMatcher) int {
+	lines, ok := c.Lines(file)
+	if !ok {
+		return from
+	}
+	return matchAfter(lines, from, len(lines), patterns)
+}
+
+// matchAfter is lineAfter's search of lines[from-1:end].
+func matchAfter(lines []string, from, end int, patterns []lineMatcher) int {
 	i := max(from-1, 0)
 	for _, p := range patterns {
-		for ; i < len(lines); i++ {
+		for ; i < end; i++ {
 			if p.MatchString(lines[i]) {
 				break
 			}
 		}
-		if i >= len(lines) {
+		if i >= end {
 			return from
 		}
 	}
 	return i + 1
+}
+
+// documentEnd is the index of the `---` line that ends the YAML document holding line from
+// (1-based), len(lines) when it is the last.
+func documentEnd(lines []string, from int) int {
+	for i := max(from, 1); i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "---") {
+			return i
+		}
+	}
+	return len(lines)
 }
 
 var (
@@ -43,9 +71,35 @@ func dependsOnLine(c *graph.Cluster, ks *graph.Kustomization, name string) int {
 }
 
 // dependsOnEntry locates the `- name: <name>` entry of the dependsOn list of the object
-// whose manifest starts at file:line (a Kustomization or a HelmRelease); line when absent.
+// whose manifest starts at file:line (a Kustomization or a HelmRelease), or the
+// `dependsOn: [{name: <name>}]` line of a flow list; line when absent.
 func dependsOnEntry(c *graph.Cluster, file string, line int, name string) int {
-	return lineAfter(c, file, line, dependsOnKey, nameEntry(name))
+	block, flow := nameEntry(name), flowNameEntry(name)
+	entry := matchFunc(func(l string) bool { return block.MatchString(l) || flow.MatchString(l) })
+	return lineAfter(c, file, line, dependsOnKey, entry)
+}
+
+// flowNameEntry matches a `dependsOn: [{name: <name>}]` line: a `name:` key opening a flow
+// mapping or following a comma, then the name (quoted or not) and the entry's end.
+func flowNameEntry(name string) lineMatcher {
+	return matchFunc(func(l string) bool {
+		if !dependsOnKey.MatchString(l) {
+			return false
+		}
+		for off := 0; ; {
+			j := strings.Index(l[off:], "name:")
+			if j < 0 {
+				return false
+			}
+			at := off + j
+			before := strings.TrimRight(l[:at], " \t")
+			if before != "" && (before[len(before)-1] == '{' || before[len(before)-1] == ',') &&
+				quotedAt(l[at+len("name:"):], name, flowEnd) {
+				return true
+			}
+			off = at + len("name:")
+		}
+	})
 }
 
 // varLine locates the first use of ${name} (with or without an operator) in o's file.
@@ -164,7 +218,7 @@ func patchSectionLine(c *graph.Cluster, file string, from int, key lineMatcher, 
 		}
 		if m := patchFile.FindStringSubmatch(l); files && m != nil {
 			p := path.Join(path.Dir(file), m[1])
-			if pl := lineAfter(c, p, 1, key); pl != 1 || lineMatches(c, p, 1, key) {
+			if pl := lineInFile(c, p, 1, key); pl != 1 || lineMatches(c, p, 1, key) {
 				return p, pl, true
 			}
 		}

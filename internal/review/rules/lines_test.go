@@ -41,3 +41,37 @@ func TestKeyLine(t *testing.T) {
 		t.Errorf("no artifact: %d, %d; want 10, 0", line, found)
 	}
 }
+
+// TestDependsOnEntryFlow: a flow-style `dependsOn: [{name: a}]` is located at its own line;
+// the search never leaves the object's document, so a later document's `- name: a` (another
+// Kustomization's dependsOn, or its metadata name) is not taken for it.
+func TestDependsOnEntryFlow(t *testing.T) {
+	const file = "clusters/dev/tiers.yaml"
+	data := "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: b\n  namespace: flux-system\n" + // 1-5
+		"spec:\n  dependsOn: [{name: a}, {name: \"c\", namespace: x}]\n  path: ./b\n---\n" + // 6-9
+		"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: d\n" + // 10-13
+		"spec:\n  dependsOn:\n    - name: a\n    - name: c\n  path: ./d\n---\n" + // 14-19
+		"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: e\nspec:\n  path: ./e\n" + // 20-25
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n" // 26-30
+	snap := graph.NewSnapshot("/repo")
+	snap.Data[file] = []byte(data)
+	c := &graph.Cluster{Source: snap}
+	for _, tc := range []struct {
+		from int
+		name string
+		want int
+	}{
+		{2, "a", 7}, {2, "c", 7}, // flow style: the dependsOn line itself
+		{11, "a", 16}, {11, "c", 17}, // block style in the next document
+		{2, "missing", 2}, {21, "a", 21}, // negatives: absent in the document (e has no dependsOn; a ConfigMap a follows)
+		{2, "name", 2}, // negative: a key, not a value
+	} {
+		if got := dependsOnEntry(c, file, tc.from, tc.name); got != tc.want {
+			t.Errorf("dependsOnEntry(from %d, %q) = %d, want %d", tc.from, tc.name, got, tc.want)
+		}
+	}
+	// Every lookup stays in the document: textLine and varLine too.
+	if got := textLine(c, &graph.Object{File: file, Line: 21}, "name: a"); got != 21 {
+		t.Errorf("textLine from e = %d, want 21 (its own line: the text is only in later documents)", got)
+	}
+}

@@ -122,14 +122,50 @@ func renameOnly(o *graph.Object, base, head *graph.Cluster) *graph.Object {
 }
 
 func identityFieldsChanged(b, h *graph.Kustomization) bool {
-	for _, f := range []string{"targetNamespace", "namePrefix", "nameSuffix"} {
-		x, _ := b.Body.Object["spec"].(map[string]any)
-		y, _ := h.Body.Object["spec"].(map[string]any)
+	_, _, ok := changedIdentityField(b, h)
+	return ok
+}
+
+// identityFields are the Kustomization spec fields that rename every object of its build
+// (kustomize-controller passes them to the generated kustomization.yaml: fluxcd/pkg
+// kustomize Generator).
+var identityFields = []string{"targetNamespace", "namePrefix", "nameSuffix"}
+
+// changedIdentityField returns the first identity field whose value differs between b and h
+// (the base and head of one Kustomization), and the change as "app → app-v2" ("unset" for
+// a field one side lacks).
+func changedIdentityField(b, h *graph.Kustomization) (field, change string, ok bool) {
+	x, _ := b.Body.Object["spec"].(map[string]any)
+	y, _ := h.Body.Object["spec"].(map[string]any)
+	show := func(v any) string {
+		if v == nil {
+			return "unset"
+		}
+		return fmt.Sprint(v)
+	}
+	for _, f := range identityFields {
 		if x[f] != y[f] {
-			return true
+			return f, show(x[f]) + " → " + show(y[f]), true
 		}
 	}
-	return false
+	return "", "", false
+}
+
+// identityChange says which identity field of Kustomization ref changes between base and
+// head ("spec.targetNamespace of flux-system/apps changes (app → app-v2)") and locates it:
+// the field's line in the head manifest, the line the PR changes, or its `spec:` line when
+// the change removes the field. ok is false when no identity field changes.
+func identityChange(ref graph.Ref, base, head *graph.Cluster) (what, file string, line int, ok bool) {
+	b, h := base.Kustomizations[ref], head.Kustomizations[ref]
+	if b == nil || h == nil || b.Body == nil || h.Body == nil {
+		return "", "", 0, false
+	}
+	field, change, ok := changedIdentityField(b, h)
+	if !ok {
+		return "", "", 0, false
+	}
+	line, _ = keyLine(head, h.File, h.Line, "spec", field)
+	return fmt.Sprintf("spec.%s of %s changes (%s)", field, ref, change), h.File, line, true
 }
 
 // applied returns the objects of the cluster with that id whose Kustomization applies them,

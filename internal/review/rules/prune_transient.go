@@ -59,7 +59,11 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 		}
 		if n := renameOnly(o, base, head); n != nil {
 			f := transient(head.Name, n, ks.Ref, o, "")
-			f.Message = fmt.Sprintf("%s becomes %s through %s's targetNamespace/namePrefix/nameSuffix: Flux creates %s as a new, empty object and prunes %s (its data and dependents go with it).", o.ID, n.ID, ks.Ref, n.ID, o.ID)
+			// The cause is the Kustomization's field, the line the PR changes; the object's
+			// own file may be untouched, so the message names it.
+			what, file, line, _ := identityChange(ks.Ref, base, head)
+			f.File, f.Line = file, line
+			f.Message = fmt.Sprintf("%s (%s:%d) becomes %s because %s: Flux creates %s as a new, empty object and prunes %s (its data and dependents go with it).", o.ID, n.File, n.Line, n.ID, what, n.ID, o.ID)
 			out = append(out, withGCRace(f, ks.Ref, base, head))
 		}
 	})

@@ -187,13 +187,13 @@ func TestPruneTransient(t *testing.T) {
 			want: []want{
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
-					Object: "ConfigMap/two/cm", File: "a/cm.yaml", Line: 2,
-					Msg: []string{"ConfigMap/one/cm becomes ConfigMap/two/cm through flux-system/a's targetNamespace/namePrefix/nameSuffix: Flux creates ConfigMap/two/cm as a new, empty object and prunes ConfigMap/one/cm"}, Sugg: suggestion,
+					Object: "ConfigMap/two/cm", File: "clusters/dev/a.yaml", Line: 13, // the changed targetNamespace: line, not the untouched object
+					Msg: []string{"ConfigMap/one/cm (a/cm.yaml:2) becomes ConfigMap/two/cm because spec.targetNamespace of flux-system/a changes (one → two): Flux creates ConfigMap/two/cm as a new, empty object and prunes ConfigMap/one/cm (its data and dependents go with it)."}, Sugg: suggestion,
 				},
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
-					Object: "ConfigMap/two/keep-a", File: "a/keep.yaml", Line: 2,
-					Msg: []string{"ConfigMap/one/keep-a becomes ConfigMap/two/keep-a"}, Sugg: suggestion,
+					Object: "ConfigMap/two/keep-a", File: "clusters/dev/a.yaml", Line: 13,
+					Msg: []string{"ConfigMap/one/keep-a (a/keep.yaml:2) becomes ConfigMap/two/keep-a"}, Sugg: suggestion,
 				},
 			},
 		},
@@ -210,12 +210,12 @@ func TestPruneTransient(t *testing.T) {
 			want: []want{
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/c",
-					Object: "ConfigMap/two/keep-c", File: "c/keep.yaml", Line: 2,
+					Object: "ConfigMap/two/keep-c", File: "clusters/dev/c.yaml", Line: 13,
 				},
 				{
 					Rule: "prune-transient", Severity: Error, Kustomization: "flux-system/c",
-					Object: "PersistentVolumeClaim/two/data", File: "c/pvc.yaml", Line: 2,
-					Msg:  []string{"PersistentVolumeClaim/one/data becomes PersistentVolumeClaim/two/data"},
+					Object: "PersistentVolumeClaim/two/data", File: "clusters/dev/c.yaml", Line: 13,
+					Msg:  []string{"PersistentVolumeClaim/one/data (c/pvc.yaml:2) becomes PersistentVolumeClaim/two/data"},
 					Sugg: []string{"set `prune: false` on Kustomization flux-system/c"},
 				},
 			},
@@ -243,6 +243,37 @@ func TestPruneTransient(t *testing.T) {
 			checkBuilt(t, base)
 			checkBuilt(t, head, tc.broken...)
 			checkFindings(t, changeRule(t, "prune-transient")(base, head, testEnv()), tc.want)
+		})
+	}
+}
+
+// TestPruneTransientIdentityFieldLine: an identity change through namePrefix (the same kind
+// as targetNamespace) is reported at the changed field's line, its first of the three fields
+// that changes; a removed field at the Kustomization's spec: line; an object whose own file
+// renames it is not this kind of finding at all.
+func TestPruneTransientIdentityFieldLine(t *testing.T) {
+	cm := map[string]string{"a/cm.yaml": configMap("default", "cm")}
+	for _, tc := range []struct {
+		name               string
+		baseSpec, headSpec []string
+		headCM             string
+		want               []want
+	}{
+		{"namePrefix added", nil, []string{"namePrefix: p-"}, "", []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
+			Object: "ConfigMap/default/p-cm", File: "clusters/dev/a.yaml", Line: 13,
+			Msg: []string{"ConfigMap/default/cm (a/cm.yaml:2) becomes ConfigMap/default/p-cm because spec.namePrefix of flux-system/a changes (unset → p-): "}}}},
+		{"targetNamespace removed", []string{"targetNamespace: one"}, nil, "", []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
+			Object: "ConfigMap/default/cm", File: "clusters/dev/a.yaml", Line: 6, // spec:
+			Msg: []string{"ConfigMap/one/cm (a/cm.yaml:2) becomes ConfigMap/default/cm because spec.targetNamespace of flux-system/a changes (one → unset): "}}}},
+		{"negative: the object's own file renames it", nil, nil, configMap("default", "cm2"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := merge(cm, map[string]string{tierFile("a"): tier("a", "./a", true, tc.headSpec...)})
+			if tc.headCM != "" {
+				head["a/cm.yaml"] = tc.headCM
+			}
+			base, h := renderBuilt(t, merge(cm, map[string]string{tierFile("a"): tier("a", "./a", true, tc.baseSpec...)}), head)
+			checkFindings(t, changeRule(t, "prune-transient")(base, h, testEnv()), tc.want)
 		})
 	}
 }

@@ -14,7 +14,11 @@ import (
 // removeUnneededMetaFieldSpecs for apiVersion v1). So the Namespace the file shows is never
 // created, and the Kustomization owns, and prunes with itself, the target Namespace —
 // flux-system in flux2#3949 and #4570. The source name is read from the object's document.
-func targetNamespaceRenamesNamespace(c, _ *graph.Cluster, _ *Env) []Finding {
+//
+// When the target differs in the other commit, the change of spec.targetNamespace is what
+// renames the Namespace: the finding is on that line (the PR's change; the Namespace's own
+// file may be untouched, and the message names it).
+func targetNamespaceRenamesNamespace(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -41,6 +45,12 @@ func targetNamespaceRenamesNamespace(c, _ *graph.Cluster, _ *Env) []Finding {
 				if other.Owner != ref {
 					f.Message += fmt.Sprintf(" %s also applies Namespace %s (%s:%d).", other.Owner, target, other.File, other.Line)
 					break
+				}
+			}
+			if other != nil {
+				if was := other.Kustomizations[ref]; was != nil && was.Spec.TargetNamespace != target {
+					f.File = ks.File
+					f.Line, _ = keyLine(c, ks.File, ks.Line, "spec", "targetNamespace")
 				}
 			}
 			f.Suggestion = fmt.Sprintf("Move Namespace %s out of %s to a Kustomization without targetNamespace, or remove it from %s:%d if Namespace %s is the one meant.",

@@ -51,3 +51,28 @@ func TestTargetNamespaceRenamesNamespace(t *testing.T) {
 		})
 	}
 }
+
+// TestTargetNamespaceRenamesNamespaceAtChange: when the other commit has another target, the
+// change of targetNamespace renames the untouched Namespace: the finding is on the
+// `targetNamespace:` line (13), the Namespace named with its file:line in the message. Not
+// when the target is the same in both commits (the Namespace file is then what changed).
+func TestTargetNamespaceRenamesNamespaceAtChange(t *testing.T) {
+	files := func(target string) map[string]string {
+		return map[string]string{tierFile("apps"): tier("apps", "./apps", true, "targetNamespace: "+target), "apps/ns.yaml": namespaceObj("podinfo")}
+	}
+	msg := "Namespace podinfo (apps/ns.yaml:2) is renamed to web by spec.targetNamespace of flux-system/apps: kustomize's namespace transformer sets the name of every Namespace to the target namespace, " +
+		"so Namespace podinfo is never created and flux-system/apps applies, owns and may prune Namespace web instead."
+	for _, tc := range []struct {
+		name, otherTarget, file string
+		line                    int
+	}{
+		{"the target changes", "podinfo", "clusters/dev/apps.yaml", 13},
+		{"negative: the same target in both commits", "web", "apps/ns.yaml", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, other := renderTree(t, files("web")), renderTree(t, files(tc.otherTarget))
+			checkFindings(t, stateRule(t, "target-namespace-renames-namespace")(c, other, testEnv()), []want{{Rule: "target-namespace-renames-namespace", Severity: Error,
+				Kustomization: "flux-system/apps", Object: "Namespace/web", File: tc.file, Line: tc.line, Msg: []string{msg}}})
+		})
+	}
+}
