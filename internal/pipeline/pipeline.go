@@ -311,7 +311,7 @@ func clusterList(gs ...*graph.Graph) string {
 	seen := map[string]bool{}
 	var out []string
 	for _, g := range gs {
-		names := g.Unselected
+		names := g.UnselectedNames()
 		for _, c := range g.Clusters {
 			names = append(names, c.Name)
 		}

@@ -217,7 +217,6 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 	operator := map[*graph.Cluster]bool{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.Name) {
-			g.Unselected = append(g.Unselected, rt.Name)
 			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File})
 			continue
 		}

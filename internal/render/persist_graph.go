@@ -15,10 +15,8 @@ import (
 type diskGraph struct {
 	Clusters   []diskCluster
 	Unselected []diskUnselected `json:",omitempty"`
-	// UnselectedNil tells a nil Unselected list from an empty one (review prints both).
-	UnselectedNil bool
-	Discovery     graph.Discovery
-	Key           string
+	Discovery  graph.Discovery
+	Key        string
 	// Ignore is the spec.ignore of the roots' GitRepositories that the render applied
 	// after the source's own ignore rules (fsys.SpecIgnore); the clusters' Source is that view.
 	Ignore string
@@ -89,14 +87,8 @@ func (c *Cache) saveGraph(g *graph.Graph, ignore string) {
 }
 
 func graphToDisk(g *graph.Graph, ignore string) (diskGraph, bool) {
-	d := diskGraph{Discovery: g.Discovery, Key: g.Key, Ignore: ignore, UnselectedNil: g.Unselected == nil}
-	if len(g.Unselected) != len(g.UnselectedClusters) {
-		return diskGraph{}, false
-	}
-	for i, u := range g.UnselectedClusters {
-		if u.Name != g.Unselected[i] {
-			return diskGraph{}, false
-		}
+	d := diskGraph{Discovery: g.Discovery, Key: g.Key, Ignore: ignore}
+	for _, u := range g.UnselectedClusters {
 		d.Unselected = append(d.Unselected, diskUnselected{u.Name, u.ID, u.RootFile})
 	}
 	for _, c := range g.Clusters {
@@ -181,11 +173,7 @@ func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Gr
 		}
 	}
 	g := &graph.Graph{Discovery: d.Discovery, Key: d.Key}
-	if !d.UnselectedNil {
-		g.Unselected = []string{}
-	}
 	for _, u := range d.Unselected {
-		g.Unselected = append(g.Unselected, u.Name)
 		g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: u.Name, ID: u.ID, RootFile: u.RootFile})
 	}
 	for _, dc := range d.Clusters {

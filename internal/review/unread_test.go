@@ -105,6 +105,10 @@ func TestUnreadFiles(t *testing.T) {
 	}
 }
 
+// devRoot is the bootstrap root of cluster dev, clusters/dev/flux-system/gotk-sync.yaml.
+const devRoot = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+	"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n"
+
 // TestUnreadFromBuildReads: with every build's recorded reads (Kustomization.Reads) the
 // unread list is exact. A patch in patches/, a folder no Kustomization's path covers, read
 // only through a component's kustomization.yaml (`../../patches/patch.yaml`), is read and
@@ -115,15 +119,14 @@ func TestUnreadFiles(t *testing.T) {
 func TestUnreadFromBuildReads(t *testing.T) {
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/apps.yaml":            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"apps/kustomization.yaml":           "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\ncomponents: [../components/pin]\n",
-			"apps/cm.yaml":                      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: a}\n",
-			"apps/unused.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unused, namespace: default}\ndata: {v: " + v + "}\n",
-			"components/pin/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: ../../patches/patch.yaml\n",
-			"patches/patch.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: " + v + "}\n",
-			"archive/old.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old, namespace: default}\ndata: {v: " + v + "}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": devRoot,
+			"clusters/dev/apps.yaml":                  "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"apps/kustomization.yaml":                 "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\ncomponents: [../components/pin]\n",
+			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: a}\n",
+			"apps/unused.yaml":                        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unused, namespace: default}\ndata: {v: " + v + "}\n",
+			"components/pin/kustomization.yaml":       "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: ../../patches/patch.yaml\n",
+			"patches/patch.yaml":                      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: " + v + "}\n",
+			"archive/old.yaml":                        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old, namespace: default}\ndata: {v: " + v + "}\n",
 		}
 	}
 	base, head := renderFiles(t, side("b")), renderFiles(t, side("h"))
@@ -158,8 +161,7 @@ func TestUnreadThroughArtifactGenerator(t *testing.T) {
 	}
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": devRoot,
 			"clusters/dev/gen.yaml": "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata: {name: gen, namespace: flux-system}\n" +
 				"spec:\n  sources: [{alias: repo, kind: GitRepository, name: flux-system}]\n  artifacts:\n    - name: web\n      copy:\n" +
 				"        - {from: \"@repo/apps/web/**\", to: \"@artifact/\"}\n" +

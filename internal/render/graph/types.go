@@ -459,15 +459,23 @@ type Cluster struct {
 // Graph is the rendering of one commit: every cluster found.
 type Graph struct {
 	Clusters []*Cluster
-	// Unselected names the clusters found but left out by render.Options.Clusters.
-	Unselected []string
-	// UnselectedClusters are the clusters of Unselected, identity only (Name, ID, RootFile).
+	// UnselectedClusters are the clusters found but left out by render.Options.Clusters
+	// (or by Selected), identity only (Name, ID, RootFile).
 	UnselectedClusters []*Cluster
 	// Discovery says how the clusters were found; DiscoveryFolders means the repository
 	// has no Flux root at all.
 	Discovery Discovery
 	// Key is the Cache key the graph is kept under; "" when it is not kept.
 	Key string
+}
+
+// UnselectedNames names the clusters of g.UnselectedClusters, in order.
+func (g *Graph) UnselectedNames() []string {
+	var out []string
+	for _, c := range g.UnselectedClusters {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // Failed reports whether a Kustomization, a ResourceSet or a HelmRelease of g fails or is

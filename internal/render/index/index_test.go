@@ -1,6 +1,8 @@
 package index
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,5 +28,30 @@ func TestEachGitRepository(t *testing.T) {
 	want := []string{"GitRepository/flux-system/one one", "GitRepository/apps/two two", "GitRepository/x/three three"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("GitRepositories (-want +got):\n%s", d)
+	}
+}
+
+// TestFieldKeyAsRegexp: fieldKey matches exactly the lines the regexp it replaces (compiled
+// here per field, as KeyLine did per call) matches: indentation required, quotes either
+// side, spaces before the colon, the field inside a longer key or value not.
+func TestFieldKeyAsRegexp(t *testing.T) {
+	lines := []string{"  %s:", "  %s :", "\t\"%s\": x", "  '%s' : 1", "%s:", "  x%s:", "  %sx:", "  %s", "  - %s:", "  %s\":", " \"%s:",
+		"  a: %s:", "  ", ""}
+	hits := 0
+	for _, field := range []string{"path", "a.b", " path", "x*"} {
+		re := regexp.MustCompile(`^\s+["']?` + regexp.QuoteMeta(field) + `["']?\s*:`)
+		for _, shape := range lines {
+			l := strings.ReplaceAll(shape, "%s", field)
+			got, want := fieldKey(l, field), re.MatchString(l)
+			if got != want {
+				t.Errorf("fieldKey(%q, %q) = %v, the regexp %v", l, field, got, want)
+			}
+			if got {
+				hits++
+			}
+		}
+	}
+	if hits == 0 {
+		t.Error("no line matched")
 	}
 }

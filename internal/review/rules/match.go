@@ -17,10 +17,6 @@ type matchFunc func(string) bool
 func (f matchFunc) MatchString(s string) bool { return f(s) }
 
 var (
-	nameKey      = regexp.MustCompile(`^\s*(-\s*)?name:`)
-	kindKeyTop   = regexp.MustCompile(`^kind:`)
-	nameKeyInner = regexp.MustCompile(`^\s+name:`)
-	flowKey      = regexp.MustCompile(`^[^\s{},:#]+:`)
 	// What may follow a scalar: its closing quote, then the end of the line, a comment,
 	// or the next entry of a flow mapping.
 	endOrComment = regexp.MustCompile(`^["']?\s*(#.*)?$`)
@@ -33,13 +29,55 @@ var (
 // comment after it).
 func nameEntry(name string) lineMatcher { return scalarLine(nameKey, name, endOrComment) }
 
-// scalarLine matches a line that prefix opens (anchored: where it ends is fixed), then
-// spaces, an optional quote, lit and what suffix matches at once: the regexp
-// prefix + `\s*["']?` + lit + suffix.
-func scalarLine(prefix *regexp.Regexp, lit string, suffix *regexp.Regexp) lineMatcher {
+// A key prefix returns what follows the key a line opens with, false when it opens with
+// none; where the key ends is fixed, as in the regexps they stand for.
+type keyPrefix func(l string) (string, bool)
+
+// nameKey is `^\s*(-\s*)?name:`.
+func nameKey(l string) (string, bool) {
+	l = trimSpace(l)
+	if rest, ok := strings.CutPrefix(l, "-"); ok {
+		l = trimSpace(rest)
+	}
+	return strings.CutPrefix(l, "name:")
+}
+
+// kindKeyTop is `^kind:`.
+func kindKeyTop(l string) (string, bool) { return strings.CutPrefix(l, "kind:") }
+
+// nameKeyInner is `^\s+name:`.
+func nameKeyInner(l string) (string, bool) {
+	t := trimSpace(l)
+	if len(t) == len(l) {
+		return "", false
+	}
+	return strings.CutPrefix(t, "name:")
+}
+
+// flowKey is `^[^\s{},:#]+:`.
+func flowKey(l string) (string, bool) {
+	i := strings.IndexFunc(l, func(r rune) bool { return r < 0x80 && (isSpace(byte(r)) || strings.ContainsRune("{},:#", r)) })
+	if i <= 0 || l[i] != ':' {
+		return "", false
+	}
+	return l[i+1:], true
+}
+
+// trimSpace cuts the regexp \s characters l opens with.
+func trimSpace(l string) string {
+	i := 0
+	for i < len(l) && isSpace(l[i]) {
+		i++
+	}
+	return l[i:]
+}
+
+// scalarLine matches a line that prefix opens, then spaces, an optional quote, lit and
+// what suffix matches at once: the regexp prefix + `\s*["']?` + lit + suffix.
+func scalarLine(prefix keyPrefix, lit string, suffix *regexp.Regexp) lineMatcher {
 	return matchFunc(func(l string) bool {
-		loc := prefix.FindStringIndex(l)
-		return loc != nil && quotedAt(l[loc[1]:], lit, suffix)
+		rest, ok := prefix(l)
+		return ok && quotedAt(rest, lit, suffix)
 	})
 }
 
@@ -51,7 +89,7 @@ func setsValue(value string) lineMatcher {
 			if p > 0 && !isSpace(l[p-1]) && l[p-1] != '{' && l[p-1] != ',' {
 				continue
 			}
-			if loc := flowKey.FindStringIndex(l[p:]); loc != nil && quotedAt(l[p+loc[1]:], value, flowEnd) {
+			if rest, ok := flowKey(l[p:]); ok && quotedAt(rest, value, flowEnd) {
 				return true
 			}
 		}

@@ -18,7 +18,8 @@ func TestMatchersAsRegexps(t *testing.T) {
 		"name: %sx", "name: x%s", `name: "%s`, `name: %s"`, "name:%s", "	name:	%s	", "name: %s, b: 1", "kind: %s", "kind:  '%s'",
 		"  name: %s", "  name: %s ", "  kind: %s", "{a: 1, ns: %s}", "{ns: %s, a: 1}", "ns: \"%s\" # c", "a:b: %s", "- ns: %s}", "x,ns:%s",
 		"${%s}", "${%s:=1}", "${%sA}", "$${%s}", "x${%s", "%s", "a%s", "%s_", "_%s", "é%s", "%sé", "-%s-", "- %s:", "  - - %s :", "%s: 1", "-%s :",
-		"spec: %s", "", "name: ",
+		"spec: %s", "", "name: ", "a#b: %s", "é: %s", "{é:%s}", "- - name: %s", "-name: %s", " - name:%s", "kind:%s", " kind: %s",
+		"\tname: %s", "{ns:%s}", ":%s", "{: %s}",
 	}
 	quote := func(s string) string { return regexp.QuoteMeta(s) }
 	for _, name := range names {
@@ -76,4 +77,31 @@ func TestMatchersExactBytes(t *testing.T) {
 			t.Errorf("contains(%q) on %q: %v, want %v", tc.name, tc.line, got, tc.want)
 		}
 	}
+}
+
+// BenchmarkNameEntry locates a dependsOn entry in a 40-line manifest, as one finding does:
+// with the matcher, and with the regexp compiled per finding it replaces.
+func BenchmarkNameEntry(b *testing.B) {
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, "  - name: dep-"+strings.Repeat("x", i%7)+" # entry")
+	}
+	lines = append(lines, "  - name: web")
+	find := func(m lineMatcher) {
+		for _, l := range lines {
+			if m.MatchString(l) {
+				return
+			}
+		}
+	}
+	b.Run("matcher", func(b *testing.B) {
+		for b.Loop() {
+			find(nameEntry("web"))
+		}
+	})
+	b.Run("regexp", func(b *testing.B) {
+		for b.Loop() {
+			find(regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + regexp.QuoteMeta("web") + `["']?\s*(#.*)?$`))
+		}
+	})
 }
