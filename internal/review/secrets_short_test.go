@@ -145,7 +145,7 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
 	}
 	out := strings.Join(got, "\n")
-	race := "ConfigMap/default/<redacted> leaves flux-system/config, which has prune enabled: neither flux-system/config nor flux-system/apps depends on the other, so whichever reconciles first wins (a race). Flux deletes the object and re-creates it (new UID; data and dependents are lost in between)."
+	race := "ConfigMap/default/<redacted> leaves flux-system/config, which has prune enabled: neither flux-system/config nor flux-system/apps depends on the other, so whichever reconciles first wins (a race). Flux deletes the object and re-creates it from git (new UID): it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them)."
 	want := strings.Join([]string{
 		"move ConfigMap/default/<redacted> flux-system/config -> flux-system/apps",
 		"prune-transient flux-system/config ConfigMap/default/<redacted>: " + race,

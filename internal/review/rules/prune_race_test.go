@@ -68,7 +68,7 @@ func TestPruneFlipRace(t *testing.T) {
 			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "b/cm.yaml", Line: 2}},
 			msg: "ConfigMap/default/cm leaves flux-system/a, and this change also sets `prune: true` on flux-system/a (it was `prune: false`): whether flux-system/a deletes it is a race between the flip and the move. " +
 				"Its parent flux-system/flux-system applies the new spec in its own reconcile, before or after flux-system/a reconciles this revision with its old spec, and kustomize-controller prunes under the spec it reconciles with. " +
-				"Under `prune: true`, neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins: Flux deletes the object and re-creates it (new UID; data and dependents are lost in between). " +
+				"Under `prune: true`, neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins: Flux deletes the object and re-creates it from git (new UID): it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them). " +
 				"Under `prune: false`, flux-system/a drops it from its inventory and leaves it in the cluster, and flux-system/b takes it over.",
 			sugg: "Merge `prune: true` on Kustomization flux-system/a first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes it for certain. Otherwise, merge the move in two steps",
 		},
@@ -118,6 +118,6 @@ func TestPruneFlipRace(t *testing.T) {
 func moveRace(obj, order string) string {
 	return obj + " leaves flux-system/a, and this change also sets `prune: false` on flux-system/a (it was `prune: true`): whether flux-system/a deletes it is a race between the flip and the move. " +
 		"Its parent flux-system/flux-system applies the new spec in its own reconcile, before or after flux-system/a reconciles this revision with its old spec, and kustomize-controller prunes under the spec it reconciles with. " +
-		"Under `prune: true`, " + order + ": Flux deletes the object and re-creates it (new UID; data and dependents are lost in between). " +
+		"Under `prune: true`, " + order + ": Flux deletes the object and re-creates it from git (new UID): it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them). " +
 		"Under `prune: false`, flux-system/a drops it from its inventory and leaves it in the cluster, and flux-system/b takes it over."
 }

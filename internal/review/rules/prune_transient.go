@@ -46,7 +46,7 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			continue // deleted, its release is uninstalled: helm-uninstall's (moveReason)
 		}
 		if mode := gcMode(m, base, head, hv); mode != "" {
-			f := withGCRace(transient(head.Name, m.head, old, m.base, mode), old, base, head)
+			f := withGCRace(transient(head.Name, base, m.head, old, m.base, mode), old, base, head)
 			if msg, ok := flipMove(m, base, head, mode); ok {
 				f.Message = msg
 			}
@@ -63,8 +63,8 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			return
 		}
 		if n := renameOnly(o, base, head); n != nil {
-			f := transient(head.Name, n, ks.Ref, o, "")
-			f.Message = fmt.Sprintf("%s becomes %s through %s's targetNamespace/namePrefix/nameSuffix: Flux creates %s as a new, empty object and prunes %s (its data and dependents go with it).", o.ID, n.ID, ks.Ref, n.ID, o.ID)
+			f := transient(head.Name, base, n, ks.Ref, o, "")
+			f.Message = fmt.Sprintf("%s becomes %s through %s's targetNamespace/namePrefix/nameSuffix: Flux creates %s from git and prunes %s: %s.", o.ID, n.ID, ks.Ref, n.ID, o.ID, recreateLoss(o, base, head, true))
 			out = append(out, withGCRace(f, ks.Ref, base, head))
 		}
 	})
@@ -111,13 +111,13 @@ func race(hv *view, base, head *graph.Cluster, old, to graph.Ref) string {
 	return fmt.Sprintf("neither %s nor %s depends on the other, so whichever reconciles first wins (a race)", old, to)
 }
 
-func transient(cluster string, at *graph.Object, old graph.Ref, baseObj *graph.Object, why string) Finding {
+func transient(cluster string, base *graph.Cluster, at *graph.Object, old graph.Ref, baseObj *graph.Object, why string) Finding {
 	sev := Warning
 	if transientCritical(at.ID) {
 		sev = Error
 	}
 	f := objectFinding("prune-transient", sev, cluster, at, old)
-	f.Message = fmt.Sprintf("%s leaves %s, which has prune enabled: %s. Flux deletes the object and re-creates it (new UID; data and dependents are lost in between).", at.ID, old, why)
+	f.Message = fmt.Sprintf("%s leaves %s, which has prune enabled: %s. Flux deletes the object and re-creates it from git (new UID): %s.", at.ID, old, why, recreateLoss(baseObj, base, nil, false))
 	f.Suggestion = pruneSuggestion(baseObj, old)
 	return f
 }
@@ -149,6 +149,6 @@ func flipMove(m Move, base, head *graph.Cluster, mode string) (string, bool) {
 	mode = strings.TrimSuffix(strings.TrimSuffix(mode, " (certain)"), " (a race)")
 	return fmt.Sprintf("%s leaves %s, and this change also sets `%s` on %s (it was `%s`): whether %s deletes it is a race between the flip and the move. "+
 		"Its parent %s applies the new spec in its own reconcile, before or after %s reconciles this revision with its old spec, and kustomize-controller prunes under the spec it reconciles with. "+
-		"Under `%s`, %s: Flux deletes the object and re-creates it (new UID; data and dependents are lost in between). Under `%s`, %s.",
-		m.head.ID, old, set, old, was, old, *b.Parent, old, gc, mode, other, keeps), true
+		"Under `%s`, %s: Flux deletes the object and re-creates it from git (new UID): %s. Under `%s`, %s.",
+		m.head.ID, old, set, old, was, old, *b.Parent, old, gc, mode, recreateLoss(m.base, base, head, false), other, keeps), true
 }

@@ -188,7 +188,7 @@ func TestPruneTransient(t *testing.T) {
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
 					Object: "ConfigMap/two/cm", File: "a/cm.yaml", Line: 2,
-					Msg: []string{"ConfigMap/one/cm becomes ConfigMap/two/cm through flux-system/a's targetNamespace/namePrefix/nameSuffix: Flux creates ConfigMap/two/cm as a new, empty object and prunes ConfigMap/one/cm"}, Sugg: suggestion,
+					Msg: []string{"ConfigMap/one/cm becomes ConfigMap/two/cm through flux-system/a's targetNamespace/namePrefix/nameSuffix: Flux creates ConfigMap/two/cm from git and prunes ConfigMap/one/cm: it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them)."}, Sugg: suggestion,
 				},
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
