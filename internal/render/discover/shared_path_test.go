@@ -29,7 +29,7 @@ func TestSharedRootPath(t *testing.T) {
 		want  []string
 	}{
 		{"instance points at another cluster's folder", map[string]string{
-			"clusters/staging/flux-system/gotk-sync.yaml":       gotkSync,
+			"clusters/staging/flux-system/gotk-sync.yaml":        gotkSync,
 			"clusters/production/flux-system/flux-instance.yaml": fluxInstance("clusters/staging"),
 		}, []string{
 			"production clusters/staging clusters/production/flux-system/flux-instance.yaml",
