@@ -280,7 +280,7 @@ var ruleDocs = map[string]ruleDoc{
 		rules.Error},
 	"undefined-variable": {"UndefinedVariable",
 		"A ${VAR} without default is defined neither by substitute nor by substituteFrom.",
-		"${VAR} without a default operator, in a Kustomization whose postBuild resolves at least one variable, defined by neither substitute nor substituteFrom: since Flux 2.9 (StrictPostBuildSubstitutions on by default) the reconcile fails; before, it became an empty string. Use $${VAR} or substitute: disabled where the text is not meant for Flux. Warning with strictSubstitution: false.",
+		"${VAR} without a default operator, in a Kustomization whose postBuild resolves at least one variable, defined by neither substitute nor substituteFrom: since Flux 2.9 (StrictPostBuildSubstitutions on by default) the reconcile fails; before, it became an empty string. Use $${VAR} or substitute: disabled where the text is not meant for Flux. Warning with strictSubstitution: false, or on a cluster whose manifests state a Flux version before 2.9 (FluxInstance distribution.version, gotk-components.yaml header, kustomize-controller image).",
 		rules.Error},
 	"substitution-type-change": {"SubstitutionTypeChange",
 		"postBuild substitution turns a string field into a number, boolean or null.",
