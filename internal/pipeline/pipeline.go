@@ -282,7 +282,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	pre, notes := Preinstalled(cfg, opts.ConfigPath, hs, hg) // the head's bootstrap, as its configuration
 	rep := review.Review(bg, hg, review.Options{
 		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg, ConfigErrors: cfgErr,
-		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict(), UnknownCRDs: unknownCRDs(notes),
+		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict(), StrictConfigured: cfg != nil && cfg.StrictSubstitution != nil, UnknownCRDs: unknownCRDs(notes),
 			BootstrapNamespaces: BootstrapNamespaces(hs, hg)},
 	})
 	rep.Timings["render_base"], rep.Timings["render_head"] = renderBase, renderHead

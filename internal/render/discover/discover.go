@@ -292,11 +292,7 @@ func rootOf(d index.Doc, file string) (Root, bool, bool) {
 	boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
 	name := lastElem(p, "")
 	if name == "" { // the repository root: name it after the cluster folder of the bootstrap file
-		d := dir
-		if path.Base(d) == "flux-system" {
-			d = path.Dir(d)
-		}
-		name = lastElem(fsys.CleanPath(d), ks.Ref.Name)
+		name = clusterFolder(file, ks.Ref.Name)
 	}
 	return Root{Name: name, KS: ks, By: graph.DiscoveryRoots}, boot, true
 }
@@ -492,19 +488,35 @@ func lastElem(p, fallback string) string {
 	return path.Base(p)
 }
 
-// dedupe keeps one root per path, in file order; names that collide get the full path.
+// dedupe keeps one root per path for the roots defined inside that path (a bootstrap
+// gotk-sync.yaml and a FluxInstance in the folder they sync are one cluster managing
+// itself), and every root defined outside it as a cluster of its own, named after the
+// folder of its file when it shares the path: two Flux installations that apply one folder
+// are two clusters (a FluxInstance in clusters/production whose sync.path is
+// clusters/staging makes production apply staging's root, and is production still).
+// Names that still collide get the full path. Roots come sorted by name.
 func dedupe(rs []Root) []Root {
-	seen := map[string]bool{}
-	names := map[string]int{}
+	inside := map[string]bool{}
+	files := map[string]bool{}
+	count := map[string]int{}
 	var out []Root
 	for _, r := range rs {
 		p := fsys.CleanPath(r.KS.Spec.Path)
-		if seen[p] {
+		in := definedIn(r, p)
+		if (in && inside[p]) || files[p+"\x00"+r.KS.File] {
 			continue
 		}
-		seen[p] = true
+		inside[p] = inside[p] || in
+		files[p+"\x00"+r.KS.File] = true
+		count[p]++
 		out = append(out, r)
-		names[r.Name]++
+	}
+	names := map[string]int{}
+	for i, r := range out {
+		if p := fsys.CleanPath(r.KS.Spec.Path); count[p] > 1 && !definedIn(r, p) {
+			out[i].Name = clusterFolder(r.KS.File, r.Name)
+		}
+		names[out[i].Name]++
 	}
 	for i := range out {
 		if names[out[i].Name] > 1 {
@@ -513,4 +525,21 @@ func dedupe(rs []Root) []Root {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// definedIn reports whether r's own manifest lies in the folder p its root applies (the
+// repository root holds every file).
+func definedIn(r Root, p string) bool {
+	return p == "" || strings.HasPrefix(r.KS.File, p+"/")
+}
+
+// clusterFolder names a cluster after the folder of the file defining its root, a
+// trailing flux-system left out (clusters/production/flux-system/flux-instance.yaml:
+// production); fallback for a file at the top.
+func clusterFolder(file, fallback string) string {
+	d := path.Dir(file)
+	if path.Base(d) == "flux-system" {
+		d = path.Dir(d)
+	}
+	return lastElem(fsys.CleanPath(d), fallback)
 }
