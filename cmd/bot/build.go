@@ -97,7 +97,8 @@ func runBuild(cmd *cobra.Command, f buildFlags) (err error) {
 	// Errors and warnings name Kustomizations, paths and refs a Secret may have written.
 	stderr := &redactedOutput{stderr: cmd.ErrOrStderr()}
 	g, err := renderTree(cmd.Context(), t.Source, cfg, f.clusters, f.allowRemote, f.limits, &f.cache, &stderr.warn)
-	defer func() { err = stderr.flush(g, err) }()
+	stderr.rendered(g)
+	defer func() { err = stderr.flush(err) }()
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -113,7 +114,7 @@ func runBuild(cmd *cobra.Command, f buildFlags) (err error) {
 		return &exitError{code: 2, err: err}
 	}
 	// Names, labels and comments too may hold a Secret-derived value.
-	_, err = io.WriteString(cmd.OutOrStdout(), review.RedactGraphText(out.String(), g))
+	_, err = io.WriteString(cmd.OutOrStdout(), stderr.text(out.String()))
 	return err
 }
 
@@ -124,6 +125,7 @@ func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 	var out []builtObject
 	var errs []error
 	found := false
+	common := review.CommonValues(g)
 	for _, c := range g.Clusters {
 		for _, ref := range c.Order {
 			if only != nil && ref != *only {
@@ -141,7 +143,7 @@ func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 			}
 			for _, o := range ks.Objects {
 				out = append(out, builtObject{Cluster: c.Name, Kustomization: ref.String(), File: o.File, Line: o.Line,
-					HelmRelease: o.HelmRelease, Template: o.Template, Object: review.Redacted(o).Object})
+					HelmRelease: o.HelmRelease, Template: o.Template, Object: review.RedactedIn(o, common).Object})
 			}
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/leaktest"
+	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/review"
 )
 
 // demoWith copies the demo scenario's head to a new folder and adds files to it.
@@ -215,6 +217,40 @@ Kustomization flux-system/ks-<redacted> (cluster x): apps/ks.yaml:8: kustomizati
 			if strings.Contains(out, v) {
 				t.Errorf("%q shows %q", args, v)
 			}
+		}
+	}
+}
+
+// TestRenderOneRedactsOnce: `build` and `graph` make their graph's redaction once per run,
+// however many texts they print (standard output, the held warnings, the returned error);
+// before, each text built it again (walking every object). A run whose render does not
+// happen (an unreadable folder) makes none.
+func TestRenderOneRedactsOnce(t *testing.T) {
+	made := 0
+	defer func(orig func(*graph.Graph) func(string) string) { graphRedactor = orig }(graphRedactor)
+	graphRedactor = func(g *graph.Graph) func(string) string { made++; return review.GraphTextRedactor(g) }
+	dir := "testdata/secret-errors"
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		redacted bool // the output or error shows <redacted>
+		want     int
+	}{
+		{[]string{"build", "--dir", dir, "--no-cache"}, 2, true, 1},
+		{[]string{"build", "--dir", dir, "--no-cache", "--kustomization", "flux-system/config"}, 0, true, 1},
+		{[]string{"graph", "--dir", dir, "--no-cache"}, 0, true, 1},
+		{[]string{"graph", "--dir", dir, "--no-cache", "--format", "json"}, 0, false, 1},
+		{[]string{"graph", "--dir", filepath.Join(t.TempDir(), "missing"), "--no-cache"}, 2, false, 0},
+	} {
+		made = 0
+		out, stderr, code, err := runErr(t, tc.args...)
+		shown := out + stderr
+		if err != nil {
+			shown += err.Error()
+		}
+		if code != tc.code || made != tc.want || strings.Contains(shown, "<redacted>") != tc.redacted {
+			t.Errorf("%q: exit %d, redactions made %d, shows <redacted> %v; want exit %d, %d, %v",
+				tc.args, code, made, strings.Contains(shown, "<redacted>"), tc.code, tc.want, tc.redacted)
 		}
 	}
 }

@@ -50,7 +50,8 @@ func graphCmd() *cobra.Command {
 			// Errors and warnings name Kustomizations a Secret may have named.
 			stderr := &redactedOutput{stderr: cmd.ErrOrStderr()}
 			g, err := renderTree(cmd.Context(), t.Source, cfg, clusters, allowRemote, limits, &cache, &stderr.warn)
-			defer func() { err = stderr.flush(g, err) }()
+			stderr.rendered(g)
+			defer func() { err = stderr.flush(err) }()
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -63,7 +64,7 @@ func graphCmd() *cobra.Command {
 				return err
 			}
 			// A Kustomization or HelmRelease named after a Secret-derived value.
-			_, err = io.WriteString(cmd.OutOrStdout(), review.RedactGraphText(out.String(), g))
+			_, err = io.WriteString(cmd.OutOrStdout(), stderr.text(out.String()))
 			return err
 		},
 	}

@@ -150,4 +150,45 @@ func TestSecretLeaks(t *testing.T) {
 			t.Errorf("build: the chart's %s renders\n%s\nwant it to match\n%s", c.template, obj, re)
 		}
 	}
+	// Values kustomize replacements copy from a Secret into names (repl-names/): the
+	// Namespace named from the 2-byte NS, the ConfigMap named from TEAM in namespace NS, and
+	// PIECE as one piece of its host, and the var WEAPON in a Deployment's env, at their
+	// positions in build and the review.
+	_, names, _ := strings.Cut(outputs["build HEAD yaml"], "Kustomization flux-system/repl-names, repl-names/objects.yaml:2\n")
+	names, _, _ = strings.Cut(names, "# cluster dev, Kustomization flux-system/relay")
+	wantNames := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: <redacted>\n---\n" +
+		"# cluster dev, Kustomization flux-system/repl-names, repl-names/objects.yaml:6\n" +
+		"apiVersion: v1\ndata:\n  host: api.<redacted>.example.com\n  owner: <redacted>\nkind: ConfigMap\nmetadata:\n  name: <redacted>\n  namespace: <redacted>\n---\n" +
+		"# cluster dev, Kustomization flux-system/repl-names, repl-names/deploy.yaml:2\n" +
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: armory\n  namespace: default\nspec:\n  selector:\n    matchLabels:\n      app: armory\n" +
+		"  template:\n    metadata:\n      labels:\n        app: armory\n    spec:\n      containers:\n      - env:\n        - name: DB\n          value: <redacted>-db\n" +
+		"        image: nginx:1.27\n        name: armory\n---\n"
+	if names != wantNames {
+		t.Errorf("build: repl-names is\n%s\nwant\n%s", names, wantNames)
+	}
+	for _, line := range []string{
+		"- dev · ConfigMap/&lt;redacted&gt;/&lt;redacted&gt; · flux-system/repl-names · repl-names/objects.yaml:6\n\n</details>\n\n#### Removed objects",
+		"- dev · ConfigMap/&lt;redacted&gt;/&lt;redacted&gt; · flux-system/repl-names · repl-names/objects.yaml:6\n\n</details>",
+	} {
+		if !strings.Contains(outputs["review markdown"], line) {
+			t.Errorf("review markdown lacks %q", line)
+		}
+	}
+	var report struct{ Added, Removed []map[string]any }
+	if err := json.Unmarshal([]byte(outputs["review json"]), &report); err != nil {
+		t.Fatal(err)
+	}
+	var wantEntry map[string]any
+	_ = json.Unmarshal([]byte(`{"cluster":"dev","object":{"group":"","kind":"ConfigMap","namespace":"<redacted>","name":"<redacted>"},"kustomization":"flux-system/repl-names","file":"repl-names/objects.yaml","line":6}`), &wantEntry)
+	for name, list := range map[string][]map[string]any{"added": report.Added, "removed": report.Removed} {
+		n := 0
+		for _, e := range list {
+			if cmp.Equal(e, wantEntry) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("review json: %d %s entries %s, want 1", n, name, wantEntry)
+		}
+	}
 }

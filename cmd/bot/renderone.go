@@ -31,24 +31,42 @@ func renderTree(ctx context.Context, src *fsys.Source, cfg *config.Config, clust
 
 // redactedOutput holds what `graph` and `build` write on standard error (warnings, and the
 // error they return) until the graph is rendered, then writes it as their standard output
-// is written: through review.RedactGraphText of that graph. A Kustomization's build error,
-// its Skipped reason and a ref may hold a Secret-derived value (a path, sourceRef or name
-// substituted from a Secret).
+// is written: through the review.GraphTextRedactor of that graph, made once (rendered). A
+// Kustomization's build error, its Skipped reason and a ref may hold a Secret-derived
+// value (a path, sourceRef or name substituted from a Secret).
 type redactedOutput struct {
 	stderr io.Writer
 	warn   bytes.Buffer
+	// redact is the rendered graph's redaction; nil when the render failed (no
+	// Secret-derived value is known).
+	redact func(string) string
 }
 
-// flush writes the held warnings to stderr and returns err, both redacted for g (nil: the
-// render failed, so no Secret-derived value is known). An *exitError keeps its code.
-func (r *redactedOutput) flush(g *graph.Graph, err error) error {
+// graphRedactor makes the redaction of a rendered graph; a variable for tests to count.
+var graphRedactor = func(g *graph.Graph) func(string) string { return review.GraphTextRedactor(g) }
+
+// rendered makes the redaction of g, the render's graph (nil: it failed), for flush and
+// for standard output (text).
+func (r *redactedOutput) rendered(g *graph.Graph) {
 	if g != nil {
-		_, _ = io.WriteString(r.stderr, review.RedactGraphText(r.warn.String(), g))
-	} else {
-		_, _ = r.stderr.Write(r.warn.Bytes())
+		r.redact = graphRedactor(g)
 	}
+}
+
+// text is s redacted for the rendered graph.
+func (r *redactedOutput) text(s string) string {
+	if r.redact == nil {
+		return s
+	}
+	return r.redact(s)
+}
+
+// flush writes the held warnings to stderr and returns err, both redacted for the rendered
+// graph. An *exitError keeps its code.
+func (r *redactedOutput) flush(err error) error {
+	_, _ = io.WriteString(r.stderr, r.text(r.warn.String()))
 	r.warn.Reset()
-	if err == nil || g == nil {
+	if err == nil || r.redact == nil {
 		return err
 	}
 	code := 2
@@ -59,5 +77,5 @@ func (r *redactedOutput) flush(g *graph.Graph, err error) error {
 	if errors.Is(err, errFindings) {
 		return err
 	}
-	return &exitError{code: code, err: errors.New(review.RedactGraphText(err.Error(), g))}
+	return &exitError{code: code, err: errors.New(r.redact(err.Error()))}
 }

@@ -47,11 +47,12 @@ func trees(f reviewFlags) (*pipeline.Tree, *pipeline.Tree, error) {
 		return nil, nil, err
 	}
 	warnUncommitted(f, repo, hh)
-	b, err := pipeline.Load(repo, bh, f.limits)
+	shared := &pipeline.Blobs{} // the files both commits hold are read once
+	b, err := pipeline.LoadShared(repo, bh, f.limits, shared)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := pipeline.Load(repo, hh, f.limits)
+	h, err := pipeline.LoadShared(repo, hh, f.limits, shared)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -72,7 +72,8 @@ type Config struct {
 	// bootstrap script or a cluster add-on): their kinds need no dependsOn edge.
 	PreinstalledCRDs Preinstalled `json:"preinstalledCRDs,omitempty" yaml:"preinstalledCRDs,omitempty"`
 	// StrictSubstitution is true unless set to false: undefined variables are then warnings
-	// (Flux before 2.9, or StrictPostBuildSubstitutions=false).
+	// (Flux before 2.9, or StrictPostBuildSubstitutions=false). Set, it wins over the Flux
+	// version a cluster's manifests state (review/rules clusterFluxVersion).
 	StrictSubstitution *bool `json:"strictSubstitution,omitempty" yaml:"strictSubstitution,omitempty"`
 	// FailOn is the default of --fail-on.
 	FailOn string `json:"failOn,omitempty" yaml:"failOn,omitempty"`

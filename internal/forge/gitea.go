@@ -116,39 +116,29 @@ func (c *giteaClient) learnIdentity(login string) {
 }
 
 func (c *giteaClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body string) error {
-	body = withMarker(body)
 	me, err := c.identity(ctx)
 	if err != nil {
 		return fmt.Errorf("gitea: summary of %s#%d: %w", repo.FullName(), pr, err)
 	}
 	api := c.api(ctx)
-	found, err := c.findSummaries(ctx, repo, pr, me)
-	if err != nil {
-		return fmt.Errorf("gitea: comments of %s#%d: %w", repo.FullName(), pr, err)
-	}
-	plan := planSummary(found, body, me != "")
-	switch {
-	case plan.create:
-		err = writeOnce(ctx, func(ctx context.Context) error {
+	return upsertSummary(ctx, summaryAPI{forge: "gitea", repo: repo, pr: pr,
+		find: func(ctx context.Context) ([]summaryComment, error) { return c.findSummaries(ctx, repo, pr, me) },
+		create: func(ctx context.Context, body string) error {
 			_, _, err := c.api(ctx).CreateIssueComment(repo.Owner, repo.Name, int64(pr), gitea.CreateIssueCommentOption{Body: body})
 			return err
-		}, func(ctx context.Context) (bool, error) {
-			found, err := c.findSummaries(ctx, repo, pr, me)
-			return hasBody(found, body), err
-		})
-	case plan.edit != 0:
-		_, _, err = api.EditIssueComment(repo.Owner, repo.Name, plan.edit, gitea.EditIssueCommentOption{Body: body})
-	}
-	if err != nil {
-		return fmt.Errorf("gitea: summary of %s#%d: %w", repo.FullName(), pr, err)
-	}
-	for _, id := range plan.delete {
-		resp, err := api.DeleteIssueComment(repo.Owner, repo.Name, id)
-		if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) { // 404: another replica deleted it
-			return fmt.Errorf("gitea: delete older summary %d of %s#%d: %w", id, repo.FullName(), pr, err)
-		}
-	}
-	return nil
+		},
+		edit: func(_ context.Context, id int64, body string) error {
+			_, _, err := api.EditIssueComment(repo.Owner, repo.Name, id, gitea.EditIssueCommentOption{Body: body})
+			return err
+		},
+		remove: func(_ context.Context, id int64) (int, error) {
+			resp, err := api.DeleteIssueComment(repo.Owner, repo.Name, id)
+			if resp == nil {
+				return 0, err
+			}
+			return resp.StatusCode, err
+		},
+	}, body, me)
 }
 
 // findSummaries returns the marker comments by me, in the order the forge lists them.

@@ -29,38 +29,28 @@ func (c *githubClient) SetStatus(ctx context.Context, repo Repo, sha string, sta
 }
 
 func (c *githubClient) UpsertSummary(ctx context.Context, repo Repo, pr int, body string) error {
-	body = withMarker(body)
 	me, err := c.clients.identity(ctx, c.gh)
 	if err != nil {
 		return fmt.Errorf("github: summary of %s#%d: %w", repo.FullName(), pr, err)
 	}
-	found, err := c.findSummaries(ctx, repo, pr, me)
-	if err != nil {
-		return fmt.Errorf("github: summary of %s#%d: %w", repo.FullName(), pr, err)
-	}
-	plan := planSummary(found, body, me != "")
-	switch {
-	case plan.create:
-		err = writeOnce(ctx, func(ctx context.Context) error {
+	return upsertSummary(ctx, summaryAPI{forge: "github", repo: repo, pr: pr,
+		find: func(ctx context.Context) ([]summaryComment, error) { return c.findSummaries(ctx, repo, pr, me) },
+		create: func(ctx context.Context, body string) error {
 			_, _, err := c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: &body})
 			return err
-		}, func(ctx context.Context) (bool, error) {
-			found, err := c.findSummaries(ctx, repo, pr, me)
-			return hasBody(found, body), err
-		})
-	case plan.edit != 0:
-		_, _, err = c.gh.Issues.EditComment(ctx, repo.Owner, repo.Name, plan.edit, &github.IssueComment{Body: &body})
-	}
-	if err != nil {
-		return fmt.Errorf("github: summary of %s#%d: %w", repo.FullName(), pr, err)
-	}
-	for _, id := range plan.delete {
-		resp, err := c.gh.Issues.DeleteComment(ctx, repo.Owner, repo.Name, id)
-		if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) { // 404: another replica deleted it
-			return fmt.Errorf("github: delete older summary %d of %s#%d: %w", id, repo.FullName(), pr, err)
-		}
-	}
-	return nil
+		},
+		edit: func(ctx context.Context, id int64, body string) error {
+			_, _, err := c.gh.Issues.EditComment(ctx, repo.Owner, repo.Name, id, &github.IssueComment{Body: &body})
+			return err
+		},
+		remove: func(ctx context.Context, id int64) (int, error) {
+			resp, err := c.gh.Issues.DeleteComment(ctx, repo.Owner, repo.Name, id)
+			if resp == nil {
+				return 0, err
+			}
+			return resp.StatusCode, err
+		},
+	}, body, me)
 }
 
 // findSummaries returns the marker comments by me, in the order the forge lists them.

@@ -1,7 +1,9 @@
 package forge
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 )
@@ -83,6 +85,54 @@ func planSummary(found []summaryComment, body string, deleteOlder bool) summaryP
 		}
 	}
 	return p
+}
+
+// summaryAPI is one forge's calls on one PR's comments, for upsertSummary.
+type summaryAPI struct {
+	forge string // "github", "gitea": what its errors start with
+	repo  Repo
+	pr    int
+	// find lists the bot's marker comments (isSummary: never anyone else's).
+	find   func(ctx context.Context) ([]summaryComment, error)
+	create func(ctx context.Context, body string) error
+	edit   func(ctx context.Context, id int64, body string) error
+	// remove deletes a comment, giving the HTTP status of the answer (0 without one).
+	remove func(ctx context.Context, id int64) (int, error)
+}
+
+// upsertSummary makes body (with the marker, withMarker) the PR's one summary comment as
+// planSummary decides over what api.find lists, me being the bot's login ("" unknown: the
+// older comments are then not deleted). A create is written once (writeOnce: an
+// unanswered one is looked for before it is sent again); a delete answered 404 is no
+// error: another replica deleted it first.
+func upsertSummary(ctx context.Context, api summaryAPI, body, me string) error {
+	body = withMarker(body)
+	fail := func(err error) error {
+		return fmt.Errorf("%s: summary of %s#%d: %w", api.forge, api.repo.FullName(), api.pr, err)
+	}
+	found, err := api.find(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	plan := planSummary(found, body, me != "")
+	switch {
+	case plan.create:
+		err = writeOnce(ctx, func(ctx context.Context) error { return api.create(ctx, body) }, func(ctx context.Context) (bool, error) {
+			found, err := api.find(ctx)
+			return hasBody(found, body), err
+		})
+	case plan.edit != 0:
+		err = api.edit(ctx, plan.edit, body)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	for _, id := range plan.delete {
+		if status, err := api.remove(ctx, id); err != nil && status != http.StatusNotFound {
+			return fmt.Errorf("%s: delete older summary %d of %s#%d: %w", api.forge, id, api.repo.FullName(), api.pr, err)
+		}
+	}
+	return nil
 }
 
 // HeadMarker is the hidden last line of the summary of the review of head sha: two heads'

@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -107,12 +108,64 @@ func (t *Tree) graph(ctx context.Context, ro render.Options) (*graph.Graph, erro
 // Load reads the tree of commit h of repo into memory, within the tree limits of l
 // (graph.Limits: files, depth, bytes). Nothing is written to disk.
 func Load(repo *gitrepo.Repo, h plumbing.Hash, l graph.Limits) (*Tree, error) {
+	return LoadShared(repo, h, l, nil)
+}
+
+// Blobs holds the content of the blobs read, and their AliasBomb verdicts, for the Loads
+// of one review: a file base and head share is inflated and checked once, and both trees
+// hold the same bytes (a Source is never modified). Its zero value is ready; safe for
+// concurrent use. It holds what it read until dropped.
+type Blobs struct {
+	mu     sync.Mutex
+	data   map[plumbing.Hash][]byte
+	checks fsys.Checks
+}
+
+// get returns the content of blob h if b (which may be nil) holds it.
+func (b *Blobs) get(h plumbing.Hash) ([]byte, bool) {
+	if b == nil {
+		return nil, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, ok := b.data[h]
+	return d, ok
+}
+
+// reader returns read, keeping what it returns in b (which may be nil) under h.
+func (b *Blobs) reader(h plumbing.Hash, read func() ([]byte, error)) func() ([]byte, error) {
+	if b == nil {
+		return read
+	}
+	return func() ([]byte, error) {
+		d, err := read()
+		if err == nil {
+			b.mu.Lock()
+			if b.data == nil {
+				b.data = map[plumbing.Hash][]byte{}
+			}
+			b.data[h] = d
+			b.mu.Unlock()
+		}
+		return d, err
+	}
+}
+
+// LoadShared is Load taking the blobs already read from shared (nil: none) and keeping
+// those it reads there.
+func LoadShared(repo *gitrepo.Repo, h plumbing.Hash, l graph.Limits, shared *Blobs) (*Tree, error) {
 	tree, err := repo.TreeHash(h)
 	if err != nil {
 		return nil, err
 	}
 	b := fsys.NewSourceBuilder(l)
+	if shared != nil {
+		b.ShareChecks(&shared.checks)
+	}
 	err = repo.Files(h, func(f gitrepo.File) error {
+		if data, ok := shared.get(f.Hash); ok && !f.Symlink {
+			return b.AddFile(f.Path, int64(len(data)), f.Hash.String(), func() ([]byte, error) { return data, nil })
+		}
 		blob, err := f.Open() // once: its size for the limits, its content if not refused
 		if err != nil {
 			return err
@@ -128,7 +181,7 @@ func Load(repo *gitrepo.Repo, h plumbing.Hash, l graph.Limits) (*Tree, error) {
 			}
 			return b.AddSymlink(f.Path, target)
 		}
-		return b.AddFile(f.Path, blob.Size, f.Hash.String(), blob.Read)
+		return b.AddFile(f.Path, blob.Size, f.Hash.String(), shared.reader(f.Hash, blob.Read))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", h, err)
@@ -150,7 +203,8 @@ func ReadDir(dir string, l graph.Limits) (*Tree, error) {
 // The base is read only when opts.Cache does not hold its graph already.
 func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, opts Options) (*Result, error) {
 	start := time.Now()
-	h, err := Load(repo, head, opts.Limits)
+	shared := &Blobs{}
+	h, err := LoadShared(repo, head, opts.Limits, shared)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +214,7 @@ func Commits(ctx context.Context, repo *gitrepo.Repo, base, head plumbing.Hash, 
 		return nil, err
 	}
 	b := &Tree{Rev: base.String(), id: fsys.GitTreeID(tree.String()),
-		read: func() (*Tree, error) { return Load(repo, base, opts.Limits) }}
+		read: func() (*Tree, error) { return LoadShared(repo, base, opts.Limits, shared) }}
 	return Trees(ctx, b, h, opts)
 }
 
@@ -228,7 +282,7 @@ func Trees(ctx context.Context, base, head *Tree, opts Options) (*Result, error)
 	pre, notes := Preinstalled(cfg, opts.ConfigPath, hs, hg) // the head's bootstrap, as its configuration
 	rep := review.Review(bg, hg, review.Options{
 		BaseRev: base.Rev, HeadRev: head.Rev, Config: cfg, ConfigErrors: cfgErr,
-		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict(), UnknownCRDs: unknownCRDs(notes),
+		Env: rules.Env{Catalog: rules.NewCatalog(cfg.RuntimeCRDs, preinstalledConfig(pre)), Strict: cfg.Strict(), StrictConfigured: cfg != nil && cfg.StrictSubstitution != nil, UnknownCRDs: unknownCRDs(notes),
 			BootstrapNamespaces: BootstrapNamespaces(hs, hg)},
 	})
 	rep.Timings["render_base"], rep.Timings["render_head"] = renderBase, renderHead
@@ -257,7 +311,7 @@ func clusterList(gs ...*graph.Graph) string {
 	seen := map[string]bool{}
 	var out []string
 	for _, g := range gs {
-		names := g.Unselected
+		names := g.UnselectedNames()
 		for _, c := range g.Clusters {
 			names = append(names, c.Name)
 		}

@@ -17,7 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -342,6 +344,44 @@ func namelessLine(ix *index.Index, rel, msg string) int {
 	return 0
 }
 
+// earlierIDs gives the ids a built resource may have had when the build's replacements
+// selected it, before one renamed it: each document of its kind in its source file (the
+// origin annotation), by its own name and with the name prefix and suffix of the build's
+// kustomization file and of the Kustomization's spec (kustomize-controller writes them into
+// that file), in its own namespace and in the resource's.
+func earlierIDs(ix *index.Index, dir, relDir string, ks *graph.Kustomization) func(*resource.Resource) []resid.ResId {
+	var prefixes, suffixes []string
+	if data, ok := ix.Snapshot().ReadAbs(kustomizationFile(ix.Snapshot(), dir)); ok {
+		var k kustypes.Kustomization
+		if yaml.Unmarshal(data, &k) == nil {
+			prefixes, suffixes = append(prefixes, k.NamePrefix), append(suffixes, k.NameSuffix)
+		}
+	}
+	p, _, _ := unstructured.NestedString(ks.Body.Object, "spec", "namePrefix")
+	x, _, _ := unstructured.NestedString(ks.Body.Object, "spec", "nameSuffix")
+	prefixes, suffixes = append(prefixes, p), append(suffixes, x)
+	return func(r *resource.Resource) []resid.ResId {
+		o, err := r.GetOrigin()
+		if err != nil || o == nil || o.Path == "" || o.Repo != "" {
+			return nil
+		}
+		cur := r.CurId()
+		var out []resid.ResId
+		for _, d := range ix.Docs(filepath.ToSlash(filepath.Clean(filepath.Join(relDir, o.Path)))) {
+			if d.Kind != cur.Kind || d.Name == "" {
+				continue
+			}
+			for _, ns := range []string{cur.Namespace, d.Namespace} {
+				for i := range prefixes {
+					out = append(out, resid.NewResIdWithNamespace(cur.Gvk, prefixes[i]+d.Name+suffixes[i], ns))
+				}
+				out = append(out, resid.NewResIdWithNamespace(cur.Gvk, d.Name, ns))
+			}
+		}
+		return out
+	}
+}
+
 func kustomizationFile(snap *graph.Snapshot, dir string) string {
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		if snap.State(snap.Rel(filepath.Join(dir, n))) == "file" {
@@ -358,6 +398,8 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 	relDir, _ := filepath.Rel(abs, dir)
 	keep := keepsOrigins(ks.Body)
 	specSecrets := kustomize.SpecSecrets(ks)
+	components, _, _ := unstructured.NestedStringSlice(ks.Body.Object, "spec", "components")
+	copies := kustomize.ReplacementCopies(ix.Snapshot(), filepath.ToSlash(relDir), components, res, earlierIDs(ix, dir, relDir, ks))
 	var out []*graph.Object
 	for _, r := range res.Resources() {
 		file, generated := relDir, false
@@ -417,8 +459,11 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 		}
 		obj.ID = graph.IDOf(obj.Body)
 		kustomize.MarkSpecSecrets(obj, specSecrets)
+		copies.Mark(obj, r)
 		out = append(out, obj)
 	}
-	kustomize.MarkBuildSecrets(out)
+	if !copies.Complete {
+		kustomize.MarkBuildSecrets(out) // the equality heuristic, where the copies are not known
+	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"container/list"
+	"encoding/json"
 	"sync"
 
 	chart "helm.sh/helm/v4/pkg/chart/v2"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 	"github.com/tiergate/tiergate/internal/render/index"
 )
 
@@ -33,6 +35,9 @@ type Cache struct {
 	evicted int64
 	// disk is the persistent layer (Persist); nil: memory only.
 	disk Store
+	// mask makes the Secret placeholders of the charts rendered through c: the
+	// process's key, or the one kept in disk (Persist).
+	mask helmrelease.Placeholders
 }
 
 // CacheStats counts a Cache's lookups since it was made.
@@ -252,8 +257,29 @@ func (c *Cache) ignoreVerdicts(sum string, paths int) *fsys.Verdicts {
 		return v.ignore
 	}
 	vs := fsys.NewVerdicts(paths)
+	if c.disk != nil {
+		vs = fsys.NewStoredVerdicts(c.storedVerdicts(key), paths, func(all map[string]bool) {
+			if data, err := json.Marshal(all); err == nil {
+				c.disk.Put(key, data)
+			}
+		})
+	}
 	c.store(key, &cacheVariant{ignore: vs, bytes: int64(paths) * 96})
 	return vs
+}
+
+// storedVerdicts returns the ignore verdicts c's store holds under key; nil when it holds
+// none or an entry that does not decode (a miss).
+func (c *Cache) storedVerdicts(key string) map[string]bool {
+	data, ok := c.disk.Get(key)
+	if !ok {
+		return nil
+	}
+	var m map[string]bool
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // keepGraph stores g, the graph of a source, under key. Its objects are mostly the

@@ -116,13 +116,13 @@ func priorDependent(g *graph.Graph) bool {
 	return false
 }
 
-// loadGraphs is lookupGraph from the persistent store: the graph stored under key, else
-// the one stored for opts.Prior (priorKey), kept in memory once read.
+// loadGraphs is lookupGraph from the persistent store: the graph stored under one of
+// graphKeys, kept in memory once read.
 func (c *Cache) loadGraphs(key string, src *fsys.Source, opts Options) (*graph.Graph, bool) {
 	if key == "" {
 		return nil, false
 	}
-	for _, k := range []string{key, priorKey(key, opts.Prior)} {
+	for _, k := range graphKeys(key, opts.Prior) {
 		if g, ok := c.loadGraph(k, src, opts); ok {
 			c.keepGraph(k, g)
 			return g, true
@@ -138,21 +138,28 @@ func (c *Cache) Graph(id string, opts Options) (*graph.Graph, bool) {
 	return c.lookupGraph(graphKey(id, opts), opts.Prior)
 }
 
-// lookupGraph finds the graph kept under key: one where nothing fails does not depend on
-// the prior graph, one where something fails is kept per prior (priorKey).
+// lookupGraph finds the graph kept in memory under one of graphKeys.
 func (c *Cache) lookupGraph(key string, prior *graph.Graph) (*graph.Graph, bool) {
 	if c == nil || key == "" {
 		return nil, false
 	}
-	if v, ok := c.find(key, nil); ok {
-		return v.graph, true
-	}
-	if pk := priorKey(key, prior); pk != "" {
-		if v, ok := c.find(pk, nil); ok {
+	for _, k := range graphKeys(key, prior) {
+		if v, ok := c.find(k, nil); ok {
 			return v.graph, true
 		}
 	}
 	return nil, false
+}
+
+// graphKeys are the keys the graph of key, rendered over prior, may be kept under, in the
+// order to try them: key (a graph where nothing fails does not depend on the prior
+// graph), then priorKey (one where something fails is kept per prior) when prior can be
+// named.
+func graphKeys(key string, prior *graph.Graph) []string {
+	if pk := priorKey(key, prior); pk != "" {
+		return []string{key, pk}
+	}
+	return []string{key}
 }
 
 // priorKey is the key of a graph, kept under key, that read prior; "" when prior cannot
@@ -179,7 +186,9 @@ func graphKey(id string, opts Options) string {
 		Limits        graph.Limits
 		Exact, Ignore bool
 		Policy        string
-	}{opts.Config, opts.Clusters, opts.Limits.WithDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key()})
+		// Placeholders names the key of the Secret placeholders the graph's charts saw.
+		Placeholders string
+	}{opts.Config, opts.Clusters, opts.Limits.WithDefaults(), opts.ExactBuild, opts.SourceIgnore, opts.Remote.key(), opts.Cache.placeholders().ID()})
 	if err != nil {
 		return ""
 	}
@@ -208,7 +217,6 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 	operator := map[*graph.Cluster]bool{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.Name) {
-			g.Unselected = append(g.Unselected, rt.Name)
 			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File})
 			continue
 		}

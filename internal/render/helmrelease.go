@@ -288,8 +288,9 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	if missing := helmrelease.MissingValuesFrom(ctx, hr, cl); missing != "" {
 		return skip(ch.Ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
-	valuesOf, substituted := helmrelease.WithPlaceholderFields(hr, o.SecretFields)
-	vals, err := helm.Values(ctx, valuesOf, helmrelease.PlaceholderSecrets{Client: cl, Defaults: ch.Chart.Values})
+	mask := r.shared.placeholders()
+	valuesOf, substituted := mask.Fields(hr, o.SecretFields)
+	vals, err := helm.Values(ctx, valuesOf, helmrelease.PlaceholderSecrets{Client: cl, Defaults: ch.Chart.Values, Mask: mask})
 	if err != nil {
 		return fail(err)
 	}

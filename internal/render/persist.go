@@ -12,6 +12,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // Store is the persistent layer under a Cache: bytes by key, shared by processes
@@ -31,7 +32,37 @@ type Store interface {
 // resources are not stored: a build found on disk is run again only when objects of a
 // substitution not on disk are asked of it. An entry that does not decode is a miss. Call
 // it before c is used.
-func (c *Cache) Persist(s Store) { c.disk = s }
+//
+// The key of the Secret placeholders charts see is kept in s too (placeholderKeyOnDisk),
+// so that a graph read back from s and one rendered now show an unchanged Secret value
+// alike; the graphs' keys name it (graphKey), so a graph made with a key s lost is a miss.
+func (c *Cache) Persist(s Store) {
+	c.disk = s
+	c.mask = helmrelease.NewPlaceholders(placeholderKey(s))
+}
+
+// placeholderKeyOnDisk is the store key of the Secret placeholders' key.
+const placeholderKeyOnDisk = "placeholder-key\x00v1"
+
+// placeholderKey returns the placeholders' key kept in s, made and stored when s has none
+// (or one of another length).
+func placeholderKey(s Store) []byte {
+	if k, ok := s.Get(placeholderKeyOnDisk); ok && len(k) == 32 {
+		return k
+	}
+	k := helmrelease.NewPlaceholderKey()
+	s.Put(placeholderKeyOnDisk, k)
+	return k
+}
+
+// placeholders is what makes the Secret placeholders of charts rendered through c: the
+// process's for a nil c.
+func (c *Cache) placeholders() helmrelease.Placeholders {
+	if c == nil {
+		return helmrelease.Placeholders{}
+	}
+	return c.mask
+}
 
 // diskBuilds is the stored form of a key's builds, newest first (at most maxVariants).
 type diskBuilds struct {

@@ -6,6 +6,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helmrelease"
+	"github.com/tiergate/tiergate/internal/render/typedvalue"
 )
 
 // diskGraph is the stored form of a whole graph (RenderSource's key: the source's tree id
@@ -14,10 +15,8 @@ import (
 type diskGraph struct {
 	Clusters   []diskCluster
 	Unselected []diskUnselected `json:",omitempty"`
-	// UnselectedNil tells a nil Unselected list from an empty one (review prints both).
-	UnselectedNil bool
-	Discovery     graph.Discovery
-	Key           string
+	Discovery  graph.Discovery
+	Key        string
 	// Ignore is the spec.ignore of the roots' GitRepositories that the render applied
 	// after the source's own ignore rules (fsys.SpecIgnore); the clusters' Source is that view.
 	Ignore string
@@ -55,7 +54,7 @@ type diskKustomization struct {
 	Key graph.Ref
 	KS  *graph.Kustomization
 	// Values are the values of KS.Releases, in order, with their Go types.
-	Values []typedValue `json:",omitempty"`
+	Values []typedvalue.Value `json:",omitempty"`
 }
 
 type diskOwners struct {
@@ -71,7 +70,7 @@ func graphOnDisk(key string) string { return "graphs\x00" + key }
 
 // saveGraph stores g, rendered with the extra ignore patterns ignore, unless it holds
 // what the stored form cannot give back exactly: a HelmChart holding the prior commit's
-// chart (Kept: the tree does not have it), release values of a type typedValue does not
+// chart (Kept: the tree does not have it), release values of a type typedvalue does not
 // keep, or an object that is not in exactly one Kustomization's Objects. In-repo charts
 // are stored by their source and digest and loaded from the tree again (clusterFromDisk).
 func (c *Cache) saveGraph(g *graph.Graph, ignore string) {
@@ -88,14 +87,8 @@ func (c *Cache) saveGraph(g *graph.Graph, ignore string) {
 }
 
 func graphToDisk(g *graph.Graph, ignore string) (diskGraph, bool) {
-	d := diskGraph{Discovery: g.Discovery, Key: g.Key, Ignore: ignore, UnselectedNil: g.Unselected == nil}
-	if len(g.Unselected) != len(g.UnselectedClusters) {
-		return diskGraph{}, false
-	}
-	for i, u := range g.UnselectedClusters {
-		if u.Name != g.Unselected[i] {
-			return diskGraph{}, false
-		}
+	d := diskGraph{Discovery: g.Discovery, Key: g.Key, Ignore: ignore}
+	for _, u := range g.UnselectedClusters {
 		d.Unselected = append(d.Unselected, diskUnselected{u.Name, u.ID, u.RootFile})
 	}
 	for _, c := range g.Clusters {
@@ -180,11 +173,7 @@ func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Gr
 		}
 	}
 	g := &graph.Graph{Discovery: d.Discovery, Key: d.Key}
-	if !d.UnselectedNil {
-		g.Unselected = []string{}
-	}
 	for _, u := range d.Unselected {
-		g.Unselected = append(g.Unselected, u.Name)
 		g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: u.Name, ID: u.ID, RootFile: u.RootFile})
 	}
 	for _, dc := range d.Clusters {
@@ -198,11 +187,11 @@ func (c *Cache) loadGraph(key string, src *fsys.Source, opts Options) (*graph.Gr
 }
 
 // releaseValues is the typed form of ks's release values; false when one holds a type
-// typedValue does not keep.
-func releaseValues(ks *graph.Kustomization) ([]typedValue, bool) {
-	var out []typedValue
+// typedvalue does not keep.
+func releaseValues(ks *graph.Kustomization) ([]typedvalue.Value, bool) {
+	var out []typedvalue.Value
 	for _, rel := range ks.Releases {
-		v, err := encodeTyped("values", rel.Values)
+		v, err := typedvalue.Encode("values", rel.Values)
 		if err != nil {
 			return nil, false
 		}
@@ -243,7 +232,7 @@ func valuesFromDisk(k diskKustomization) bool {
 		return false
 	}
 	for i, tv := range k.Values {
-		v, ok := tv.decode()
+		v, ok := tv.Decode()
 		m, isMap := v.(map[string]any)
 		if !ok || (!isMap && v != nil) {
 			return false

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -169,5 +170,22 @@ func TestPriorObjectsSubstitute(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]bool{"domain": true}, apps.Vars); diff != "" {
 		t.Errorf("apps.Vars (-want +got):\n%s", diff)
+	}
+}
+
+// TestGraphKeys: the memory and the disk lookups try the plain key first, then the key of
+// the prior the graph was rendered over; a prior that was not kept (no Key) has none.
+func TestGraphKeys(t *testing.T) {
+	for _, tc := range []struct {
+		prior *graph.Graph
+		want  []string
+	}{
+		{nil, []string{"k", "k\x00no prior"}},
+		{&graph.Graph{Key: "p"}, []string{"k", "k\x00prior\x00p"}},
+		{&graph.Graph{}, []string{"k"}},
+	} {
+		if got := graphKeys("k", tc.prior); !slices.Equal(got, tc.want) {
+			t.Errorf("graphKeys(k, %+v) = %q, want %q", tc.prior, got, tc.want)
+		}
 	}
 }

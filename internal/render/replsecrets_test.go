@@ -2,9 +2,11 @@ package render
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/config"
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -140,5 +142,138 @@ func TestReplacementSecretReachesChart(t *testing.T) {
 	// Negative: the literal placeholder text of the source is gone, not kept beside it.
 	if got := k.Releases[0].Values["tok"]; got == "placeholder" || got == "Kc8mWv2nQs" {
 		t.Errorf("values tok = %v", got)
+	}
+}
+
+// replPositionFiles is a build whose replacements copy Secret values of every length and
+// shape into name fields (a Namespace's name, a namespace, serviceAccountName, a child's
+// targetNamespace, a HelmRelease's releaseName), one as a delimiter piece, and one from a
+// ConfigMap; a literal Namespace "monitoring" stands beside a copy of the same word.
+func replPositionFiles() map[string]string {
+	return merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("apps", "./apps"),
+		"apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
+			"resources: [secret.yaml, plain.yaml, ns.yaml, mon.yaml, cm.yaml, deploy.yaml, child.yaml, hr.yaml]\nreplacements:\n" +
+			"  - path: team.yaml\n" +
+			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.NS}\n    targets:\n" +
+			"      - {select: {kind: ConfigMap, name: cfg}, fieldPaths: [metadata.namespace]}\n" +
+			"      - {select: {kind: Kustomization}, reject: [{name: apps}], fieldPaths: [spec.targetNamespace]}\n" +
+			"      - {select: {kind: HelmRelease, name: web}, fieldPaths: [spec.releaseName]}\n" +
+			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.PIECE}\n    targets:\n" +
+			"      - {select: {kind: ConfigMap, name: cfg}, fieldPaths: [data.host], options: {delimiter: '.', index: 1}}\n" +
+			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.MON}\n    targets:\n" +
+			"      - {select: {kind: ConfigMap, name: cfg}, fieldPaths: [data.team]}\n" +
+			"  - source: {kind: ConfigMap, name: plain, fieldPath: data.p}\n    targets:\n" +
+			"      - {select: {kind: ConfigMap, name: cfg}, fieldPaths: [data.fromcm]}\n",
+		"apps/team.yaml": "- source: {kind: Secret, name: app-secret, fieldPath: stringData.TEAM}\n  targets:\n" +
+			"    - {select: {kind: Namespace, name: ns-placeholder}, fieldPaths: [metadata.name]}\n" +
+			"    - {select: {kind: Deployment}, fieldPaths: [spec.template.spec.serviceAccountName]}\n",
+		"apps/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: app-secret, namespace: flux-system}\nstringData: {NS: jw, TEAM: platform, PIECE: alpha, MON: monitoring}\n",
+		"apps/plain.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: flux-system}\ndata: {p: public}\n",
+		"apps/ns.yaml":     "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns-placeholder}\n",
+		"apps/mon.yaml":    "apiVersion: v1\nkind: Namespace\nmetadata: {name: monitoring}\n",
+		"apps/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: default}\ndata: {host: x.placeholder.example.com, team: placeholder, fromcm: placeholder}\n",
+		"apps/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  template:\n    spec:\n      serviceAccountName: placeholder\n      containers: [{name: web, image: nginx}]\n",
+		"apps/child.yaml":  ks("child", "./child", "targetNamespace: placeholder"),
+		"apps/hr.yaml":     hr("web", "releaseName: placeholder", "chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: none}}}"),
+		"child/cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kid}\ndata: {a: b}\n",
+	})
+}
+
+// TestReplacementSecretPositions: a replacement whose source is a Secret of the build
+// marks exactly its target fields, whatever the value's length or shape (issue 15 item 6,
+// gaps a and b): "jw" and "platform" in name fields, "alpha" as one delimiter piece; the
+// child's objects get the Secret-derived namespace too. Negatives: the replacement from a
+// ConfigMap marks nothing, nor does the literal Namespace "monitoring" beside a copy of
+// the same word in data.
+func TestReplacementSecretPositions(t *testing.T) {
+	c := render(t, tree(t, replPositionFiles()), nil).Cluster("dev")
+	sec := func(s string) graph.TextPart { return graph.TextPart{Text: s, Secret: true} }
+	lit := func(s string) graph.TextPart { return graph.TextPart{Text: s} }
+	field := func(parts ...graph.TextPart) func(...string) graph.SecretField {
+		return func(p ...string) graph.SecretField { return graph.SecretField{Path: p, Parts: parts} }
+	}
+	want := map[string][]graph.SecretField{
+		"apps Namespace//platform": {field(sec("platform"))("metadata", "name")},
+		"apps ConfigMap/jw/cfg": {
+			field(lit("x."), sec("alpha"), lit(".example.com"))("data", "host"),
+			field(sec("monitoring"))("data", "team"),
+			field(sec("jw"))("metadata", "namespace"),
+		},
+		"apps Deployment/default/web":          {field(sec("platform"))("spec", "template", "spec", "serviceAccountName")},
+		"apps Kustomization/flux-system/child": {field(sec("jw"))("spec", "targetNamespace")},
+		"apps HelmRelease/apps/web":            {field(sec("jw"))("spec", "releaseName")},
+		"child ConfigMap/jw/kid":               {field(sec("jw"))("metadata", "namespace")},
+	}
+	got := map[string][]graph.SecretField{}
+	seen := 0
+	for _, name := range []string{"apps", "child"} {
+		k := c.Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}]
+		if k == nil || k.Err != nil {
+			t.Fatalf("%s: %+v", name, k)
+		}
+		for _, o := range k.Objects {
+			seen++
+			if o.SecretFields != nil {
+				got[name+" "+o.ID.Kind+"/"+o.ID.Namespace+"/"+o.ID.Name] = o.SecretFields
+			}
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
+	}
+	// Every object built: the Secret, plain, the two Namespaces, cfg, web, child, the
+	// HelmRelease; the child's ConfigMap. The unmarked ones (plain, monitoring) are the
+	// negatives.
+	if seen != 9 {
+		t.Errorf("%d objects, want 9", seen)
+	}
+}
+
+// TestVarSecretPositions: a legacy kustomize var ($(NAME)) whose objref is a Secret of the
+// build marks exactly where kustomize's expansion wrote the value (issue 15 item 6), a
+// 2-byte value and a word alike: a container's env value and args. Negatives: a var from a
+// ConfigMap marks nothing; $(NS) in a ConfigMap's data, which kustomize does not expand
+// (not a varReference field), stays as written and unmarked.
+func TestVarSecretPositions(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("apps", "./apps"),
+		"apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
+			"resources: [secret.yaml, plain.yaml, deploy.yaml]\nvars:\n" +
+			"  - {name: NS, objref: {apiVersion: v1, kind: Secret, name: app-secret}, fieldref: {fieldPath: stringData.NS}}\n" +
+			"  - {name: TEAM, objref: {apiVersion: v1, kind: Secret, name: app-secret}, fieldref: {fieldPath: stringData.TEAM}}\n" +
+			"  - {name: PUB, objref: {apiVersion: v1, kind: ConfigMap, name: plain}, fieldref: {fieldPath: data.p}}\n",
+		"apps/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: app-secret, namespace: flux-system}\nstringData: {NS: jw, TEAM: platform}\n",
+		"apps/plain.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: flux-system}\ndata: {p: public, raw: $(NS)}\n",
+		"apps/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  template:\n    spec:\n      containers:\n" +
+			"        - name: web\n          image: nginx\n          args: [--team=$(TEAM), --pub=$(PUB)]\n          env:\n            - {name: DB, value: $(NS)-db.$(TEAM)}\n            - {name: P, value: $(PUB)}\n",
+	})
+	k := render(t, tree(t, files), nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if k == nil || k.Err != nil || len(k.Objects) != 3 {
+		t.Fatalf("apps: %+v", k)
+	}
+	sec := func(s string) graph.TextPart { return graph.TextPart{Text: s, Secret: true} }
+	lit := func(s string) graph.TextPart { return graph.TextPart{Text: s} }
+	c := "spec template spec containers 0 "
+	path := func(s string) []string { return strings.Fields(c + s) }
+	want := map[string][]graph.SecretField{
+		"Deployment/web": {
+			{Path: path("args 0"), Parts: []graph.TextPart{lit("--team="), sec("platform")}},
+			{Path: path("env 0 value"), Parts: []graph.TextPart{sec("jw"), lit("-db."), sec("platform")}},
+		},
+	}
+	got := map[string][]graph.SecretField{}
+	for _, o := range k.Objects {
+		if o.SecretFields != nil {
+			got[o.ID.Kind+"/"+o.ID.Name] = o.SecretFields
+		}
+		if o.ID.Name == "plain" {
+			if raw, _, _ := unstructured.NestedString(o.Body.Object, "data", "raw"); raw != "$(NS)" {
+				t.Errorf("plain data.raw = %q, want $(NS)", raw)
+			}
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
 	}
 }

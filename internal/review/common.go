@@ -187,6 +187,21 @@ func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
+// Common is the set of a review's Secret-derived texts (SecretStrings, and the whole
+// texts of fields substitution or a replacement wrote from a Secret) that are common
+// words: they stand as a word in the literal text of some object of the review's graphs
+// (commonFinder.scan). Each is redacted at its positions only, in every object's diff,
+// in build and in every text of the report, whether or not the object at hand holds the
+// word itself: replacing it by value in one object while another shows it would tell it.
+type Common map[string]bool
+
+// CommonValues returns the Common texts of the graphs (base and head of a review, or the
+// one graph build shows).
+func CommonValues(graphs ...*graph.Graph) Common {
+	texts := append(SecretStrings(graphs...), secretFieldTexts(graphs...)...)
+	return commonSecrets(longestFirst(texts), graphs...)
+}
+
 // commonSecrets returns which of texts stand as a token in the literal text of any object
 // of the graphs (commonFinder.scan).
 func commonSecrets(texts []string, graphs ...*graph.Graph) map[string]bool {

@@ -17,7 +17,7 @@ import (
 // diffObjects lists objects added, removed and changed between base and head of one
 // cluster. Objects of Kustomizations that did not render completely at head are not
 // reported as removed: their absence is unknown, not a change.
-func (r *Report) diffObjects(b, h *graph.Cluster) {
+func (r *Report) diffObjects(b, h *graph.Cluster, common Common) {
 	name := ""
 	if h != nil {
 		name = h.Name
@@ -46,7 +46,7 @@ func (r *Report) diffObjects(b, h *graph.Cluster) {
 			}
 		}
 		// Rendering objects to YAML is most of a review of a widely edited base: on all cores.
-		diffs := iter.Map(pairs, func(p *[2]*graph.Object) string { return unified(p[0], p[1]) })
+		diffs := iter.Map(pairs, func(p *[2]*graph.Object) string { return unified(p[0], p[1], common) })
 		for i, d := range diffs {
 			if d != "" {
 				r.Changed = append(r.Changed, change(name, pairs[i][1], d))
@@ -93,7 +93,7 @@ func (r *Report) diffKustomizations(b, h *graph.Cluster) {
 		if reflect.DeepEqual(bk.Body.Object, hk.Body.Object) {
 			continue
 		}
-		if d := unified(&graph.Object{Body: bk.Body}, &graph.Object{Body: hk.Body}); d != "" {
+		if d := unified(&graph.Object{Body: bk.Body}, &graph.Object{Body: hk.Body}, Common{}); d != "" {
 			add(h, hk, Changed, d)
 		}
 	}
@@ -116,8 +116,8 @@ func sameBody(a, b *graph.Object) bool {
 }
 
 // unified returns the unified diff of two objects' YAML, "" when equal.
-func unified(a, b *graph.Object) string {
-	x, y := yamlOf(a, b, false), yamlOf(b, a, true)
+func unified(a, b *graph.Object, common Common) string {
+	x, y := yamlOf(a, b, false, common), yamlOf(b, a, true, common)
 	if x == y {
 		return ""
 	}
@@ -131,14 +131,14 @@ func unified(a, b *graph.Object) string {
 // yamlOf renders an object; a Secret's values are replaced by "<redacted>", and on the
 // head side by "<redacted, changed>" where the base value differs, so a diff shows which
 // keys changed and never a value.
-func yamlOf(o, other *graph.Object, head bool) string {
+func yamlOf(o, other *graph.Object, head bool, common Common) string {
 	u := maskFields(o.Body, o.SecretFields, other.SecretFields, head)
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, other.Body, head)
 	}
 	u = redactSOPS(u, other.Body, head)
 	// A Secret's own values too: they reappear in its metadata (last-applied-configuration).
-	u = redactSubstituted(u, bodySecrets(o), bodySecrets(other), head)
+	u = redactSubstituted(u, bodySecrets(o, common), bodySecrets(other, common), head)
 	u = redactOwnMetadata(u, o, other, head)
 	data, err := yaml.Marshal(u.Object)
 	if err != nil {

@@ -12,13 +12,17 @@ import (
 // fields substitution wrote them (whatever their length) and by value elsewhere, as
 // are a Secret's own values wherever else in it they occur (its metadata). o.Body is not changed; the result may
 // be o.Body itself when there is nothing to redact.
-func Redacted(o *graph.Object) *unstructured.Unstructured {
+func Redacted(o *graph.Object) *unstructured.Unstructured { return RedactedIn(o, nil) }
+
+// RedactedIn is Redacted for an object of graphs whose Common values are common (from
+// CommonValues): those are redacted at their positions only, as in the review's diffs.
+func RedactedIn(o *graph.Object, common Common) *unstructured.Unstructured {
 	none := &unstructured.Unstructured{Object: map[string]any{}}
 	u := maskFields(o.Body, o.SecretFields, nil, false)
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, none, false)
 	}
 	u = redactSOPS(u, none, false)
-	u = redactSubstituted(u, bodySecrets(o), nil, false)
+	u = redactSubstituted(u, bodySecrets(o, common), nil, false)
 	return redactOwnMetadata(u, o, nil, false)
 }

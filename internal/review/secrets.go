@@ -39,14 +39,17 @@ func SecretStrings(graphs ...*graph.Graph) []string {
 // render does not record where it substituted, so such a value shows where it was
 // substituted (docs/reliability.md "Secrets"); a Secret's own data is redacted whole.
 //
-// A value that stands as a word in o's own literal text (commonFinder) is left out: its
-// positions are masked (maskFields, redact, redactOwnMetadata) and replacing it elsewhere
-// would tell it.
-func bodySecrets(o *graph.Object) []string {
+// A common value (Common: a word that stands as a word in the literal text of any object
+// of the review) is left out: its positions are masked (maskFields, redact,
+// redactOwnMetadata) and replacing it elsewhere would tell it. With common nil (one
+// object on its own), the common values are those of o's own literal text.
+func bodySecrets(o *graph.Object, common Common) []string {
 	all := longestFirst(append(ownSecretValues(o), o.SecretValues...))
-	found := map[string]bool{}
-	newCommonFinder(all, piecesOf(o)).scan(o, found)
-	return slices.DeleteFunc(all, func(s string) bool { return found[s] })
+	if common == nil {
+		common = Common{}
+		newCommonFinder(all, piecesOf(o)).scan(o, common)
+	}
+	return slices.DeleteFunc(all, func(s string) bool { return common[s] })
 }
 
 // lastApplied is the annotation kubectl apply keeps the whole applied object in.
@@ -455,12 +458,14 @@ func tokenEnd(s string, j int) bool {
 // ("ConfigMap/default/ab" shows as "ConfigMap/default/<redacted>"). Texts under
 // minSecretBytes are left out; identities are matched whole.
 func redactionOf(graphs ...*graph.Graph) redaction {
+	return redactionWith(CommonValues(graphs...), graphs...)
+}
+
+// redactionWith is redactionOf with the review's common values already found.
+func redactionWith(common Common, graphs ...*graph.Graph) redaction {
 	r := redaction{ids: map[graph.ObjectID]graph.ObjectID{}}
 	texts := map[string]string{}
-	values := SecretStrings(graphs...)
-	fieldTexts := secretFieldTexts(graphs...)
-	common := commonSecrets(longestFirst(append(slices.Clone(values), fieldTexts...)), graphs...)
-	for _, v := range values {
+	for _, v := range SecretStrings(graphs...) {
 		if !common[v] {
 			texts[v] = "<redacted>"
 		}
@@ -529,11 +534,17 @@ func (r redaction) replacer() textRedactor {
 // value, and fields substitution wrote from a Secret and identities named from one by
 // their masked text (redactionOf), for outputs rendered as text (build, graph).
 func RedactGraphText(s string, graphs ...*graph.Graph) string {
+	return GraphTextRedactor(graphs...)(s)
+}
+
+// GraphTextRedactor is RedactGraphText of the graphs as a function, its redaction built
+// once (redactionOf walks every object): for the several texts one render prints.
+func GraphTextRedactor(graphs ...*graph.Graph) func(string) string {
 	r := redactionOf(graphs...)
 	if len(r.pairs) == 0 && len(r.tokens) == 0 {
-		return s
+		return func(s string) string { return s }
 	}
-	return r.replacer().Replace(s)
+	return r.replacer().Replace
 }
 
 // eachObject calls fn for every object of every Kustomization of every cluster of the

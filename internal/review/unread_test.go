@@ -105,6 +105,10 @@ func TestUnreadFiles(t *testing.T) {
 	}
 }
 
+// devRoot is the bootstrap root of cluster dev, clusters/dev/flux-system/gotk-sync.yaml.
+const devRoot = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+	"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n"
+
 // TestUnreadFromBuildReads: with every build's recorded reads (Kustomization.Reads) the
 // unread list is exact. A patch in patches/, a folder no Kustomization's path covers, read
 // only through a component's kustomization.yaml (`../../patches/patch.yaml`), is read and
@@ -115,15 +119,14 @@ func TestUnreadFiles(t *testing.T) {
 func TestUnreadFromBuildReads(t *testing.T) {
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/apps.yaml":            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"apps/kustomization.yaml":           "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\ncomponents: [../components/pin]\n",
-			"apps/cm.yaml":                      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: a}\n",
-			"apps/unused.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unused, namespace: default}\ndata: {v: " + v + "}\n",
-			"components/pin/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: ../../patches/patch.yaml\n",
-			"patches/patch.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: " + v + "}\n",
-			"archive/old.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old, namespace: default}\ndata: {v: " + v + "}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": devRoot,
+			"clusters/dev/apps.yaml":                  "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"apps/kustomization.yaml":                 "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\ncomponents: [../components/pin]\n",
+			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: a}\n",
+			"apps/unused.yaml":                        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unused, namespace: default}\ndata: {v: " + v + "}\n",
+			"components/pin/kustomization.yaml":       "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: ../../patches/patch.yaml\n",
+			"patches/patch.yaml":                      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: " + v + "}\n",
+			"archive/old.yaml":                        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old, namespace: default}\ndata: {v: " + v + "}\n",
 		}
 	}
 	base, head := renderFiles(t, side("b")), renderFiles(t, side("h"))
@@ -143,5 +146,51 @@ func TestUnreadFromBuildReads(t *testing.T) {
 	want = []string{"archive/old.yaml", "patches/patch.yaml"}
 	if d := cmp.Diff(want, unreadFiles(base, head)); d != "" {
 		t.Errorf("unread without recorded reads (-want +got):\n%s", d)
+	}
+}
+
+// TestUnreadThroughArtifactGenerator: a Kustomization built from an ExternalArtifact that
+// an ArtifactGenerator stages records what it read as the repository files the artifact's
+// were copied from (artifact.View). An edit only in a staged file the build reads
+// (apps/web/cm.yaml, and apps/overlay/cm.yaml merged into it) is read and not listed; a
+// staged file no kustomization.yaml names (apps/web/unused.yaml), one the copy excludes
+// (apps/overlay/skip-test.yaml) and one outside every copy (archive/old.yaml) are listed.
+func TestUnreadThroughArtifactGenerator(t *testing.T) {
+	cmOf := func(name, v string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: default}\ndata: {v: " + v + "}\n"
+	}
+	side := func(v string) map[string]string {
+		return map[string]string{
+			"clusters/dev/flux-system/gotk-sync.yaml": devRoot,
+			"clusters/dev/gen.yaml": "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata: {name: gen, namespace: flux-system}\n" +
+				"spec:\n  sources: [{alias: repo, kind: GitRepository, name: flux-system}]\n  artifacts:\n    - name: web\n      copy:\n" +
+				"        - {from: \"@repo/apps/web/**\", to: \"@artifact/\"}\n" +
+				"        - {from: \"@repo/apps/overlay/**\", to: \"@artifact/\", exclude: [\"*-test.yaml\"], strategy: Merge}\n",
+			"clusters/dev/apps.yaml":      "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./, prune: true, sourceRef: {kind: ExternalArtifact, name: web}}\n",
+			"apps/web/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n",
+			"apps/web/cm.yaml":            cmOf("cm", v),
+			"apps/web/unused.yaml":        cmOf("unused", v),
+			"apps/overlay/cm.yaml":        "data: {w: " + v + "}\n",
+			"apps/overlay/skip-test.yaml": cmOf("skip", v),
+			"archive/old.yaml":            cmOf("old", v),
+		}
+	}
+	base, head := renderFiles(t, side("b")), renderFiles(t, side("h"))
+	apps := head.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if len(apps.Objects) != 1 || apps.Err != nil || apps.Skipped != "" {
+		t.Fatalf("apps: objects %d, err %v, skipped %q", len(apps.Objects), apps.Err, apps.Skipped)
+	}
+	for f, want := range map[string]bool{
+		"apps/web/kustomization.yaml": true, "apps/web/cm.yaml": true, "apps/overlay/cm.yaml": true,
+		"apps/web/unused.yaml": false, "apps/overlay/skip-test.yaml": false, "archive/old.yaml": false,
+		"cm.yaml": false, "kustomization.yaml": false, // the artifact's own paths are no repository file
+	} {
+		if got := apps.ReadsPath(f); got != want {
+			t.Errorf("apps ReadsPath(%s) = %v, want %v (reads %v)", f, got, want, apps.Reads)
+		}
+	}
+	want := []string{"apps/overlay/skip-test.yaml", "apps/web/unused.yaml", "archive/old.yaml"}
+	if d := cmp.Diff(want, unreadFiles(base, head)); d != "" {
+		t.Errorf("unread (-want +got):\n%s", d)
 	}
 }

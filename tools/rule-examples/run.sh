@@ -166,6 +166,12 @@ for s in base head; do ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8
 cm default settings 'url: http://web:${PORT}' > $R/typechange/base/apps/settings.yaml
 cm default settings 'port: "${PORT}"' > $R/typechange/head/apps/settings.yaml
 
+# root-path-changed: cluster prod's FluxInstance points its sync.path at clusters/dev, dev's root folder.
+new rootpath
+inst() { printf 'apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  sync:\n    kind: GitRepository\n    url: https://git.example.invalid/fleet.git\n    ref: refs/heads/main\n    path: %s\n' "$1"; }
+for s in base head; do mkdir -p $R/rootpath/$s/clusters/prod/flux-system; ks apps ./apps > $R/rootpath/$s/$T; mkdir -p $R/rootpath/$s/apps; cm default settings > $R/rootpath/$s/apps/settings.yaml; done
+inst clusters/prod > $R/rootpath/base/clusters/prod/flux-system/flux-instance.yaml; inst clusters/dev > $R/rootpath/head/clusters/prod/flux-system/flux-instance.yaml
+
 fix() { rm -rf $R/$1/fixed $R/$1/fixbase; cp -r $R/$1/head $R/$1/fixed; cp -r $R/$1/base $R/$1/fixbase; }
 ann() { # file: add prune disabled annotation after "  name:" line
   sed -i '0,/^  name: .*/s//&\n  annotations:\n    kustomize.toolkit.fluxcd.io\/prune: disabled/' $1; }
@@ -188,11 +194,12 @@ fix missingcrd; mkdir -p $R/missingcrd/fixed/infra; ks infra ./infra 'wait: true
 printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: externalsecrets.external-secrets.io\nspec:\n  group: external-secrets.io\n  names: {kind: ExternalSecret, plural: externalsecrets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n' > $R/missingcrd/fixed/infra/crd.yaml
 fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
 fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
+fix rootpath; inst clusters/prod > $R/rootpath/fixed/clusters/prod/flux-system/flux-instance.yaml
 
 fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
 cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange rootpath; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

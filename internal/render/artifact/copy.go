@@ -51,8 +51,8 @@ type Staged struct {
 type stagedFile struct {
 	data    []byte
 	refused string
-	origin  string // the repository file copied last; a merged file keeps its first
-	merged  bool   // its content is no repository file's
+	origin  string   // the repository file copied last; a merged file keeps its first
+	merges  []string // the repository files merged into it after origin, in order
 }
 
 // SourceTree is one generator source as source-watcher sees it once fetched: the folder
@@ -295,7 +295,7 @@ func (s *Staged) merge(src SourceTree, p, dest string) error {
 	if err != nil {
 		return fmt.Errorf("failed to merged YAML: %w", err)
 	}
-	d.data, d.merged = out, true
+	d.data, d.merges = out, append(d.merges, rel)
 	return nil
 }
 
@@ -367,18 +367,18 @@ func matchesAny(p string, patterns []string) bool {
 }
 
 // Snapshot turns the staged artifact into a snapshot rendered at root, and says which
-// repository file each of its files came from, and which were merged.
-func (s *Staged) Snapshot(root string) (*graph.Snapshot, map[string]string, map[string]bool) {
+// repository file each of its files came from, and which were merged with which others.
+func (s *Staged) Snapshot(root string) (*graph.Snapshot, map[string]string, map[string][]string) {
 	out := graph.NewSnapshot(root)
-	origin, merged := map[string]string{}, map[string]bool{}
+	origin, merged := map[string]string{}, map[string][]string{}
 	for _, d := range slices.Sorted(maps.Keys(s.dirs)) {
 		out.AddPath(d, fs.ModeDir)
 	}
 	for p, f := range s.files {
 		out.AddPath(p, 0)
 		origin[p] = f.origin
-		if f.merged {
-			merged[p] = true
+		if f.merges != nil {
+			merged[p] = f.merges
 		}
 		switch {
 		case f.refused != "":

@@ -102,18 +102,53 @@ func (g Generators) Signature() string {
 type View struct {
 	Snap   *graph.Snapshot   // the artifact, rendered at Snap.Root
 	Origin map[string]string // artifact file → the repository file it was copied from
-	Merged map[string]bool   // artifact files a Merge wrote: their lines are no file's
+	// Merged are the artifact files a Merge wrote (their lines are no file's), each with
+	// the repository files merged into its Origin, in order.
+	Merged map[string][]string
 }
 
-// Remap points the objects and the error of ks, built in the artifact, at the repository
-// files they were copied from. An object of a merged file is placed in the file copied
+// Reads maps reads, the artifact paths a build read (graph.Kustomization.Reads), to the
+// repository files the artifact's files among them were copied or merged from: a file
+// read, or every file below a folder read whole. Nil for nil. An artifact path no file
+// holds is left out, as a folder is: a file the change adds there is in the other
+// commit's artifact, and read through it.
+func (v *View) Reads(reads map[string]bool) map[string]bool {
+	if reads == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	add := func(f string) {
+		if o, ok := v.Origin[f]; ok {
+			out[o] = true
+			for _, m := range v.Merged[f] {
+				out[m] = true
+			}
+		}
+	}
+	for p := range reads {
+		dir, whole := strings.CutSuffix(p, "/")
+		if !whole {
+			add(p)
+			continue
+		}
+		for f := range v.Origin {
+			if dir == "." || strings.HasPrefix(f, dir+"/") {
+				add(f)
+			}
+		}
+	}
+	return out
+}
+
+// Remap points the objects, the error and the reads of ks, built in the artifact, at the
+// repository files they were copied from. An object of a merged file is placed in the file copied
 // first (ix is the repository's index), where its kind and name are.
 func (v *View) Remap(ks *graph.Kustomization, gen *Generator, ix *index.Index) {
 	objs := make([]*graph.Object, len(ks.Objects))
 	for i, o := range ks.Objects {
 		c := *o
 		c.File = v.real(o.File, gen)
-		if v.Merged[o.File] {
+		if _, merged := v.Merged[o.File]; merged {
 			c.Line = max(ix.Locate(c.File, o.ID.Kind, o.ID.Name), 1)
 		}
 		objs[i] = &c
@@ -121,6 +156,7 @@ func (v *View) Remap(ks *graph.Kustomization, gen *Generator, ix *index.Index) {
 	if ks.Objects != nil {
 		ks.Objects = objs
 	}
+	ks.Reads = v.Reads(ks.Reads)
 	if ks.Err != nil && ks.Err.File != ks.File {
 		e := *ks.Err
 		e.File = v.real(e.File, gen)

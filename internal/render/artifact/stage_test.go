@@ -105,3 +105,31 @@ func TestStageNotReproduced(t *testing.T) {
 		})
 	}
 }
+
+// TestViewReads: a build's reads in the artifact are the repository files its files came
+// from: a file read, a merged file's every source, every file below a folder read whole;
+// an artifact path no file holds (a folder, a file checked for and absent) is no
+// repository file.
+func TestViewReads(t *testing.T) {
+	v := View{
+		Origin: map[string]string{"kustomization.yaml": "apps/kustomization.yaml", "cm.yaml": "apps/cm.yaml",
+			"sub/a.yaml": "apps/sub/a.yaml", "sub/b.yaml": "other/b.yaml", "subway.yaml": "apps/subway.yaml"},
+		Merged: map[string][]string{"cm.yaml": {"overlay/cm.yaml", "overlay2/cm.yaml"}},
+	}
+	got := v.Reads(map[string]bool{"kustomization.yaml": true, "cm.yaml": true, "Kustomization": true, ".": true, "sub/": true})
+	want := map[string]bool{"apps/kustomization.yaml": true, "apps/cm.yaml": true, "overlay/cm.yaml": true, "overlay2/cm.yaml": true,
+		"apps/sub/a.yaml": true, "other/b.yaml": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("reads (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]bool{"apps/kustomization.yaml": true, "apps/cm.yaml": true, "overlay/cm.yaml": true, "overlay2/cm.yaml": true,
+		"apps/sub/a.yaml": true, "other/b.yaml": true, "apps/subway.yaml": true}, v.Reads(map[string]bool{"./": true})); d != "" {
+		t.Errorf("the whole artifact read (-want +got):\n%s", d)
+	}
+	if got := v.Reads(nil); got != nil {
+		t.Errorf("unknown reads map to %v, want nil", got)
+	}
+	if got := v.Reads(map[string]bool{"absent.yaml": true}); got == nil || len(got) != 0 {
+		t.Errorf("reads of absent paths map to %#v, want an empty set", got)
+	}
+}

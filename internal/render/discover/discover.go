@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
 
@@ -133,7 +134,8 @@ func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, g
 		}
 		return out, graph.DiscoveryConfig
 	}
-	var boot, all []Root
+	var boot []Root
+	var all candidates
 	files := ix.YAMLFiles()
 	sources := sourceFolders(ix, files)
 	for _, rel := range files {
@@ -141,11 +143,15 @@ func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, g
 			continue
 		}
 		for _, d := range ix.Docs(rel) {
+			if notBoot(d, rel) {
+				all = append(all, candidate{doc: d, file: rel}) // converted only if needed
+				continue
+			}
 			r, isBoot, ok := rootOf(d, rel)
 			if !ok {
 				continue
 			}
-			all = append(all, r)
+			all = append(all, candidate{root: &r})
 			// flux bootstrap writes the root's source next to it (gotk-sync.yaml).
 			if isBoot && sources[r.KS.Spec.SourceRef][path.Dir(rel)] {
 				boot = append(boot, r)
@@ -166,9 +172,75 @@ func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, g
 		return dedupe(unresolved), graph.DiscoveryRoots
 	}
 	if len(boot) == 0 {
-		return uncovered(all), graph.DiscoveryFolders
+		return uncovered(all.roots()), graph.DiscoveryFolders
 	}
 	return dedupe(boot), graph.DiscoveryRoots
+}
+
+// candidate is a Flux Kustomization document that may be a root: read (root), or, when
+// notBoot found it no bootstrap root, its document, read by rootOf only if the folders are
+// discovered (most Kustomizations of a tree are not roots, and converting a document to an
+// object is most of reading it).
+type candidate struct {
+	root *Root
+	doc  index.Doc
+	file string
+}
+
+// candidates are the candidates in the order of the files and documents.
+type candidates []candidate
+
+// roots returns what rootOf gives each candidate, in order, leaving out what it refuses.
+func (cs candidates) roots() []Root {
+	var out []Root
+	for _, c := range cs {
+		if c.root != nil {
+			out = append(out, *c.root)
+		} else if r, _, ok := rootOf(c.doc, c.file); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// notBoot reports whether rootOf surely finds d (in file) no bootstrap root, from its node:
+// its one spec.path is a string whose clean form is neither "" nor file's folder nor a
+// parent of it. False when unsure: no node, a merge key, an alias, a repeated key, or a plain
+// scalar that YAML 1.1 (sigs.k8s.io/yaml's YAMLToJSON, which rootOf's conversion runs) might
+// read as another type; a plain scalar holding "/" is a string in YAML 1.1 and 1.2 alike
+// (no null, bool, number or timestamp has one).
+func notBoot(d index.Doc, file string) bool {
+	p := onlyValue(onlyValue(d.Node, "spec"), "path")
+	if p == nil || p.Kind != yaml.ScalarNode || p.Tag != "!!str" || p.Style == 0 && !strings.Contains(p.Value, "/") {
+		return false
+	}
+	cp, dir := fsys.CleanPath(p.Value), path.Dir(file)
+	return cp != "" && dir != cp && !strings.HasPrefix(dir, cp+"/")
+}
+
+// onlyValue is the value of key k of mapping m when m has it once, as a plain node (no
+// alias); nil when m is not a mapping, lacks k, has it more than once, or has a merge key
+// or a key that is not a scalar.
+func onlyValue(m *yaml.Node, k string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	var v *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key := m.Content[i]
+		switch {
+		case key.Kind != yaml.ScalarNode || key.Value == "<<" || key.Tag == "!!merge":
+			return nil
+		case key.Value == k && v != nil:
+			return nil
+		case key.Value == k:
+			v = m.Content[i+1]
+		}
+	}
+	if v != nil && v.Kind == yaml.AliasNode {
+		return nil
+	}
+	return v
 }
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies
@@ -220,11 +292,7 @@ func rootOf(d index.Doc, file string) (Root, bool, bool) {
 	boot := p == "" || dir == p || strings.HasPrefix(dir, p+"/")
 	name := lastElem(p, "")
 	if name == "" { // the repository root: name it after the cluster folder of the bootstrap file
-		d := dir
-		if path.Base(d) == "flux-system" {
-			d = path.Dir(d)
-		}
-		name = lastElem(fsys.CleanPath(d), ks.Ref.Name)
+		name = clusterFolder(file, ks.Ref.Name)
 	}
 	return Root{Name: name, KS: ks, By: graph.DiscoveryRoots}, boot, true
 }
@@ -420,19 +488,35 @@ func lastElem(p, fallback string) string {
 	return path.Base(p)
 }
 
-// dedupe keeps one root per path, in file order; names that collide get the full path.
+// dedupe keeps one root per path for the roots defined inside that path (a bootstrap
+// gotk-sync.yaml and a FluxInstance in the folder they sync are one cluster managing
+// itself), and every root defined outside it as a cluster of its own, named after the
+// folder of its file when it shares the path: two Flux installations that apply one folder
+// are two clusters (a FluxInstance in clusters/production whose sync.path is
+// clusters/staging makes production apply staging's root, and is production still).
+// Names that still collide get the full path. Roots come sorted by name.
 func dedupe(rs []Root) []Root {
-	seen := map[string]bool{}
-	names := map[string]int{}
+	inside := map[string]bool{}
+	files := map[string]bool{}
+	count := map[string]int{}
 	var out []Root
 	for _, r := range rs {
 		p := fsys.CleanPath(r.KS.Spec.Path)
-		if seen[p] {
+		in := definedIn(r, p)
+		if (in && inside[p]) || files[p+"\x00"+r.KS.File] {
 			continue
 		}
-		seen[p] = true
+		inside[p] = inside[p] || in
+		files[p+"\x00"+r.KS.File] = true
+		count[p]++
 		out = append(out, r)
-		names[r.Name]++
+	}
+	names := map[string]int{}
+	for i, r := range out {
+		if p := fsys.CleanPath(r.KS.Spec.Path); count[p] > 1 && !definedIn(r, p) {
+			out[i].Name = clusterFolder(r.KS.File, r.Name)
+		}
+		names[out[i].Name]++
 	}
 	for i := range out {
 		if names[out[i].Name] > 1 {
@@ -441,4 +525,21 @@ func dedupe(rs []Root) []Root {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// definedIn reports whether r's own manifest lies in the folder p its root applies (the
+// repository root holds every file).
+func definedIn(r Root, p string) bool {
+	return p == "" || strings.HasPrefix(r.KS.File, p+"/")
+}
+
+// clusterFolder names a cluster after the folder of the file defining its root, a
+// trailing flux-system left out (clusters/production/flux-system/flux-instance.yaml:
+// production); fallback for a file at the top.
+func clusterFolder(file, fallback string) string {
+	d := path.Dir(file)
+	if path.Base(d) == "flux-system" {
+		d = path.Dir(d)
+	}
+	return lastElem(fsys.CleanPath(d), fallback)
 }

@@ -41,9 +41,11 @@ func Ignored(snap *graph.Snapshot, extra string, keep VerdictStore) *graph.Snaps
 	if keep != nil {
 		verdicts = keep(graph.Digest([]byte(sig.String()+"\x00"+extra)), len(snap.Types))
 	}
-	return snap.Without(func(rel string, dir bool) bool {
+	out := snap.Without(func(rel string, dir bool) bool {
 		return verdicts.of(rel, dir, func() bool { return m.Match(strings.Split(rel, "/"), dir) })
 	})
+	verdicts.done()
+	return out
 }
 
 // ignorePatterns is sourceignore.LoadIgnorePatterns over the snapshot: dir's .sourceignore,
@@ -72,11 +74,45 @@ type VerdictStore func(sum string, paths int) *Verdicts
 // NewVerdicts returns empty Verdicts with room for about paths of them.
 func NewVerdicts(paths int) *Verdicts { return &Verdicts{m: make(map[string]bool, paths)} }
 
+// NewStoredVerdicts returns Verdicts holding stored (a map Verdicts.All gave, read back from
+// a store; nil: none) with room for about paths more. After an Ignored that added verdicts
+// it calls save, when not nil, with all of them, so the store can keep them for another
+// process: a verdict is a function of the path and the patterns, which the store's key names.
+func NewStoredVerdicts(stored map[string]bool, paths int, save func(all map[string]bool)) *Verdicts {
+	m := make(map[string]bool, len(stored)+paths)
+	for k, v := range stored {
+		m[k] = v
+	}
+	return &Verdicts{m: m, save: save}
+}
+
 // Verdicts remembers whether paths are ignored under one set of patterns. Safe for
 // concurrent use.
 type Verdicts struct {
-	mu sync.Mutex
-	m  map[string]bool // path, with "/" appended for a folder → ignored
+	mu    sync.Mutex
+	m     map[string]bool // path, with "/" appended for a folder → ignored
+	added bool            // m has verdicts save has not been given
+	save  func(map[string]bool)
+}
+
+// done gives save a copy of every verdict when some were added since the last call; v may
+// be nil.
+func (v *Verdicts) done() {
+	if v == nil || v.save == nil {
+		return
+	}
+	v.mu.Lock()
+	if !v.added {
+		v.mu.Unlock()
+		return
+	}
+	all := make(map[string]bool, len(v.m))
+	for k, x := range v.m {
+		all[k] = x
+	}
+	v.added = false
+	v.mu.Unlock()
+	v.save(all)
 }
 
 // of returns the verdict on rel, computing it with match the first time; v may be nil.
@@ -97,6 +133,7 @@ func (v *Verdicts) of(rel string, dir bool, match func() bool) bool {
 	got = match()
 	v.mu.Lock()
 	v.m[k] = got
+	v.added = true
 	v.mu.Unlock()
 	return got
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -59,7 +60,40 @@ type SourceBuilder struct {
 	limits graph.Limits
 	files  int
 	total  int64
+	checks *Checks
 }
+
+// Checks remembers AliasBomb's verdict on each content digest (a git blob hash), for the
+// SourceBuilders of one review: a file base and head share is checked once. Its zero value
+// is ready; safe for concurrent use.
+type Checks struct {
+	mu sync.Mutex
+	m  map[string]string // digest → AliasBomb's verdict
+}
+
+// aliasBomb is AliasBomb(data), taken from c when it holds digest's verdict; c may be nil.
+func (c *Checks) aliasBomb(digest string, data []byte) string {
+	if c == nil || digest == "" {
+		return AliasBomb(data)
+	}
+	c.mu.Lock()
+	why, ok := c.m[digest]
+	c.mu.Unlock()
+	if ok {
+		return why
+	}
+	why = AliasBomb(data)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]string{}
+	}
+	c.m[digest] = why
+	c.mu.Unlock()
+	return why
+}
+
+// ShareChecks makes b take and keep AliasBomb verdicts in c.
+func (b *SourceBuilder) ShareChecks(c *Checks) { b.checks = c }
 
 // GitTreeID is the Source id of the git tree with hash tree (hex).
 func GitTreeID(tree string) string { return "git tree " + tree }
@@ -93,7 +127,7 @@ func (b *SourceBuilder) AddFile(rel string, size int64, digest string, read func
 		return fmt.Errorf("read %s: %w", rel, err)
 	}
 	if graph.IsYAMLName(rel) {
-		if why := AliasBomb(data); why != "" {
+		if why := b.checks.aliasBomb(digest, data); why != "" {
 			b.snap.Refused[rel] = rel + why
 			return nil
 		}
@@ -216,14 +250,12 @@ func ReadSource(dir string, l graph.Limits) (*Source, error) {
 }
 
 // AliasBomb returns why data must not be parsed, or "": YAML aliases that expand to more
-// than ten times the document and over 100,000 nodes ("billion laughs"). kustomize's
-// reader expands every alias (kyaml RNode.DeAnchor) without a bound, so a few hundred
-// bytes would keep a build busy for hours.
+// than ten times the document and over 100,000 nodes ("billion laughs"), or an alias inside
+// the node it names, whose expansion never ends. kustomize's reader expands every alias
+// (kyaml RNode.DeAnchor) without a bound, so a few hundred bytes would keep a build busy
+// for hours.
 func AliasBomb(data []byte) string {
-	// An alias names an anchor of its own file (yaml.v3 fails on an unknown one), so text
-	// without both a "*" and a "&" has no alias node: no parse needed (a "*" alone is common:
-	// cron schedules, globs, wildcard hosts).
-	if !bytes.Contains(data, []byte("*")) || !bytes.Contains(data, []byte("&")) {
+	if !MayHaveAlias(data) {
 		return ""
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -232,31 +264,86 @@ func AliasBomb(data []byte) string {
 		if dec.Decode(&n) != nil {
 			return "" // the end, or an error kustomize reports itself
 		}
-		nodes, memo := 0, map[*yaml.Node]int{}
-		var count func(*yaml.Node) int
-		count = func(n *yaml.Node) int {
-			if n.Kind == yaml.AliasNode && n.Alias != nil {
-				if c, ok := memo[n.Alias]; ok {
-					return c
-				}
-				c := count(n.Alias)
-				memo[n.Alias] = c
-				return c
-			}
-			nodes++
-			c := 1
-			for _, ch := range n.Content {
-				c += count(ch)
-				if c > 1<<40 {
-					return c // enough to refuse; stops overflow
-				}
-			}
-			return c
-		}
-		if total := count(&n); total > 100000 && total > 10*nodes {
-			return fmt.Sprintf(" has YAML aliases that expand to %d nodes from %d, which kustomize would expand without bound (billion laughs)", total, nodes)
+		if why := expansion(&n); why != "" {
+			return why
 		}
 	}
+}
+
+// expansion returns why the document n is refused for its aliases, or "".
+func expansion(n *yaml.Node) string {
+	// yaml.v3 names a node by its anchor before it parses the node's children
+	// (decode.go parser.anchor), so "&a [*a]" is an alias inside its own target:
+	// open marks the targets being counted, and meeting one again is that cycle.
+	const cycle = -1
+	nodes, memo := 0, map[*yaml.Node]int{}
+	var count func(*yaml.Node) int
+	count = func(n *yaml.Node) int {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			if c, ok := memo[n.Alias]; ok {
+				return c
+			}
+			memo[n.Alias] = cycle
+			c := count(n.Alias)
+			memo[n.Alias] = c
+			return c
+		}
+		nodes++
+		c := 1
+		for _, ch := range n.Content {
+			cc := count(ch)
+			if cc == cycle {
+				return cycle
+			}
+			c += cc
+			if c > 1<<40 {
+				return c // enough to refuse; stops overflow
+			}
+		}
+		return c
+	}
+	total := count(n)
+	switch {
+	case total == cycle:
+		return " has a YAML alias inside the node its anchor names, which kustomize would expand without end"
+	case total > 100000 && total > 10*nodes:
+		return fmt.Sprintf(" has YAML aliases that expand to %d nodes from %d, which kustomize would expand without bound (billion laughs)", total, nodes)
+	}
+	return ""
+}
+
+// MayHaveAlias reports whether yaml.v3 could find an alias of an anchor in data; when it
+// is false data has no alias node, so AliasBomb need not parse it. yaml.v3's scanner
+// reads an anchor or an alias as "&" or "*" and then one or more of [0-9A-Za-z_-]
+// (scannerc.go yaml_parser_scan_anchor, is_alpha; anything else is a scan error), and an
+// alias of an anchor the text lacks fails the parse (decode.go parser.alias): so both an
+// "&" and a "*" followed by such a character are needed. A "*" in a cron schedule
+// ("*/5 * * * *") or a glob ("*.example.com", "**/*.yaml") is not followed by one. Text
+// in UTF-16 (yaml.v3 reads it after its byte-order mark) is always parsed.
+func MayHaveAlias(data []byte) bool {
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return true
+	}
+	return indicated(data, '*') && indicated(data, '&')
+}
+
+// indicated reports whether data holds c followed by an anchor-name character.
+func indicated(data []byte, c byte) bool {
+	for {
+		i := bytes.IndexByte(data, c)
+		if i < 0 || i+1 >= len(data) {
+			return false
+		}
+		if anchorChar(data[i+1]) {
+			return true
+		}
+		data = data[i+1:]
+	}
+}
+
+// anchorChar is yaml.v3's is_alpha (yamlprivateh.go): the characters of an anchor's name.
+func anchorChar(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b == '_' || b == '-'
 }
 
 // CleanPath is p as a clean repo-relative path: trimmed, without a leading "/" or "..".

@@ -18,7 +18,7 @@ func SpecIgnore(ix *index.Index, sources []graph.SourceRef) string {
 		}
 	}
 	var out []string
-	ix.EachGitRepository(ix.YAMLFiles(), func(ref graph.SourceRef, _ string, d index.Doc) {
+	ix.EachGitRepository(func(ref graph.SourceRef, d index.Doc) {
 		if ig := index.Scalar(index.Value(d.Node, "spec"), "ignore"); want[ref] && ig != "" {
 			out = append(out, ig)
 		}

@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,4 +100,69 @@ func TestIgnoredKeepsVerdicts(t *testing.T) {
 			t.Errorf("verdicts of %s: none kept", sum)
 		}
 	}
+}
+
+// TestStoredVerdicts: Verdicts read back from a store give what matching gives, save is
+// called with every verdict after an Ignored that added some and not after one that added
+// none, and a stored verdict is taken as it is (the store's key names the patterns).
+func TestStoredVerdicts(t *testing.T) {
+	snap := rendertest.Snapshot(map[string]string{"apps/a.yaml": "a", "img/logo.png": "p", ".github/ci.yaml": "c"})
+	var saved []map[string]bool
+	var v *Verdicts
+	store := func(sum string, paths int) *Verdicts {
+		if v == nil {
+			v = NewStoredVerdicts(nil, paths, func(all map[string]bool) { saved = append(saved, all) })
+		}
+		return v
+	}
+	want := Ignored(snap, "", nil)
+	Ignored(snap, "", store)
+	Ignored(snap, "", store) // every verdict known: nothing to save
+	if len(saved) != 1 {
+		t.Fatalf("saved %d times, want 1", len(saved))
+	}
+	wantSaved := map[string]bool{"apps/": false, "apps/a.yaml": false, "img/": false, "img/logo.png": true, ".github/": true, ".github/ci.yaml": true}
+	if d := cmp.Diff(wantSaved, saved[0]); d != "" {
+		t.Errorf("saved (-want +got):\n%s", d)
+	}
+	again := NewStoredVerdicts(saved[0], 0, func(map[string]bool) { t.Error("saved with no verdict added") })
+	got := Ignored(snap, "", func(string, int) *Verdicts { return again })
+	if d := cmp.Diff(want.Types, got.Types); d != "" {
+		t.Errorf("from stored verdicts (-matched +stored):\n%s", d)
+	}
+	// A stored verdict is used as it is: this one keeps the png.
+	forged := NewStoredVerdicts(map[string]bool{"img/logo.png": false}, 0, nil)
+	if Ignored(snap, "", func(string, int) *Verdicts { return forged }).State("img/logo.png") != "file" {
+		t.Error("a stored verdict was not used")
+	}
+}
+
+// BenchmarkIgnored is Ignored over a tree shaped like the corpus's (1,200 files in
+// kubernetes/apps/base/<ns>/<app>/app, the default patterns, one image to leave out):
+// matching every path, and with the verdicts read back from a store (a warm review).
+func BenchmarkIgnored(b *testing.B) {
+	files := map[string]string{"docs/logo.png": "p", ".github/workflows/ci.yaml": "c"}
+	for ns := range 20 {
+		for app := range 20 {
+			dir := fmt.Sprintf("kubernetes/apps/base/ns%d/app%d", ns, app)
+			files[dir+"/ks.yaml"] = "k"
+			files[dir+"/app/helmrelease.yaml"] = "h"
+			files[dir+"/app/kustomization.yaml"] = "k"
+		}
+	}
+	snap := rendertest.Snapshot(files)
+	b.Run("match", func(b *testing.B) {
+		for b.Loop() {
+			Ignored(snap, "", func(string, int) *Verdicts { return NewVerdicts(len(snap.Types)) })
+		}
+	})
+	var stored map[string]bool
+	Ignored(snap, "", func(_ string, n int) *Verdicts {
+		return NewStoredVerdicts(nil, n, func(all map[string]bool) { stored = all })
+	})
+	b.Run("stored", func(b *testing.B) {
+		for b.Loop() {
+			Ignored(snap, "", func(string, int) *Verdicts { return NewStoredVerdicts(stored, 0, nil) })
+		}
+	})
 }

@@ -144,11 +144,12 @@ func Selected(base, head *Graph, names []string) *Graph {
 	}
 	out := *base
 	out.Clusters = nil
+	out.UnselectedClusters = slices.Clone(base.UnselectedClusters) // base is shared
 	for _, c := range base.Clusters {
 		if keep[c] {
 			out.Clusters = append(out.Clusters, c)
 		} else {
-			out.Unselected = append(out.Unselected, c.Name)
+			out.UnselectedClusters = append(out.UnselectedClusters, &Cluster{Name: c.Name, ID: c.ID, RootFile: c.RootFile})
 		}
 	}
 	return &out

@@ -387,8 +387,10 @@ type Kustomization struct {
 	Substituted int64
 	// Reads is the set of tree paths (slash-separated, relative to the tree root) its
 	// kustomize build looked at, as the build cache key records them (render fsys.Dep): a
-	// file it read or checked, or, ending in "/", a folder it read with all below it.
-	// Nil when not known: not built here (a generator's artifact, a failed build).
+	// file it read or checked, or, ending in "/", a folder it read with all below it. A
+	// build in an ArtifactGenerator's artifact records the repository files the artifact
+	// files it read were copied from (render/artifact View.Reads). Nil when not known:
+	// not built (skipped, failed, needing a remote file).
 	Reads map[string]bool `json:",omitempty"`
 	// JSON is Body as JSON, made once: a cache key of the generator and of substitution.
 	JSON *BodyJSON
@@ -457,15 +459,23 @@ type Cluster struct {
 // Graph is the rendering of one commit: every cluster found.
 type Graph struct {
 	Clusters []*Cluster
-	// Unselected names the clusters found but left out by render.Options.Clusters.
-	Unselected []string
-	// UnselectedClusters are the clusters of Unselected, identity only (Name, ID, RootFile).
+	// UnselectedClusters are the clusters found but left out by render.Options.Clusters
+	// (or by Selected), identity only (Name, ID, RootFile).
 	UnselectedClusters []*Cluster
 	// Discovery says how the clusters were found; DiscoveryFolders means the repository
 	// has no Flux root at all.
 	Discovery Discovery
 	// Key is the Cache key the graph is kept under; "" when it is not kept.
 	Key string
+}
+
+// UnselectedNames names the clusters of g.UnselectedClusters, in order.
+func (g *Graph) UnselectedNames() []string {
+	var out []string
+	for _, c := range g.UnselectedClusters {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // Failed reports whether a Kustomization, a ResourceSet or a HelmRelease of g fails or is

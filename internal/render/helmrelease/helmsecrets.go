@@ -19,37 +19,75 @@ import (
 	"github.com/tiergate/tiergate/internal/render/values"
 )
 
-// placeholderKey keys the placeholders of Secret values: random per process, so that a
-// placeholder tells whether a value changed between base and head without being a hash
-// anyone could test guesses against.
-var placeholderKey = func() []byte {
+// Placeholders makes the placeholders a chart sees instead of Secret values: a keyed
+// digest (HMAC-SHA256) of the value alone, so that a value keeps its placeholder wherever
+// and whenever it is rendered with the same key (base and head, a graph kept in the
+// persistent cache and one rendered now) and a changed value gets another, while nobody
+// without the key can test guesses against it (an unsalted hash of a short password
+// could be). The key is never printed. The zero value uses a key random per process;
+// Cache.Persist gives one stored in the persistent cache, shared by the processes that
+// share it (docs/reliability.md "Secret placeholders").
+type Placeholders struct{ key []byte }
+
+// processKey keys the zero Placeholders: random per process.
+var processKey = NewPlaceholderKey()
+
+// NewPlaceholderKey returns a new random 32-byte key for NewPlaceholders.
+func NewPlaceholderKey() []byte {
 	k := make([]byte, 32)
 	_, _ = rand.Read(k)
 	return k
-}()
-
-// SecretPlaceholder is what a chart sees instead of the Secret value v:
-// "tiergate-redacted-<8 hex>", the same for the same value within a process.
-func SecretPlaceholder(v string) string {
-	m := hmac.New(sha256.New, placeholderKey)
-	m.Write([]byte(v))
-	return "tiergate-redacted-" + hex.EncodeToString(m.Sum(nil))[:8]
 }
 
-// SecretNumberPlaceholder is what a chart sees instead of a number n read from a Secret: a
-// number of as many digits (at least 2), derived from n's text as SecretPlaceholder is, so
-// that a template's arithmetic and its `int` and schema types still hold while what it
-// prints (toString, b64enc, sha256sum) is made of the placeholder.
-func SecretNumberPlaceholder(n string) int64 {
+// NewPlaceholders returns the Placeholders keyed by key (32 bytes, NewPlaceholderKey);
+// any other length gives the process's.
+func NewPlaceholders(key []byte) Placeholders {
+	if len(key) != 32 {
+		return Placeholders{}
+	}
+	return Placeholders{key: append([]byte(nil), key...)}
+}
+
+func (p Placeholders) mac(data string) []byte {
+	k := p.key
+	if k == nil {
+		k = processKey
+	}
+	m := hmac.New(sha256.New, k)
+	m.Write([]byte(data))
+	return m.Sum(nil)
+}
+
+// ID names p's key without telling it (16 hex digits of a digest keyed by it): cache
+// keys of what holds p's placeholders include it, so that a render made with another key
+// is never read back as this one's.
+func (p Placeholders) ID() string {
+	return hex.EncodeToString(p.mac("tiergate placeholder key id"))[:16]
+}
+
+// Text is what a chart sees instead of the Secret value v: "tiergate-redacted-<8 hex>".
+func (p Placeholders) Text(v string) string {
+	return "tiergate-redacted-" + hex.EncodeToString(p.mac(v))[:8]
+}
+
+// Number is what a chart sees instead of a number n read from a Secret: a number of as
+// many digits (at least 2), derived from n's text as Text is, so that a template's
+// arithmetic and its `int` and schema types still hold while what it prints (toString,
+// b64enc, sha256sum) is made of the placeholder.
+func (p Placeholders) Number(n string) int64 {
 	digits := max(2, min(18, len(strings.TrimLeft(n, "+-"))))
-	m := hmac.New(sha256.New, placeholderKey)
-	m.Write([]byte("number:" + n))
 	lo := int64(1)
 	for range digits - 1 {
 		lo *= 10
 	}
-	return lo + int64(binary.BigEndian.Uint64(m.Sum(nil))%uint64(9*lo))
+	return lo + int64(binary.BigEndian.Uint64(p.mac("number:"+n))%uint64(9*lo))
 }
+
+// SecretPlaceholder is Placeholders.Text with the process's key.
+func SecretPlaceholder(v string) string { return Placeholders{}.Text(v) }
+
+// SecretNumberPlaceholder is Placeholders.Number with the process's key.
+func SecretNumberPlaceholder(n string) int64 { return Placeholders{}.Number(n) }
 
 // PlaceholderSecrets is the client a HelmRelease's valuesFrom reads: Secrets come back with
 // every string and number replaced by its placeholder (the leaves of a YAML document,
@@ -63,6 +101,8 @@ func SecretNumberPlaceholder(n string) int64 {
 type PlaceholderSecrets struct {
 	client.Client
 	Defaults map[string]any
+	// Mask makes the placeholders (the zero value: the process's key).
+	Mask Placeholders
 }
 
 func (p PlaceholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
@@ -74,7 +114,7 @@ func (p PlaceholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj c
 		// follows the value, whatever kind carries it.
 		for k := range secretKeys(p.Client, key) {
 			if v, ok := cm.Data[k]; ok {
-				cm.Data[k] = string(placeholderValue([]byte(v), p.Defaults))
+				cm.Data[k] = string(p.Mask.value([]byte(v), p.Defaults))
 			}
 		}
 		return nil
@@ -91,30 +131,30 @@ func (p PlaceholderSecrets) Get(ctx context.Context, key client.ObjectKey, obj c
 	}
 	sec.StringData = nil
 	for k, v := range sec.Data {
-		sec.Data[k] = placeholderValue(v, p.Defaults)
+		sec.Data[k] = p.Mask.value(v, p.Defaults)
 	}
 	return nil
 }
 
-// placeholderValue replaces the strings, numbers and undeclared keys of a Secret value
-// (placeholderLeaves) when it is a YAML mapping or list, or else the whole value.
-func placeholderValue(data []byte, defaults map[string]any) []byte {
+// value replaces the strings, numbers and undeclared keys of a Secret value (leaves) when
+// it is a YAML mapping or list, or else the whole value.
+func (p Placeholders) value(data []byte, defaults map[string]any) []byte {
 	var doc any
 	if err := sigsyaml.Unmarshal(data, &doc); err == nil {
 		switch doc.(type) {
 		case map[string]any, []any:
-			if out, err := sigsyaml.Marshal(placeholderLeaves(doc, defaults, true)); err == nil {
+			if out, err := sigsyaml.Marshal(p.leaves(doc, defaults, true)); err == nil {
 				return out
 			}
 		}
 	}
-	return []byte(SecretPlaceholder(string(data)))
+	return []byte(p.Text(string(data)))
 }
 
-// placeholderLeaves replaces x's strings and numbers by their placeholders and the keys
+// leaves replaces x's strings and numbers by their placeholders and the keys
 // of its maps that neither stand at the top (top) nor in declared (the chart's defaults at
 // the same path) by the placeholder of the key.
-func placeholderLeaves(x any, declared any, top bool) any {
+func (p Placeholders) leaves(x any, declared any, top bool) any {
 	switch t := x.(type) {
 	case map[string]any:
 		known, _ := declared.(map[string]any)
@@ -122,23 +162,23 @@ func placeholderLeaves(x any, declared any, top bool) any {
 		for k, e := range t {
 			d, ok := known[k]
 			if !ok && !top {
-				k = SecretPlaceholder(k)
+				k = p.Text(k)
 			}
-			out[k] = placeholderLeaves(e, d, false)
+			out[k] = p.leaves(e, d, false)
 		}
 		return out
 	case []any:
 		for i, e := range t {
-			t[i] = placeholderLeaves(e, nil, false)
+			t[i] = p.leaves(e, nil, false)
 		}
 	case string:
-		return SecretPlaceholder(t)
+		return p.Text(t)
 	case float64:
-		return SecretNumberPlaceholder(strconv.FormatFloat(t, 'f', -1, 64))
+		return p.Number(strconv.FormatFloat(t, 'f', -1, 64))
 	case int64:
-		return SecretNumberPlaceholder(strconv.FormatInt(t, 10))
+		return p.Number(strconv.FormatInt(t, 10))
 	case int:
-		return SecretNumberPlaceholder(strconv.Itoa(t))
+		return p.Number(strconv.Itoa(t))
 	}
 	return x
 }
@@ -196,8 +236,13 @@ func PostRendererSecrets(fields []graph.SecretField) []string {
 // (upper, trunc, b64enc, printf) then writes a transformation of the placeholder, never of
 // the Secret. A field that substitution made a number gets a number placeholder of the same
 // type (SecretNumberPlaceholder); a boolean keeps its value. It reports whether any field was
-// replaced; hr itself is not changed.
+// replaced; hr itself is not changed. The placeholders are the process's (Fields: p's).
 func WithPlaceholderFields(hr *unstructured.Unstructured, fields []graph.SecretField) (*unstructured.Unstructured, bool) {
+	return Placeholders{}.Fields(hr, fields)
+}
+
+// Fields is WithPlaceholderFields with p's placeholders.
+func (p Placeholders) Fields(hr *unstructured.Unstructured, fields []graph.SecretField) (*unstructured.Unstructured, bool) {
 	var c *unstructured.Unstructured
 	replaced := false
 	for _, f := range fields {
@@ -207,7 +252,7 @@ func WithPlaceholderFields(hr *unstructured.Unstructured, fields []graph.SecretF
 		if c == nil {
 			c = hr.DeepCopy()
 		}
-		replaced = replacePlaceholder(c.Object, f) || replaced
+		replaced = p.replace(c.Object, f) || replaced
 	}
 	if !replaced {
 		return hr, false
@@ -215,55 +260,55 @@ func WithPlaceholderFields(hr *unstructured.Unstructured, fields []graph.SecretF
 	return c, true
 }
 
-// replacePlaceholder writes f's placeholder text at its path in obj (a key renamed, a
-// string value replaced); false when the path leads nowhere or to a value not a string.
-func replacePlaceholder(obj map[string]any, f graph.SecretField) bool {
+// replace writes f's placeholder text at its path in obj (a key renamed, a string value
+// replaced); false when the path leads nowhere or to a value not a string.
+func (p Placeholders) replace(obj map[string]any, f graph.SecretField) bool {
 	parent, ok := graph.ValueAt(obj, f.Path[:len(f.Path)-1])
 	if !ok {
 		return false
 	}
-	text := f.Masked(SecretPlaceholder)
+	text := f.Masked(p.Text)
 	last := f.Path[len(f.Path)-1]
-	switch p := parent.(type) {
+	switch q := parent.(type) {
 	case map[string]any:
-		v, ok := p[last]
+		v, ok := q[last]
 		if !ok {
 			return false
 		}
 		if f.Key {
-			delete(p, last)
-			p[text] = v
+			delete(q, last)
+			q[text] = v
 			return true
 		}
-		r, ok := placeholderOf(v, f, text)
+		r, ok := p.of(v, f, text)
 		if ok {
-			p[last] = r
+			q[last] = r
 		}
 		return ok
 	case []any:
 		i, err := strconv.Atoi(last)
-		if err != nil || i < 0 || i >= len(p) || f.Key {
+		if err != nil || i < 0 || i >= len(q) || f.Key {
 			return false
 		}
-		r, ok := placeholderOf(p[i], f, text)
+		r, ok := p.of(q[i], f, text)
 		if ok {
-			p[i] = r
+			q[i] = r
 		}
 		return ok
 	}
 	return false
 }
 
-// placeholderOf is what replaces v, the value of f: text (its placeholder text) for a
-// string, SecretNumberPlaceholder of its text for a number (substitution made it one,
+// of is what replaces v, the value of f: text (its placeholder text) for a string,
+// Number of its text for a number (substitution made it one,
 // "${PIN}" of 48213), false for anything else (a boolean keeps its value, as in
 // PlaceholderSecrets).
-func placeholderOf(v any, f graph.SecretField, text string) (any, bool) {
+func (p Placeholders) of(v any, f graph.SecretField, text string) (any, bool) {
 	switch v.(type) {
 	case string:
 		return text, true
 	case int, int64, float64:
-		return SecretNumberPlaceholder(f.Text()), true
+		return p.Number(f.Text()), true
 	}
 	return nil, false
 }

@@ -21,8 +21,8 @@ func TestPlaceholderValue(t *testing.T) {
 		{"plain-token-value", p("plain-token-value")},
 		{"12345", p("12345")},
 	} {
-		if got := string(placeholderValue([]byte(tc.in), defaults)); got != tc.want {
-			t.Errorf("placeholderValue(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := string(Placeholders{}.value([]byte(tc.in), defaults)); got != tc.want {
+			t.Errorf("value(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	if p("a") == p("b") || p("a") != p("a") {

@@ -302,15 +302,15 @@ func (ix *Index) KeyLine(rel string, from int, field string) int {
 	if !ix.Readable(rel) || err != nil {
 		return from
 	}
-	keys := []*regexp.Regexp{specKey}
+	keys := []func(string) bool{specKey.MatchString}
 	if field != "" {
-		keys = append(keys, regexp.MustCompile(`^\s+["']?`+regexp.QuoteMeta(field)+`["']?\s*:`))
+		keys = append(keys, func(l string) bool { return fieldKey(l, field) })
 	}
 	for i, l := range strings.Split(string(data), "\n")[min(max(from-1, 0), bytes.Count(data, []byte("\n"))):] {
 		if i > 0 && strings.HasPrefix(l, "---") {
 			return from
 		}
-		if keys[0].MatchString(l) {
+		if keys[0](l) {
 			if len(keys) == 1 {
 				return from + i
 			}
@@ -322,6 +322,30 @@ func (ix *Index) KeyLine(rel string, from int, field string) int {
 
 // specKey is the top-level "spec:" line of a manifest.
 var specKey = regexp.MustCompile(`^spec\s*:`)
+
+// keyEnd is what follows a key: its closing quote, spaces, the colon.
+var keyEnd = regexp.MustCompile(`^["']?\s*:`)
+
+// fieldKey reports whether line l is the indented key field, quoted or not: the regexp
+// `^\s+["']?` + field + keyEnd, without compiling one per field (KeyLine runs per object).
+func fieldKey(l, field string) bool {
+	for i := 1; i <= len(l) && isSpace(l[i-1]); i++ {
+		t := l[i:]
+		if t != "" && (t[0] == '"' || t[0] == '\'') && keyAt(t[1:], field) || keyAt(t, field) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyAt reports whether s is field followed by keyEnd.
+func keyAt(s, field string) bool {
+	rest, ok := strings.CutPrefix(s, field)
+	return ok && keyEnd.MatchString(rest)
+}
+
+// isSpace reports whether b is one of regexp's \s.
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
 
 // LineOf returns the 1-based line of the first line of rel at or after from that contains
 // needle; 0 when absent.
@@ -397,10 +421,10 @@ func nodeToUnstructured(n *yaml.Node) (*unstructured.Unstructured, error) {
 	return u, u.UnmarshalJSON(j)
 }
 
-// EachGitRepository calls fn for every GitRepository document of files (repo-relative), with
-// its ref (namespace flux-system when the document has none), file and document.
-func (ix *Index) EachGitRepository(files []string, fn func(ref graph.SourceRef, file string, d Doc)) {
-	for _, rel := range files {
+// EachGitRepository calls fn for every GitRepository document of the tree's manifests
+// (YAMLFiles), with its ref (namespace flux-system when the document has none).
+func (ix *Index) EachGitRepository(fn func(ref graph.SourceRef, d Doc)) {
+	for _, rel := range ix.YAMLFiles() {
 		if !ix.Mentions(rel, "GitRepository") {
 			continue
 		}
@@ -412,7 +436,7 @@ func (ix *Index) EachGitRepository(files []string, fn func(ref graph.SourceRef, 
 			if ns == "" {
 				ns = "flux-system"
 			}
-			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, rel, d)
+			fn(graph.SourceRef{Kind: "GitRepository", Namespace: ns, Name: d.Name}, d)
 		}
 	}
 }

@@ -26,6 +26,9 @@ var commonShape = regexp.MustCompile(`^([A-Z]?[a-z]+|[A-Z]+)([-_.][a-z]+)*$`)
 // (nameField) equal to a word-shaped value; a longer (minRedactBytes) value that is not
 // word-shaped is marked wherever it stands in a field. Review then redacts these at their
 // position, and substituteFrom, valuesFrom and a child's spec read them as Secret-derived.
+//
+// It is the fallback for a build whose replacements and vars are not all known
+// (Copies.Complete false); ReplacementCopies marks the exact fields otherwise.
 func MarkBuildSecrets(objs []*graph.Object) {
 	values := buildSecretValues(objs)
 	if len(values) == 0 {

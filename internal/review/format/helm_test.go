@@ -136,3 +136,25 @@ func TestRemoteChartsSaidInWords(t *testing.T) {
 		t.Errorf("NotReviewed = %q, want %q", got, want)
 	}
 }
+
+// TestNotReviewedNamesOnlyClustersWithCauses: the per-cluster count lists the clusters that
+// have a cause, never one with 0 ("production 0" reads as a cluster with a problem).
+func TestNotReviewedNamesOnlyClustersWithCauses(t *testing.T) {
+	r := &review.Report{Clusters: []review.ClusterSummary{{Name: "production"}, {Name: "staging"}, {Name: "dev"}}}
+	reason := "HelmRelease cert-manager/cert-manager (infra/cm.yaml:1) not rendered: its chart is remote"
+	for _, cl := range []string{"staging", "dev"} {
+		r.Unreviewed = append(r.Unreviewed, review.Unreviewed{Cluster: cl, Kind: "HelmRelease", Name: "cert-manager/cert-manager",
+			Kustomization: "flux-system/infra", Reason: reason, File: "infra/cm.yaml", Line: 1})
+	}
+	r.Unreviewed = append(r.Unreviewed, review.Unreviewed{Cluster: "staging", Kind: "HelmRelease", Name: "web/web",
+		Kustomization: "flux-system/apps", Reason: reason, File: "apps/web.yaml", Line: 1})
+	if got, want := NotReviewed(r), "2 HelmReleases not reviewed (staging 2, dev 1)"; got != want {
+		t.Errorf("NotReviewed = %q, want %q", got, want)
+	}
+	// Negative: every cluster has every cause, so no per-cluster count at all.
+	r.Unreviewed = r.Unreviewed[:2]
+	r.Clusters = r.Clusters[1:]
+	if got, want := NotReviewed(r), "1 HelmRelease not reviewed"; got != want {
+		t.Errorf("NotReviewed = %q, want %q", got, want)
+	}
+}

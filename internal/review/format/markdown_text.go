@@ -86,10 +86,11 @@ func causeKey(u review.Unreviewed) string {
 	return key
 }
 
-// byCluster is " (production 2, staging 1)", every cluster of r with its count, when r
-// has several clusters and one of them does not count total; else "" (also when no cluster
+// byCluster is " (production 2, staging 1)", the clusters of r with a non-zero count, when
+// r has several clusters and one of them does not count total; else "" (also when no cluster
 // of r counts any). A count of causes shared by clusters then still adds up for a reader
-// who sees each cluster's.
+// who sees each cluster's; a cluster with none is left out ("production 0" reads as one
+// with a problem).
 func byCluster(r *review.Report, counts map[string]int, total int) string {
 	if len(r.Clusters) < 2 {
 		return ""
@@ -99,8 +100,10 @@ func byCluster(r *review.Report, counts map[string]int, total int) string {
 	for _, c := range r.Clusters {
 		n := counts[c.Name]
 		differs = differs || n != total
-		any = any || n > 0
-		parts = append(parts, esc(c.Name)+" "+num(n))
+		if n > 0 {
+			any = true
+			parts = append(parts, esc(c.Name)+" "+num(n))
+		}
 	}
 	if !differs || !any {
 		return ""

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -128,8 +127,8 @@ type yamlDoc struct {
 // findDoc is the YAML document of text with a top-level `kind: <kind>` and a `name:
 // <name>` line; false when none has.
 func findDoc(text, kind, name string) (yamlDoc, bool) {
-	kindRe := regexp.MustCompile(`^kind:\s*["']?` + literal(kind) + `["']?\s*$`)
-	nameRe := regexp.MustCompile(`^\s+name:\s*["']?` + literal(name) + `["']?\s*$`)
+	kindRe := scalarLine(kindKeyTop, kind, lineEnd)
+	nameRe := scalarLine(nameKeyInner, name, lineEnd)
 	var d yamlDoc
 	named := false
 	lines := strings.Split(text, "\n")

@@ -3,19 +3,18 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // dependsOnNotFound reports dependsOn entries that name no Kustomization of the cluster:
 // KC checkDependencies fails with "dependency '<ns>/<name>' not found" and requeues forever.
-// When the graph is partial the dependency may live in the unrendered part: a warning then.
-// HelmRelease dependsOn entries are checked the same way (helmDependsOnNotFound).
+// A warning when a part of the graph not rendered may create it (unknownProducersIn of the
+// dependency's namespace, the predicate health-check-not-found uses: a chart renders into
+// its release namespace; the dependent itself aside: it applies nothing before its
+// dependencies are Ready), unless the other commit had the dependency and the head renamed
+// it (renamedTo): the PR removed it, whatever else is unknown. HelmRelease dependsOn
+// entries are checked the same way (helmDependsOnNotFound).
 func dependsOnNotFound(c, other *graph.Cluster, _ *Env) []Finding {
-	sev := Error
-	if len(render.Partials(c)) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
-		sev = Warning
-	}
 	var out []Finding
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -24,7 +23,7 @@ func dependsOnNotFound(c, other *graph.Cluster, _ *Env) []Finding {
 				continue
 			}
 			f := Finding{
-				Rule: "depends-on-not-found", Severity: sev, Cluster: c.Name, Kustomization: ref.String(),
+				Rule: "depends-on-not-found", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
 				Message: fmt.Sprintf("Kustomization %s dependsOn %s, which is not in the cluster: it will wait forever with 'dependency %s not found'.", ref, dep, dep),
 				File:    ks.File, Line: dependsOnLine(c, ks, dep.Name), refs: []graph.Ref{ref}, key: dep.String(),
 			}
@@ -36,10 +35,23 @@ func dependsOnNotFound(c, other *graph.Cluster, _ *Env) []Finding {
 				f.Message += fmt.Sprintf(" %s was renamed to %s (same path).", dep, renamed)
 				f.Suggestion = fmt.Sprintf("In %s, replace `- name: %s` with `- name: %s` in spec.dependsOn.", ks.File, dep.Name, renamed.Name)
 			}
+			if _, renamed := renamedTo(dep, c, other); !renamed {
+				uncertain(&f, unknownProducersExcept(c, dep.Namespace, "Kustomization "+ref.String()))
+			}
 			out = append(out, f)
 		}
 	}
-	return append(out, helmDependsOnNotFound(c, sev)...)
+	return append(out, helmDependsOnNotFound(c)...)
+}
+
+// uncertain makes f, a finding that something is missing, a warning naming the parts of
+// the graph not rendered that may create it; f is unchanged when unknown is empty.
+func uncertain(f *Finding, unknown []string) {
+	if len(unknown) == 0 {
+		return
+	}
+	f.Severity = Warning
+	f.Message += fmt.Sprintf(" Not certain: %s may create it.", joinOr(capList(unknown, 3)))
 }
 
 // otherNamespace finds the namespace of the one Kustomization named like dep elsewhere.
@@ -54,28 +66,6 @@ func otherNamespace(c *graph.Cluster, dep graph.Ref) (string, bool) {
 		}
 	}
 	return found, found != ""
-}
-
-// hasUnrenderedCharts reports a HelmRelease whose chart was not rendered (suspended ones
-// aside): the chart may apply the Kustomization or HelmRelease a dependsOn names.
-func hasUnrenderedCharts(c *graph.Cluster) bool {
-	for _, ks := range c.Kustomizations {
-		for _, s := range ks.HelmReleaseSkipped {
-			if !s.Suspended {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func hasBuildErrors(c *graph.Cluster) bool {
-	for _, ks := range c.Kustomizations {
-		if ks.Err != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // renamedTo finds, when dep exists in the other commit, the Kustomization of c with the

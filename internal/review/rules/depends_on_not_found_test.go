@@ -87,7 +87,44 @@ func TestDependsOnNotFound(t *testing.T) {
 				tierFile("broken"): tier("broken", "./nowhere", true),
 			}),
 			broken: []string{"broken"},
-			want:   []want{notFound(Warning, "x", 14)},
+			want: []want{{
+				Rule: "depends-on-not-found", Severity: Warning, Kustomization: "flux-system/apps", File: tierFile("apps"), Line: 14,
+				Msg: []string{"Kustomization flux-system/apps dependsOn flux-system/x, which is not in the cluster: it will wait forever with 'dependency flux-system/x not found'. " +
+					"Not certain: Kustomization flux-system/broken (fails to build) may create it."},
+			}},
+		},
+		{
+			// A chart renders into its release namespace: one of namespace cert-manager
+			// cannot create the Kustomization flux-system/x (the predicate of health-check-not-found).
+			name:  "error when a chart of another namespace is not rendered",
+			files: merge(appsOn("x"), map[string]string{"infra/hr.yaml": remoteRelease("cert-manager", "cert-manager", "")}),
+			want: []want{{
+				Rule: "depends-on-not-found", Severity: Error, Kustomization: "flux-system/apps", File: tierFile("apps"), Line: 14,
+				Msg: []string{"Kustomization flux-system/apps dependsOn flux-system/x, which is not in the cluster: it will wait forever with 'dependency flux-system/x not found'."},
+			}},
+		},
+		{
+			name:  "warning when a chart released into the dependency's namespace is not rendered",
+			files: merge(appsOn("x"), map[string]string{"infra/hr.yaml": remoteRelease("tools", "kustomizations", "flux-system")}),
+			want: []want{{
+				Rule: "depends-on-not-found", Severity: Warning, Kustomization: "flux-system/apps", File: tierFile("apps"), Line: 14,
+				Msg: []string{"'dependency flux-system/x not found'. Not certain: HelmRelease tools/kustomizations (chart not rendered) may create it."},
+			}},
+		},
+		{
+			// The base had the dependency and the PR renamed it: certain, whatever is unknown.
+			name: "renamed tier while part of the graph fails to build: still an error",
+			files: merge(appsOn("infra"), map[string]string{
+				tierFile("infra"):  tier("infra-v2", "./infra", true),
+				tierFile("broken"): tier("broken", "./nowhere", true),
+			}),
+			other:  appsOn("infra"),
+			broken: []string{"broken"},
+			want: []want{{
+				Rule: "depends-on-not-found", Severity: Error, Kustomization: "flux-system/apps", File: tierFile("apps"), Line: 14,
+				Msg: []string{"Kustomization flux-system/apps dependsOn flux-system/infra, which is not in the cluster: it will wait forever with 'dependency flux-system/infra not found'. " +
+					"flux-system/infra was renamed to flux-system/infra-v2 (same path)."},
+			}},
 		},
 	}
 	for _, tc := range cases {
@@ -127,4 +164,15 @@ func TestDependsOnNotFoundInWrongNamespace(t *testing.T) {
 	if len(fs) != 1 || fs[0].Suggestion != want {
 		t.Fatalf("findings %s, want suggestion %q", dump(fs), want)
 	}
+}
+
+// remoteRelease is a HelmRelease ns/name of a chart from a HelmRepository, which the tests
+// never fetch: its chart is not rendered. target is its spec.targetNamespace ("" for none).
+func remoteRelease(ns, name, target string) string {
+	spec := []string{"spec:"}
+	if target != "" {
+		spec = append(spec, "  targetNamespace: "+target)
+	}
+	spec = append(spec, "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m")
+	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", ns, name, spec...)
 }

@@ -133,6 +133,9 @@ type Env struct {
 	Catalog *Catalog
 	// Strict is true when undefined variables fail the reconcile (Flux 2.9 default).
 	Strict bool
+	// StrictConfigured says .tiergate.yaml sets Strict (strictSubstitution): it then wins
+	// over the Flux version a cluster's manifests state (clusterFluxVersion).
+	StrictConfigured bool
 	// UnknownCRDs names what installs CRDs before Flux that tiergate could not read (a
 	// bootstrap helmfile release whose chart is templated or not in the chart catalog, as
 	// "helmfile.yaml:12: release cilium: …"): missing-crd is then unknown, a notice.
@@ -207,6 +210,7 @@ var Change = []ChangeRule{
 	{"helm-uninstall", helmUninstall},
 	{"values-from-not-found", valuesFromNotFound},
 	{"crd-not-upgraded", crdNotUpgraded},
+	{"root-path-changed", rootPathChanged},
 }
 
 // IDs lists every rule id, state rules first, in report order.

@@ -155,6 +155,5 @@ var healthChecksKey = regexp.MustCompile(`^\s*healthChecks:`)
 
 // healthCheckLine locates the entry naming name in ks's healthChecks list.
 func healthCheckLine(c *graph.Cluster, ks *graph.Kustomization, name string) int {
-	entry := regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + literal(name) + `["']?\s*(#.*)?$`)
-	return lineAfter(c, ks.File, ks.Line, healthChecksKey, entry)
+	return lineAfter(c, ks.File, ks.Line, healthChecksKey, nameEntry(name))
 }

@@ -14,7 +14,10 @@ import (
 // defaulting to the dependent's own; when it is missing the dependent is never installed
 // or upgraded and is requeued every --requeue-dependency interval, forever. It looks up
 // HelmReleases only: a Kustomization of that name never matches (ionfury/homelab#272).
-func helmDependsOnNotFound(c *graph.Cluster, sev Severity) []Finding {
+// A warning when a part of the graph not rendered may create the HelmRelease
+// (unknownProducersIn of its namespace), the dependent's own chart aside: it is never
+// installed before the dependency is Ready.
+func helmDependsOnNotFound(c *graph.Cluster) []Finding {
 	hrs := helmReleases(c)
 	exists := map[graph.Ref]bool{}
 	for _, h := range hrs {
@@ -31,7 +34,7 @@ func helmDependsOnNotFound(c *graph.Cluster, sev Severity) []Finding {
 			}
 			id := h.o.ID
 			f := Finding{
-				Rule: "depends-on-not-found", Severity: sev, Cluster: c.Name, Kustomization: h.ks.String(), Object: &id,
+				Rule: "depends-on-not-found", Severity: Error, Cluster: c.Name, Kustomization: h.ks.String(), Object: &id,
 				Message: fmt.Sprintf("HelmRelease %s dependsOn %s, which is not a HelmRelease in the cluster, so helm-controller never installs or upgrades it: "+
 					"its Ready condition reads 'unable to get '%s' dependency: helmreleases.helm.toolkit.fluxcd.io \"%s\" not found'.",
 					h.ref, dep, dep, dep.Name),
@@ -41,7 +44,6 @@ func helmDependsOnNotFound(c *graph.Cluster, sev Severity) []Finding {
 			if ks, ok := kustomizationNamed(c, dep); ok {
 				// The entry means that Kustomization: a HelmRelease of the same name in a part
 				// not rendered is no reason to doubt it, so an error even then.
-				f.Severity = Error
 				f.Message += fmt.Sprintf(" %s is a Kustomization: a HelmRelease's dependsOn names HelmReleases only, never a Kustomization.", ks)
 				f.Suggestion = fmt.Sprintf("Remove `- name: %s` from spec.dependsOn of HelmRelease %s; to order it after Kustomization %s, add it to the dependsOn of Kustomization %s, which applies the HelmRelease (with `wait: true` on %s if the HelmRelease needs what it applies to be Ready).",
 					dep.Name, h.ref, ks, h.ks, ks)
@@ -56,6 +58,9 @@ func helmDependsOnNotFound(c *graph.Cluster, sev Severity) []Finding {
 			} else if ns, ok := otherReleaseNamespace(hrs, dep); ok {
 				f.Message += fmt.Sprintf(" A HelmRelease %s exists in namespace %s; dependsOn defaults to the dependent's own namespace.", dep.Name, ns)
 				f.Suggestion = fmt.Sprintf("In %s, add `namespace: %s` under `- name: %s` in spec.dependsOn of HelmRelease %s.", h.o.File, ns, dep.Name, h.ref)
+			}
+			if _, ok := kustomizationNamed(c, dep); !ok {
+				uncertain(&f, unknownProducersExcept(c, dep.Namespace, "HelmRelease "+h.ref.String()))
 			}
 			out = append(out, f)
 		}

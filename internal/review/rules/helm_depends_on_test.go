@@ -69,6 +69,20 @@ func TestHelmDependsOnNotFound(t *testing.T) {
 			"platform/other.yaml": namespaceObj("other")},
 			[]want{{Rule: "depends-on-not-found", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
 				File: "platform/a.yaml", Line: 12, Msg: []string{"A HelmRelease b exists in namespace other"}, Sugg: []string{"add `namespace: other` under `- name: b`"}}}},
+		// A chart not rendered makes a missing HelmRelease uncertain only when it is released
+		// into the dependency's namespace, and never the dependent's own chart: it is not
+		// installed before the dependency is Ready.
+		{"missing, a chart not rendered in its namespace", map[string]string{"platform/a.yaml": hrDeps("a", "gone"), "platform/r.yaml": remoteRelease("widgets", "remote", "")},
+			[]want{{Rule: "depends-on-not-found", Severity: Warning, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
+				File: "platform/a.yaml", Line: 12,
+				Msg: []string{`HelmRelease widgets/a dependsOn widgets/gone, which is not a HelmRelease in the cluster, so helm-controller never installs or upgrades it: its Ready condition reads 'unable to get 'widgets/gone' dependency: helmreleases.helm.toolkit.fluxcd.io "gone" not found'. ` +
+					"Not certain: HelmRelease widgets/remote (chart not rendered) may create it."}}}},
+		{"missing, a chart not rendered in another namespace", map[string]string{"platform/a.yaml": hrDeps("a", "gone"), "platform/r.yaml": remoteRelease("other", "remote", "")},
+			[]want{{Rule: "depends-on-not-found", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
+				File: "platform/a.yaml", Line: 12, Msg: []string{`helmreleases.helm.toolkit.fluxcd.io "gone" not found'.`}}}},
+		{"missing, only its own chart not rendered", map[string]string{"platform/a.yaml": strings.Replace(remoteRelease("widgets", "a", ""), "spec:\n", "spec:\n  dependsOn:\n    - name: gone\n", 1)},
+			[]want{{Rule: "depends-on-not-found", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/a",
+				File: "platform/a.yaml", Line: 8, Msg: []string{`helmreleases.helm.toolkit.fluxcd.io "gone" not found'.`}}}},
 		// Negative cases: the dependency exists in the dependent's namespace, or is named
 		// with its namespace; a suspended dependent checks nothing.
 		{"found", map[string]string{"platform/a.yaml": hrDeps("a", "b"), "platform/b.yaml": hrDeps("b")}, nil},

@@ -160,9 +160,9 @@ var listIndex = regexp.MustCompile(`\[\d+\]`)
 // after the previous one, list positions skipped; o's line when a key is not found.
 func fieldLine(c *graph.Cluster, o *graph.Object, field string) int {
 	keys := strings.Split(listIndex.ReplaceAllString(field, ""), ".")
-	patterns := make([]*regexp.Regexp, len(keys))
+	patterns := make([]lineMatcher, len(keys))
 	for i, k := range keys {
-		patterns[i] = regexp.MustCompile(`^[\s-]*` + regexp.QuoteMeta(k) + `\s*:`)
+		patterns[i] = keyPrefixed(k)
 	}
 	return lineAfter(c, o.File, o.Line, patterns...)
 }

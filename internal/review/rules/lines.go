@@ -15,7 +15,7 @@ import (
 // YAML document holding from, that matches the last of patterns, each searched from the
 // line of the previous one (a flow mapping may hold both); from when one is missing. A
 // later document is another object: what it holds never locates this one.
-func lineAfter(c *graph.Cluster, file string, from int, patterns ...*regexp.Regexp) int {
+func lineAfter(c *graph.Cluster, file string, from int, patterns ...lineMatcher) int {
 	lines, ok := c.Lines(file)
 	if !ok {
 		return from
@@ -25,7 +25,7 @@ func lineAfter(c *graph.Cluster, file string, from int, patterns ...*regexp.Rege
 
 // lineInFile is lineAfter over the whole file, every document: for a file that is not one
 // object's manifest (a patch file may hold several patches).
-func lineInFile(c *graph.Cluster, file string, from int, patterns ...*regexp.Regexp) int {
+func lineInFile(c *graph.Cluster, file string, from int, patterns ...lineMatcher) int {
 	lines, ok := c.Lines(file)
 	if !ok {
 		return from
@@ -34,7 +34,7 @@ func lineInFile(c *graph.Cluster, file string, from int, patterns ...*regexp.Reg
 }
 
 // matchAfter is lineAfter's search of lines[from-1:end].
-func matchAfter(lines []string, from, end int, patterns []*regexp.Regexp) int {
+func matchAfter(lines []string, from, end int, patterns []lineMatcher) int {
 	i := max(from-1, 0)
 	for _, p := range patterns {
 		for ; i < end; i++ {
@@ -65,10 +65,6 @@ var (
 	specKey      = regexp.MustCompile(`^spec:`)
 )
 
-// literal is a pattern matching s. Invalid UTF-8, which regexp refuses to compile, becomes
-// U+FFFD, which matches any invalid byte of the searched text as regexp decodes it.
-func literal(s string) string { return regexp.QuoteMeta(strings.ToValidUTF8(s, "\uFFFD")) }
-
 // dependsOnLine locates the `- name: <name>` entry of ks's dependsOn list.
 func dependsOnLine(c *graph.Cluster, ks *graph.Kustomization, name string) int {
 	return dependsOnEntry(c, ks.File, ks.Line, name)
@@ -78,20 +74,42 @@ func dependsOnLine(c *graph.Cluster, ks *graph.Kustomization, name string) int {
 // whose manifest starts at file:line (a Kustomization or a HelmRelease), or the
 // `dependsOn: [{name: <name>}]` line of a flow list; line when absent.
 func dependsOnEntry(c *graph.Cluster, file string, line int, name string) int {
-	n := `name:\s*["']?` + literal(name) + `["']?`
-	entry := regexp.MustCompile(`^\s*(-\s*)?` + n + `\s*(#.*)?$|^\s*dependsOn:.*[{,]\s*` + n + `\s*[,}]`)
+	block, flow := nameEntry(name), flowNameEntry(name)
+	entry := matchFunc(func(l string) bool { return block.MatchString(l) || flow.MatchString(l) })
 	return lineAfter(c, file, line, dependsOnKey, entry)
+}
+
+// flowNameEntry matches a `dependsOn: [{name: <name>}]` line: a `name:` key opening a flow
+// mapping or following a comma, then the name (quoted or not) and the entry's end.
+func flowNameEntry(name string) lineMatcher {
+	return matchFunc(func(l string) bool {
+		if !dependsOnKey.MatchString(l) {
+			return false
+		}
+		for off := 0; ; {
+			j := strings.Index(l[off:], "name:")
+			if j < 0 {
+				return false
+			}
+			at := off + j
+			before := strings.TrimRight(l[:at], " \t")
+			if before != "" && (before[len(before)-1] == '{' || before[len(before)-1] == ',') &&
+				quotedAt(l[at+len("name:"):], name, flowEnd) {
+				return true
+			}
+			off = at + len("name:")
+		}
+	})
 }
 
 // varLine locates the first use of ${name} (with or without an operator) in o's file.
 func varLine(c *graph.Cluster, o *graph.Object, name string) int {
-	use := regexp.MustCompile(`\$\{` + literal(name) + `([^A-Za-z0-9_]|$)`)
-	return lineAfter(c, o.File, o.Line, use)
+	return lineAfter(c, o.File, o.Line, usesVar(name))
 }
 
 // textLine locates the first line at or after o's that contains text.
 func textLine(c *graph.Cluster, o *graph.Object, text string) int {
-	return lineAfter(c, o.File, o.Line, regexp.MustCompile(literal(text)))
+	return lineAfter(c, o.File, o.Line, contains(text))
 }
 
 // samePath reports whether two spec.path values name the same folder ("./infra", "infra/").
@@ -106,13 +124,20 @@ func samePath(a, b string) bool {
 // target. is's own line when none is.
 // A field that is's manifest lacks was set by a patch: the place is the patch's line
 // (patchedField), where the PR changes it.
+// releaseFieldKeys are the spec keys releaseFieldLine looks for, as their lines open.
+var releaseFieldKeys = map[string]*regexp.Regexp{
+	"releaseName":      regexp.MustCompile(`^\s+releaseName:`),
+	"targetNamespace":  regexp.MustCompile(`^\s+targetNamespace:`),
+	"storageNamespace": regexp.MustCompile(`^\s+storageNamespace:`),
+}
+
 func releaseFieldLine(c *graph.Cluster, was, is *graph.Object) (string, int) {
 	for _, field := range []string{"releaseName", "targetNamespace", "storageNamespace"} {
 		v := bodyString(is.Body, "spec", field)
 		if v == "" || was != nil && bodyString(was.Body, "spec", field) == v {
 			continue
 		}
-		if line := lineAfter(c, is.File, is.Line, specKey, regexp.MustCompile(`^\s+`+field+`:`)); line != is.Line {
+		if line := lineAfter(c, is.File, is.Line, specKey, releaseFieldKeys[field]); line != is.Line {
 			return is.File, line
 		}
 		if file, line, ok := patchedField(c, is, field); ok {
@@ -130,7 +155,7 @@ func releaseFieldLine(c *graph.Cluster, was, is *graph.Object) (string, int) {
 // Flux Kustomization's own spec.patches (kustomize-controller adds them to the generated
 // kustomization, fluxcd/pkg kustomize Generator). ok is false when none names it.
 func patchedField(c *graph.Cluster, o *graph.Object, field string) (string, int, bool) {
-	key := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + literal(field) + `([^A-Za-z0-9_]|$)`)
+	key := wordIn(field)
 	ks := c.Kustomizations[o.Owner]
 	top := ""
 	if ks != nil {
@@ -165,7 +190,7 @@ var patchFile = regexp.MustCompile(`^\s*-?\s*path:\s*["']?([^"'#\s]+\.(ya?ml|jso
 // patchSectionLine returns the first line at or after from in file, inside a patches list
 // of that YAML document, that matches key; with files, a patch file the list names (by
 // `path:`, relative to file's folder) is searched too, and that file's first match given.
-func patchSectionLine(c *graph.Cluster, file string, from int, key *regexp.Regexp, files bool) (string, int, bool) {
+func patchSectionLine(c *graph.Cluster, file string, from int, key lineMatcher, files bool) (string, int, bool) {
 	data, ok := c.ReadFile(file)
 	if !ok {
 		return "", 0, false
@@ -202,7 +227,7 @@ func patchSectionLine(c *graph.Cluster, file string, from int, key *regexp.Regex
 }
 
 // lineMatches reports whether line n of file matches re.
-func lineMatches(c *graph.Cluster, file string, n int, re *regexp.Regexp) bool {
+func lineMatches(c *graph.Cluster, file string, n int, re lineMatcher) bool {
 	data, ok := c.ReadFile(file)
 	if !ok {
 		return false
@@ -287,7 +312,7 @@ func valueLine(c *graph.Cluster, file string, from int, value string, path ...st
 	}
 	lines, _ := c.Lines(file)
 	ind, _, _ := yamlKey(lines[start-1])
-	sets := regexp.MustCompile(`(^|[\s{,])[^\s{},:#]+:\s*["']?` + literal(value) + `["']?\s*($|[,}#])`)
+	sets := setsValue(value)
 	for i := start - 1; i < len(lines); i++ {
 		if i > start-1 {
 			if strings.HasPrefix(lines[i], "---") {

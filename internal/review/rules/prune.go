@@ -207,13 +207,8 @@ func gcRaceOf(ref graph.Ref, what string, base, head *graph.Cluster) (why, first
 	if h == nil {
 		return gcRaceOf(*b.Parent, "Kustomization "+ref.String()+" (whose finalizer then garbage-collects its inventory)", base, head)
 	}
-	var set, was string
-	switch {
-	case b.Spec.Prune != h.Spec.Prune:
-		set, was = fmt.Sprintf("prune: %t", h.Spec.Prune), fmt.Sprintf("prune: %t", b.Spec.Prune)
-	case b.Spec.Suspend != h.Spec.Suspend:
-		set, was = fmt.Sprintf("suspend: %t", h.Spec.Suspend), fmt.Sprintf("suspend: %t", b.Spec.Suspend)
-	default:
+	set, was, ok := specFlip(b, h)
+	if !ok {
 		return "", ""
 	}
 	why = fmt.Sprintf(" This change also sets `%s` on %s (it was `%s`), and its parent %s applies that spec in its own reconcile, before or after %s reconciles this revision with its old spec: "+
@@ -225,6 +220,19 @@ func gcRaceOf(ref graph.Ref, what string, base, head *graph.Cluster) (why, first
 	}
 	first = fmt.Sprintf("Merge `%s` on Kustomization %s first, in its own PR, and let Flux apply it; then the rest of this change, which then %s. ", set, ref, outcome)
 	return why, first
+}
+
+// specFlip is the garbage-collection setting a change flips on a Kustomization, b at base
+// and h at head, as the head sets it and as it was ("prune: false", "prune: true"); false
+// when neither prune nor suspend changes.
+func specFlip(b, h *graph.Kustomization) (set, was string, ok bool) {
+	switch {
+	case b.Spec.Prune != h.Spec.Prune:
+		return fmt.Sprintf("prune: %t", h.Spec.Prune), fmt.Sprintf("prune: %t", b.Spec.Prune), true
+	case b.Spec.Suspend != h.Spec.Suspend:
+		return fmt.Sprintf("suspend: %t", h.Spec.Suspend), fmt.Sprintf("suspend: %t", b.Spec.Suspend), true
+	}
+	return "", "", false
 }
 
 // withGCRace adds gcRace's sentence and advice to f, a finding on an object that

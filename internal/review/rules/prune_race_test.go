@@ -48,8 +48,29 @@ func TestPruneFlipRace(t *testing.T) {
 			base: merge(tiers(true), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
 			head: merge(tiers(false), map[string]string{"b/cm.yaml": configMap("default", "cm")}),
 			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "b/cm.yaml", Line: 2}},
-			msg:  "ConfigMap/default/cm leaves flux-system/a, which has prune enabled: neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins (a race). Flux deletes the object and re-creates it (new UID; data and dependents are lost in between)." + offRace,
+			msg:  moveRace("ConfigMap/default/cm", "neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins"),
 			sugg: offFirst + "Otherwise, merge the move in two steps",
+		},
+		{
+			// Under the old spec the order is certain; the flip alone makes it a race.
+			name: "prune-transient: prune true to false and an object moved to a dependent", rule: "prune-transient",
+			base: merge(tiers(true), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
+			head: merge(tiers(false), map[string]string{"b/cm.yaml": configMap("default", "cm"), tierFile("b"): tier("b", "./b", true, dependsOn("a")...)}),
+			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "b/cm.yaml", Line: 2}},
+			msg:  moveRace("ConfigMap/default/cm", "flux-system/b has a dependsOn path to flux-system/a, so flux-system/a always prunes first"),
+			sugg: offFirst + "Otherwise, merge the move in two steps",
+		},
+		{
+			// Here the new spec is the one that garbage-collects.
+			name: "prune-transient: prune false to true and an object moved", rule: "prune-transient",
+			base: merge(tiers(false), map[string]string{"a/cm.yaml": configMap("default", "cm")}),
+			head: merge(tiers(true), map[string]string{"b/cm.yaml": configMap("default", "cm")}),
+			want: []want{{Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a", Object: "ConfigMap/default/cm", File: "b/cm.yaml", Line: 2}},
+			msg: "ConfigMap/default/cm leaves flux-system/a, and this change also sets `prune: true` on flux-system/a (it was `prune: false`): whether flux-system/a deletes it is a race between the flip and the move. " +
+				"Its parent flux-system/flux-system applies the new spec in its own reconcile, before or after flux-system/a reconciles this revision with its old spec, and kustomize-controller prunes under the spec it reconciles with. " +
+				"Under `prune: true`, neither flux-system/a nor flux-system/b depends on the other, so whichever reconciles first wins: Flux deletes the object and re-creates it from git (new UID): it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them). " +
+				"Under `prune: false`, flux-system/a drops it from its inventory and leaves it in the cluster, and flux-system/b takes it over.",
+			sugg: "Merge `prune: true` on Kustomization flux-system/a first, in its own PR, and let Flux apply it; then the rest of this change, which then deletes it for certain. Otherwise, merge the move in two steps",
 		},
 		{
 			name: "destructive-prune: prune false to true and a PersistentVolumeClaim removed", rule: "destructive-prune",
@@ -90,4 +111,13 @@ func TestPruneFlipRace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moveRace is prune-transient's message for obj moved from flux-system/a, whose prune this
+// change flips from true to false, to flux-system/b; order says what happens under prune.
+func moveRace(obj, order string) string {
+	return obj + " leaves flux-system/a, and this change also sets `prune: false` on flux-system/a (it was `prune: true`): whether flux-system/a deletes it is a race between the flip and the move. " +
+		"Its parent flux-system/flux-system applies the new spec in its own reconcile, before or after flux-system/a reconciles this revision with its old spec, and kustomize-controller prunes under the spec it reconciles with. " +
+		"Under `prune: true`, " + order + ": Flux deletes the object and re-creates it from git (new UID): it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them). " +
+		"Under `prune: false`, flux-system/a drops it from its inventory and leaves it in the cluster, and flux-system/b takes it over."
 }

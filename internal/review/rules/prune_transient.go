@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -45,7 +46,11 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			continue // deleted, its release is uninstalled: helm-uninstall's (moveReason)
 		}
 		if mode := gcMode(m, base, head, hv); mode != "" {
-			out = append(out, withGCRace(transient(head.Name, m.head, old, m.base, mode), old, base, head))
+			f := withGCRace(transient(head.Name, base, m.head, old, m.base, mode), old, base, head)
+			if msg, ok := flipMove(m, base, head, mode); ok {
+				f.Message = msg
+			}
+			out = append(out, f)
 		}
 	}
 	each(base, func(ks *graph.Kustomization, o *graph.Object) {
@@ -58,12 +63,12 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			return
 		}
 		if n := renameOnly(o, base, head); n != nil {
-			f := transient(head.Name, n, ks.Ref, o, "")
+			f := transient(head.Name, base, n, ks.Ref, o, "")
 			// The cause is the Kustomization's field, the line the PR changes; the object's
 			// own file may be untouched, so the message names it.
 			what, file, line, _ := identityChange(ks.Ref, base, head)
 			f.File, f.Line = file, line
-			f.Message = fmt.Sprintf("%s (%s:%d) becomes %s because %s: Flux creates %s as a new, empty object and prunes %s (its data and dependents go with it).", o.ID, n.File, n.Line, n.ID, what, n.ID, o.ID)
+			f.Message = fmt.Sprintf("%s (%s:%d) becomes %s because %s: Flux creates %s from git and prunes %s: %s.", o.ID, n.File, n.Line, n.ID, what, n.ID, o.ID, recreateLoss(o, base, head, true))
 			out = append(out, withGCRace(f, ks.Ref, base, head))
 		}
 	})
@@ -110,13 +115,44 @@ func race(hv *view, base, head *graph.Cluster, old, to graph.Ref) string {
 	return fmt.Sprintf("neither %s nor %s depends on the other, so whichever reconciles first wins (a race)", old, to)
 }
 
-func transient(cluster string, at *graph.Object, old graph.Ref, baseObj *graph.Object, why string) Finding {
+func transient(cluster string, base *graph.Cluster, at *graph.Object, old graph.Ref, baseObj *graph.Object, why string) Finding {
 	sev := Warning
 	if transientCritical(at.ID) {
 		sev = Error
 	}
 	f := objectFinding("prune-transient", sev, cluster, at, old)
-	f.Message = fmt.Sprintf("%s leaves %s, which has prune enabled: %s. Flux deletes the object and re-creates it (new UID; data and dependents are lost in between).", at.ID, old, why)
+	f.Message = fmt.Sprintf("%s leaves %s, which has prune enabled: %s. Flux deletes the object and re-creates it from git (new UID): %s.", at.ID, old, why, recreateLoss(baseObj, base, nil, false))
 	f.Suggestion = pruneSuggestion(baseObj, old)
 	return f
+}
+
+// flipMove is the message for move m when the change also flips prune or suspend on the
+// old owner, which still exists at head: its parent applies the new spec in its own reconcile
+// while the old owner reconciles this revision on its own (gcRace), so whether it deletes the
+// object is that race whatever the order of the two owners, which mode (gcMode) gives under
+// the spec that garbage-collects. kustomize-controller prunes under the spec it reconciles
+// with (kustomization_controller.go reconcileResources: the inventory is recorded, then prune
+// returns early when !Spec.Prune); a suspended one does not reconcile at all (Reconcile).
+func flipMove(m Move, base, head *graph.Cluster, mode string) (string, bool) {
+	old, to := m.base.Owner, m.head.Owner
+	b, h := base.Kustomizations[old], head.Kustomizations[old]
+	if b == nil || h == nil || b.Parent == nil {
+		return "", false
+	}
+	set, was, ok := specFlip(b, h)
+	if !ok {
+		return "", false
+	}
+	gc, other, keeps := was, set, fmt.Sprintf("%s drops it from its inventory and leaves it in the cluster, and %s takes it over", old, to)
+	if h.Spec.Prune && !h.Spec.Suspend {
+		gc, other = set, was
+	}
+	if strings.HasPrefix(other, "suspend") {
+		keeps = fmt.Sprintf("%s does not reconcile, so it deletes nothing, and %s takes it over", old, to)
+	}
+	mode = strings.TrimSuffix(strings.TrimSuffix(mode, " (certain)"), " (a race)")
+	return fmt.Sprintf("%s leaves %s, and this change also sets `%s` on %s (it was `%s`): whether %s deletes it is a race between the flip and the move. "+
+		"Its parent %s applies the new spec in its own reconcile, before or after %s reconciles this revision with its old spec, and kustomize-controller prunes under the spec it reconciles with. "+
+		"Under `%s`, %s: Flux deletes the object and re-creates it from git (new UID): %s. Under `%s`, %s.",
+		m.head.ID, old, set, old, was, old, *b.Parent, old, gc, mode, recreateLoss(m.base, base, head, false), other, keeps), true
 }

@@ -60,7 +60,7 @@ func helmTransient(m Move, base, head *graph.Cluster, hv *view) (Finding, bool) 
 		// suggestion's annotation goes too (destructive-prune names a removed object so).
 		f.File, f.Line = b.File, b.Line
 	}
-	f.Message = msg + " Flux deletes the object and re-creates it (new UID; data and dependents are lost in between)."
+	f.Message = msg + " Flux deletes the object and re-creates it (new UID): " + recreateLoss(b, base, head, false) + "."
 	f.Suggestion = sugg
 	if m.FromHelmRelease == "" {
 		f = withGCRace(f, b.Owner, base, head)

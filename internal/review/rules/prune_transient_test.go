@@ -188,7 +188,7 @@ func TestPruneTransient(t *testing.T) {
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",
 					Object: "ConfigMap/two/cm", File: "clusters/dev/a.yaml", Line: 13, // the changed targetNamespace: line, not the untouched object
-					Msg: []string{"ConfigMap/one/cm (a/cm.yaml:2) becomes ConfigMap/two/cm because spec.targetNamespace of flux-system/a changes (one → two): Flux creates ConfigMap/two/cm as a new, empty object and prunes ConfigMap/one/cm (its data and dependents go with it)."}, Sugg: suggestion,
+					Msg: []string{"ConfigMap/one/cm (a/cm.yaml:2) becomes ConfigMap/two/cm because spec.targetNamespace of flux-system/a changes (one → two): Flux creates ConfigMap/two/cm from git and prunes ConfigMap/one/cm: it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them)."}, Sugg: suggestion,
 				},
 				{
 					Rule: "prune-transient", Severity: Warning, Kustomization: "flux-system/a",

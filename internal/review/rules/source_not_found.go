@@ -32,7 +32,8 @@ import (
 // folder), when it is the HelmChart another HelmRelease's spec.chart makes, when an
 // ArtifactGenerator makes the ExternalArtifact, or when the HelmRelease's chart rendered
 // from it. A suspended referrer reconciles nothing: no finding. When another part of the
-// cluster is not rendered, the source may come from it: a notice.
+// cluster that may create it is not rendered (unknownProducersIn of the source's namespace:
+// a chart renders into its release namespace), the source may come from it: a notice.
 func sourceNotFound(c, _ *graph.Cluster, _ *Env) []Finding {
 	known := knownSources(c)
 	exists := func(s graph.SourceRef) bool {
@@ -85,12 +86,7 @@ func sourceNotFound(c, _ *graph.Cluster, _ *Env) []Finding {
 // rendered because of this very source); home is the Kustomization whose manifests (or
 // those of one it dependsOn) the source belongs in.
 func describeMissingSource(f *Finding, c *graph.Cluster, known map[graph.SourceRef]bool, src graph.SourceRef, subject, field, effect, self string, home graph.Ref) {
-	var unknown []string
-	for _, u := range unknownProducers(c) {
-		if !strings.HasPrefix(u, self+" (") {
-			unknown = append(unknown, u)
-		}
-	}
+	unknown := unknownProducersExcept(c, src.Namespace, self)
 	others := sameKind(known, src.Kind)
 	hint := ""
 	if len(others) > 0 {

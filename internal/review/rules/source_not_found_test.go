@@ -57,6 +57,14 @@ spec:
 			[]want{{Rule: "source-not-found", Severity: Notice, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/web",
 				File: "platform/web.yaml", Line: 7,
 				Msg: []string{"HelmRelease widgets/web's spec.chartRef names OCIRepository widgets/web, which no reviewed Kustomization or chart of cluster dev creates; not checked, since HelmRelease widgets/other (chart not rendered) may create it."}}}},
+		// A chart renders into its release namespace: one released into namespace other
+		// cannot create a source of namespace widgets, so the source is certainly missing.
+		{"part of the cluster not rendered in another namespace", map[string]string{"platform/web.yaml": chartRefHR("web", "OCIRepository", "web"),
+			"platform/other.yaml": remoteRelease("widgets", "remote", "other")},
+			[]want{{Rule: "source-not-found", Severity: Error, Kustomization: "flux-system/platform", Object: "HelmRelease.helm.toolkit.fluxcd.io/widgets/web",
+				File: "platform/web.yaml", Line: 7,
+				Msg: []string{"HelmRelease widgets/web's spec.chartRef names OCIRepository widgets/web, which no Kustomization or chart of cluster dev creates (the namespace defaults to the referrer's own): " +
+					"helm-controller fails every reconcile with 'could not get Source object'"}}}},
 		// Negative cases.
 		{"source exists", map[string]string{"platform/web.yaml": remoteHR("web", "podinfo")}, nil},
 		{"in-repo chart of the root source", map[string]string{"platform/a.yaml": hrDeps("a")}, nil},

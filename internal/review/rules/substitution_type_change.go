@@ -164,7 +164,7 @@ func typeChangeLine(c *graph.Cluster, o *graph.Object, tc graph.TypeChange) (int
 		}
 	}
 	from, _ := keyLine(c, o.File, o.Line, keys...)
-	line := lineAfter(c, o.File, from, regexp.MustCompile(`\$\{`+literal(tc.Vars[0])+`([^A-Za-z0-9_]|$)`))
+	line := lineAfter(c, o.File, from, usesVar(tc.Vars[0]))
 	lines, ok := c.Lines(o.File)
 	if !ok {
 		return line, false

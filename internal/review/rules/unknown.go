@@ -55,6 +55,19 @@ func unknownProducersIn(c *graph.Cluster, ns string) []string {
 	return out
 }
 
+// unknownProducersExcept is unknownProducersIn without self, the subject as
+// unknownProducers names it ("HelmRelease apps/podinfo"): a part that cannot run before
+// the thing it lacks exists cannot be what creates it.
+func unknownProducersExcept(c *graph.Cluster, ns, self string) []string {
+	var out []string
+	for _, u := range unknownProducersIn(c, ns) {
+		if !strings.HasPrefix(u, self+" (") {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // releaseNamespaceOf is the release namespace of HelmRelease id of ks: its
 // spec.targetNamespace, else its own namespace (helm-controller GetReleaseNamespace).
 func releaseNamespaceOf(ks *graph.Kustomization, id graph.ObjectID) string {

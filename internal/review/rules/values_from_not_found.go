@@ -59,11 +59,6 @@ func valuesFromNotFound(base, c *graph.Cluster, env *Env) []Finding {
 
 var valuesFromKey = regexp.MustCompile(`^\s*valuesFrom:`)
 
-// nameEntry matches a list entry's or a key's `name: <name>` line.
-func nameEntry(name string) *regexp.Regexp {
-	return regexp.MustCompile(`^\s*(-\s*)?name:\s*["']?` + literal(name) + `["']?\s*(#.*)?$`)
-}
-
 // joinRefs joins Kustomizations as "a, b".
 func joinRefs(refs []graph.Ref) string {
 	s := make([]string, len(refs))

@@ -12,19 +12,36 @@ import (
 // (kustomize-controller v1.9.0, StrictPostBuildSubstitutions on by default) the reconcile
 // fails with 'variable not set (strict mode)'; before, the text became empty
 // (flux-semantics.md §2).
+//
+// The gate's state is read per cluster (clusterFluxVersion) unless .tiergate.yaml sets
+// strictSubstitution; unknown, it is the default of today's Flux.
 func undefinedVariable(c, _ *graph.Cluster, env *Env) []Finding {
-	sev := Error
-	if !env.Strict {
-		sev = Warning
+	strict, why := env.Strict, "strict substitution (Flux ≥ 2.9) fails the reconcile; older Flux substitutes an empty string."
+	var once bool
+	verdict := func() {
+		if once || env.StrictConfigured {
+			return
+		}
+		once = true
+		if v, ok := clusterFluxVersion(c); ok {
+			strict, why = v.Strict, v.describe(c.Name)+", where strict substitution (on by default since Flux 2.9) fails the reconcile."
+			if !v.Strict {
+				why = v.describe(c.Name) + ", before Flux 2.9 made strict substitution the default: the reconcile goes on and the variable becomes an empty string."
+			}
+		}
 	}
 	var out []Finding
 	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		for _, name := range o.Undefined {
+			verdict()
+			sev := Error
+			if !strict {
+				sev = Warning
+			}
 			f := objectFinding("undefined-variable", sev, c.Name, o, ks.Ref)
 			f.key = name
 			f.Line = varLine(c, o, name)
-			f.Message = fmt.Sprintf("${%s} in %s is defined by neither postBuild.substitute nor substituteFrom of %s: strict substitution (Flux ≥ 2.9) fails the reconcile; older Flux substitutes an empty string.",
-				name, o.ID, ks.Ref)
+			f.Message = fmt.Sprintf("${%s} in %s is defined by neither postBuild.substitute nor substituteFrom of %s: %s", name, o.ID, ks.Ref, why)
 			f.Suggestion = fmt.Sprintf("Define %s in postBuild.substitute or a substituteFrom ConfigMap of %s, give it a default (`${%s:=value}`), or, if the text is not meant for Flux, escape it as `$${%s}` or annotate the object `kustomize.toolkit.fluxcd.io/substitute: disabled`.",
 				name, ks.Ref, name, name)
 			out = append(out, f)

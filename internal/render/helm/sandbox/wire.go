@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render/helm"
+	"github.com/tiergate/tiergate/internal/render/typedvalue"
 )
 
 func init() {
@@ -74,7 +75,7 @@ type wireRequest struct {
 	// parent be gone.
 	Timeout     time.Duration
 	Chart       *wireChart
-	HelmRelease value // its Object; kNil for no object
+	HelmRelease value // its Object; typedvalue.Nil for no object
 	Values      value
 	KubeVersion string
 	APIVersions []string
@@ -115,7 +116,7 @@ type wireDoc struct {
 }
 
 func encodeRequest(req helm.Request, timeout time.Duration) (*wireRequest, error) {
-	w := &wireRequest{Timeout: timeout, KubeVersion: req.KubeVersion, APIVersions: req.APIVersions, HelmRelease: value{K: kNil}}
+	w := &wireRequest{Timeout: timeout, KubeVersion: req.KubeVersion, APIVersions: req.APIVersions, HelmRelease: value{K: typedvalue.Nil}}
 	var err error
 	if req.Chart != nil {
 		if w.Chart, err = encodeChart(req.Chart); err != nil {
@@ -157,11 +158,11 @@ func (w *wireRequest) decode() helm.Request {
 	if w.Chart != nil {
 		req.Chart = w.Chart.decode()
 	}
-	if w.HelmRelease.K != kNil {
-		obj, _ := w.HelmRelease.decode().(map[string]any)
+	if w.HelmRelease.K != typedvalue.Nil {
+		obj, _ := decodeValue(w.HelmRelease).(map[string]any)
 		req.HelmRelease = &unstructured.Unstructured{Object: obj}
 	}
-	req.Values, _ = w.Values.decode().(map[string]any)
+	req.Values, _ = decodeValue(w.Values).(map[string]any)
 	return req
 }
 
@@ -170,7 +171,7 @@ func (w *wireChart) decode() *chart.Chart {
 		Raw: w.Raw, Metadata: w.Metadata, Lock: w.Lock, Templates: w.Templates,
 		Schema: w.Schema, SchemaModTime: w.SchemaModTime, Files: w.Files, ModTime: w.ModTime,
 	}
-	c.Values, _ = w.Values.decode().(map[string]any)
+	c.Values, _ = decodeValue(w.Values).(map[string]any)
 	for _, d := range w.Dependencies {
 		c.AddDependency(d.decode())
 	}
@@ -207,7 +208,7 @@ func (w *wireResponse) decode() *helm.Result {
 		res.Docs = make([]helm.Doc, 0, len(w.Docs))
 	}
 	for _, d := range w.Docs {
-		obj, _ := d.Object.decode().(map[string]any)
+		obj, _ := decodeValue(d.Object).(map[string]any)
 		res.Docs = append(res.Docs, helm.Doc{Object: obj, Template: d.Template, Hook: d.Hook, CRD: d.CRD})
 	}
 	return res

@@ -40,7 +40,7 @@ func TestValueRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// cmp tells nil from empty slices and maps, and int64 from float64.
-	if diff := cmp.Diff(in, back.decode()); diff != "" {
+	if diff := cmp.Diff(in, decodeValue(back)); diff != "" {
 		t.Errorf("round trip (-in +out):\n%s", diff)
 	}
 }

@@ -1,0 +1,116 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
+
+// rootPathChanged reports a cluster whose root (its FluxInstance's spec.sync.path, or its
+// bootstrap Kustomization's spec.path) now applies a folder that another root is defined
+// in, while the cluster's own definition stays outside it: the cluster keeps its identity
+// (graph.MatchClusters) and reconciles that folder's graph from then on. flux-operator
+// writes sync.path into the root Kustomization it applies (FluxInstance controller,
+// "Flux Cluster Sync Configuration"), and kustomize-controller garbage-collects whatever the
+// root's inventory held that the new path does not build (fluxcd/pkg ssa
+// ResourceManager.DeleteAll over the stale inventory, kustomization_controller.go prune).
+// A root moving into a new folder of its own (a renamed cluster folder) is not reported.
+func rootPathChanged(base, head *graph.Cluster, _ *Env) []Finding {
+	if base == nil || head == nil || base.RootDir == head.RootDir || inFolder(head.RootFile, head.RootDir) || !inFolder(base.RootFile, base.RootDir) {
+		return nil
+	}
+	other := otherRoot(head)
+	if other == nil {
+		return nil
+	}
+	root := head.Kustomizations[head.Root]
+	file, line := head.RootFile, 0
+	if root != nil {
+		file, line = root.File, root.Line
+	}
+	pruned := prunedIDs(base, head)
+	msg := fmt.Sprintf("The root of cluster %s (%s, defined at %s) now applies %s instead of %s; that folder holds another cluster's root (Kustomization %s at %s:%d). "+
+		"%s keeps its identity and from the merge on reconciles that folder's graph (its Kustomizations, variables and flux-system objects, shown here as %s's head)",
+		head.Name, head.Root, head.RootFile, head.RootDir, base.RootDir, other.ID.Namespace+"/"+other.ID.Name, other.File, other.Line, head.Name, head.Name)
+	if len(pruned) > 0 {
+		msg += fmt.Sprintf(", and the root's garbage collection deletes the %d objects it applied from %s that the new folder does not (%s)", len(pruned), base.RootDir, sample(pruned))
+	}
+	return []Finding{{
+		Rule: "root-path-changed", Severity: Warning, Cluster: head.Name, Kustomization: head.Root.String(), File: file, Line: line,
+		Message:    msg + ".",
+		Suggestion: fmt.Sprintf("If %s is a typo, set the path back to %s. If cluster %s is meant to run %s's configuration, review the removed and changed objects below: they are what the merge does to %s.", head.RootDir, base.RootDir, head.Name, head.RootDir, head.Name),
+	}}
+}
+
+// inFolder reports whether file lies in folder dir ("" is the repository's root).
+func inFolder(file, dir string) bool {
+	dir = fsys.CleanPath(dir)
+	return dir == "" || strings.HasPrefix(file, dir+"/")
+}
+
+// otherRoot is the object of c that roots c's folder itself: a Flux Kustomization defined in
+// c.RootDir whose path is c.RootDir (a bootstrap gotk-sync.yaml), or a FluxInstance there
+// whose sync.path is; nil when there is none.
+func otherRoot(c *graph.Cluster) *graph.Object {
+	var found *graph.Object
+	for _, objs := range c.Owners {
+		for _, o := range objs {
+			if o.File == c.RootFile || !inFolder(o.File, c.RootDir) || rootPath(o) != c.RootDir {
+				continue
+			}
+			if found == nil || o.File < found.File || (o.File == found.File && o.Line < found.Line) {
+				found = o
+			}
+		}
+	}
+	return found
+}
+
+// rootPath is the folder o applies when o may root a cluster: a Flux Kustomization's
+// spec.path, a FluxInstance's spec.sync.path; "-" for any other object.
+func rootPath(o *graph.Object) string {
+	var p []string
+	switch {
+	case o.Body == nil:
+		return "-"
+	case isFluxKustomization(o.ID):
+		p = []string{"spec", "path"}
+	case o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance":
+		p = []string{"spec", "sync", "path"}
+	default:
+		return "-"
+	}
+	v, _ := graph.ValueAt(o.Body.Object, p)
+	s, ok := v.(string)
+	if !ok {
+		return "-"
+	}
+	return fsys.CleanPath(s)
+}
+
+// prunedIDs lists, sorted, the objects of base that head does not have and that an owner
+// with prune: true applied at base (its garbage collection deletes them).
+func prunedIDs(base, head *graph.Cluster) []string {
+	var out []string
+	for id, objs := range base.Owners {
+		if _, ok := head.Owners[id]; ok || len(objs) == 0 {
+			continue
+		}
+		if ks := base.Kustomizations[objs[0].Owner]; ks != nil && ks.Spec.Prune {
+			out = append(out, id.String())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sample names the first three of ids, and how many more there are.
+func sample(ids []string) string {
+	if len(ids) <= 3 {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:3], ", "), len(ids)-3)
+}
