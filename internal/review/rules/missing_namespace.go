@@ -68,13 +68,18 @@ func missingNamespace(c, other *graph.Cluster, env *Env) []Finding {
 			} else if n > 1 {
 				others, verb = fmt.Sprintf(" and %d other objects", n), "are"
 			}
+			file, line, at := o.File, o.Line, ""
+			if tl, changed := targetNamespaceChanged(c, other, ks); changed && ns == ks.Spec.TargetNamespace {
+				// The changed targetNamespace puts them there: the finding is on that line.
+				file, line, at = ks.File, tl, fmt.Sprintf(" (%s:%d)", o.File, o.Line)
+			}
 			out = append(out, Finding{
 				Rule: "missing-namespace", Severity: sev, Cluster: c.Name, Kustomization: ref.String(), Object: &id,
-				Message: fmt.Sprintf("%s%s of Kustomization %s %s in Namespace %s, which nothing in cluster %s creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): on a cluster without it, the dry-run of %s fails with 'namespaces \"%s\" not found' and applies nothing.",
-					o.ID, others, ref, verb, ns, c.Name, ref, ns),
+				Message: fmt.Sprintf("%s%s%s of Kustomization %s %s in Namespace %s, which nothing in cluster %s creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): on a cluster without it, the dry-run of %s fails with 'namespaces \"%s\" not found' and applies nothing.",
+					o.ID, at, others, ref, verb, ns, c.Name, ref, ns),
 				Suggestion: fmt.Sprintf("Add a Namespace %s manifest to %s or to a Kustomization it dependsOn; if the cluster has it before Flux runs, ignore this finding in .tiergate.yaml (rule missing-namespace, object {kind: Namespace, name: %s}).",
 					ns, ref, ns),
-				File: o.File, Line: o.Line, refs: []graph.Ref{ref},
+				File: file, Line: line, refs: []graph.Ref{ref},
 			})
 		}
 	}

@@ -87,3 +87,29 @@ func TestMissingCRDInFailedBuild(t *testing.T) {
 			Msg: []string{"No reviewed Kustomization or chart of cluster dev installs the CRD of Widget.example.com, used by Widget.example.com/default/w and maybe others; not checked, since Kustomization flux-system/config (fails to build) may install it."}}})
 	})
 }
+
+// TestMissingNamespaceAtTargetChange: a targetNamespace changed to a Namespace nothing
+// creates is reported on the `targetNamespace:` line (13), the change, the first object
+// named with its file:line; with the same target in the other commit, at the object.
+func TestMissingNamespaceAtTargetChange(t *testing.T) {
+	files := func(target string) map[string]string {
+		return map[string]string{tierFile("apps"): tier("apps", "./apps", true, "targetNamespace: "+target), "apps/cm.yaml": configMap("", "settings")}
+	}
+	msg := func(at string) string {
+		return "ConfigMap/team/settings" + at + " of Kustomization flux-system/apps is in Namespace team, which nothing in cluster dev creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): " +
+			"on a cluster without it, the dry-run of flux-system/apps fails with 'namespaces \"team\" not found' and applies nothing."
+	}
+	for _, tc := range []struct {
+		name, otherTarget, file, msg string
+		line                         int
+	}{
+		{"the target changes", "default", "clusters/dev/apps.yaml", msg(" (apps/cm.yaml:2)"), 13},
+		{"negative: the same target in both commits", "team", "apps/cm.yaml", msg(""), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, other := renderTree(t, files("team")), renderTree(t, files(tc.otherTarget))
+			checkFindings(t, stateRule(t, "missing-namespace")(c, other, testEnv()), []want{{Rule: "missing-namespace", Severity: Error,
+				Kustomization: "flux-system/apps", Object: "Namespace/team", File: tc.file, Line: tc.line, Msg: []string{tc.msg}}})
+		})
+	}
+}

@@ -47,11 +47,8 @@ func targetNamespaceRenamesNamespace(c, other *graph.Cluster, _ *Env) []Finding 
 					break
 				}
 			}
-			if other != nil {
-				if was := other.Kustomizations[ref]; was != nil && was.Spec.TargetNamespace != target {
-					f.File = ks.File
-					f.Line, _ = keyLine(c, ks.File, ks.Line, "spec", "targetNamespace")
-				}
+			if line, changed := targetNamespaceChanged(c, other, ks); changed {
+				f.File, f.Line = ks.File, line
 			}
 			f.Suggestion = fmt.Sprintf("Move Namespace %s out of %s to a Kustomization without targetNamespace, or remove it from %s:%d if Namespace %s is the one meant.",
 				orig, ref, o.File, o.Line, target)
@@ -82,4 +79,20 @@ func docAt(c *graph.Cluster, file string, line int) (kind, name string) {
 		}
 	}
 	return kind, name
+}
+
+// targetNamespaceChanged reports whether ks's spec.targetNamespace in c differs from the
+// other commit's (ks present in both), and the line of c's `targetNamespace:` (its `spec:`
+// line when the change removes it): the line of the PR's change, where a finding it causes
+// belongs when the objects' own files may be untouched.
+func targetNamespaceChanged(c, other *graph.Cluster, ks *graph.Kustomization) (int, bool) {
+	if other == nil {
+		return 0, false
+	}
+	was := other.Kustomizations[ks.Ref]
+	if was == nil || was.Spec.TargetNamespace == ks.Spec.TargetNamespace {
+		return 0, false
+	}
+	line, _ := keyLine(c, ks.File, ks.Line, "spec", "targetNamespace")
+	return line, true
 }
