@@ -3,7 +3,12 @@ package discover
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/fsys"
+	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
 // TestNotBoot: notBoot is true only where rootOf finds the document no bootstrap root
@@ -47,5 +52,39 @@ func TestNotBoot(t *testing.T) {
 				t.Errorf("notBoot is true for a bootstrap root")
 			}
 		})
+	}
+}
+
+// TestSourceFoldersParsesOnlySources: sourceFolders finds each source-controller source's
+// folders and parses only files that spell a source kind and the source API group: not a
+// HelmRelease whose chartRef names an OCIRepository, nor a ConfigMap mentioning a Bucket.
+func TestSourceFoldersParsesOnlySources(t *testing.T) {
+	files := map[string]string{
+		"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\n" +
+			"---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n",
+		"apps/a/oci.yaml":         "apiVersion: \"source.toolkit.fluxcd.io/v1\"\nkind: OCIRepository\nmetadata: {name: podinfo}\n",
+		"apps/a/helmrelease.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: podinfo\nspec:\n  chartRef: {kind: OCIRepository, name: podinfo}\n",
+		"apps/b/cm.yaml":          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  text: a Bucket of source.toolkit.fluxcd.io\n",
+		"apps/b/other.yaml":       "apiVersion: other.example.com/v1\nkind: Bucket\nmetadata:\n  name: b\n",
+	}
+	src, err := fsys.ReadSource(rendertest.Tree(t, files), graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parsed []string
+	ix := index.New(src.Snapshot, func(_ string, data []byte) []index.Doc {
+		parsed = append(parsed, string(data[:30]))
+		return index.Parse(data)
+	})
+	got := sourceFolders(ix, ix.YAMLFiles())
+	want := map[graph.SourceRef]map[string]bool{
+		{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}: {"clusters/dev/flux-system": true},
+		{Kind: "OCIRepository", Namespace: "flux-system", Name: "podinfo"}:     {"apps/a": true},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("sourceFolders (-want +got):\n%s", d)
+	}
+	if len(parsed) != 3 { // gotk-sync, oci, and the ConfigMap (it spells both words)
+		t.Errorf("parsed %d files, want 3: %q", len(parsed), parsed)
 	}
 }
