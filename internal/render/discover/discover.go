@@ -355,6 +355,9 @@ func operatorCandidate(ix *index.Index, rel string) bool {
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		named = named || ix.Spells(path.Join(path.Dir(rel), n), "flux-instance")
 	}
+	if !instance && !named {
+		return false // neither case below can hold: the file need not be parsed
+	}
 	for _, d := range ix.Docs(rel) {
 		switch strings.SplitN(d.APIVersion, "/", 2)[0] {
 		case "fluxcd.controlplane.io":

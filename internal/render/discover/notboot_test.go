@@ -88,3 +88,40 @@ func TestSourceFoldersParsesOnlySources(t *testing.T) {
 		t.Errorf("parsed %d files, want 3: %q", len(parsed), parsed)
 	}
 }
+
+// TestOperatorCandidateParsesOnlyNamed: a HelmRelease that is no flux-instance by its text,
+// path or folder is no candidate and is not parsed; a named one and a FluxInstance are
+// candidates, and a file spelling FluxInstance with no such document is parsed and is none.
+func TestOperatorCandidateParsesOnlyNamed(t *testing.T) {
+	hr := func(name string) string {
+		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: " + name + "\nspec:\n  chart: {spec: {chart: " + name + "}}\n"
+	}
+	files := map[string]string{
+		"apps/podinfo/helmrelease.yaml":  hr("podinfo"),
+		"flux/one/helmrelease.yaml":      hr("flux-instance"),
+		"flux-instance/two/release.yaml": hr("flux"),
+		"flux/four/instance.yaml":        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n",
+		"apps/rules/rule.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rule\ndata:\n  expr: kind=FluxInstance\n",
+	}
+	src, err := fsys.ReadSource(rendertest.Tree(t, files), graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed := map[string]bool{}
+	ix := index.New(src.Snapshot, func(_ string, data []byte) []index.Doc {
+		parsed[string(data)] = true
+		return index.Parse(data)
+	})
+	got := map[string]bool{}
+	for _, rel := range ix.YAMLFiles() {
+		got[rel] = operatorCandidate(ix, rel)
+	}
+	want := map[string]bool{"apps/podinfo/helmrelease.yaml": false, "flux/one/helmrelease.yaml": true,
+		"flux-instance/two/release.yaml": true, "flux/four/instance.yaml": true, "apps/rules/rule.yaml": false}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("candidates (-want +got):\n%s", d)
+	}
+	if parsed[files["apps/podinfo/helmrelease.yaml"]] || len(parsed) != 4 {
+		t.Errorf("parsed %d files (podinfo's HelmRelease: %v), want 4 without it", len(parsed), parsed[files["apps/podinfo/helmrelease.yaml"]])
+	}
+}
