@@ -82,11 +82,13 @@ func (r Root) ID() string {
 func sourceFolders(ix *index.Index, files []string) map[graph.SourceRef]map[string]bool {
 	out := map[graph.SourceRef]map[string]bool{}
 	for _, rel := range files {
-		if !ix.Mentions(rel, bootstrapSources...) {
+		// Such a document spells its kind and its API group (Index.Mentions); a HelmRelease
+		// naming its chart's OCIRepository spells only the kind, and is not parsed here.
+		if !ix.Mentions(rel, bootstrapSources...) || !ix.Mentions(rel, sourceGroup) {
 			continue
 		}
 		for _, d := range ix.Docs(rel) {
-			if !slices.Contains(bootstrapSources, d.Kind) || !strings.HasPrefix(d.APIVersion, "source.toolkit.fluxcd.io/") {
+			if !slices.Contains(bootstrapSources, d.Kind) || !strings.HasPrefix(d.APIVersion, sourceGroup+"/") {
 				continue
 			}
 			ref := graph.SourceRef{Kind: d.Kind, Namespace: cmp.Or(d.Namespace, "flux-system"), Name: d.Name}
@@ -105,6 +107,9 @@ func sourceFolders(ix *index.Index, files []string) map[graph.SourceRef]map[stri
 // flux_create_source_oci, flux_create_kustomization) has an OCIRepository or Bucket. Such a
 // root is found, and not reviewed until `sources:` maps its artifact to a folder.
 var bootstrapSources = []string{"GitRepository", "OCIRepository", "Bucket"}
+
+// sourceGroup is the API group of source-controller's kinds.
+const sourceGroup = "source.toolkit.fluxcd.io"
 
 // FolderBuild returns the objects a Kustomization whose path is the repo-relative dir
 // would build (generator, kustomize, no substitution); nil when the build fails.
@@ -345,6 +350,9 @@ func operatorCandidate(ix *index.Index, rel string) bool {
 	named := spelled || strings.Contains(rel, "flux-instance")
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		named = named || ix.Spells(path.Join(path.Dir(rel), n), "flux-instance")
+	}
+	if !instance && !named {
+		return false // neither case below can hold: the file need not be parsed
 	}
 	for _, d := range ix.Docs(rel) {
 		switch strings.SplitN(d.APIVersion, "/", 2)[0] {
