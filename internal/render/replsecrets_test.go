@@ -277,3 +277,33 @@ func TestVarSecretPositions(t *testing.T) {
 		t.Errorf("SecretFields (-want +got):\n%s", d)
 	}
 }
+
+// TestBaseReplacementUnderPrefix: a base's replacement runs on the base's names; the
+// overlay's namePrefix renames its objects before the output. The source and target are
+// still found (by their source documents' names), so the copy of a 2-byte value into a
+// name field is marked. Negative: the base's other ConfigMap, not a target, is not.
+func TestBaseReplacementUnderPrefix(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml":    ks("apps", "./overlay"),
+		"overlay/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamePrefix: p-\nresources: [../base]\n",
+		"base/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [objs.yaml]\nreplacements:\n" +
+			"  - source: {kind: Secret, name: s, fieldPath: stringData.NS}\n    targets: [{select: {kind: ConfigMap, name: c}, fieldPaths: [data.ns]}]\n",
+		"base/objs.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {NS: jw}\n---\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: flux-system}\ndata: {ns: placeholder}\n---\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: flux-system}\ndata: {ns: jw}\n",
+	})
+	k := render(t, tree(t, files), nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if k == nil || k.Err != nil || len(k.Objects) != 3 {
+		t.Fatalf("apps: %+v", k)
+	}
+	got := map[string][]graph.SecretField{}
+	for _, o := range k.Objects {
+		if o.SecretFields != nil {
+			got[o.ID.Name] = o.SecretFields
+		}
+	}
+	want := map[string][]graph.SecretField{"p-c": {{Path: []string{"data", "ns"}, Parts: []graph.TextPart{{Text: "jw", Secret: true}}}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
+	}
+}
