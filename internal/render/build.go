@@ -395,6 +395,9 @@ func earlierIDs(ix *index.Index, dir, relDir string, ks *graph.Kustomization, re
 		}
 	}
 	return func(r *resource.Resource) []resid.ResId {
+		if id, ok := generatedID(r, prefixes, suffixes); ok {
+			return []resid.ResId{id}
+		}
 		file, docs := docsOf(r)
 		var own, free []index.Doc
 		for _, d := range docs {
@@ -419,6 +422,30 @@ func earlierIDs(ix *index.Index, dir, relDir string, ks *graph.Kustomization, re
 		}
 		return out
 	}
+}
+
+// generatedID is the id a generated resource (a secretGenerator or configMapGenerator
+// entry: its origin names the kustomization it is configured in) had when the build's
+// replacements ran: its name without the content hash suffix kustomize appends last
+// ("-" and 10 characters), and without the build's name prefix and suffix.
+func generatedID(r *resource.Resource, prefixes, suffixes []string) (resid.ResId, bool) {
+	o, err := r.GetOrigin()
+	if err != nil || o == nil || o.ConfiguredIn == "" {
+		return resid.ResId{}, false
+	}
+	name := r.GetName()
+	i := strings.LastIndex(name, "-")
+	if i <= 0 || len(name)-i-1 != 10 {
+		return resid.ResId{}, false
+	}
+	name = name[:i]
+	for j := range prefixes {
+		if p, x := prefixes[j], suffixes[j]; p+x != "" && strings.HasPrefix(name, p) && strings.HasSuffix(name[len(p):], x) {
+			name = strings.TrimSuffix(name[len(p):], x)
+			break
+		}
+	}
+	return resid.NewResIdWithNamespace(r.CurId().Gvk, name, r.GetNamespace()), true
 }
 
 func kustomizationFile(snap *graph.Snapshot, dir string) string {
