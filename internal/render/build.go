@@ -344,13 +344,15 @@ func namelessLine(ix *index.Index, rel, msg string) int {
 	return 0
 }
 
-// earlierIDs gives the ids a built resource may have had when the build's replacements
-// selected it, before one renamed it: each document of its kind in its source file (the
-// origin annotation), by its own name and with the name prefix and suffix of the build's
-// kustomization file and of the Kustomization's spec (kustomize-controller writes them into
-// that file), in its own namespace and in the resource's.
-func earlierIDs(ix *index.Index, dir, relDir string, ks *graph.Kustomization) func(*resource.Resource) []resid.ResId {
-	var prefixes, suffixes []string
+// earlierIDs gives the ids a built resource of res may have had when the build's
+// replacements selected it, before one renamed it: its source document's (the origin
+// annotation's file, the document of its kind whose name, bare or with the name prefix
+// and suffix of the build's kustomization file and of the Kustomization's spec, which
+// kustomize-controller writes into that file, is the resource's name), or, when no
+// document is named so, each document of its kind in the file that no other resource is
+// named from; in its own namespace and in the document's.
+func earlierIDs(ix *index.Index, dir, relDir string, ks *graph.Kustomization, res resmap.ResMap) func(*resource.Resource) []resid.ResId {
+	var prefixes, suffixes = []string{""}, []string{""}
 	if data, ok := ix.Snapshot().ReadAbs(kustomizationFile(ix.Snapshot(), dir)); ok {
 		var k kustypes.Kustomization
 		if yaml.Unmarshal(data, &k) == nil {
@@ -360,26 +362,90 @@ func earlierIDs(ix *index.Index, dir, relDir string, ks *graph.Kustomization) fu
 	p, _, _ := unstructured.NestedString(ks.Body.Object, "spec", "namePrefix")
 	x, _, _ := unstructured.NestedString(ks.Body.Object, "spec", "nameSuffix")
 	prefixes, suffixes = append(prefixes, p), append(suffixes, x)
-	return func(r *resource.Resource) []resid.ResId {
+	namedAs := func(d index.Doc, name string) bool {
+		for i := range prefixes {
+			if prefixes[i]+d.Name+suffixes[i] == name {
+				return true
+			}
+		}
+		return false
+	}
+	docsOf := func(r *resource.Resource) (string, []index.Doc) {
 		o, err := r.GetOrigin()
 		if err != nil || o == nil || o.Path == "" || o.Repo != "" {
-			return nil
+			return "", nil
+		}
+		file := filepath.ToSlash(filepath.Clean(filepath.Join(relDir, o.Path)))
+		var out []index.Doc
+		for _, d := range ix.Docs(file) {
+			if d.Kind == r.GetKind() && d.Name != "" {
+				out = append(out, d)
+			}
+		}
+		return file, out
+	}
+	// claimed holds, per file and kind, the documents a resource is named from.
+	claimed := map[string]bool{}
+	for _, r := range res.Resources() {
+		file, docs := docsOf(r)
+		for _, d := range docs {
+			if namedAs(d, r.GetName()) {
+				claimed[file+"\x00"+d.Kind+"\x00"+d.Name] = true
+			}
+		}
+	}
+	return func(r *resource.Resource) []resid.ResId {
+		if id, ok := generatedID(r, prefixes, suffixes); ok {
+			return []resid.ResId{id}
+		}
+		file, docs := docsOf(r)
+		var own, free []index.Doc
+		for _, d := range docs {
+			switch {
+			case namedAs(d, r.GetName()):
+				own = append(own, d)
+			case !claimed[file+"\x00"+d.Kind+"\x00"+d.Name]:
+				free = append(free, d)
+			}
+		}
+		if len(own) == 0 {
+			own = free
 		}
 		cur := r.CurId()
 		var out []resid.ResId
-		for _, d := range ix.Docs(filepath.ToSlash(filepath.Clean(filepath.Join(relDir, o.Path)))) {
-			if d.Kind != cur.Kind || d.Name == "" {
-				continue
-			}
+		for _, d := range own {
 			for _, ns := range []string{cur.Namespace, d.Namespace} {
 				for i := range prefixes {
 					out = append(out, resid.NewResIdWithNamespace(cur.Gvk, prefixes[i]+d.Name+suffixes[i], ns))
 				}
-				out = append(out, resid.NewResIdWithNamespace(cur.Gvk, d.Name, ns))
 			}
 		}
 		return out
 	}
+}
+
+// generatedID is the id a generated resource (a secretGenerator or configMapGenerator
+// entry: its origin names the kustomization it is configured in) had when the build's
+// replacements ran: its name without the content hash suffix kustomize appends last
+// ("-" and 10 characters), and without the build's name prefix and suffix.
+func generatedID(r *resource.Resource, prefixes, suffixes []string) (resid.ResId, bool) {
+	o, err := r.GetOrigin()
+	if err != nil || o == nil || o.ConfiguredIn == "" {
+		return resid.ResId{}, false
+	}
+	name := r.GetName()
+	i := strings.LastIndex(name, "-")
+	if i <= 0 || len(name)-i-1 != 10 {
+		return resid.ResId{}, false
+	}
+	name = name[:i]
+	for j := range prefixes {
+		if p, x := prefixes[j], suffixes[j]; p+x != "" && strings.HasPrefix(name, p) && strings.HasSuffix(name[len(p):], x) {
+			name = strings.TrimSuffix(name[len(p):], x)
+			break
+		}
+	}
+	return resid.NewResIdWithNamespace(r.CurId().Gvk, name, r.GetNamespace()), true
 }
 
 func kustomizationFile(snap *graph.Snapshot, dir string) string {
@@ -399,7 +465,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 	keep := keepsOrigins(ks.Body)
 	specSecrets := kustomize.SpecSecrets(ks)
 	components, _, _ := unstructured.NestedStringSlice(ks.Body.Object, "spec", "components")
-	copies := kustomize.ReplacementCopies(ix.Snapshot(), filepath.ToSlash(relDir), components, res, earlierIDs(ix, dir, relDir, ks))
+	copies := kustomize.ReplacementCopies(ix.Snapshot(), filepath.ToSlash(relDir), components, res, earlierIDs(ix, dir, relDir, ks, res))
 	var out []*graph.Object
 	for _, r := range res.Resources() {
 		file, generated := relDir, false

@@ -277,3 +277,62 @@ func TestVarSecretPositions(t *testing.T) {
 		t.Errorf("SecretFields (-want +got):\n%s", d)
 	}
 }
+
+// TestBaseReplacementUnderPrefix: a base's replacement runs on the base's names; the
+// overlay's namePrefix renames its objects before the output. The source and target are
+// still found (by their source documents' names), so the copy of a 2-byte value into a
+// name field is marked. Negative: the base's other ConfigMap, not a target, is not.
+func TestBaseReplacementUnderPrefix(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml":    ks("apps", "./overlay"),
+		"overlay/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamePrefix: p-\nresources: [../base]\n",
+		"base/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [objs.yaml]\nreplacements:\n" +
+			"  - source: {kind: Secret, name: s, fieldPath: stringData.NS}\n    targets: [{select: {kind: ConfigMap, name: c}, fieldPaths: [data.ns]}]\n",
+		"base/objs.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {NS: jw}\n---\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: flux-system}\ndata: {ns: placeholder}\n---\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: flux-system}\ndata: {ns: jw}\n",
+	})
+	k := render(t, tree(t, files), nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if k == nil || k.Err != nil || len(k.Objects) != 3 {
+		t.Fatalf("apps: %+v", k)
+	}
+	got := map[string][]graph.SecretField{}
+	for _, o := range k.Objects {
+		if o.SecretFields != nil {
+			got[o.ID.Name] = o.SecretFields
+		}
+	}
+	want := map[string][]graph.SecretField{"p-c": {{Path: []string{"data", "ns"}, Parts: []graph.TextPart{{Text: "jw", Secret: true}}}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
+	}
+}
+
+// TestGeneratedSecretReplacement: a replacement whose source is a Secret a secretGenerator
+// makes (named with a content hash in the output) is resolved by its generator name, so
+// the piece of its base64 the source's delimiter cuts ("anc" of "anc=", which no
+// equality with a Secret value finds) is marked. Negative: the generated Secret itself
+// has no Secret field.
+func TestGeneratedSecretReplacement(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"clusters/dev/tiers.yaml": ks("apps", "./apps"),
+		"apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: flux-system\nresources: [cm.yaml]\n" +
+			"secretGenerator:\n  - {name: gen, literals: [NS=jw]}\nreplacements:\n" +
+			"  - source: {kind: Secret, name: gen, fieldPath: data.NS, options: {delimiter: '=', index: 0}}\n    targets: [{select: {kind: ConfigMap, name: c}, fieldPaths: [data.b64]}]\n",
+		"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {b64: placeholder}\n",
+	})
+	k := render(t, tree(t, files), nil).Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "apps"}]
+	if k == nil || k.Err != nil || len(k.Objects) != 2 {
+		t.Fatalf("apps: %+v", k)
+	}
+	got := map[string][]graph.SecretField{}
+	for _, o := range k.Objects {
+		if o.SecretFields != nil {
+			got[o.ID.Kind] = o.SecretFields
+		}
+	}
+	want := map[string][]graph.SecretField{"ConfigMap": {{Path: []string{"data", "b64"}, Parts: []graph.TextPart{{Text: "anc", Secret: true}}}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SecretFields (-want +got):\n%s", d)
+	}
+}
