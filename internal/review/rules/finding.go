@@ -207,6 +207,7 @@ var Change = []ChangeRule{
 	{"helm-uninstall", helmUninstall},
 	{"values-from-not-found", valuesFromNotFound},
 	{"crd-not-upgraded", crdNotUpgraded},
+	{"patch-target-lost", patchTargetLost},
 }
 
 // IDs lists every rule id, state rules first, in report order.
