@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -177,7 +178,7 @@ func selectTarget(c *graph.Cluster, e patchEntry, file, where string, scope []*g
 			}
 		}
 	}
-	m, err := resmap.NewFactory(provider.NewDefaultDepProvider().GetResourceFactory()).NewResMapFromBytes(docs.Bytes())
+	m, err := resmapFactory().NewResMapFromBytes(docs.Bytes())
 	if err != nil {
 		return p
 	}
@@ -194,6 +195,11 @@ func selectTarget(c *graph.Cluster, e patchEntry, file, where string, scope []*g
 	}
 	return p
 }
+
+// resmapFactory is kustomize's default ResMap factory, made once: it only parses.
+var resmapFactory = sync.OnceValue(func() *resmap.Factory {
+	return resmap.NewFactory(provider.NewDefaultDepProvider().GetResourceFactory())
+})
 
 // sourceNamed is o's body with the name and namespace of its source manifest, when they
 // differ (a prefix, a suffix or a namespace a kustomization set); nil otherwise.
