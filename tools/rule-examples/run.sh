@@ -171,6 +171,15 @@ new rootpath
 inst() { printf 'apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  sync:\n    kind: GitRepository\n    url: https://git.example.invalid/fleet.git\n    ref: refs/heads/main\n    path: %s\n' "$1"; }
 for s in base head; do mkdir -p $R/rootpath/$s/clusters/prod/flux-system; ks apps ./apps > $R/rootpath/$s/$T; mkdir -p $R/rootpath/$s/apps; cm default settings > $R/rootpath/$s/apps/settings.yaml; done
 inst clusters/prod > $R/rootpath/base/clusters/prod/flux-system/flux-instance.yaml; inst clusters/dev > $R/rootpath/head/clusters/prod/flux-system/flux-instance.yaml
+# patch-target-lost: the production overlay patches Deployment web, which head renames to web-v2.
+new patchlost
+for s in base head; do
+  ks apps ./apps/prod > $R/patchlost/$s/$T; mkdir -p $R/patchlost/$s/apps/base $R/patchlost/$s/apps/prod
+  printf 'resources:\n  - deploy.yaml\n' > $R/patchlost/$s/apps/base/kustomization.yaml
+  printf 'resources:\n  - ../base\npatches:\n  - target:\n      kind: Deployment\n      name: web\n    patch: |\n      - op: replace\n        path: /spec/replicas\n        value: 3\n' > $R/patchlost/$s/apps/prod/kustomization.yaml
+done
+deploy() { printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\n  namespace: default\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx:1.27}]}\n' "$1"; }
+deploy web > $R/patchlost/base/apps/base/deploy.yaml; deploy web-v2 > $R/patchlost/head/apps/base/deploy.yaml
 
 fix() { rm -rf $R/$1/fixed $R/$1/fixbase; cp -r $R/$1/head $R/$1/fixed; cp -r $R/$1/base $R/$1/fixbase; }
 ann() { # file: add prune disabled annotation after "  name:" line
@@ -196,10 +205,12 @@ fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
 fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
 fix rootpath; inst clusters/prod > $R/rootpath/fixed/clusters/prod/flux-system/flux-instance.yaml
 
+fix patchlost; sed -i 's/      name: web$/      name: web-v2/' $R/patchlost/fixed/apps/prod/kustomization.yaml
+
 fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
 cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange rootpath; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange rootpath patchlost; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

@@ -89,13 +89,13 @@ func TestSARIF(t *testing.T) {
 		"namespace-for-release": "error", "missing-namespace": "error", "postrender-patch-unmatched": "warning",
 		"chart-version-unchanged": "warning", "helm-render-approximate": "note",
 		"health-check-not-found": "error", "source-not-found": "error", "missing-crd": "error", "target-namespace-renames-namespace": "error", "invalid-name": "error",
-		"invalid-spec": "error", "substitution-type-change": "error",
+		"invalid-spec": "error", "substitution-type-change": "error", "patch-target-lost": "warning",
 	}
 	wantIDs := []string{
 		"render-error", "helm-render-error", "depends-on-not-found", "health-check-not-found", "source-not-found", "depends-on-cycle", "release-collision", "duplicate-owner",
 		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "missing-namespace", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "missing-crd", "namespace-not-set",
 		"target-namespace-renames-namespace", "invalid-name", "invalid-spec", "undefined-variable", "substitution-type-change", "unsubstituted-variable", "chart-version-unchanged", "helm-render-approximate",
-		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "values-from-not-found", "crd-not-upgraded", "root-path-changed",
+		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "values-from-not-found", "crd-not-upgraded", "root-path-changed", "patch-target-lost",
 	}
 	var ids []string
 	index := map[string]int{}

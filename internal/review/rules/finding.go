@@ -211,6 +211,7 @@ var Change = []ChangeRule{
 	{"values-from-not-found", valuesFromNotFound},
 	{"crd-not-upgraded", crdNotUpgraded},
 	{"root-path-changed", rootPathChanged},
+	{"patch-target-lost", patchTargetLost},
 }
 
 // IDs lists every rule id, state rules first, in report order.

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
@@ -21,13 +22,13 @@ import (
 // missing-depends-on and runtime-namespace-same-pass say what to order instead. A chart's
 // own objects are namespace-for-release's. One finding per Kustomization and namespace,
 // its object the missing Namespace, at the first object there. A warning when part of the
-// graph is unknown (unknownProducers: a Namespace is cluster-scoped, so any chart may render it): it may create
+// graph is unknown (a partial build, a build error, a chart not rendered): it may create
 // the Namespace; none when a Kustomization whose build is unknown here emitted it at the
 // other commit (unknownProvider). A Kustomization with remote resources not fetched is
 // skipped: they may ship it, and it is listed not reviewed.
 func missingNamespace(c, other *graph.Cluster, env *Env) []Finding {
 	sev := Error
-	if len(unknownProducers(c)) > 0 { // a Namespace is cluster-scoped: any chart may render it
+	if len(render.Partials(c)) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
 		sev = Warning
 	}
 	v := env.view(c)

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 )
@@ -24,7 +25,7 @@ var systemNamespaces = map[string]bool{"default": true, "kube-system": true, "ku
 // chart not rendered): it may create the Namespace.
 func namespaceForRelease(c, _ *graph.Cluster, _ *Env) []Finding {
 	sev := Error
-	if len(unknownProducers(c)) > 0 { // a Namespace is cluster-scoped: any chart may render it
+	if len(render.Partials(c)) > 0 || hasBuildErrors(c) || hasUnrenderedCharts(c) {
 		sev = Warning
 	}
 	created := func(ns string) bool {

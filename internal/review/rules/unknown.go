@@ -68,6 +68,28 @@ func unknownProducersExcept(c *graph.Cluster, ns, self string) []string {
 	return out
 }
 
+// hasUnrenderedCharts reports a HelmRelease whose chart was not rendered (suspended ones
+// aside): it may render a Namespace, which is cluster-scoped.
+func hasUnrenderedCharts(c *graph.Cluster) bool {
+	for _, ks := range c.Kustomizations {
+		for _, s := range ks.HelmReleaseSkipped {
+			if !s.Suspended {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasBuildErrors(c *graph.Cluster) bool {
+	for _, ks := range c.Kustomizations {
+		if ks.Err != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // releaseNamespaceOf is the release namespace of HelmRelease id of ks: its
 // spec.targetNamespace, else its own namespace (helm-controller GetReleaseNamespace).
 func releaseNamespaceOf(ks *graph.Kustomization, id graph.ObjectID) string {
