@@ -74,16 +74,17 @@ type VerdictStore func(sum string, paths int) *Verdicts
 // NewVerdicts returns empty Verdicts with room for about paths of them.
 func NewVerdicts(paths int) *Verdicts { return &Verdicts{m: make(map[string]bool, paths)} }
 
-// NewStoredVerdicts returns Verdicts holding stored (a map Verdicts.All gave, read back from
-// a store; nil: none) with room for about paths more. After an Ignored that added verdicts
-// it calls save, when not nil, with all of them, so the store can keep them for another
-// process: a verdict is a function of the path and the patterns, which the store's key names.
+// NewStoredVerdicts returns Verdicts holding stored (a map save was given, read back from a
+// store; nil: none) with room for about paths more. After an Ignored that added verdicts it
+// calls save, when not nil, with the verdicts on every path asked about so far, so the store
+// can keep them for another process (a verdict is a function of the path and the patterns,
+// which the store's key names) without keeping the paths of old trees for ever.
 func NewStoredVerdicts(stored map[string]bool, paths int, save func(all map[string]bool)) *Verdicts {
 	m := make(map[string]bool, len(stored)+paths)
 	for k, v := range stored {
 		m[k] = v
 	}
-	return &Verdicts{m: m, save: save}
+	return &Verdicts{m: m, save: save, used: make(map[string]bool, paths)}
 }
 
 // Verdicts remembers whether paths are ignored under one set of patterns. Safe for
@@ -93,6 +94,7 @@ type Verdicts struct {
 	m     map[string]bool // path, with "/" appended for a folder → ignored
 	added bool            // m has verdicts save has not been given
 	save  func(map[string]bool)
+	used  map[string]bool // with save: the keys of m asked about
 }
 
 // done gives save a copy of every verdict when some were added since the last call; v may
@@ -106,9 +108,9 @@ func (v *Verdicts) done() {
 		v.mu.Unlock()
 		return
 	}
-	all := make(map[string]bool, len(v.m))
-	for k, x := range v.m {
-		all[k] = x
+	all := make(map[string]bool, len(v.used))
+	for k := range v.used {
+		all[k] = v.m[k]
 	}
 	v.added = false
 	v.mu.Unlock()
@@ -126,6 +128,9 @@ func (v *Verdicts) of(rel string, dir bool, match func() bool) bool {
 	}
 	v.mu.Lock()
 	got, ok := v.m[k]
+	if v.used != nil {
+		v.used[k] = true
+	}
 	v.mu.Unlock()
 	if ok {
 		return got

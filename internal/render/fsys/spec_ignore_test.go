@@ -130,6 +130,15 @@ func TestStoredVerdicts(t *testing.T) {
 	if d := cmp.Diff(want.Types, got.Types); d != "" {
 		t.Errorf("from stored verdicts (-matched +stored):\n%s", d)
 	}
+	// What is saved is the verdicts on the paths asked about: a stored path of an older tree
+	// is left out once a verdict is added.
+	var resaved map[string]bool
+	old := map[string]bool{"gone/old.yaml": false, "apps/": false, "apps/a.yaml": false}
+	mixed := NewStoredVerdicts(old, 0, func(all map[string]bool) { resaved = all })
+	Ignored(snap, "", func(string, int) *Verdicts { return mixed })
+	if d := cmp.Diff(wantSaved, resaved); d != "" {
+		t.Errorf("saved over older verdicts (-want +got):\n%s", d)
+	}
 	// A stored verdict is used as it is: this one keeps the png.
 	forged := NewStoredVerdicts(map[string]bool{"img/logo.png": false}, 0, nil)
 	if Ignored(snap, "", func(string, int) *Verdicts { return forged }).State("img/logo.png") != "file" {
