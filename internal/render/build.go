@@ -138,7 +138,11 @@ func (r *renderer) kustomizeBuild(srcRoot string, ks *graph.Kustomization) *buil
 	// securejoin.SecureJoin without a disk: the artifact has no symlinks to resolve.
 	dir := filepath.Join(root, filepath.FromSlash(path.Clean("/"+ks.Spec.Path)))
 	if snap.State(snap.Rel(dir)) != "dir" {
-		return &builtResult{err: kustomize.SpecError(ks, ix, "path", fmt.Sprintf("kustomization path not found: %s", ks.Spec.Path))}
+		msg := "kustomization path not found: " + ks.Spec.Path
+		if why := leftOutWhy(snap, snap.Rel(dir)); why != "" {
+			msg += ": " + why
+		}
+		return &builtResult{err: kustomize.SpecError(ks, ix, "path", msg)}
 	}
 	if rf := fsys.RefusedUnder(snap, dir); rf != nil {
 		return &builtResult{err: fsys.RefusalBuildError(snap, dir, rf, nil)}
@@ -244,7 +248,7 @@ func mentions(msg string) []string {
 // the most specific place it names: the kustomization file that lists a missing entry (at
 // that entry's line), a manifest that fails to parse, else the build's kustomization file.
 func buildError(ix *index.Index, dir string, err error) *graph.BuildError {
-	return summarize(malformedManifest(ix, locateError(ix, dir, err)))
+	return leftOut(summarize(malformedManifest(ix, locateError(ix, dir, err))), ix.Snapshot())
 }
 
 // locateError is buildError before summarize: the whole message, at its place.

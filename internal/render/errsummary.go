@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 
@@ -22,6 +23,55 @@ var (
 	prevName   = regexp.MustCompile(`"internal.config.kubernetes.io/previousNames":"([^"]+)"`)
 	conflictID = regexp.MustCompile(`"kind":"([^"]+)".*?"name":"([^"]+)"\}`)
 )
+
+// missingPath is the repo-relative path a kustomize chain could not open.
+var missingPath = regexp.MustCompile(`(?:open|lstat) ([^\s':]+): no such file or directory`)
+
+// leftOut says, in be, that the path the build misses is (or lies below) a symlink that
+// source-controller left out of the artifact: its Storage.Archive walks the tree with
+// filepath.Walk and skips every entry that is neither a regular file nor a folder, symlinks
+// included, whatever they point at (source-controller internal/storage/storage.go Archive,
+// "Ignore anything that is not a file or directories e.g. symlinks"), so in the cluster the
+// entry is missing too and only "no such file" would say so.
+func leftOut(be *graph.BuildError, snap *graph.Snapshot) *graph.BuildError {
+	if be == nil || snap == nil || len(snap.LeftOut) == 0 {
+		return be
+	}
+	m := lastMatch(missingPath, be.Details+" "+be.Message)
+	if m == nil {
+		return be
+	}
+	if why := leftOutWhy(snap, m[1]); why != "" {
+		if msg, ok := strings.CutSuffix(be.Message, ", which does not exist"); ok {
+			be.Message = msg + ": " + why
+		} else {
+			be.Message += ": " + why
+		}
+	}
+	return be
+}
+
+// leftOutWhy says why the repo-relative rel is not in the artifact when it is, or lies
+// below, a symlink Snapshot.Without left out (where it points, and whether that is outside
+// the repository); "" when it is not.
+func leftOutWhy(snap *graph.Snapshot, rel string) string {
+	for p := path.Clean(rel); p != "." && p != "/" && p != ""; p = path.Dir(p) {
+		target, ok := snap.LeftOut[p]
+		if !ok {
+			continue
+		}
+		why := p + " is a symlink"
+		switch {
+		case target == "":
+		case path.IsAbs(target) || strings.HasPrefix(path.Join(path.Dir(p), target)+"/", "../"):
+			why += " (to " + target + ", outside the repository)"
+		default:
+			why += " (to " + target + ")"
+		}
+		return why + ", which source-controller leaves out of the artifact it packs (only regular files and folders), so kustomize-controller does not find it"
+	}
+	return ""
+}
 
 // summarize shortens be's message to one sentence naming the file and line of the cause,
 // keeping the whole chain in Details; be is returned as it is when no pattern knows the

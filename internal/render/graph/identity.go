@@ -14,8 +14,11 @@ type ClusterPair struct {
 // MatchClusters pairs the clusters of base and head by Cluster.ID, so that moving a root's
 // path or renaming its folder is a change to that cluster. Several clusters may share an
 // ID (bootstrap clusters all named flux-system/flux-system): those pair by RootFile, then
-// by Name, then the one left on each side, if one is. Pairs come sorted by the head's name
-// (the base's when the cluster is gone).
+// by Name, then the one left on each side, if one is. A FluxInstance whose sync.path moves
+// into another cluster's folder keeps its RootFile, and discovery keeps it a cluster of its
+// own (render/discover dedupe), so it pairs with itself and is reviewed as that folder's
+// graph, never as gone. Pairs come sorted by the head's name (the base's when the cluster
+// is gone).
 func MatchClusters(base, head *Graph) []ClusterPair {
 	type group struct{ b, h []*Cluster }
 	groups := map[string]*group{}

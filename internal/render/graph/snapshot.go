@@ -27,6 +27,10 @@ type Snapshot struct {
 	Files    []string               // YAML-named files with content, in walk order
 	Unwalked map[string]bool        // folders whose content was not read (.git)
 	Links    map[string]string      // symlink → its target, when known
+	// LeftOut are the symlinks (and other entries neither a file nor a folder) that Without
+	// left out as source-controller's packing does, with their targets when known: a build
+	// that misses one can say why.
+	LeftOut map[string]string
 
 	mu      sync.Mutex
 	Digests map[string]string // regular file → content digest, given or computed once
@@ -38,7 +42,7 @@ type Snapshot struct {
 func NewSnapshot(root string) *Snapshot {
 	return &Snapshot{Root: root, Refused: map[string]string{}, Types: map[string]fs.FileMode{".": fs.ModeDir},
 		Names: map[string][]string{".": nil}, Data: map[string][]byte{}, Unwalked: map[string]bool{},
-		Links: map[string]string{}, Digests: map[string]string{}}
+		Links: map[string]string{}, LeftOut: map[string]string{}, Digests: map[string]string{}}
 }
 
 // Add records the entry rel of type typ; its parent folder must be known.
@@ -230,7 +234,10 @@ func (s *Snapshot) Without(drop func(rel string, dir bool) bool) *Snapshot {
 				out.Unwalked[rel] = true
 			}
 			return kept
-		case !t.IsRegular() || drop(rel, false):
+		case !t.IsRegular():
+			out.LeftOut[rel] = s.Links[rel]
+			return false
+		case drop(rel, false):
 			return false
 		}
 		out.AddPath(rel, t)

@@ -29,20 +29,53 @@ func rootPathChanged(base, head *graph.Cluster, _ *Env) []Finding {
 	root := head.Kustomizations[head.Root]
 	file, line := head.RootFile, 0
 	if root != nil {
-		file, line = root.File, root.Line
+		file, line = root.File, pathLine(head, root.File, root.Line)
 	}
 	pruned := prunedIDs(base, head)
 	msg := fmt.Sprintf("The root of cluster %s (%s, defined at %s) now applies %s instead of %s; that folder holds another cluster's root (Kustomization %s at %s:%d). "+
-		"%s keeps its identity and from the merge on reconciles that folder's graph (its Kustomizations, variables and flux-system objects, shown here as %s's head)",
+		"Cluster %s keeps its identity and from the merge on reconciles that folder's graph (its Kustomizations, variables and flux-system objects, shown here as %s's head)",
 		head.Name, head.Root, head.RootFile, head.RootDir, base.RootDir, other.ID.Namespace+"/"+other.ID.Name, other.File, other.Line, head.Name, head.Name)
 	if len(pruned) > 0 {
-		msg += fmt.Sprintf(", and the root's garbage collection deletes the %d objects it applied from %s that the new folder does not (%s)", len(pruned), base.RootDir, sample(pruned))
+		msg += fmt.Sprintf(", and the root's garbage collection deletes %s it applied from %s that the new folder does not (%s)", plural(len(pruned), "object"), base.RootDir, sample(pruned))
+		if def := definition(base, head); def != "" {
+			msg += ", the " + def + " that defines the cluster among them"
+		}
 	}
 	return []Finding{{
 		Rule: "root-path-changed", Severity: Warning, Cluster: head.Name, Kustomization: head.Root.String(), File: file, Line: line,
 		Message:    msg + ".",
 		Suggestion: fmt.Sprintf("If %s is a typo, set the path back to %s. If cluster %s is meant to run %s's configuration, review the removed and changed objects below: they are what the merge does to %s.", head.RootDir, base.RootDir, head.Name, head.RootDir, head.Name),
 	}}
+}
+
+// pathLine is the line of the root's path in the manifest whose kind: line is file:from:
+// a FluxInstance's spec.sync.path or a Kustomization's spec.path; from when neither is there.
+func pathLine(c *graph.Cluster, file string, from int) int {
+	for _, keys := range [][]string{{"spec", "sync", "path"}, {"spec", "path"}} {
+		if l, n := keyLine(c, file, from, keys...); n == len(keys) {
+			return l
+		}
+	}
+	return from
+}
+
+// plural is "1 object", "2 objects".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// definition names the object of base's root file that head no longer has (the
+// FluxInstance, when the old folder held it); "" when there is none.
+func definition(base, head *graph.Cluster) string {
+	for id, objs := range base.Owners {
+		if _, ok := head.Owners[id]; !ok && len(objs) > 0 && objs[0].File == base.RootFile && id.Kind == "FluxInstance" {
+			return "FluxInstance " + id.Namespace + "/" + id.Name
+		}
+	}
+	return ""
 }
 
 // inFolder reports whether file lies in folder dir ("" is the repository's root).
