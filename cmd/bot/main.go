@@ -60,6 +60,9 @@ func exitCode(err error) int {
 }
 
 func main() {
+	if code := mustPlaceholderKey(); code != 0 {
+		os.Exit(code)
+	}
 	// Interrupted reviews return through their defers, which remove the scratch trees.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)

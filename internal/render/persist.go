@@ -45,8 +45,11 @@ func (c *Cache) Persist(s Store) {
 const placeholderKeyOnDisk = "placeholder-key\x00v1"
 
 // placeholderKey returns the placeholders' key kept in s, made and stored when s has none
-// (or one of another length).
+// (or one of another length); the key helmrelease.UseKey fixed, when it did.
 func placeholderKey(s Store) []byte {
+	if k, ok := helmrelease.FixedKey(); ok {
+		return k // the operator's (TIERGATE_PLACEHOLDER_KEY): the same in every cache folder
+	}
 	if k, ok := s.Get(placeholderKeyOnDisk); ok && len(k) == 32 {
 		return k
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -29,8 +30,26 @@ import (
 // share it (docs/reliability.md "Secret placeholders").
 type Placeholders struct{ key []byte }
 
-// processKey keys the zero Placeholders: random per process.
-var processKey = NewPlaceholderKey()
+// processKey keys the zero Placeholders: random per process unless UseKey fixed it.
+var (
+	processKey      = NewPlaceholderKey()
+	processKeyFixed bool
+)
+
+// UseKey makes key (32 bytes) the key of the zero Placeholders and of every persistent
+// cache (FixedKey), so that processes without a shared cache folder (--no-cache, server
+// replicas, CI runners) print the same placeholders for the same values. Call it before
+// anything renders; an error says the length is wrong.
+func UseKey(key []byte) error {
+	if len(key) != 32 {
+		return fmt.Errorf("placeholder key: want 32 bytes, got %d", len(key))
+	}
+	processKey, processKeyFixed = append([]byte(nil), key...), true
+	return nil
+}
+
+// FixedKey returns the key UseKey set, and whether it did.
+func FixedKey() ([]byte, bool) { return processKey, processKeyFixed }
 
 // NewPlaceholderKey returns a new random 32-byte key for NewPlaceholders.
 func NewPlaceholderKey() []byte {
