@@ -240,7 +240,7 @@ func hasSOPS(v any) bool {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			if k == "sops" || hasSOPS(x) {
+			if sopsKey(k) || hasSOPS(x) {
 				return true
 			}
 		}
@@ -251,7 +251,7 @@ func hasSOPS(v any) bool {
 			}
 		}
 	case string:
-		return strings.HasPrefix(v, "ENC[")
+		return sopsText(v)
 	}
 	return false
 }
@@ -270,7 +270,7 @@ func redactValue(v, theirs any, head bool) any {
 	case map[string]any:
 		t, _ := theirs.(map[string]any)
 		for k, val := range x {
-			if k == "sops" {
+			if sopsKey(k) {
 				x[k] = marker(val, t[k])
 				continue
 			}
@@ -286,9 +286,26 @@ func redactValue(v, theirs any, head bool) any {
 			x[i] = redactValue(val, ti, head)
 		}
 	case string:
-		if strings.HasPrefix(x, "ENC[") {
+		if sopsText(x) {
 			return marker(x, theirs)
 		}
 	}
 	return v
+}
+
+// sopsKey reports whether a map key holds SOPS metadata: the "sops" block of an encrypted
+// YAML or JSON document, or one "sops_" entry of an encrypted dotenv file, which is how a
+// configMapGenerator's envs: brings it into data (getsops/sops stores/dotenv/store.go,
+// LoadEncryptedFile: every key with SopsPrefix "sops_" is metadata: recipients, wrapped
+// data keys, MAC).
+func sopsKey(k string) bool { return k == "sops" || strings.HasPrefix(k, "sops_") }
+
+// sopsText reports whether a string is, or holds, SOPS ciphertext or a wrapped data key:
+// an "ENC[…]" value, or a whole encrypted file that a generator's files: read into one
+// value (YAML, JSON, INI with its [sops] section, dotenv), which always holds its MAC
+// encrypted as "ENC[AES256_GCM,data:…" (getsops/sops aes/cipher.go, Cipher.Encrypt) or
+// an age-wrapped key ("-----BEGIN AGE ENCRYPTED FILE-----", filippo.io/age armor).
+func sopsText(s string) bool {
+	return strings.HasPrefix(s, "ENC[") || strings.Contains(s, "ENC[AES256_GCM,data:") ||
+		strings.Contains(s, "-----BEGIN AGE ENCRYPTED FILE-----")
 }

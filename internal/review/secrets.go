@@ -23,14 +23,36 @@ const minSecretBytes = 4
 // the graphs that no output may show: each object's SecretValues (postBuild variables read
 // from a substituteFrom Secret, and what bash-style operators make of them, render
 // secretDerived) and each value of each Secret object's data (decoded, and base64 as
-// written) and stringData. Values under minSecretBytes are left out.
+// written) and stringData, and each line of a multi-line one (secretLines). Values under
+// minSecretBytes are left out.
 func SecretStrings(graphs ...*graph.Graph) []string {
 	var out []string
 	eachObject(graphs, func(o *graph.Object) {
 		out = append(out, o.SecretValues...)
 		out = append(out, ownSecretValues(o)...)
 	})
+	for _, v := range out {
+		out = append(out, secretLines(v)...)
+	}
 	return longestFirst(out)
+}
+
+// secretLines returns the lines of a multi-line value (a key file a generator read),
+// without the blanks around them, except PEM encapsulation boundaries ("-----BEGIN
+// KEY-----", RFC 7468), which say what the file is, not what it holds. Another object may
+// hold a line of it alone, and a text splits a multi-line string into its lines (a YAML
+// block scalar), so each is redacted by value too.
+func secretLines(v string) []string {
+	if !strings.Contains(v, "\n") {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); !strings.HasPrefix(l, "-----") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // bodySecrets is what redactSubstituted replaces in o's body: its SecretValues, and a
