@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,23 +38,29 @@ func SecretStrings(graphs ...*graph.Graph) []string {
 	return longestFirst(out)
 }
 
-// secretLines returns the lines of a multi-line value (a key file a generator read),
-// without the blanks around them, except PEM encapsulation boundaries ("-----BEGIN
-// KEY-----", RFC 7468), which say what the file is, not what it holds. Another object may
-// hold a line of it alone, and a text splits a multi-line string into its lines (a YAML
-// block scalar), so each is redacted by value too.
+// secretLines returns the lines of a multi-line value (a key file a generator read) that
+// are key material: made of the base64 alphabet (RFC 4648, standard and URL-safe), not
+// word-shaped (wordLike) nor a number, blanks around them dropped. A PEM body line is ("MIIEow…"); a
+// PEM boundary ("-----BEGIN KEY-----") and a YAML or dotenv line ("hosts:", "port:
+// 5432") are not: they say what the file is, and a line that names a key would be
+// redacted in every object that has the key. Another object may hold a line of the file
+// alone, and a text splits a multi-line string into its lines (a YAML block scalar), so
+// each is redacted by value too.
 func secretLines(v string) []string {
 	if !strings.Contains(v, "\n") {
 		return nil
 	}
 	var out []string
 	for _, l := range strings.Split(v, "\n") {
-		if l = strings.TrimSpace(l); !strings.HasPrefix(l, "-----") {
+		if l = strings.TrimSpace(l); keyLine.MatchString(l) && !wordLike.MatchString(l) && strings.Trim(l, "0123456789") != "" {
 			out = append(out, l)
 		}
 	}
 	return out
 }
+
+// keyLine matches a line of key material: base64 (standard or URL-safe) text.
+var keyLine = regexp.MustCompile(`^[A-Za-z0-9+/_-]+={0,2}$`)
 
 // bodySecrets is what redactSubstituted replaces in o's body: its SecretValues, and a
 // Secret's own values, longest first, none under minSecretBytes. A shorter value replaced
