@@ -1,7 +1,9 @@
 package review
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -31,11 +33,31 @@ func SecretStrings(graphs ...*graph.Graph) []string {
 	eachObject(graphs, func(o *graph.Object) {
 		out = append(out, o.SecretValues...)
 		out = append(out, ownSecretValues(o)...)
+		out = append(out, chartVariants(o)...)
 	})
 	for _, v := range out {
 		out = append(out, secretLines(v)...)
 	}
 	return longestFirst(out)
+}
+
+// chartVariants returns, for a Secret a chart renders (o.HelmRelease set), what the chart's
+// other templates most often make of its values, which render cannot follow: the value
+// comes from the chart's own defaults or is written in the template, not from a Secret
+// render knows, so no placeholder stands in for it. Each value's sprig upper, lower,
+// b64enc and sha256sum (Masterminds/sprig strings.go, crypto.go). Other
+// transformations (trunc, substr, replace, printf around it is kept: the value inside
+// is redacted) are not covered (docs/reliability.md).
+func chartVariants(o *graph.Object) []string {
+	if o.HelmRelease == "" {
+		return nil
+	}
+	var out []string
+	for _, v := range ownSecretValues(o) {
+		sum := sha256.Sum256([]byte(v))
+		out = append(out, strings.ToUpper(v), strings.ToLower(v), base64.StdEncoding.EncodeToString([]byte(v)), hex.EncodeToString(sum[:]))
+	}
+	return out
 }
 
 // secretLines returns the lines of a multi-line value (a key file a generator read) that
