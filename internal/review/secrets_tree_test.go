@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // treeFiles is a cluster whose Kustomization config holds Secrets and ConfigMaps that
@@ -91,5 +93,34 @@ func TestRedactionBeforeMarshalling(t *testing.T) {
 		if strings.Contains(diff, v) {
 			t.Errorf("the diff shows %q", v)
 		}
+	}
+}
+
+// BenchmarkTreeRedaction measures the diff of the ConfigMap copy of treeFiles with the
+// review's redaction applied to its strings before marshalling (tree) and without (none,
+// as before: the marshalled text alone was redacted, redactStrings).
+func BenchmarkTreeRedaction(b *testing.B) {
+	t := &testing.T{}
+	base, head := renderFiles(t, treeFiles("base")), renderFiles(t, treeFiles("head"))
+	common := CommonValues(base, head)
+	rep := redactionWith(common, base, head).replacer()
+	find := func(g *graph.Graph) *graph.Object {
+		for _, o := range g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: "config"}].Objects {
+			if o.ID.Kind == "ConfigMap" {
+				return o
+			}
+		}
+		return nil
+	}
+	x, y := find(base), find(head)
+	for _, c := range []struct {
+		name string
+		fn   func(string) string
+	}{{"none", nil}, {"tree", rep.Replace}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				_ = rep.Replace(unifiedRedacted(x, y, common, c.fn))
+			}
+		})
 	}
 }
