@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -122,5 +123,35 @@ func BenchmarkTreeRedaction(b *testing.B) {
 				_ = rep.Replace(unifiedRedacted(x, y, common, c.fn))
 			}
 		})
+	}
+}
+
+// redactTree replaces in values, list items and keys, keeps a key whose redacted form
+// another key of the map has (the marshalled text's redaction replaces it), and returns
+// an object with nothing to redact as it is.
+func TestRedactTree(t *testing.T) {
+	rep := strings.NewReplacer("Zq8secret", "<redacted>").Replace
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"data": map[string]any{"a": "x Zq8secret y", "Zq8secret": "k", "<redacted>": "taken", "n": int64(3)},
+		"list": []any{"Zq8secret", "plain"},
+	}}
+	got := redactTree(u, rep)
+	want := map[string]any{
+		"data": map[string]any{"a": "x <redacted> y", "Zq8secret": "k", "<redacted>": "taken", "n": int64(3)},
+		"list": []any{"<redacted>", "plain"},
+	}
+	if d := cmp.Diff(want, got.Object); d != "" {
+		t.Errorf("redactTree (-want +got):\n%s", d)
+	}
+	if u.Object["list"].([]any)[0] != "Zq8secret" {
+		t.Error("redactTree changed its argument")
+	}
+	renamed := redactTree(&unstructured.Unstructured{Object: map[string]any{"Zq8secret": "v"}}, rep)
+	if d := cmp.Diff(map[string]any{"<redacted>": "v"}, renamed.Object); d != "" {
+		t.Errorf("key (-want +got):\n%s", d)
+	}
+	plain := &unstructured.Unstructured{Object: map[string]any{"a": "b"}}
+	if redactTree(plain, rep) != plain || redactTree(plain, nil) != plain {
+		t.Error("nothing to redact: want the object itself")
 	}
 }
