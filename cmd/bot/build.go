@@ -105,7 +105,7 @@ func runBuild(cmd *cobra.Command, f buildFlags) (err error) {
 	if err := pipeline.CheckClusters(g, g, f.clusters); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	objs, err := builtObjects(g, only)
+	objs, err := builtObjects(g, only, stderr.redact)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -121,7 +121,9 @@ func runBuild(cmd *cobra.Command, f buildFlags) (err error) {
 // builtObjects lists the redacted objects of the selected Kustomizations (only, or all),
 // cluster by cluster in the graph's order. A Kustomization that failed or was not built
 // is an error naming it, its file and line; so is an only that no cluster holds.
-func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
+// redactText (the graph's GraphTextRedactor, nil for none) is applied to every string of
+// each object before it is marshalled (review.RedactedWith).
+func builtObjects(g *graph.Graph, only *graph.Ref, redactText func(string) string) ([]builtObject, error) {
 	var out []builtObject
 	var errs []error
 	found := false
@@ -143,7 +145,7 @@ func builtObjects(g *graph.Graph, only *graph.Ref) ([]builtObject, error) {
 			}
 			for _, o := range ks.Objects {
 				out = append(out, builtObject{Cluster: c.Name, Kustomization: ref.String(), File: o.File, Line: o.Line,
-					HelmRelease: o.HelmRelease, Template: o.Template, Object: review.RedactedIn(o, common).Object})
+					HelmRelease: o.HelmRelease, Template: o.Template, Object: review.RedactedWith(o, common, redactText).Object})
 			}
 		}
 	}

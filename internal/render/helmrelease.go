@@ -289,7 +289,9 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		return skip(ch.Ref, nil, "valuesFrom "+missing+" is not in the cluster's graph (made at runtime or out of band), so its values are unknown")
 	}
 	mask := r.shared.placeholders()
-	valuesOf, substituted := mask.Fields(hr, o.SecretFields)
+	// Inline values copied by hand from a cluster Secret are Secret-derived too.
+	fields := append(slices.Clip(o.SecretFields), helmrelease.ValueCopies(hr, cl)...)
+	valuesOf, substituted := mask.Fields(hr, fields)
 	vals, err := helm.Values(ctx, valuesOf, helmrelease.PlaceholderSecrets{Client: cl, Defaults: ch.Chart.Values, Mask: mask})
 	if err != nil {
 		return fail(err)

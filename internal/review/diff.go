@@ -17,7 +17,10 @@ import (
 // diffObjects lists objects added, removed and changed between base and head of one
 // cluster. Objects of Kustomizations that did not render completely at head are not
 // reported as removed: their absence is unknown, not a change.
-func (r *Report) diffObjects(b, h *graph.Cluster, common Common) {
+//
+// redactText is the review's redaction of text (textRedactor.Replace), applied to each
+// object's strings before they are marshalled (redactTree); nil for none.
+func (r *Report) diffObjects(b, h *graph.Cluster, common Common, redactText func(string) string) {
 	name := ""
 	if h != nil {
 		name = h.Name
@@ -46,7 +49,7 @@ func (r *Report) diffObjects(b, h *graph.Cluster, common Common) {
 			}
 		}
 		// Rendering objects to YAML is most of a review of a widely edited base: on all cores.
-		diffs := iter.Map(pairs, func(p *[2]*graph.Object) string { return unified(p[0], p[1], common) })
+		diffs := iter.Map(pairs, func(p *[2]*graph.Object) string { return unifiedRedacted(p[0], p[1], common, redactText) })
 		for i, d := range diffs {
 			if d != "" {
 				r.Changed = append(r.Changed, change(name, pairs[i][1], d))
@@ -116,8 +119,12 @@ func sameBody(a, b *graph.Object) bool {
 }
 
 // unified returns the unified diff of two objects' YAML, "" when equal.
-func unified(a, b *graph.Object, common Common) string {
-	x, y := yamlOf(a, b, false, common), yamlOf(b, a, true, common)
+func unified(a, b *graph.Object, common Common) string { return unifiedRedacted(a, b, common, nil) }
+
+// unifiedRedacted is unified with redactText (nil: none) applied to every string and key
+// of both objects before they are marshalled (redactTree).
+func unifiedRedacted(a, b *graph.Object, common Common, redactText func(string) string) string {
+	x, y := yamlOf(a, b, false, common, redactText), yamlOf(b, a, true, common, redactText)
 	if x == y {
 		return ""
 	}
@@ -130,8 +137,10 @@ func unified(a, b *graph.Object, common Common) string {
 
 // yamlOf renders an object; a Secret's values are replaced by "<redacted>", and on the
 // head side by "<redacted, changed>" where the base value differs, so a diff shows which
-// keys changed and never a value.
-func yamlOf(o, other *graph.Object, head bool, common Common) string {
+// keys changed and never a value. Then redactText (nil: none) replaces, in every string
+// and key, what the review redacts in every text (redactTree), before the YAML encoder
+// folds or splits a string.
+func yamlOf(o, other *graph.Object, head bool, common Common, redactText func(string) string) string {
 	u := maskFields(o.Body, o.SecretFields, other.SecretFields, head)
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, other.Body, head)
@@ -140,6 +149,7 @@ func yamlOf(o, other *graph.Object, head bool, common Common) string {
 	// A Secret's own values too: they reappear in its metadata (last-applied-configuration).
 	u = redactSubstituted(u, bodySecrets(o, common), bodySecrets(other, common), head)
 	u = redactOwnMetadata(u, o, other, head)
+	u = redactTree(u, redactText)
 	data, err := yaml.Marshal(u.Object)
 	if err != nil {
 		return ""
@@ -230,7 +240,7 @@ func hasSOPS(v any) bool {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			if k == "sops" || hasSOPS(x) {
+			if sopsKey(k) || hasSOPS(x) {
 				return true
 			}
 		}
@@ -241,7 +251,7 @@ func hasSOPS(v any) bool {
 			}
 		}
 	case string:
-		return strings.HasPrefix(v, "ENC[")
+		return sopsText(v)
 	}
 	return false
 }
@@ -260,7 +270,7 @@ func redactValue(v, theirs any, head bool) any {
 	case map[string]any:
 		t, _ := theirs.(map[string]any)
 		for k, val := range x {
-			if k == "sops" {
+			if sopsKey(k) {
 				x[k] = marker(val, t[k])
 				continue
 			}
@@ -276,9 +286,26 @@ func redactValue(v, theirs any, head bool) any {
 			x[i] = redactValue(val, ti, head)
 		}
 	case string:
-		if strings.HasPrefix(x, "ENC[") {
+		if sopsText(x) {
 			return marker(x, theirs)
 		}
 	}
 	return v
+}
+
+// sopsKey reports whether a map key holds SOPS metadata: the "sops" block of an encrypted
+// YAML or JSON document, or one "sops_" entry of an encrypted dotenv file, which is how a
+// configMapGenerator's envs: brings it into data (getsops/sops stores/dotenv/store.go,
+// LoadEncryptedFile: every key with SopsPrefix "sops_" is metadata: recipients, wrapped
+// data keys, MAC).
+func sopsKey(k string) bool { return k == "sops" || strings.HasPrefix(k, "sops_") }
+
+// sopsText reports whether a string is, or holds, SOPS ciphertext or a wrapped data key:
+// an "ENC[…]" value, or a whole encrypted file that a generator's files: read into one
+// value (YAML, JSON, INI with its [sops] section, dotenv), which always holds its MAC
+// encrypted as "ENC[AES256_GCM,data:…" (getsops/sops aes/cipher.go, Cipher.Encrypt) or
+// an age-wrapped key ("-----BEGIN AGE ENCRYPTED FILE-----", filippo.io/age armor).
+func sopsText(s string) bool {
+	return strings.HasPrefix(s, "ENC[") || strings.Contains(s, "ENC[AES256_GCM,data:") ||
+		strings.Contains(s, "-----BEGIN AGE ENCRYPTED FILE-----")
 }

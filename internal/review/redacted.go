@@ -17,6 +17,14 @@ func Redacted(o *graph.Object) *unstructured.Unstructured { return RedactedIn(o,
 // RedactedIn is Redacted for an object of graphs whose Common values are common (from
 // CommonValues): those are redacted at their positions only, as in the review's diffs.
 func RedactedIn(o *graph.Object, common Common) *unstructured.Unstructured {
+	return RedactedWith(o, common, nil)
+}
+
+// RedactedWith is RedactedIn followed by redactText (GraphTextRedactor of the graphs
+// shown; nil for none) on every string and key of the result, before it is marshalled:
+// the YAML encoder folds long strings and splits multi-line ones, which a redaction of
+// the marshalled text would no longer find whole.
+func RedactedWith(o *graph.Object, common Common, redactText func(string) string) *unstructured.Unstructured {
 	none := &unstructured.Unstructured{Object: map[string]any{}}
 	u := maskFields(o.Body, o.SecretFields, nil, false)
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
@@ -24,5 +32,5 @@ func RedactedIn(o *graph.Object, common Common) *unstructured.Unstructured {
 	}
 	u = redactSOPS(u, none, false)
 	u = redactSubstituted(u, bodySecrets(o, common), nil, false)
-	return redactOwnMetadata(u, o, nil, false)
+	return redactTree(redactOwnMetadata(u, o, nil, false), redactText)
 }

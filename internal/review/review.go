@@ -36,6 +36,11 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 	// One set for the whole review: a value common in one cluster is redacted at its
 	// positions only in every object of both commits (Common).
 	common := CommonValues(base, head)
+	rd := redactionWith(common, base, head)
+	var redactText func(string) string // nil when nothing is to be redacted
+	if len(rd.pairs) > 0 || len(rd.tokens) > 0 {
+		redactText = rd.replacer().Replace
+	}
 	for _, p := range graph.MatchClusters(base, head) {
 		b, h := sameName(p)
 		if u, ok := rootUnreadable(b, h, head); ok {
@@ -69,7 +74,7 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 		}
 		mid := time.Now()
 		rulesTime += mid.Sub(start)
-		r.diffObjects(b, h, common)
+		r.diffObjects(b, h, common, redactText)
 		r.diffKustomizations(b, h)
 		r.diffReleases(b, h)
 		if h != nil {
@@ -85,7 +90,7 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
 	r.Unread = unreadFiles(base, head)
-	if rd := redactionWith(common, base, head); len(rd.pairs) > 0 || len(rd.ids) > 0 || len(rd.tokens) > 0 {
+	if len(rd.pairs) > 0 || len(rd.ids) > 0 || len(rd.tokens) > 0 {
 		redactStrings(reflect.ValueOf(r).Elem(), rd.replacer(), rd.ids)
 	}
 	return r

@@ -1,10 +1,13 @@
 package review
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,15 +26,63 @@ const minSecretBytes = 4
 // the graphs that no output may show: each object's SecretValues (postBuild variables read
 // from a substituteFrom Secret, and what bash-style operators make of them, render
 // secretDerived) and each value of each Secret object's data (decoded, and base64 as
-// written) and stringData. Values under minSecretBytes are left out.
+// written) and stringData, and each line of a multi-line one (secretLines). Values under
+// minSecretBytes are left out.
 func SecretStrings(graphs ...*graph.Graph) []string {
 	var out []string
 	eachObject(graphs, func(o *graph.Object) {
 		out = append(out, o.SecretValues...)
 		out = append(out, ownSecretValues(o)...)
+		out = append(out, chartVariants(o)...)
 	})
+	for _, v := range out {
+		out = append(out, secretLines(v)...)
+	}
 	return longestFirst(out)
 }
+
+// chartVariants returns, for a Secret a chart renders (o.HelmRelease set), what the chart's
+// other templates most often make of its values, which render cannot follow: the value
+// comes from the chart's own defaults or is written in the template, not from a Secret
+// render knows, so no placeholder stands in for it. Each value's sprig upper, lower,
+// b64enc and sha256sum (Masterminds/sprig strings.go, crypto.go). Other
+// transformations (trunc, substr, replace, printf around it is kept: the value inside
+// is redacted) are not covered (docs/reliability.md).
+func chartVariants(o *graph.Object) []string {
+	if o.HelmRelease == "" {
+		return nil
+	}
+	var out []string
+	for _, v := range ownSecretValues(o) {
+		sum := sha256.Sum256([]byte(v))
+		out = append(out, strings.ToUpper(v), strings.ToLower(v), base64.StdEncoding.EncodeToString([]byte(v)), hex.EncodeToString(sum[:]))
+	}
+	return out
+}
+
+// secretLines returns the lines of a multi-line value (a key file a generator read) that
+// are key material: made of the base64 alphabet (RFC 4648, standard and URL-safe), not
+// word-shaped (wordLike) nor a number, blanks around them dropped. A PEM body line is ("MIIEow…"); a
+// PEM boundary ("-----BEGIN KEY-----") and a YAML or dotenv line ("hosts:", "port:
+// 5432") are not: they say what the file is, and a line that names a key would be
+// redacted in every object that has the key. Another object may hold a line of the file
+// alone, and a text splits a multi-line string into its lines (a YAML block scalar), so
+// each is redacted by value too.
+func secretLines(v string) []string {
+	if !strings.Contains(v, "\n") {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); keyLine.MatchString(l) && !wordLike.MatchString(l) && strings.Trim(l, "0123456789") != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// keyLine matches a line of key material: base64 (standard or URL-safe) text.
+var keyLine = regexp.MustCompile(`^[A-Za-z0-9+/_-]+={0,2}$`)
 
 // bodySecrets is what redactSubstituted replaces in o's body: its SecretValues, and a
 // Secret's own values, longest first, none under minSecretBytes. A shorter value replaced

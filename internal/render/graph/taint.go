@@ -10,6 +10,18 @@ type SecretKeys interface {
 	SecretKeys(namespace, name string) map[string]bool
 }
 
+// SecretCopies is implemented by a client of a cluster's rendered ConfigMaps and Secrets
+// (render/kustomize Store.Client) that knows the cluster's Secret values: a text written
+// by hand equal to one (a ConfigMap key, a HelmRelease's inline value) is a copy of it,
+// and what it feeds is Secret-derived.
+type SecretCopies interface {
+	// IsSecretValue reports whether s equals a value of a Secret of the cluster (data
+	// decoded or as written, stringData), of 4 bytes or more and not word-shaped (the
+	// bound and shape of render/kustomize MarkBuildSecrets: a word equal to a Secret value
+	// is taken for the word).
+	IsSecretValue(s string) bool
+}
+
 // SecretKeysOf returns the data keys of o (a ConfigMap) whose value its SecretFields
 // mark Secret-derived: a field at data.<key> with a Secret-derived part.
 func SecretKeysOf(o *Object) map[string]bool {

@@ -331,3 +331,42 @@ func (p Placeholders) of(v any, f graph.SecretField, text string) (any, bool) {
 	}
 	return nil, false
 }
+
+// ValueCopies returns, as Secret fields, the strings of hr's inline spec.values (and map
+// keys) that are plain copies of a Secret value of the cluster (graph.SecretCopies of
+// c; none when c does not know them): helm-controller passes the inline values to the
+// chart as they are (chartutil.ChartValuesFromReferences merges them over valuesFrom), so
+// what a template makes of such a value (b64enc, upper) is made of the Secret's. With
+// fields substitution wrote they go to Fields, and the chart sees placeholders.
+func ValueCopies(hr *unstructured.Unstructured, c client.Client) []graph.SecretField {
+	sc, ok := c.(graph.SecretCopies)
+	if !ok {
+		return nil
+	}
+	var out []graph.SecretField
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				p := append(path[:len(path):len(path)], k)
+				if sc.IsSecretValue(k) {
+					out = append(out, graph.SecretField{Path: p, Key: true, Parts: []graph.TextPart{{Text: k, Secret: true}}})
+				}
+				walk(e, p)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, append(path[:len(path):len(path)], strconv.Itoa(i)))
+			}
+		case string:
+			if sc.IsSecretValue(x) {
+				out = append(out, graph.SecretField{Path: path, Parts: []graph.TextPart{{Text: x, Secret: true}}})
+			}
+		}
+	}
+	if vals, ok := hr.Object["spec"].(map[string]any); ok {
+		walk(vals["values"], []string{"spec", "values"})
+	}
+	return out
+}

@@ -95,24 +95,61 @@ func (s Store) Client() client.Client {
 	// never converts one, and the default (client-go's applyconfigurations) parses the
 	// whole Kubernetes OpenAPI schema on first use, a tenth of a second per process.
 	c := fake.NewClientBuilder().WithTypeConverters(managedfields.NewDeducedTypeConverter()).WithObjects(objs...).Build()
-	return storeClient{Client: c, store: s}
+	return storeClient{Client: c, store: s, values: s.secretCopyValues()}
+}
+
+// secretCopyValues returns the values of the stored Secrets that a plain copy is known by
+// (storeClient.IsSecretValue).
+func (s Store) secretCopyValues() map[string]bool {
+	var secrets []*graph.Object
+	for id, o := range s {
+		if isSecret(id) {
+			secrets = append(secrets, o)
+		}
+	}
+	out := map[string]bool{}
+	for v := range buildSecretValues(secrets) {
+		if len(v) >= minRedactBytes && !commonShape.MatchString(v) {
+			out[v] = true
+		}
+	}
+	return out
 }
 
 // storeClient is a Store's client, which also tells the Secret-derived keys of its
-// ConfigMaps.
+// ConfigMaps and the values of its Secrets.
 type storeClient struct {
 	client.Client
 	store Store
+	// values are the stored Secrets' values a copy is known by (secretCopyValues).
+	values map[string]bool
 }
 
-// SecretKeys implements graph.SecretKeys.
+// SecretKeys implements graph.SecretKeys: the keys substitution or a replacement wrote
+// from a Secret (graph.SecretKeysOf), and the keys whose value is a plain copy of a
+// Secret value of the cluster (IsSecretValue): Flux reads either as plain text
+// (fluxcd/pkg kustomize LoadVariables for substituteFrom, helm-controller
+// chartutil.ChartValuesFromReferences for valuesFrom), yet the value is the Secret's.
 func (c storeClient) SecretKeys(namespace, name string) map[string]bool {
 	o := c.store[graph.ObjectID{Kind: "ConfigMap", Namespace: namespace, Name: name}]
 	if o == nil {
 		return nil
 	}
-	return graph.SecretKeysOf(o)
+	out := graph.SecretKeysOf(o)
+	data, _, _ := unstructured.NestedStringMap(o.Body.Object, "data")
+	for k, v := range data {
+		if c.IsSecretValue(v) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[k] = true
+		}
+	}
+	return out
 }
+
+// IsSecretValue implements graph.SecretCopies.
+func (c storeClient) IsSecretValue(s string) bool { return c.values[s] }
 
 // Equal reports whether s and o hold the same objects with the same data and stringData.
 func (s Store) Equal(o Store) bool {
