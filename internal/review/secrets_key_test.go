@@ -79,3 +79,36 @@ func containsToken(s, v string) bool {
 		i = j + 1
 	}
 }
+
+// Two Kustomizations named from different Secret values (k-${DEP}, k-${DEP2}) are two
+// nodes of the report's graph with the same masked text; their parent is found by its
+// place in the graph (ParentNode), which the drawn graph uses (hostile5 ord).
+func TestGraphNodesOfMaskedNames(t *testing.T) {
+	_, _, r := reviewCase(t, "ord")
+	if len(r.Graphs) != 1 {
+		t.Fatalf("graphs: %d", len(r.Graphs))
+	}
+	nodes := r.Graphs[0].Nodes
+	var masked []int
+	o1 := 0
+	for i, n := range nodes {
+		switch n.Kustomization {
+		case "flux-system/k-<redacted>":
+			masked = append(masked, i)
+		case "flux-system/o1":
+			o1 = i + 1
+		}
+	}
+	if len(masked) != 2 || o1 == 0 {
+		t.Fatalf("want two masked nodes and o1, got %+v", nodes)
+	}
+	for _, i := range masked {
+		if nodes[i].ParentNode != o1 || nodes[i].Parent != "flux-system/o1" {
+			t.Errorf("node %d: parent %q at %d, want flux-system/o1 at %d", i, nodes[i].Parent, nodes[i].ParentNode, o1)
+		}
+	}
+	// Negative: the root has no parent.
+	if nodes[0].ParentNode != 0 || nodes[0].Parent != "" {
+		t.Errorf("root: %+v", nodes[0])
+	}
+}
