@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,5 +90,32 @@ spec: {interval: 10m, path: "./gone/${P}", prune: true, sourceRef: {kind: GitRep
 	}
 	if want := "kustomization path not found: ./gone/<redacted>"; ks.Err.Message != want {
 		t.Errorf("child's error %q, want %q", ks.Err.Message, want)
+	}
+}
+
+// kustomize's error quotes the node a replacement fails at, here a Secret's value (a
+// 3-byte one, and a multi-line one kustomize re-flows onto one line): every Secret value
+// of the build's inputs is masked in the build error, each line of a multi-line one too,
+// whatever the length (hostile5 rerr). Negative: the field path and the rest stay.
+func TestBuildErrorQuotesSecretNode(t *testing.T) {
+	g, err := Render(context.Background(), "testdata/hostile5/rerr/head", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, name := range []string{"config", "config2"} {
+		ks := g.Cluster("dev").Kustomizations[graph.Ref{Namespace: "flux-system", Name: name}]
+		if ks == nil || ks.Err == nil {
+			t.Fatalf("flux-system/%s: want a build error, got %+v", name, ks)
+		}
+		got[name] = ks.Err.Message + "|" + ks.Err.Details
+	}
+	const pre = `unable to find field "stringData.%s.sub" in replacement target: wrong node kind: expected MappingNode but got ScalarNode: node contents:` + "\n<redacted>\n"
+	want := map[string]string{
+		"config":  fmt.Sprintf(pre, "short") + "|",
+		"config2": fmt.Sprintf(pre, "multi") + "|",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("build errors (-want +got):\n%s", d)
 	}
 }

@@ -13,18 +13,52 @@ import (
 // redaction by value does not reach under 4 bytes. A part of digits only is masked where
 // it is quoted only: as a token it would mask line numbers and counts.
 func MaskSecretParts(msg string, fields []SecretField) string {
-	type pair struct{ old, new string }
 	var pairs []pair
 	for _, f := range fields {
 		if masked := f.Masked(func(string) string { return "<redacted>" }); masked != f.Text() {
-			pairs = append(pairs, pair{f.Text(), masked})
+			pairs = append(pairs, pair{old: f.Text(), new: masked})
 		}
 		for _, p := range f.Parts {
 			if p.Secret && p.Text != "" {
-				pairs = append(pairs, pair{p.Text, "<redacted>"})
+				pairs = append(pairs, pair{old: p.Text, new: "<redacted>"})
 			}
 		}
 	}
+	return maskPairs(msg, pairs)
+}
+
+// pair is a text and what shows in its place; anywhere: wherever it stands, not only
+// as a token or quoted value.
+type pair struct {
+	old, new string
+	anywhere bool
+}
+
+// MaskValues returns msg, an error of a build, with each of values (the Secret values of
+// the build's inputs) replaced by "<redacted>": each value, its trimmed form, each line of
+// a multi-line value and its lines joined by single spaces (as kustomize's YAML errors
+// re-flow a node), whatever their length; a text of 4 bytes or more wherever it stands,
+// a shorter one as a whole token or a quoted value (standsAlone).
+func MaskValues(msg string, values []string) string {
+	var pairs []pair
+	add := func(v string) {
+		if v != "" {
+			pairs = append(pairs, pair{old: v, new: "<redacted>", anywhere: len(v) >= 4})
+		}
+	}
+	for _, v := range values {
+		add(v)
+		add(strings.TrimSpace(v))
+		add(strings.Join(strings.Fields(v), " "))
+		for _, line := range strings.Split(v, "\n") {
+			add(strings.TrimSpace(line))
+		}
+	}
+	return maskPairs(msg, pairs)
+}
+
+// maskPairs replaces in msg, at each position, the longest pair that stands there.
+func maskPairs(msg string, pairs []pair) string {
 	if len(pairs) == 0 {
 		return msg
 	}
@@ -33,7 +67,7 @@ func MaskSecretParts(msg string, fields []SecretField) string {
 	for i := 0; i < len(msg); {
 		n, repl := 0, ""
 		for _, p := range pairs {
-			if strings.HasPrefix(msg[i:], p.old) && standsAlone(msg, i, i+len(p.old)) {
+			if strings.HasPrefix(msg[i:], p.old) && (p.anywhere || standsAlone(msg, i, i+len(p.old))) {
 				n, repl = len(p.old), p.new
 				break
 			}

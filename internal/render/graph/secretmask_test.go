@@ -27,3 +27,20 @@ func TestMaskSecretParts(t *testing.T) {
 		t.Errorf("no fields: %q", got)
 	}
 }
+
+func TestMaskValues(t *testing.T) {
+	values := []string{"k9z", "Lm7first line of key\nLm7second line\n", "12"}
+	for _, tc := range []struct{ in, want string }{
+		{"node contents:\nk9z\n", "node contents:\n<redacted>\n"},
+		{"node contents:\nLm7first line of key Lm7second line\n", "node contents:\n<redacted>\n"},
+		{"a: Lm7second line", "a: <redacted>"},
+		{"x:Lm7first line of key|", "x:<redacted>|"},
+		// Negatives: a short value inside a word, digits unquoted.
+		{"k9zz ak9z line 12", "k9zz ak9z line 12"},
+		{`pin "12"`, `pin "<redacted>"`},
+	} {
+		if got := MaskValues(tc.in, values); got != tc.want {
+			t.Errorf("MaskValues(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
