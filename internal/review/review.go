@@ -70,7 +70,7 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 		mid := time.Now()
 		rulesTime += mid.Sub(start)
 		r.diffObjects(b, h, common)
-		r.diffKustomizations(b, h)
+		r.diffKustomizations(b, h, common)
 		r.diffReleases(b, h)
 		if h != nil {
 			r.Graphs = append(r.Graphs, graphOf(h))

@@ -112,3 +112,33 @@ func TestGraphNodesOfMaskedNames(t *testing.T) {
 		t.Errorf("root: %+v", nodes[0])
 	}
 }
+
+// The "Kustomization changes" diff masks the fields the parent substituted from a Secret
+// at their positions (the Kustomization's SecretFields), as object diffs do: a 3-byte
+// `${LONGV:0:3}` showed as `"Y": Lq4` (hostile5 relay). Negative: a literal field of the
+// same spec (path) shows as written.
+func TestKustomizationDiffMasksSecretFields(t *testing.T) {
+	_, _, r := reviewCase(t, "relay")
+	var diff string
+	for _, c := range r.KustomizationChanges {
+		if c.Kustomization == "flux-system/child" {
+			diff = c.Diff
+		}
+	}
+	if diff == "" {
+		t.Fatalf("no change of flux-system/child: %+v", r.KustomizationChanges)
+	}
+	for _, line := range []string{`-      X: <redacted>`, `+      X: <redacted, changed>`, `       "Y": <redacted>`} {
+		if !strings.Contains(diff, line+"\n") {
+			t.Errorf("diff lacks %q:\n%s", line, diff)
+		}
+	}
+	for _, v := range []string{"Lq4", "jw", "JW", "LQ4"} {
+		if containsToken(diff, v) || strings.Contains(diff, "Lq4") {
+			t.Errorf("diff holds %q:\n%s", v, diff)
+		}
+	}
+	if !strings.Contains(diff, "   path: ./rc\n") {
+		t.Errorf("diff lacks its literal context:\n%s", diff)
+	}
+}
