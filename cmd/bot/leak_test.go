@@ -192,3 +192,39 @@ func TestSecretLeaks(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretErrorLeaks sweeps every output of each case of
+// testdata/scenarios/secret-errors (hostile5: fingerprints, error texts, the Kustomization
+// changes diff) for the values its leak-values.txt lists: the review as Markdown, JSON and
+// SARIF, and graph (text, json, mermaid) and build (yaml, json) of both sides, with their
+// standard error and returned error.
+func TestSecretErrorLeaks(t *testing.T) {
+	for _, c := range []string{"fp2", "err", "rerr", "relay", "ord"} {
+		t.Run(c, func(t *testing.T) {
+			dir := "../../testdata/scenarios/secret-errors/" + c
+			values := leaktest.Values(t, dir)
+			outputs := map[string]string{}
+			for _, f := range []string{"markdown", "json", "sarif"} {
+				outputs["review "+f] = runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--format", f, "--fail-on", "never")
+			}
+			for _, side := range []string{"base", "head"} {
+				for _, f := range []string{"text", "json", "mermaid"} {
+					outputs["graph "+side+" "+f] = runAll(t, "graph", "--no-cache", "--dir", dir+"/"+side, "--format", f)
+				}
+				for _, f := range []string{"yaml", "json"} {
+					outputs["build "+side+" "+f] = runAll(t, "build", "--no-cache", "--dir", dir+"/"+side, "--format", f)
+				}
+			}
+			for name, out := range outputs {
+				if out == "" {
+					t.Errorf("%s: no output", name)
+				}
+				for _, v := range values {
+					if strings.Contains(out, v) {
+						t.Errorf("%s shows the Secret-derived value %q", name, v)
+					}
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/config"
@@ -70,12 +71,39 @@ func configErrors(err error) []rules.Finding {
 }
 
 // readHeadConfig returns the tree's .tiergate.yaml; ok is false when it has none. A file
-// the source refused (over MaxFileBytes, an alias bomb, a symlink) is a *config.Error.
+// the source refused (over MaxFileBytes, an alias bomb, a symlink), and an entry that is no
+// regular file (a folder, a named pipe), is a *config.Error.
 func readHeadConfig(src *fsys.Source) (data []byte, ok bool, err error) {
 	if why, refused := src.Refused(config.FileName); refused {
 		// why starts with the path ("x has 9437184 bytes, over ..."), which Error repeats.
 		return nil, true, &config.Error{File: config.FileName, Message: "it" + strings.TrimPrefix(why, config.FileName)}
 	}
+	if what := notAFile(src); what != "" {
+		return nil, true, &config.Error{File: config.FileName, Message: what}
+	}
 	data, ok = src.ReadFile(config.FileName)
 	return data, ok, nil
+}
+
+// notAFile says what the tree's .tiergate.yaml is when it is neither absent nor a regular
+// file, from the mode the tree recorded (Lstat, or the git tree entry): nothing opens it,
+// since opening a named pipe waits for a writer. Empty for a file or no entry.
+func notAFile(src *fsys.Source) string {
+	switch src.Snapshot.State(config.FileName) {
+	case "dir":
+		return "it is a folder, not a file"
+	case "other":
+		t := src.Snapshot.Types[config.FileName]
+		what := "a special file"
+		switch {
+		case t&fs.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case t&fs.ModeSocket != 0:
+			what = "a socket"
+		case t&fs.ModeDevice != 0:
+			what = "a device"
+		}
+		return "it is " + what + ", not a regular file"
+	}
+	return ""
 }

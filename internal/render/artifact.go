@@ -46,7 +46,7 @@ func (r *renderer) buildFromGenerator(ctx context.Context, ks *graph.Kustomizati
 		ks.Skipped = view.skip
 		return
 	case view.err != nil:
-		ks.Err = view.err
+		ks.Err = maskedError(view.err, ks.SecretFields)
 		return
 	}
 	view.r.build(ctx, ks, ref, cl, nil)

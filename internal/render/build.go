@@ -195,6 +195,7 @@ func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) fresh
 	res, gfs, rfs, err := r.kustomizeDir(func() (*fsys.GuardFS, *fsys.RemoteFS) { return r.guards.filesystems(abs, root, rec) }, dir)
 	out := r.guards.result(ix, dir, gfs, rfs, res, err)
 	deps, inside := rec.Recorded()
+	out.err = redactedBuildError(out.err, snap, deps)
 	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.RefusalError(dir) != nil}
 }
 

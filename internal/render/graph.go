@@ -525,7 +525,9 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
 		if vs := rejectedHelmRelease(o); len(vs) > 0 {
 			line := r.rejectedLine(o, vs[0])
-			rejected = append(rejected, fmt.Sprintf("HelmRelease %s/%s: %s (%s:%d)", o.ID.Namespace, o.ID.Name, violations(vs), o.File, line))
+			// The violations quote o's values: its Secret-derived ones are masked, any length.
+			msg := graph.MaskSecretParts(violations(vs), o.SecretFields)
+			rejected = append(rejected, fmt.Sprintf("HelmRelease %s/%s: %s (%s:%d)", o.ID.Namespace, o.ID.Name, msg, o.File, line))
 			if ks.Err == nil {
 				ks.Err = &graph.BuildError{File: o.File, Line: line}
 			}
@@ -539,7 +541,8 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 		if errors.Is(err, kustomize.ErrNoSpec) {
 			// Applied, then failed by kustomize-controller: a node that builds nothing.
 			out = append(out, &graph.Kustomization{Ref: graph.Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}, Parent: &ref,
-				File: o.File, Line: o.Line, Body: o.Body, JSON: &graph.BodyJSON{}, Err: &graph.BuildError{Message: err.Error(), File: o.File, Line: o.Line}})
+				File: o.File, Line: o.Line, Body: o.Body, JSON: &graph.BodyJSON{}, SecretFields: o.SecretFields,
+				Err: &graph.BuildError{Message: graph.MaskSecretParts(err.Error(), o.SecretFields), File: o.File, Line: o.Line}})
 			continue
 		}
 		if err != nil {
@@ -548,7 +551,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 			if errors.As(err, &inv) && !inv.Meta {
 				line = r.ix.KeyLine(o.File, o.Line, inv.Field)
 			}
-			rejected = append(rejected, fmt.Sprintf("%v (%s:%d)", err, o.File, line))
+			rejected = append(rejected, fmt.Sprintf("%s (%s:%d)", graph.MaskSecretParts(err.Error(), o.SecretFields), o.File, line))
 			if ks.Err == nil {
 				ks.Err = &graph.BuildError{File: o.File, Line: line}
 			}
@@ -652,7 +655,7 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 		return
 	}
 	if built.err != nil {
-		ks.Err = built.err
+		ks.Err = maskedError(built.err, ks.SecretFields)
 		return
 	}
 	if !built.hasResources() { // a patch, generator or other file it loads is a remote URL
@@ -661,12 +664,30 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 	}
 	sub, be := kustomize.NewSubstitution(ctx, r.ix, cl, ks, r.guards.limits.MaxBuildBytes)
 	if be != nil {
-		ks.Err = be
+		ks.Err = maskedError(be, ks.SecretFields)
 		return
 	}
 	out := r.objectsOf(ctx, built, src, ks, sub)
-	ks.Objects, ks.Err, ks.Substituted = out.objs, out.err, out.substituted
+	ks.Objects, ks.Err, ks.Substituted = out.objs, maskedError(out.err, ks.SecretFields), out.substituted
 	ks.Reads = built.reads
+}
+
+// maskedError returns e, or a copy of it whose texts have the Secret-derived parts of
+// fields (the Kustomization's own SecretFields: a path or interval its parent substituted
+// from a Secret) masked where they stand as a token or a quoted value
+// (graph.MaskSecretParts): a build error quotes them ("./nowhere/jw"), whatever their
+// length. e is shared by a cache: never modified.
+func maskedError(e *graph.BuildError, fields []graph.SecretField) *graph.BuildError {
+	if e == nil || len(fields) == 0 {
+		return e
+	}
+	msg, details := graph.MaskSecretParts(e.Message, fields), graph.MaskSecretParts(e.Details, fields)
+	if msg == e.Message && details == e.Details {
+		return e
+	}
+	c := *e
+	c.Message, c.Details = msg, details
+	return &c
 }
 
 // objectsOf returns the objects of built for ks after the substitution sub: kept by this

@@ -79,7 +79,7 @@ func (r *Report) diffObjects(b, h *graph.Cluster, common Common, redactText func
 }
 
 // diffKustomizations lists Flux Kustomizations added, removed, or whose object changed.
-func (r *Report) diffKustomizations(b, h *graph.Cluster) {
+func (r *Report) diffKustomizations(b, h *graph.Cluster, common Common) {
 	if b == nil || h == nil {
 		return
 	}
@@ -96,7 +96,9 @@ func (r *Report) diffKustomizations(b, h *graph.Cluster) {
 		if reflect.DeepEqual(bk.Body.Object, hk.Body.Object) {
 			continue
 		}
-		if d := unified(&graph.Object{Body: bk.Body}, &graph.Object{Body: hk.Body}, Common{}); d != "" {
+		// The fields its parent substituted from a Secret are masked at their positions,
+		// whatever their length, as in object diffs.
+		if d := unified(ksObject(bk), ksObject(hk), common); d != "" {
 			add(h, hk, Changed, d)
 		}
 	}
@@ -105,6 +107,12 @@ func (r *Report) diffKustomizations(b, h *graph.Cluster) {
 			add(b, b.Kustomizations[ref], Removed, "")
 		}
 	}
+}
+
+// ksObject is ks's body as an object to diff, with the fields its parent's substitution
+// wrote from a Secret (Kustomization.SecretFields).
+func ksObject(ks *graph.Kustomization) *graph.Object {
+	return &graph.Object{Body: ks.Body, SecretFields: ks.SecretFields}
 }
 
 func change(cluster string, o *graph.Object, diff string) ObjectChange {

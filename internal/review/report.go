@@ -124,6 +124,12 @@ type GraphNode struct {
 	Parent        string   `json:"parent,omitempty"`
 	DependsOn     []string `json:"dependsOn,omitempty"`
 	Failed        bool     `json:"failed,omitempty"`
+	// ParentNode and DependsOnNodes are where Parent and each DependsOn entry stand in the
+	// graph's Nodes, plus one (0: not in the graph, or not known): the real identities, which
+	// the texts no longer tell apart once names from Secrets are masked
+	// ("flux-system/k-<redacted>" twice). Not part of the JSON report.
+	ParentNode     int   `json:"-"`
+	DependsOnNodes []int `json:"-"`
 	// HelmReleases are the HelmReleases the Kustomization applies, with what their charts render.
 	HelmReleases []GraphRelease `json:"helmReleases,omitempty"`
 }

@@ -75,7 +75,7 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 		mid := time.Now()
 		rulesTime += mid.Sub(start)
 		r.diffObjects(b, h, common, redactText)
-		r.diffKustomizations(b, h)
+		r.diffKustomizations(b, h, common)
 		r.diffReleases(b, h)
 		if h != nil {
 			r.Graphs = append(r.Graphs, graphOf(h))
@@ -272,14 +272,19 @@ func findingLess(a, b rules.Finding) bool {
 
 func graphOf(c *graph.Cluster) ClusterGraph {
 	g := ClusterGraph{Cluster: c.Name}
+	at := make(map[graph.Ref]int, len(c.Order)) // a node's index plus one
+	for i, ref := range c.Order {
+		at[ref] = i + 1
+	}
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		n := GraphNode{Kustomization: ref.String(), Failed: ks.Err != nil}
 		if ks.Parent != nil {
-			n.Parent = ks.Parent.String()
+			n.Parent, n.ParentNode = ks.Parent.String(), at[*ks.Parent]
 		}
 		for _, d := range ks.Spec.DependsOn {
 			n.DependsOn = append(n.DependsOn, d.String())
+			n.DependsOnNodes = append(n.DependsOnNodes, at[d])
 		}
 		n.HelmReleases = graphReleases(ks)
 		g.Nodes = append(g.Nodes, n)

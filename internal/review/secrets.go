@@ -245,6 +245,10 @@ func redactor(secrets []string) *strings.Replacer {
 	return strings.NewReplacer(pairs...)
 }
 
+// masker is a value whose unexported fields are part of an identity an output shows or
+// hashes (rules.Finding's Key): redactStrings has it rewrite them.
+type masker interface{ Mask(func(string) string) }
+
 // redactStrings replaces every secret in every exported string reached from v (a pointer
 // to the report) by "<redacted>": names, messages, diffs and graphs alike, so that a
 // Secret value that lands in an object's name (a Certificate named after
@@ -279,6 +283,11 @@ func redactStrings(v reflect.Value, secrets interface{ Replace(string) string },
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
 				redactStrings(v.Field(i), secrets, ids)
+			}
+		}
+		if v.CanAddr() {
+			if m, ok := v.Addr().Interface().(masker); ok {
+				m.Mask(secrets.Replace)
 			}
 		}
 	case reflect.Slice:

@@ -193,6 +193,12 @@ func TestShortSecretReferences(t *testing.T) {
 	var got []string
 	for _, f := range r.Findings {
 		got = append(got, string(f.Status)+" "+f.Rule+" "+fmt.Sprint(f.Object)+": "+f.Message+" | "+f.Suggestion)
+		// The key (SARIF's fingerprint) is the masked identity too (hostile5 fp2).
+		for _, v := range []string{"jw", "fh"} {
+			if containsToken(f.Key(), v) {
+				t.Errorf("%s key %q holds %q", f.Rule, f.Key(), v)
+			}
+		}
 	}
 	// ks-a is not reviewed, so it may create the HelmRelease hr dependsOn (a warning), but
 	// not its own dependency; hr releases into another namespace than flux-system, so its

@@ -89,10 +89,15 @@ func focus(r *review.Report, g review.ClusterGraph) map[string]bool {
 	return keep
 }
 
-func flowchart(r *review.Report, g review.ClusterGraph) string {
+func flowchart(r *review.Report, g review.ClusterGraph) string { return drawChart(r, g).String() }
+
+// drawChart lays out the flowchart of g: one node per entry of g.Nodes (its index, not its
+// text, is its identity: two names masked alike stay two nodes), edges of dependsOn,
+// parents, moves and missing dependsOn.
+func drawChart(r *review.Report, g review.ClusterGraph) *chart {
 	keep := focus(r, g)
 	in := func(ks string) bool { return keep == nil || keep[ks] }
-	c := &chart{ids: map[string]string{}, used: map[string]bool{}}
+	c := &chart{ids: map[string]string{}, used: map[string]bool{}, byText: map[string]string{}}
 	inGraph := map[string]bool{}
 	notReviewed := map[string]bool{}
 	for _, u := range r.Unreviewed {
@@ -100,13 +105,16 @@ func flowchart(r *review.Report, g review.ClusterGraph) string {
 			notReviewed[u.Name] = true
 		}
 	}
-	for _, n := range g.Nodes {
+	for i, n := range g.Nodes {
 		inGraph[n.Kustomization] = true
+		if _, ok := c.byText[n.Kustomization]; !ok {
+			c.byText[n.Kustomization] = nodeKey(i)
+		}
 		if !in(n.Kustomization) {
 			continue
 		}
 		// A build tiergate's own limit stopped has an error but is no render error: Flux may apply it.
-		switch id := c.ref(n.Kustomization); {
+		switch id := c.node(g, i); {
 		case notReviewed[n.Kustomization]:
 			c.unreviewed = append(c.unreviewed, id)
 		case n.Failed:
@@ -116,28 +124,32 @@ func flowchart(r *review.Report, g review.ClusterGraph) string {
 	c.sealed = true
 	// drawn: both ends are drawn, or the far end is named but not in the graph at all.
 	drawn := func(from, to string) bool { return in(from) && (in(to) || !inGraph[to]) }
-	for _, n := range g.Nodes {
-		for _, dep := range n.DependsOn {
+	for i, n := range g.Nodes {
+		for j, dep := range n.DependsOn {
 			if drawn(n.Kustomization, dep) {
 				// A dependsOn on a Kustomization that is not in the graph never becomes Ready.
-				c.edge(c.ref(n.Kustomization)+" --> "+c.ref(dep), !inGraph[dep])
+				c.edge(c.node(g, i)+" --> "+c.at(g, dep, n.DependsOnNodes, j), !inGraph[dep])
 			}
 		}
 	}
-	for _, n := range g.Nodes {
+	for i, n := range g.Nodes {
 		if n.Parent != "" && drawn(n.Parent, n.Kustomization) {
-			c.edge(c.ref(n.Parent)+" -.-> "+c.ref(n.Kustomization), false)
+			c.edge(c.at(g, n.Parent, []int{n.ParentNode}, 0)+" -.-> "+c.node(g, i), false)
 		}
 	}
 	c.moves(r.Moves, g.Cluster)
 	c.missing(r.Findings, g.Cluster, drawn)
-	return c.String()
+	return c
 }
+
+// nodeKey is the chart's key of g.Nodes[i]; no Kustomization's text starts with '#'.
+func nodeKey(i int) string { return "#" + strconv.Itoa(i) }
 
 // chart collects a Mermaid flowchart; Kustomizations referenced but not in the graph (a
 // deleted old owner, a dependsOn that names nothing) are drawn dashed.
 type chart struct {
-	ids            map[string]string
+	ids            map[string]string // by nodeKey, or by text for a Kustomization not in the graph
+	byText         map[string]string // a text's first node: for moves and findings, which name by text
 	used           map[string]bool
 	sealed         bool
 	nodes, edges   []string
@@ -146,20 +158,50 @@ type chart struct {
 	unreviewed     []string // Kustomizations not reviewed (review.Unreviewed): amber, not red
 }
 
+// ref is the id of the Kustomization named ks: the first node of that text, else a node
+// drawn for the name alone (absent once the graph's own nodes are drawn).
 func (c *chart) ref(ks string) string {
-	if id, ok := c.ids[ks]; ok {
+	if key, ok := c.byText[ks]; ok {
+		return c.add(key, ks)
+	}
+	return c.add(ks, ks)
+}
+
+// node is the id of g.Nodes[i].
+func (c *chart) node(g review.ClusterGraph, i int) string {
+	return c.add(nodeKey(i), g.Nodes[i].Kustomization)
+}
+
+// at is the id of the Kustomization named ks whose node, plus one, is nodes[j] when known.
+func (c *chart) at(g review.ClusterGraph, ks string, nodes []int, j int) string {
+	if j < len(nodes) && nodes[j] > 0 && nodes[j] <= len(g.Nodes) {
+		return c.node(g, nodes[j]-1)
+	}
+	return c.ref(ks)
+}
+
+// add returns the id of key, drawing a node labelled ks the first time.
+func (c *chart) add(key, ks string) string {
+	if id, ok := c.ids[key]; ok {
 		return id
 	}
-	id := nodeID(ks)
-	for i := 2; c.used[id]; i++ {
-		id = nodeID(ks) + "_" + strconv.Itoa(i)
-	}
-	c.ids[ks], c.used[id] = id, true
+	id := c.unique(nodeID(ks))
+	c.ids[key] = id
 	c.nodes = append(c.nodes, "  "+id+`["`+mlabel(ks)+`"]`+"\n")
 	if c.sealed {
 		c.absent = append(c.absent, id)
 	}
 	return id
+}
+
+// unique returns id, or id with the first free "_N" suffix, and marks it used.
+func (c *chart) unique(id string) string {
+	u := id
+	for i := 2; c.used[u]; i++ {
+		u = id + "_" + strconv.Itoa(i)
+	}
+	c.used[u] = true
+	return u
 }
 
 func (c *chart) edge(line string, red bool) {
@@ -269,11 +311,13 @@ func isWord(r rune) bool {
 // Each HelmRelease is drawn under its Kustomization, with the count of objects its chart
 // renders.
 func Mermaid(g review.ClusterGraph) string {
-	out := flowchart(&review.Report{}, g)
+	c := drawChart(&review.Report{}, g)
+	out := c.String()
 	var extra strings.Builder
-	for _, n := range g.Nodes {
+	for i, n := range g.Nodes {
+		ks := c.node(g, i)
 		for _, hr := range n.HelmReleases {
-			id := "h_" + nodeID(n.Kustomization + "/" + hr.HelmRelease)[2:]
+			id := c.unique("h_" + ks[2:] + "_" + nodeID(hr.HelmRelease)[2:])
 			label := "HelmRelease " + hr.HelmRelease
 			switch {
 			case hr.NotRendered != "":
@@ -283,7 +327,7 @@ func Mermaid(g review.ClusterGraph) string {
 			default:
 				label += fmt.Sprintf(" (%d objects)", len(hr.Objects))
 			}
-			fmt.Fprintf(&extra, "  %s[\"%s\"]\n  %s --- %s\n", id, mlabel(label), nodeID(n.Kustomization), id)
+			fmt.Fprintf(&extra, "  %s[\"%s\"]\n  %s --- %s\n", id, mlabel(label), ks, id)
 		}
 	}
 	return out + extra.String() // after the edges: linkStyle counts them from the first

@@ -230,3 +230,25 @@ func objectFinding(rule string, sev Severity, cluster string, o *graph.Object, k
 	id := o.ID
 	return Finding{Rule: rule, Severity: sev, Cluster: cluster, Object: &id, Kustomization: ks.String(), File: o.File, Line: o.Line}
 }
+
+// Mask rewrites the parts of f's identity that no exported field shows (the
+// Kustomizations it is about, its rule-specific detail) through mask, as the report's
+// redaction rewrites the exported ones: Key then identifies the finding as the report
+// prints it, and tells nothing the report does not (SARIF hashes it). mask maps a
+// "namespace/name" text to its masked form; a ref whose masked form has no '/' keeps its
+// namespace. Call it after base and head are compared (Key matches them).
+func (f *Finding) Mask(mask func(string) string) {
+	if len(f.refs) > 0 {
+		refs := make([]graph.Ref, len(f.refs)) // shared with the unmasked finding
+		for i, r := range f.refs {
+			m := mask(r.String())
+			if ns, name, ok := strings.Cut(m, "/"); ok {
+				refs[i] = graph.Ref{Namespace: ns, Name: name}
+			} else {
+				refs[i] = graph.Ref{Namespace: mask(r.Namespace), Name: mask(r.Name)}
+			}
+		}
+		f.refs = refs
+	}
+	f.key = mask(f.key)
+}
