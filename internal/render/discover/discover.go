@@ -146,8 +146,10 @@ func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, g
 				continue
 			}
 			all = append(all, r)
-			// flux bootstrap writes the root's source next to it (gotk-sync.yaml).
-			if isBoot && sources[r.KS.Spec.SourceRef][path.Dir(rel)] {
+			// flux bootstrap writes the root's source next to it (gotk-sync.yaml). A
+			// bootstrap root whose path no longer covers its own folder is still the root of
+			// its cluster (the object lives in the cluster), now applying another folder.
+			if (isBoot || bootstrapFile(r, rel)) && sources[r.KS.Spec.SourceRef][path.Dir(rel)] {
 				boot = append(boot, r)
 			}
 		}
@@ -169,6 +171,13 @@ func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, g
 		return uncovered(all), graph.DiscoveryFolders
 	}
 	return dedupe(boot), graph.DiscoveryRoots
+}
+
+// bootstrapFile reports whether r is the root flux bootstrap writes: Kustomization
+// flux-system/flux-system in a gotk-sync.yaml (flux CLI pkg/manifestgen/sync), whatever
+// its path.
+func bootstrapFile(r Root, rel string) bool {
+	return path.Base(rel) == "gotk-sync.yaml" && r.KS.Ref == graph.Ref{Namespace: "flux-system", Name: "flux-system"}
 }
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies
