@@ -148,7 +148,7 @@ func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, g
 			continue
 		}
 		for _, d := range ix.Docs(rel) {
-			if notBoot(d, rel) {
+			if path.Base(rel) != "gotk-sync.yaml" && notBoot(d, rel) {
 				all = append(all, candidate{doc: d, file: rel}) // converted only if needed
 				continue
 			}
@@ -157,8 +157,10 @@ func Discover(ix *index.Index, cfg *config.Config, build FolderBuild) ([]Root, g
 				continue
 			}
 			all = append(all, candidate{root: &r})
-			// flux bootstrap writes the root's source next to it (gotk-sync.yaml).
-			if isBoot && sources[r.KS.Spec.SourceRef][path.Dir(rel)] {
+			// flux bootstrap writes the root's source next to it (gotk-sync.yaml). A
+			// bootstrap root whose path no longer covers its own folder is still the root of
+			// its cluster (the object lives in the cluster), now applying another folder.
+			if (isBoot || bootstrapFile(r, rel)) && sources[r.KS.Spec.SourceRef][path.Dir(rel)] {
 				boot = append(boot, r)
 			}
 		}
@@ -246,6 +248,13 @@ func onlyValue(m *yaml.Node, k string) *yaml.Node {
 		return nil
 	}
 	return v
+}
+
+// bootstrapFile reports whether r is the root flux bootstrap writes: Kustomization
+// flux-system/flux-system in a gotk-sync.yaml (flux CLI pkg/manifestgen/sync), whatever
+// its path.
+func bootstrapFile(r Root, rel string) bool {
+	return path.Base(rel) == "gotk-sync.yaml" && r.KS.Ref == graph.Ref{Namespace: "flux-system", Name: "flux-system"}
 }
 
 // uncovered returns one synthetic root per folder holding Kustomizations whose file lies

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,6 +35,13 @@ func TestSharedRootPath(t *testing.T) {
 		}, []string{
 			"production clusters/staging clusters/production/flux-system/flux-instance.yaml",
 			"staging ./clusters/staging clusters/staging/flux-system/gotk-sync.yaml",
+		}},
+		{"bootstrap root points at another cluster's folder", map[string]string{
+			"clusters/staging/flux-system/gotk-sync.yaml":        strings.Replace(gotkSync, "path: ./clusters/staging", "path: ./clusters/production", 1),
+			"clusters/production/flux-system/flux-instance.yaml": fluxInstance("clusters/production"),
+		}, []string{
+			"production clusters/production clusters/production/flux-system/flux-instance.yaml",
+			"staging ./clusters/production clusters/staging/flux-system/gotk-sync.yaml",
 		}},
 		{"instance beside the bootstrap root it replaces", map[string]string{
 			"clusters/staging/flux-system/gotk-sync.yaml":     gotkSync,

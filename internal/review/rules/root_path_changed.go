@@ -32,9 +32,9 @@ func rootPathChanged(base, head *graph.Cluster, _ *Env) []Finding {
 		file, line = root.File, pathLine(head, root.File, root.Line)
 	}
 	pruned := prunedIDs(base, head)
-	msg := fmt.Sprintf("The root of cluster %s (%s, defined at %s) now applies %s instead of %s; that folder holds another cluster's root (Kustomization %s at %s:%d). "+
+	msg := fmt.Sprintf("The root of cluster %s (%s, defined at %s) now applies %s instead of %s; that folder holds another cluster's root (%s %s at %s:%d). "+
 		"Cluster %s keeps its identity and from the merge on reconciles that folder's graph (its Kustomizations, variables and flux-system objects, shown here as %s's head)",
-		head.Name, head.Root, head.RootFile, head.RootDir, base.RootDir, other.ID.Namespace+"/"+other.ID.Name, other.File, other.Line, head.Name, head.Name)
+		head.Name, head.Root, head.RootFile, head.RootDir, base.RootDir, other.ID.Kind, other.ID.Namespace+"/"+other.ID.Name, other.File, other.Line, head.Name, head.Name)
 	if len(pruned) > 0 {
 		msg += fmt.Sprintf(", and the root's garbage collection deletes %s it applied from %s that the new folder does not (%s)", plural(len(pruned), "object"), base.RootDir, sample(pruned))
 		if def := definition(base, head); def != "" {

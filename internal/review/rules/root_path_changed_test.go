@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/tiergate/tiergate/internal/render"
@@ -40,6 +41,15 @@ func TestRootPathChanged(t *testing.T) {
 		"(ConfigMap/default/reports, FluxInstance.fluxcd.controlplane.io/flux-system/flux), the FluxInstance flux-system/flux that defines the cluster among them."
 	if len(got) != 1 || got[0].Cluster != "production" || got[0].File != "clusters/production/flux-system/flux-instance.yaml" || got[0].Line != 14 || got[0].Severity != Warning || got[0].Message != want {
 		t.Fatalf("findings %+v\nwant one warning for production at flux-instance.yaml:14:\n%s", got, want)
+	}
+	// The bootstrap variant: staging's gotk-sync.yaml now applies production's folder.
+	var boot []Finding
+	for _, p := range scenarioPairs(t, "bootstrap-other-cluster-path") {
+		boot = append(boot, rootPathChanged(p.Base, p.Head, nil)...)
+	}
+	if len(boot) != 1 || boot[0].Cluster != "staging" || boot[0].Line != 19 ||
+		!strings.Contains(boot[0].Message, "that folder holds another cluster's root (FluxInstance flux-system/flux at clusters/production/flux-system/flux-instance.yaml:2)") {
+		t.Errorf("bootstrap variant: %+v", boot)
 	}
 	for _, p := range scenarioPairs(t, "cluster-folder-rename") {
 		if p.Base != nil && p.Head != nil {
