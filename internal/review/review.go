@@ -90,6 +90,13 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 	sort.SliceStable(r.Ignored, func(i, j int) bool { return findingLess(r.Ignored[i].Finding, r.Ignored[j].Finding) })
 	r.Timings = map[string]float64{"diff": diffTime.Seconds(), "rules": rulesTime.Seconds()}
 	r.Unread = unreadFiles(base, head)
+	mask := objectMasker(base, head)
+	mask(r.Findings)
+	for i := range r.Ignored {
+		one := []rules.Finding{r.Ignored[i].Finding}
+		mask(one)
+		r.Ignored[i].Finding = one[0]
+	}
 	if len(rd.pairs) > 0 || len(rd.ids) > 0 || len(rd.tokens) > 0 {
 		redactStrings(reflect.ValueOf(r).Elem(), rd.replacer(), rd.ids)
 	}

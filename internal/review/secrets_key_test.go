@@ -142,3 +142,32 @@ func TestKustomizationDiffMasksSecretFields(t *testing.T) {
 		t.Errorf("diff lacks its literal context:\n%s", diff)
 	}
 }
+
+// A finding's texts have the Secret-derived parts of the object it is about masked, any
+// length, as a token or quoted value; a finding about another object keeps the same text
+// (negative), and so does a part inside a larger word.
+func TestFindingTextsMaskTheirObject(t *testing.T) {
+	files := map[string]string{
+		"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
+			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+		"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
+			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: s}]}}\n",
+		"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {AB: zq}\n",
+		"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\ndata: {v: \"${AB}\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: default}\ndata: {v: zq}\n",
+	}
+	g := renderFiles(t, files)
+	a := graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "a"}
+	b := graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "b"}
+	fs := []rules.Finding{
+		{Rule: "x", Cluster: "dev", Object: &a, Message: `data.v: "zq" is odd; zqx stays`, Suggestion: "change zq"},
+		{Rule: "x", Cluster: "dev", Object: &b, Message: `data.v: "zq" is odd; zqx stays`, Suggestion: "change zq"},
+	}
+	maskByObject(fs, g)
+	got := []string{fs[0].Message + " | " + fs[0].Suggestion, fs[1].Message + " | " + fs[1].Suggestion}
+	want := []string{`data.v: "<redacted>" is odd; zqx stays | change <redacted>`, `data.v: "zq" is odd; zqx stays | change zq`}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("finding %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
