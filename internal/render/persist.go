@@ -45,15 +45,18 @@ func (c *Cache) Persist(s Store) {
 const placeholderKeyOnDisk = "placeholder-key\x00v1"
 
 // placeholderKey returns the placeholders' key kept in s, made and stored when s has none
-// (or one of another length); the key helmrelease.UseKey fixed, when it did.
+// (or one of another length) as the process's key; the key helmrelease.UseKey fixed, when
+// it did.
 func placeholderKey(s Store) []byte {
-	if k, ok := helmrelease.FixedKey(); ok {
+	k, fixed := helmrelease.FixedKey()
+	if fixed {
 		return k // the operator's (TIERGATE_PLACEHOLDER_KEY): the same in every cache folder
 	}
-	if k, ok := s.Get(placeholderKeyOnDisk); ok && len(k) == 32 {
-		return k
+	if stored, ok := s.Get(placeholderKeyOnDisk); ok && len(stored) == 32 {
+		return stored
 	}
-	k := helmrelease.NewPlaceholderKey()
+	// A new folder takes the process's key: what this process renders without the cache
+	// and through it then agree, and later processes read the key back.
 	s.Put(placeholderKeyOnDisk, k)
 	return k
 }

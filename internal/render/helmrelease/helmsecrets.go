@@ -48,7 +48,8 @@ func UseKey(key []byte) error {
 	return nil
 }
 
-// FixedKey returns the key UseKey set, and whether it did.
+// FixedKey returns the process's key (the one UseKey set, else the random one), and whether
+// UseKey set it.
 func FixedKey() ([]byte, bool) { return processKey, processKeyFixed }
 
 // NewPlaceholderKey returns a new random 32-byte key for NewPlaceholders.
