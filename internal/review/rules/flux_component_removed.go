@@ -35,6 +35,7 @@ func fluxComponentRemoved(base, head *graph.Cluster, _ *Env) []Finding {
 			continue
 		}
 		out = append(out, Finding{
+			key:  comp, // one per component: two removed at once are two findings
 			Rule: "flux-component-removed", Severity: Error, Cluster: head.Name,
 			Object: &hi.obj.ID, File: hi.obj.File, Line: hi.line(head),
 			Message: fmt.Sprintf("FluxInstance %s/%s no longer installs %s (%s), yet cluster %s still has %s of the kinds it serves: %s. "+

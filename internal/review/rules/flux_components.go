@@ -13,6 +13,10 @@ import (
 // controllers and source-watcher are opt-in (AllComponents there).
 var defaultComponents = []string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller"}
 
+// allComponents is every name flux-operator accepts in spec.components
+// (internal/builder/components.go AllComponents, which ValidateAndPatchComponents checks).
+var allComponents = append(slices.Clone(defaultComponents), "image-reflector-controller", "image-automation-controller", "source-watcher")
+
 // fluxComponent is the Flux controller whose manifests ship the CRD of group/kind, as
 // flux-operator selects them: the kustomization it builds lists one `<component>.yaml` per
 // spec.components entry (internal/builder/templates.go kustomizationTmpl), and each of those
@@ -64,8 +68,8 @@ func (fi *fluxInstance) line(c *graph.Cluster) int {
 func (fi *fluxInstance) has(component string) bool { return slices.Contains(fi.components, component) }
 
 // clusterFluxInstance is the first FluxInstance of c (by file and line) with its components;
-// nil when c has none, or when spec.components is not a list of names (a substitution
-// variable, say), which leaves the installed set unknown.
+// nil when c has none, or when spec.components is not a list of component names (a
+// substitution variable left in it, say), which leaves the installed set unknown.
 func clusterFluxInstance(c *graph.Cluster) *fluxInstance {
 	if c == nil {
 		return nil
@@ -85,8 +89,8 @@ func clusterFluxInstance(c *graph.Cluster) *fluxInstance {
 		fi := &fluxInstance{obj: o, listed: len(list) > 0}
 		for _, e := range list {
 			s, ok := e.(string)
-			if !ok {
-				return nil
+			if !ok || !slices.Contains(allComponents, s) {
+				return nil // flux-operator's build fails on it and keeps what it installed
 			}
 			fi.components = append(fi.components, s)
 		}

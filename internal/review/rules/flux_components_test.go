@@ -1,7 +1,11 @@
 package rules
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
 // TestFluxInstanceComponents: an image kind on a cluster whose FluxInstance lists the
@@ -70,5 +74,44 @@ func TestFluxComponentRemoved(t *testing.T) {
 	}
 	if f := fluxComponentRemoved(base, base, nil); len(f) != 0 {
 		t.Errorf("unchanged components reported: %+v", f)
+	}
+}
+
+// TestFluxInstanceComponentsEdges: two components dropped at once are two findings (keys
+// differ); an unrendered chart in the cluster does not soften missing-crd to a notice; a
+// spec.components that is not a list of names (a substitution variable) leaves the
+// installed set unknown, so nothing is reported.
+func TestFluxInstanceComponentsEdges(t *testing.T) {
+	instance := func(components ...string) string {
+		rest := []string{"spec:", "  distribution: {version: 2.6.x, registry: ghcr.io/fluxcd}"}
+		if len(components) > 0 {
+			rest = append(rest, "  components:")
+			for _, c := range components {
+				rest = append(rest, "    - "+c)
+			}
+		}
+		return obj("fluxcd.controlplane.io/v1", "FluxInstance", "flux-system", "flux", rest...)
+	}
+	hr := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "apps", "podinfo",
+		"spec:", "  chart:", "    spec:", "      chart: podinfo", "      sourceRef: {kind: HelmRepository, name: podinfo}", "  interval: 10m")
+	policy := obj("image.toolkit.fluxcd.io/v1beta2", "ImagePolicy", "apps", "web", "spec: {}")
+	tree := func(inst string) *graph.Cluster {
+		return renderTree(t, map[string]string{tierFile("apps"): tier("apps", "./apps", true), "apps/hr.yaml": hr, "apps/policy.yaml": policy,
+			"clusters/dev/flux-instance.yaml": inst})
+	}
+	base := tree(instance("source-controller", "kustomize-controller", "helm-controller", "notification-controller"))
+	head := tree(instance("source-controller", "notification-controller"))
+	got := fluxComponentRemoved(base, head, nil)
+	if len(got) != 2 || got[0].Key() == got[1].Key() || !strings.Contains(got[0].Message, "no longer installs kustomize-controller") ||
+		!strings.Contains(got[1].Message, "no longer installs helm-controller") || !strings.Contains(got[1].Message, "1 object of the kinds it serves: HelmRelease.helm.toolkit.fluxcd.io/apps/podinfo.") {
+		t.Errorf("two components dropped: %+v", got)
+	}
+	env := &Env{Catalog: NewCatalog(nil, config.Preinstalled{})}
+	f := missingCRD(base, nil, env)
+	if len(f) != 1 || f[0].Severity != Error || f[0].File != "apps/policy.yaml" || !strings.Contains(f[0].Message, "served by image-reflector-controller") {
+		t.Errorf("ImagePolicy beside an unrendered chart: %+v, want one error", f)
+	}
+	if f := missingCRD(tree(instance("${flux_components}")), nil, env); len(f) != 0 {
+		t.Errorf("components not a list of names: %+v, want none", f)
 	}
 }
