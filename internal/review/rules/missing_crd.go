@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -99,10 +100,29 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 				o.ID, kind, c.Name, catalog, keptCRDClause(c, other, o.ID, fails))
 			f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster (its chart in a HelmRelease, or its CRD manifests in a Kustomization that %s dependsOn), remove %s from %s:%d, or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
 				kind, ref, o.ID, o.File, o.Line, o.ID.Group)
+			bootstrapComponent(&f, v, o.ID)
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// bootstrapComponent adds to f, for a Flux kind missing from a graph that holds Flux's own
+// CRDs (a bootstrap's gotk-components.yaml, which `flux install --export` writes with the
+// CRDs of the components it installs), the component to add and how: the flux CLI's
+// --components-extra for the opt-in controllers, --components for the default ones
+// (flux2 cmd/flux/install.go, the installArgs components and componentsExtra flags).
+func bootstrapComponent(f *Finding, v *view, id graph.ObjectID) {
+	comp := fluxComponent(id.Group, id.Kind)
+	if comp == "" || !v.installed().fluxCRDs {
+		return
+	}
+	flag := "--components-extra=" + comp
+	if slices.Contains(defaultComponents, comp) {
+		flag = "--components listing " + comp
+	}
+	f.Message += fmt.Sprintf(" The cluster's Flux CRDs (gotk-components.yaml) are those of the controllers it installs, and %s is not among them.", comp)
+	f.Suggestion = fmt.Sprintf("Install %s: regenerate the Flux manifests with `flux install --export` (or `flux bootstrap`) and %s. Otherwise: %s", comp, flag, f.Suggestion)
 }
 
 // componentMissingCRD words f for object o of a Flux kind whose controller, comp, the
