@@ -171,6 +171,14 @@ new rootpath
 inst() { printf 'apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  sync:\n    kind: GitRepository\n    url: https://git.example.invalid/fleet.git\n    ref: refs/heads/main\n    path: %s\n' "$1"; }
 for s in base head; do mkdir -p $R/rootpath/$s/clusters/prod/flux-system; ks apps ./apps > $R/rootpath/$s/$T; mkdir -p $R/rootpath/$s/apps; cm default settings > $R/rootpath/$s/apps/settings.yaml; done
 inst clusters/prod > $R/rootpath/base/clusters/prod/flux-system/flux-instance.yaml; inst clusters/dev > $R/rootpath/head/clusters/prod/flux-system/flux-instance.yaml
+# flux-component-removed: cluster prod's FluxInstance drops helm-controller; its apps still have HelmRelease web.
+new compremoved
+comps() { printf 'apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  components:\n'; for c in "$@"; do printf '    - %s\n' "$c"; done
+  printf '  sync:\n    kind: GitRepository\n    url: https://git.example.invalid/fleet.git\n    ref: refs/heads/main\n    path: clusters/prod\n'; }
+for s in base head; do mkdir -p $R/compremoved/$s/clusters/prod/flux-system $R/compremoved/$s/apps/prod; sed 's|\./apps$|./apps/prod|' <(ks apps ./apps) > $R/compremoved/$s/clusters/prod/apps.yaml
+  printf 'apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: web\n  namespace: default\nspec:\n  interval: 10m\n  chart:\n    spec:\n      chart: podinfo\n      sourceRef: {kind: HelmRepository, name: podinfo}\n' > $R/compremoved/$s/apps/prod/web.yaml; done
+comps source-controller kustomize-controller helm-controller notification-controller > $R/compremoved/base/clusters/prod/flux-system/flux-instance.yaml
+comps source-controller kustomize-controller notification-controller > $R/compremoved/head/clusters/prod/flux-system/flux-instance.yaml
 # patch-target-lost: the production overlay patches Deployment web, which head renames to web-v2.
 new patchlost
 for s in base head; do
@@ -205,12 +213,13 @@ fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
 fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
 fix rootpath; inst clusters/prod > $R/rootpath/fixed/clusters/prod/flux-system/flux-instance.yaml
 
+fix compremoved; cp $R/compremoved/base/clusters/prod/flux-system/flux-instance.yaml $R/compremoved/fixed/clusters/prod/flux-system/
 fix patchlost; sed -i 's/      name: web$/      name: web-v2/' $R/patchlost/fixed/apps/prod/kustomization.yaml
 
 fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
 cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange rootpath patchlost; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange rootpath compremoved patchlost; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

@@ -211,6 +211,7 @@ var Change = []ChangeRule{
 	{"values-from-not-found", valuesFromNotFound},
 	{"crd-not-upgraded", crdNotUpgraded},
 	{"root-path-changed", rootPathChanged},
+	{"flux-component-removed", fluxComponentRemoved},
 	{"patch-target-lost", patchTargetLost},
 }
 

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -50,9 +51,18 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 			if seen[once] || noticed[gk] || v.crdKnown(o.ID, env) || unknownProvider(c, other, crdOf(o.ID)) != "" {
 				continue
 			}
+			comp := v.absentComponent(o.ID)
+			if comp != "" && removedComponent(other, c, comp) {
+				continue // flux-component-removed reports it, at the components line
+			}
 			seen[once] = true
 			f := objectFinding("missing-crd", Error, c.Name, o, ref)
 			f.key = once
+			if comp != "" {
+				componentMissingCRD(&f, c, o, ref, comp, v.installed().instance)
+				out = append(out, f)
+				continue
+			}
 			kind := kindName(o.ID)
 			catalog := ""
 			if ps := env.Catalog.Providers(gk); len(ps) > 0 {
@@ -90,10 +100,48 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 				o.ID, kind, c.Name, catalog, keptCRDClause(c, other, o.ID, fails))
 			f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster (its chart in a HelmRelease, or its CRD manifests in a Kustomization that %s dependsOn), remove %s from %s:%d, or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
 				kind, ref, o.ID, o.File, o.Line, o.ID.Group)
+			bootstrapComponent(&f, v, o.ID)
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// bootstrapComponent adds to f, for a Flux kind missing from a graph that holds Flux's own
+// CRDs (a bootstrap's gotk-components.yaml, which `flux install --export` writes with the
+// CRDs of the components it installs), the component to add and how: the flux CLI's
+// --components-extra for the opt-in controllers, --components for the default ones
+// (flux2 cmd/flux/install.go, the installArgs components and componentsExtra flags).
+func bootstrapComponent(f *Finding, v *view, id graph.ObjectID) {
+	comp := fluxComponent(id.Group, id.Kind)
+	if comp == "" || !v.installed().fluxCRDs {
+		return
+	}
+	flag := "--components-extra=" + comp
+	if slices.Contains(defaultComponents, comp) {
+		flag = "--components listing " + comp
+	}
+	f.Message += fmt.Sprintf(" The cluster's Flux CRDs (gotk-components.yaml) are those of the controllers it installs, and %s is not among them.", comp)
+	f.Suggestion = fmt.Sprintf("Install %s: regenerate the Flux manifests with `flux install --export` (or `flux bootstrap`) and %s. Otherwise: %s", comp, flag, f.Suggestion)
+}
+
+// componentMissingCRD words f for object o of a Flux kind whose controller, comp, the
+// cluster's FluxInstance fi does not list: flux-operator installs neither the controller
+// nor its CRDs, so the kind is unknown to the API server and the dry-run (or Helm's
+// manifest build) fails as for any missing CRD. Unrendered charts do not soften it to a
+// notice: a chart that installed Flux's CRDs beside flux-operator would fight the operator
+// over them.
+func componentMissingCRD(f *Finding, c *graph.Cluster, o *graph.Object, ref graph.Ref, comp string, fi *fluxInstance) {
+	fails := fmt.Sprintf("the dry-run of %s fails with 'no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing", ref, o.ID.Kind, o.Body.GetAPIVersion())
+	what := o.ID.String()
+	if o.HelmRelease != "" {
+		fails = fmt.Sprintf("helm-controller's install or upgrade of %s fails with 'unable to build kubernetes objects from release manifest: resource mapping not found ... no matches for kind \"%s\" in version \"%s\"' and applies nothing of the release", o.HelmRelease, o.ID.Kind, o.Body.GetAPIVersion())
+		what += fmt.Sprintf(" (chart template %s of HelmRelease %s)", o.Template, o.HelmRelease)
+	}
+	f.Message = fmt.Sprintf("%s is of kind %s, served by %s, which cluster %s's %s does not install: %s, and flux-operator installs only those controllers and their CRDs; %s.",
+		what, kindName(o.ID), comp, c.Name, fi.label(c), componentsNow(fi), fails)
+	f.Suggestion = fmt.Sprintf("Add %s to spec.components of FluxInstance %s/%s (%s:%d), or remove %s from %s:%d.",
+		comp, fi.obj.ID.Namespace, fi.obj.ID.Name, fi.obj.File, fi.line(c), o.ID, o.File, o.Line)
 }
 
 // keptCRDClause says where fails (a sentence: what fails without the CRD of id) holds:
@@ -206,7 +254,9 @@ func (v *view) crdKnown(id graph.ObjectID, env *Env) bool {
 		return true
 	}
 	if fluxGroup(id.Group) {
-		return false // builtin lists Flux's kinds; installedKind has the last word on them
+		// builtin lists Flux's kinds; the graph's CRDs or the FluxInstance's components
+		// have the last word on them
+		return !v.installed().fluxCRDs && v.absentComponent(id) == ""
 	}
 	if builtin(id.Group, id.Kind) {
 		return true
@@ -234,7 +284,8 @@ var distributionGroups = map[string]bool{
 // installedKind reports whether the kinds of group exist in any cluster that reconciles the
 // repository: Flux's own (*.toolkit.fluxcd.io, source.extensions.fluxcd.io) unless the graph
 // holds Flux's CRDs (gotk-components.yaml: then those say which controllers are installed,
-// and an ImagePolicy without the image controllers' CRDs is missing),
+// and an ImagePolicy without the image controllers' CRDs is missing) or a FluxInstance
+// (then its components do, absentComponent),
 // flux-operator's (fluxcd.controlplane.io: a repository that uses them runs the operator, often
 // installed before Flux) unless the graph holds its CRDs, and distributionGroups.
 func (v *view) installedKind(group string) bool {
@@ -242,7 +293,7 @@ func (v *view) installedKind(group string) bool {
 	case distributionGroups[group] || strings.HasSuffix(group, ".openshift.io"):
 		return true
 	case fluxGroup(group):
-		return !v.installed().fluxCRDs
+		return !v.installed().fluxCRDs && v.installed().instance == nil
 	case group == "fluxcd.controlplane.io":
 		return !v.installed().operatorCRDs
 	}
@@ -256,6 +307,9 @@ type installation struct {
 	fluxCRDs bool
 	// operatorCRDs: the graph holds flux-operator's CRDs (at least FluxInstance's).
 	operatorCRDs bool
+	// instance is the cluster's FluxInstance, whose components say which of Flux's
+	// controllers and CRDs flux-operator installs; nil when there is none.
+	instance *fluxInstance
 }
 
 func (v *view) installed() *installation {
@@ -263,7 +317,7 @@ func (v *view) installed() *installation {
 		_, src := v.crdScope["source.toolkit.fluxcd.io/GitRepository"]
 		_, kus := v.crdScope["kustomize.toolkit.fluxcd.io/Kustomization"]
 		_, op := v.crdScope["fluxcd.controlplane.io/FluxInstance"]
-		v.flux = &installation{fluxCRDs: src && kus, operatorCRDs: op}
+		v.flux = &installation{fluxCRDs: src && kus, operatorCRDs: op, instance: clusterFluxInstance(v.c)}
 	}
 	return v.flux
 }
@@ -271,4 +325,19 @@ func (v *view) installed() *installation {
 // fluxGroup reports whether group is one of Flux's own controllers.
 func fluxGroup(group string) bool {
 	return strings.HasSuffix(group, ".toolkit.fluxcd.io") || group == "source.extensions.fluxcd.io"
+}
+
+// absentComponent is the Flux component that serves id's kind when the cluster's
+// FluxInstance does not install it; "" when it does, when id is not Flux's, or when the
+// graph holds Flux's own CRDs (a bootstrap's gotk-components.yaml: those CRDs decide).
+// flux-operator builds only the listed components' manifests, CRDs included
+// (flux-operator internal/controller/fluxinstance_controller.go build: options.Components
+// = obj.GetComponents()).
+func (v *view) absentComponent(id graph.ObjectID) string {
+	in := v.installed()
+	comp := fluxComponent(id.Group, id.Kind)
+	if in.fluxCRDs || in.instance == nil || comp == "" || in.instance.has(comp) {
+		return ""
+	}
+	return comp
 }

@@ -55,7 +55,12 @@ func TestMissingCRD(t *testing.T) {
 			files: apps(map[string]string{"apps/r.yaml": obj("image.toolkit.fluxcd.io/v1", "ImagePolicy", "apps", "p", "spec: {}"),
 				tierFile("crds"): tier("crds", "./crds", true), "crds/crd.yaml": crd("kustomize.toolkit.fluxcd.io", "Kustomization", "kustomizations", "Namespaced"),
 				"crds/src.yaml": crd("source.toolkit.fluxcd.io", "GitRepository", "gitrepositories", "Namespaced")}),
-			want: []want{missing("ImagePolicy.image.toolkit.fluxcd.io/apps/p", "apps/r.yaml", "ImagePolicy", "image.toolkit.fluxcd.io/v1")},
+			want: []want{func() want {
+				w := missing("ImagePolicy.image.toolkit.fluxcd.io/apps/p", "apps/r.yaml", "ImagePolicy", "image.toolkit.fluxcd.io/v1",
+					"The cluster's Flux CRDs (gotk-components.yaml) are those of the controllers it installs, and image-reflector-controller is not among them.")
+				w.Sugg = append(w.Sugg, "Install image-reflector-controller: regenerate the Flux manifests with `flux install --export` (or `flux bootstrap`) and --components-extra=image-reflector-controller. Otherwise: Install the CRD")
+				return w
+			}()},
 		},
 		{name: "Gateway API, served by distributions", files: apps(map[string]string{"apps/r.yaml": obj("gateway.networking.k8s.io/v1", "HTTPRoute", "apps", "r", "spec: {}")})},
 		{name: "flux-operator kind", files: apps(map[string]string{"apps/r.yaml": obj("fluxcd.controlplane.io/v1", "ResourceSetInputProvider", "apps", "r", "spec: {}")})},
