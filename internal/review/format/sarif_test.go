@@ -84,7 +84,7 @@ func TestSARIF(t *testing.T) {
 		"render-error": "error", "depends-on-not-found": "error", "depends-on-cycle": "error", "duplicate-owner": "error",
 		"runtime-crd-same-pass": "error", "missing-depends-on": "error", "missing-wait": "warning", "namespace-not-set": "error",
 		"undefined-variable": "error", "unsubstituted-variable": "warning", "tier-move": "note", "prune-transient": "warning",
-		"destructive-prune": "error", "helm-uninstall": "warning", "values-from-not-found": "error", "crd-not-upgraded": "warning", "root-path-changed": "warning",
+		"destructive-prune": "error", "helm-uninstall": "warning", "values-from-not-found": "error", "crd-not-upgraded": "warning", "root-path-changed": "error",
 		"helm-render-error": "error", "release-collision": "error", "runtime-namespace-same-pass": "error",
 		"namespace-for-release": "error", "missing-namespace": "error", "postrender-patch-unmatched": "warning",
 		"chart-version-unchanged": "warning", "helm-render-approximate": "note",
