@@ -171,6 +171,10 @@ new rootpath
 inst() { printf 'apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  sync:\n    kind: GitRepository\n    url: https://git.example.invalid/fleet.git\n    ref: refs/heads/main\n    path: %s\n' "$1"; }
 for s in base head; do mkdir -p $R/rootpath/$s/clusters/prod/flux-system; ks apps ./apps > $R/rootpath/$s/$T; mkdir -p $R/rootpath/$s/apps; cm default settings > $R/rootpath/$s/apps/settings.yaml; done
 inst clusters/prod > $R/rootpath/base/clusters/prod/flux-system/flux-instance.yaml; inst clusters/dev > $R/rootpath/head/clusters/prod/flux-system/flux-instance.yaml
+# substitute-from-not-found: ConfigMap flux-system/vars, which apps substitutes from, is renamed vars2.
+new substfrom
+for s in base head; do { ks config ./config; ks apps ./apps 'postBuild:' '  substituteFrom:' '    - kind: ConfigMap' '      name: vars'; } > $R/substfrom/$s/$T; mkdir -p $R/substfrom/$s/apps $R/substfrom/$s/config; cm default settings 'name: ${name}' > $R/substfrom/$s/apps/settings.yaml; done
+cm flux-system vars 'name: web' > $R/substfrom/base/config/vars.yaml; cm flux-system vars2 'name: web' > $R/substfrom/head/config/vars.yaml
 # root-path-changed (renamed folder): clusters/dev becomes clusters/stage with its root's path; clusters/dev is gone.
 new rootrename
 for s in base head; do ks apps ./apps > $R/rootrename/$s/$T; mkdir -p $R/rootrename/$s/apps; cm default settings > $R/rootrename/$s/apps/settings.yaml; done
@@ -209,6 +213,7 @@ fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
 fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
 fix rootpath; inst clusters/prod > $R/rootpath/fixed/clusters/prod/flux-system/flux-instance.yaml
 
+fix substfrom; sed -i 's/      name: vars$/      name: vars2/' $R/substfrom/fixed/$T
 fix rootrename; mkdir -p $R/rootrename/fixed/clusters/dev; printf 'resources:\n  - ../stage\n' > $R/rootrename/fixed/clusters/dev/kustomization.yaml
 printf 'resources:\n  - flux-system\n  - tiers.yaml\n' > $R/rootrename/fixed/clusters/stage/kustomization.yaml
 fix patchlost; sed -i 's/      name: web$/      name: web-v2/' $R/patchlost/fixed/apps/prod/kustomization.yaml
@@ -216,7 +221,7 @@ fix patchlost; sed -i 's/      name: web$/      name: web-v2/' $R/patchlost/fixe
 fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
 cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange rootpath rootrename patchlost; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange substfrom rootpath rootrename patchlost; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"
