@@ -59,7 +59,9 @@ func Review(base, head *graph.Graph, opts Options) *Report {
 				atHead = append(atHead, rule.Check(h, b, env)...)
 			}
 		}
-		r.Findings = append(r.Findings, unknownAtHead(withStatus(atBase, atHead, rules.Renames(b, h)), b, h)...)
+		stated := withStatus(atBase, atHead, rules.Renames(b, h))
+		rules.NamespaceDeleted(stated, b, h)
+		r.Findings = append(r.Findings, unknownAtHead(stated, b, h)...)
 		if b != nil && h == nil {
 			r.Findings = append(r.Findings, clusterGone(b))
 		}

@@ -179,6 +179,14 @@ for s in base head; do mkdir -p $R/compremoved/$s/clusters/prod/flux-system $R/c
   printf 'apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: web\n  namespace: default\nspec:\n  interval: 10m\n  chart:\n    spec:\n      chart: podinfo\n      sourceRef: {kind: HelmRepository, name: podinfo}\n' > $R/compremoved/$s/apps/prod/web.yaml; done
 comps source-controller kustomize-controller helm-controller notification-controller > $R/compremoved/base/clusters/prod/flux-system/flux-instance.yaml
 comps source-controller kustomize-controller notification-controller > $R/compremoved/head/clusters/prod/flux-system/flux-instance.yaml
+# substitute-from-not-found: ConfigMap flux-system/vars, which apps substitutes from, is renamed vars2.
+new substfrom
+for s in base head; do { ks config ./config; ks apps ./apps 'postBuild:' '  substituteFrom:' '    - kind: ConfigMap' '      name: vars'; } > $R/substfrom/$s/$T; mkdir -p $R/substfrom/$s/apps $R/substfrom/$s/config; cm default settings 'name: ${name}' > $R/substfrom/$s/apps/settings.yaml; done
+cm flux-system vars 'name: web' > $R/substfrom/base/config/vars.yaml; cm flux-system vars2 'name: web' > $R/substfrom/head/config/vars.yaml
+# root-path-changed (renamed folder): clusters/dev becomes clusters/stage with its root's path; clusters/dev is gone.
+new rootrename
+for s in base head; do ks apps ./apps > $R/rootrename/$s/$T; mkdir -p $R/rootrename/$s/apps; cm default settings > $R/rootrename/$s/apps/settings.yaml; done
+mv $R/rootrename/head/clusters/dev $R/rootrename/head/clusters/stage; sed -i 's#path: ./clusters/dev#path: ./clusters/stage#' $R/rootrename/head/clusters/stage/flux-system/gotk-sync.yaml
 # patch-target-lost: the production overlay patches Deployment web, which head renames to web-v2.
 new patchlost
 for s in base head; do
@@ -214,12 +222,15 @@ fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
 fix rootpath; inst clusters/prod > $R/rootpath/fixed/clusters/prod/flux-system/flux-instance.yaml
 
 fix compremoved; cp $R/compremoved/base/clusters/prod/flux-system/flux-instance.yaml $R/compremoved/fixed/clusters/prod/flux-system/
+fix substfrom; sed -i 's/      name: vars$/      name: vars2/' $R/substfrom/fixed/$T
+fix rootrename; mkdir -p $R/rootrename/fixed/clusters/dev; printf 'resources:\n  - ../stage\n' > $R/rootrename/fixed/clusters/dev/kustomization.yaml
+printf 'resources:\n  - flux-system\n  - tiers.yaml\n' > $R/rootrename/fixed/clusters/stage/kustomization.yaml
 fix patchlost; sed -i 's/      name: web$/      name: web-v2/' $R/patchlost/fixed/apps/prod/kustomization.yaml
 
 fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
 cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange rootpath compremoved patchlost; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange substfrom rootpath rootrename compremoved patchlost; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

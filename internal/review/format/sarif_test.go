@@ -84,7 +84,7 @@ func TestSARIF(t *testing.T) {
 		"render-error": "error", "depends-on-not-found": "error", "depends-on-cycle": "error", "duplicate-owner": "error",
 		"runtime-crd-same-pass": "error", "missing-depends-on": "error", "missing-wait": "warning", "namespace-not-set": "error",
 		"undefined-variable": "error", "unsubstituted-variable": "warning", "tier-move": "note", "prune-transient": "warning",
-		"destructive-prune": "error", "helm-uninstall": "warning", "values-from-not-found": "error", "crd-not-upgraded": "warning", "root-path-changed": "warning", "flux-component-removed": "error",
+		"destructive-prune": "error", "helm-uninstall": "warning", "values-from-not-found": "error", "substitute-from-not-found": "error", "crd-not-upgraded": "warning", "root-path-changed": "error", "flux-component-removed": "error",
 		"helm-render-error": "error", "release-collision": "error", "runtime-namespace-same-pass": "error",
 		"namespace-for-release": "error", "missing-namespace": "error", "postrender-patch-unmatched": "warning",
 		"chart-version-unchanged": "warning", "helm-render-approximate": "note",
@@ -95,7 +95,7 @@ func TestSARIF(t *testing.T) {
 		"render-error", "helm-render-error", "depends-on-not-found", "health-check-not-found", "source-not-found", "depends-on-cycle", "release-collision", "duplicate-owner",
 		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "missing-namespace", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "missing-crd", "namespace-not-set",
 		"target-namespace-renames-namespace", "invalid-name", "invalid-spec", "undefined-variable", "substitution-type-change", "unsubstituted-variable", "chart-version-unchanged", "helm-render-approximate",
-		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "values-from-not-found", "crd-not-upgraded", "root-path-changed", "flux-component-removed", "patch-target-lost",
+		"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "values-from-not-found", "substitute-from-not-found", "crd-not-upgraded", "root-path-changed", "flux-component-removed", "patch-target-lost",
 	}
 	var ids []string
 	index := map[string]int{}

@@ -209,6 +209,7 @@ var Change = []ChangeRule{
 	{"destructive-prune", destructivePrune},
 	{"helm-uninstall", helmUninstall},
 	{"values-from-not-found", valuesFromNotFound},
+	{"substitute-from-not-found", substituteFromNotFound},
 	{"crd-not-upgraded", crdNotUpgraded},
 	{"root-path-changed", rootPathChanged},
 	{"flux-component-removed", fluxComponentRemoved},

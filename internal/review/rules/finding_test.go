@@ -19,7 +19,7 @@ func TestRegistry(t *testing.T) {
 	wantState := []string{"render-error", "helm-render-error", "depends-on-not-found", "health-check-not-found", "source-not-found", "depends-on-cycle", "release-collision", "duplicate-owner",
 		"runtime-crd-same-pass", "runtime-namespace-same-pass", "namespace-for-release", "missing-namespace", "postrender-patch-unmatched", "missing-depends-on", "missing-wait", "missing-crd", "namespace-not-set",
 		"target-namespace-renames-namespace", "invalid-name", "invalid-spec", "undefined-variable", "substitution-type-change", "unsubstituted-variable", "chart-version-unchanged", "helm-render-approximate"}
-	wantChange := []string{"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "values-from-not-found", "crd-not-upgraded", "root-path-changed", "flux-component-removed", "patch-target-lost"}
+	wantChange := []string{"tier-move", "prune-transient", "destructive-prune", "helm-uninstall", "values-from-not-found", "substitute-from-not-found", "crd-not-upgraded", "root-path-changed", "flux-component-removed", "patch-target-lost"}
 	if diff := cmp.Diff(wantState, state); diff != "" {
 		t.Errorf("State (-want +got):\n%s", diff)
 	}

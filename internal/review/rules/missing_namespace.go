@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -76,8 +77,8 @@ func missingNamespace(c, other *graph.Cluster, env *Env) []Finding {
 			}
 			out = append(out, Finding{
 				Rule: "missing-namespace", Severity: sev, Cluster: c.Name, Kustomization: ref.String(), Object: &id,
-				Message: fmt.Sprintf("%s%s%s of Kustomization %s %s in Namespace %s, which nothing in cluster %s creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): on a cluster without it, the dry-run of %s fails with 'namespaces \"%s\" not found' and applies nothing.",
-					o.ID, at, others, ref, verb, ns, c.Name, ref, ns),
+				Message: fmt.Sprintf("%s%s%s of Kustomization %s %s in Namespace %s, which nothing in cluster %s creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): %s, the dry-run of %s fails with 'namespaces \"%s\" not found' and applies nothing.",
+					o.ID, at, others, ref, verb, ns, c.Name, coldCluster, ref, ns),
 				Suggestion: fmt.Sprintf("Add a Namespace %s manifest to %s or to a Kustomization it dependsOn; if the cluster has it before Flux runs, ignore this finding in .tiergate.yaml (rule missing-namespace, object {kind: Namespace, name: %s}).",
 					ns, ref, ns),
 				File: file, Line: line, refs: []graph.Ref{ref},
@@ -98,4 +99,49 @@ func releaseNamespacesCreated(c *graph.Cluster) map[string]bool {
 		}
 	}
 	return out
+}
+
+// coldCluster is where missing-namespace's dry-run fails when the change does not delete the
+// Namespace; NamespaceDeleted replaces it when the change does.
+const coldCluster = "on a cluster without it"
+
+// NamespaceDeleted rewords the new missing-namespace findings of fs whose Namespace the
+// base graph applies and the merge deletes: a base owner garbage-collects it (prune, or its
+// finalizer; not when the Namespace is annotated prune: disabled), so every running cluster
+// loses it and the dry-run fails there too, not only on a cluster bootstrapped from head
+// (kustomize-controller prune, fluxcd/pkg ssa ResourceManager.DeleteAll over the stale
+// inventory). It runs after the findings have their status, since the rule itself runs on
+// both commits.
+func NamespaceDeleted(fs []Finding, base, head *graph.Cluster) {
+	if base == nil || head == nil {
+		return
+	}
+	for i, f := range fs {
+		if f.Rule != "missing-namespace" || f.Status != StatusNew || f.Object == nil {
+			continue
+		}
+		if owner := namespacePruner(*f.Object, base, head); owner != "" {
+			fs[i].Message = strings.Replace(f.Message, coldCluster,
+				fmt.Sprintf("this merge deletes Namespace %s on every running cluster (Kustomization %s garbage-collects it), and on each of them", f.Object.Name, owner), 1)
+			fs[i].Suggestion = fmt.Sprintf("Keep the Namespace %s manifest (in %s or a Kustomization it dependsOn) while objects still use it, or move those objects to their new namespace along with it.",
+				f.Object.Name, f.Kustomization)
+		}
+	}
+}
+
+// namespacePruner is the base Kustomization that deletes Namespace id once head is applied;
+// "" when none does (a chart's, a ResourceSet's or a protected Namespace is left alone here).
+func namespacePruner(id graph.ObjectID, base, head *graph.Cluster) string {
+	if len(head.Owners[id]) > 0 {
+		return ""
+	}
+	for _, o := range base.Owners[id] {
+		if o.HelmRelease != "" || o.ResourceSet != "" || protected(o) || base.Kustomizations[o.Owner] == nil {
+			continue
+		}
+		if KnownGone(o.Owner, base, head) && garbageCollects(o.Owner, base, head) {
+			return o.Owner.String()
+		}
+	}
+	return ""
 }

@@ -113,3 +113,52 @@ func TestMissingNamespaceAtTargetChange(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingNamespaceDeleted: a Namespace the base applies from a pruning Kustomization and
+// the head removes while an object stays in it is deleted on every running cluster: the new
+// finding says so. Not when the owner does not prune, when the Namespace is protected, or
+// for an existing finding (the base lacks the Namespace too: a cold cluster only).
+func TestMissingNamespaceDeleted(t *testing.T) {
+	files := func(prune, withNS bool, nsExtra ...string) map[string]string {
+		f := map[string]string{tierFile("platform"): tier("platform", "./platform", prune), "platform/a.yaml": configMap("team", "a"), "platform/keep.yaml": configMap("flux-system", "keep")}
+		if withNS {
+			f["platform/ns.yaml"] = namespaceObj("team", nsExtra...)
+		}
+		return f
+	}
+	cold := "ConfigMap/team/a of Kustomization flux-system/platform is in Namespace team, which nothing in cluster dev creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): on a cluster without it, the dry-run of flux-system/platform fails with 'namespaces \"team\" not found' and applies nothing."
+	deleted := "ConfigMap/team/a of Kustomization flux-system/platform is in Namespace team, which nothing in cluster dev creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): " +
+		"this merge deletes Namespace team on every running cluster (Kustomization flux-system/platform garbage-collects it), and on each of them, the dry-run of flux-system/platform fails with 'namespaces \"team\" not found' and applies nothing."
+	add := "Add a Namespace team manifest to flux-system/platform or to a Kustomization it dependsOn; if the cluster has it before Flux runs, ignore this finding in .tiergate.yaml (rule missing-namespace, object {kind: Namespace, name: team})."
+	cases := []struct {
+		name       string
+		base, head map[string]string
+		status     Status
+		msg, sugg  string
+	}{
+		{"pruned", files(true, true), files(true, false), StatusNew, deleted,
+			"Keep the Namespace team manifest (in flux-system/platform or a Kustomization it dependsOn) while objects still use it, or move those objects to their new namespace along with it."},
+		// Negative cases.
+		{"not pruned", files(false, true), files(false, false), StatusNew, cold, add},
+		{"protected", files(true, true, "  annotations:", "    kustomize.toolkit.fluxcd.io/prune: disabled"), files(true, false), StatusNew, cold, add},
+		{"existing", files(true, false), files(true, false), StatusExisting, cold, add},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base, head := renderTree(t, tc.base), renderTree(t, tc.head)
+			got := stateRule(t, "missing-namespace")(head, base, testEnv())
+			if len(got) != 1 {
+				t.Fatalf("findings:\n%s", dump(got))
+			}
+			got[0].Status = tc.status
+			NamespaceDeleted(got, base, head)
+			if got[0].Message != tc.msg {
+				t.Errorf("message:\n%s\nwant:\n%s", got[0].Message, tc.msg)
+			}
+			if got[0].Suggestion != tc.sugg {
+				t.Errorf("suggestion:\n%s\nwant:\n%s", got[0].Suggestion, tc.sugg)
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,9 +19,18 @@ import (
 // "Flux Cluster Sync Configuration"), and kustomize-controller garbage-collects whatever the
 // root's inventory held that the new path does not build (fluxcd/pkg ssa
 // ResourceManager.DeleteAll over the stale inventory, kustomization_controller.go prune).
-// A root moving into a new folder of its own (a renamed cluster folder) is not reported.
+// Error: flux-operator's FluxInstance controller deletes what it installed when its
+// FluxInstance is deleted (internal/controller/fluxinstance_uninstaller.go uninstall), and the
+// merge overwrites the cluster's flux-system objects with the other cluster's.
+// A root moving into a new folder of its own (a renamed cluster folder) is rootFolderGone's.
 func rootPathChanged(base, head *graph.Cluster, _ *Env) []Finding {
-	if base == nil || head == nil || base.RootDir == head.RootDir || inFolder(head.RootFile, head.RootDir) || !inFolder(base.RootFile, base.RootDir) {
+	if base == nil || head == nil || base.RootDir == head.RootDir {
+		return nil
+	}
+	if inFolder(head.RootFile, head.RootDir) {
+		return rootFolderGone(base, head)
+	}
+	if !inFolder(base.RootFile, base.RootDir) {
 		return nil
 	}
 	other := otherRoot(head)
@@ -38,14 +49,73 @@ func rootPathChanged(base, head *graph.Cluster, _ *Env) []Finding {
 	if len(pruned) > 0 {
 		msg += fmt.Sprintf(", and the root's garbage collection deletes %s it applied from %s that the new folder does not (%s)", plural(len(pruned), "object"), base.RootDir, sample(pruned))
 		if def := definition(base, head); def != "" {
-			msg += ", the " + def + " that defines the cluster among them"
+			msg += ", the " + def + " that defines the cluster among them (deleting it makes flux-operator uninstall the Flux controllers it installed)"
 		}
 	}
 	return []Finding{{
-		Rule: "root-path-changed", Severity: Warning, Cluster: head.Name, Kustomization: head.Root.String(), File: file, Line: line,
+		Rule: "root-path-changed", Severity: Error, Cluster: head.Name, Kustomization: head.Root.String(), File: file, Line: line,
 		Message:    msg + ".",
 		Suggestion: fmt.Sprintf("If %s is a typo, set the path back to %s. If cluster %s is meant to run %s's configuration, review the removed and changed objects below: they are what the merge does to %s.", head.RootDir, base.RootDir, head.Name, head.RootDir, head.Name),
 	}}
+}
+
+// rootFolderGone reports a root whose path moves with its definition into a folder of its
+// own (a renamed cluster folder) while this commit has no folder at the old path. The root
+// object in the cluster keeps the old path until its edited manifest is applied, and only a
+// build of the new folder applies it: kustomize-controller stops before applying anything
+// with "kustomization path not found" (kustomization_controller.go reconcile, the os.Stat of
+// SecureJoin(tmpDir, spec.path), ArtifactFailedReason), and flux-operator's root likewise
+// keeps the sync.path of the FluxInstance in the cluster. Nothing while the old folder is
+// there (its build still applies the edited root).
+func rootFolderGone(base, head *graph.Cluster) []Finding {
+	old := fsys.CleanPath(base.RootDir)
+	if old == "" || head.Source == nil || head.Source.State(old) == "dir" {
+		return nil
+	}
+	oldPath := old
+	if ks := base.Kustomizations[base.Root]; ks != nil && ks.Spec.Path != "" {
+		oldPath = ks.Spec.Path
+	}
+	file, line := head.RootFile, 0
+	if root := head.Kustomizations[head.Root]; root != nil {
+		file, line = root.File, pathLine(head, root.File, root.Line)
+	}
+	msg := fmt.Sprintf("The root of cluster %s (%s, defined at %s) moves from %s to %s, and this commit has no folder %s. "+
+		"The root object in the cluster keeps the old path until its edited manifest is applied, and only a build of %s applies it: "+
+		"from the merge on kustomize-controller fails the root with 'kustomization path not found: %s' before applying anything, "+
+		"so cluster %s stays at its last applied revision, and no later change reaches it, until the new root is applied by hand.",
+		head.Name, head.Root, head.RootFile, base.RootDir, head.RootDir, base.RootDir, head.RootDir, oldPath, head.Name)
+	keep := fmt.Sprintf("Keep %s for one merge with a kustomization.yaml of `resources: [%s]`", base.RootDir, relFolder(base.RootDir, head.RootDir))
+	if head.Source.State(path.Join(fsys.CleanPath(head.RootDir), "kustomization.yaml")) != "file" {
+		keep += fmt.Sprintf(" (%s then needs a kustomization.yaml listing its files)", head.RootDir)
+	}
+	keep += fmt.Sprintf(": the running root builds the same objects and applies the moved root; remove %s in a later change. Or, right after the merge, apply %s by hand (kubectl apply -f %s)", base.RootDir, head.RootFile, head.RootFile)
+	if !definesInstance(head) {
+		keep += fmt.Sprintf(" or run flux bootstrap again with --path=%s", head.RootDir)
+	}
+	return []Finding{{
+		Rule: "root-path-changed", Severity: Error, Cluster: head.Name, Kustomization: head.Root.String(), File: file, Line: line,
+		Message: msg, Suggestion: keep + ".",
+	}}
+}
+
+// relFolder is folder to as a kustomize resource of folder from: "../production".
+func relFolder(from, to string) string {
+	rel, err := filepath.Rel(filepath.FromSlash(fsys.CleanPath(from)), filepath.FromSlash(fsys.CleanPath(to)))
+	if err != nil {
+		return to
+	}
+	return filepath.ToSlash(rel)
+}
+
+// definesInstance reports whether c's root file holds a FluxInstance (flux-operator's root).
+func definesInstance(c *graph.Cluster) bool {
+	for id, objs := range c.Owners {
+		if id.Kind == "FluxInstance" && len(objs) > 0 && objs[0].File == c.RootFile {
+			return true
+		}
+	}
+	return false
 }
 
 // pathLine is the line of the root's path in the manifest whose kind: line is file:from:
