@@ -72,13 +72,14 @@ func TestRestartStartsWarm(t *testing.T) {
 	if d := cmp.Diff(coldNoLines, warm); d != "" {
 		t.Errorf("forge calls of the warm run (-cold +warm):\n%s", d)
 	}
-	if entries != 18 {
-		t.Errorf("cold run: %d entries in DataDir/cache, want 18 (16 of builds, 2 whole graphs)", entries)
+	if entries != 20 {
+		t.Errorf("cold run: %d entries in DataDir/cache, want 20 (16 of builds, 2 whole graphs, the Secret placeholders' key, the source-ignore verdicts)", entries)
 	}
-	if coldDisk.Hits != 6 || coldDisk.Misses != 28 || coldDisk.Corrupt != 0 {
-		t.Errorf("persistent cache of the cold run: %+v, want 6 hits (head's reads of the base's entries), 28 misses (24 of builds; each whole graph under its key and its prior's), 0 corrupt", coldDisk)
+	if coldDisk.Hits != 6 || coldDisk.Misses != 30 || coldDisk.Corrupt != 0 {
+		t.Errorf("persistent cache of the cold run: %+v, want 6 hits (head's reads of the base's entries), 30 misses (24 of builds; each whole graph under its key and its prior's; the placeholders' key; the verdicts), 0 corrupt", coldDisk)
 	}
-	if d := cmp.Diff(cachestore.Stats{Hits: 2}, warmDisk); d != "" {
+	// After the restart: the two graphs, the placeholders' key and the verdicts.
+	if d := cmp.Diff(cachestore.Stats{Hits: 4}, warmDisk); d != "" {
 		t.Errorf("persistent cache after the restart (-want +got):\n%s", d)
 	}
 	if coldMem.Hits != 1 || coldMem.Misses != 6 || warmMem.Hits != 0 || warmMem.Misses != 0 {
