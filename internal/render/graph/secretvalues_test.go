@@ -1,0 +1,31 @@
+package graph
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSecretDataValues(t *testing.T) {
+	// "aGk=" decodes to "hi"; "%%" is not base64 and stands as written only.
+	got := SecretDataValues(map[string]any{"a": "aGk="}, map[string]any{"b": "plain"})
+	if want := []string{"aGk=", "hi", "plain"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = SecretDataValues([]any{"%%"}, nil)
+	if want := []string{"%%"}; !slices.Equal(got, want) {
+		t.Errorf("undecodable: got %q, want %q", got, want)
+	}
+	if got := SecretDataValues(nil, nil); got != nil {
+		t.Errorf("no data: got %q, want none", got)
+	}
+}
+
+func TestLeafStrings(t *testing.T) {
+	got := LeafStrings(map[string]any{"x": []any{"s", 3, true, map[string]any{"y": nil}}})
+	if want := []string{"s", "3", "true"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := LeafStrings(nil); got != nil {
+		t.Errorf("nil: got %q, want none", got)
+	}
+}
