@@ -20,13 +20,7 @@ func redactedBuildError(e *graph.BuildError, snap *graph.Snapshot, deps []fsys.D
 		return nil
 	}
 	values := buildSecretValues(snap, deps)
-	msg, details := graph.MaskValues(e.Message, values), graph.MaskValues(e.Details, values)
-	if msg == e.Message && details == e.Details {
-		return e
-	}
-	c := *e
-	c.Message, c.Details = msg, details
-	return &c
+	return e.MapTexts(func(s string) string { return graph.MaskValues(s, values) })
 }
 
 // buildSecretValues lists the Secret values among the files a build read: the data

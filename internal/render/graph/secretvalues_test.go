@@ -2,6 +2,7 @@ package graph
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +28,24 @@ func TestLeafStrings(t *testing.T) {
 	}
 	if got := LeafStrings(nil); got != nil {
 		t.Errorf("nil: got %q, want none", got)
+	}
+}
+
+func TestBuildErrorMapTexts(t *testing.T) {
+	e := &BuildError{Message: "bad pw", Details: "at pw", File: "k.yaml", Line: 3}
+	got := e.MapTexts(func(s string) string { return strings.ReplaceAll(s, "pw", "<redacted>") })
+	want := BuildError{Message: "bad <redacted>", Details: "at <redacted>", File: "k.yaml", Line: 3}
+	if *got != want || got == e {
+		t.Errorf("got %+v (same pointer %v), want a copy %+v", *got, got == e, want)
+	}
+	if e.Message != "bad pw" {
+		t.Errorf("e changed: %+v", *e)
+	}
+	// Nothing masked: e itself, not a copy.
+	if same := e.MapTexts(func(s string) string { return s }); same != e {
+		t.Errorf("unchanged texts gave a copy")
+	}
+	if (*BuildError)(nil).MapTexts(strings.ToUpper) != nil {
+		t.Errorf("nil gave non-nil")
 	}
 }
