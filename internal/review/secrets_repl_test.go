@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -19,9 +20,8 @@ import (
 // literal Namespace "monitoring".
 func replSide(side, ns, team, piece string) map[string]string {
 	return map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-		"clusters/dev/apps.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+		"clusters/dev/apps.yaml":                  "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
 		"apps/kustomization.yaml": "resources: [secret.yaml, objs.yaml]\nreplacements:\n" +
 			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.TEAM}\n    targets: [{select: {kind: Namespace, name: team}, fieldPaths: [metadata.name]}]\n" +
 			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.NS}\n    targets: [{select: {kind: ConfigMap, name: cfg}, fieldPaths: [metadata.namespace]}]\n" +
@@ -93,11 +93,9 @@ func TestReplacementSecretsInReport(t *testing.T) {
 func TestCommonWordAcrossObjects(t *testing.T) {
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: word}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: word, namespace: flux-system}\nstringData: {k: default, t: Zq8wLk3vPx}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "word"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: word, namespace: flux-system}\nstringData: {k: default, t: Zq8wLk3vPx}\n",
 			"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {ns: \"${k}\", v: \"" + v + "\"}\n---\n" +
 				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: note\n  namespace: other\n  annotations: {note: uses default, tok: uses Zq8wLk3vPx, v: \"" + v + "\"}\ndata: {d: \"${k}\"}\n",
 		}

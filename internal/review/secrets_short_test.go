@@ -26,33 +26,8 @@ import (
 // forms, 4 bytes and more, are redacted by value.
 func TestShortSecretValues(t *testing.T) {
 	files := map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
-`,
-		"clusters/dev/tiers.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: config, namespace: flux-system}
-spec: {interval: 10m, path: ./config, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: flux-system}
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  dependsOn: [{name: config}]
-  sourceRef: {kind: GitRepository, name: flux-system}
-  postBuild:
-    substituteFrom: [{kind: Secret, name: short}]
-`,
+		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+		"clusters/dev/tiers.yaml":                 rendertest.DevTiers("config", "short"),
 		// ONE "1", THREE "abc", FOUR "abcd".
 		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\ndata: {ONE: MQ==, THREE: YWJj, FOUR: YWJjZA==}\n",
 		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata:\n  one: \"${ONE}\"\n  three: \"${THREE}\"\n  four: \"${FOUR}\"\n  text: \"1 abc abcdef\"\n",
@@ -122,8 +97,7 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 		apps := "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: NAME, namespace: flux-system}\n" +
 			"spec: {interval: 10m, path: ./NAME, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: short}]}}\n"
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
 			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
 				strings.ReplaceAll(apps, "NAME", "config") + "---\n" + strings.ReplaceAll(apps, "NAME", "apps"),
 			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {AB: " + value + ", NM: nm}\n",
@@ -167,11 +141,9 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 func TestShortSecretReferences(t *testing.T) {
 	side := func(value string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: short}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {S2: " + value + "}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "short"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {S2: " + value + "}\n",
 			"apps/ks.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: ks-a, namespace: flux-system}\n" +
 				"spec: {interval: 10m, path: ./apps/none, prune: true, targetNamespace: \"${S2}\", dependsOn: [{name: \"${S2}\"}], sourceRef: {kind: GitRepository, name: \"${S2}\"}}\n---\n" +
 				"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: hr, namespace: default}\n" +
@@ -233,12 +205,10 @@ func TestCommonWordSecretValue(t *testing.T) {
 	side := func(v string) map[string]string {
 		last := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"default","k2":"Secret","k3":"s3cr3t-word","k4":"Ne4rFv7tYu","k5":"plvqt.zr"}}`
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: word}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word, k4: Ne4rFv7tYu, k5: plvqt.zr}\n",
-			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings, copy: Ne4rFv7tYu, dom: plvqt.zr}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "word"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word, k4: Ne4rFv7tYu, k5: plvqt.zr}\n",
+			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings, copy: Ne4rFv7tYu, dom: plvqt.zr}\n",
 		}
 	}
 	base, head := renderFiles(t, side("a")), renderFiles(t, side("b"))
@@ -290,13 +260,11 @@ func TestCommonWordSecretValue(t *testing.T) {
 func TestDerivedPieceInsideWord(t *testing.T) {
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: vars}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {NS: monitoring, W: ingress, TOK: Zq8wLk3vPx}\n",
-			"apps/ns.yaml":        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels: {v: \"" + v + "\"}\n",
-			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {prefix: \"${NS:0:4}\", w: \"${W:1}\", t: \"${TOK:0:4}\", note: monitor}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "vars"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {NS: monitoring, W: ingress, TOK: Zq8wLk3vPx}\n",
+			"apps/ns.yaml":                            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels: {v: \"" + v + "\"}\n",
+			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {prefix: \"${NS:0:4}\", w: \"${W:1}\", t: \"${TOK:0:4}\", note: monitor}\n",
 		}
 	}
 	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
