@@ -23,7 +23,7 @@ func reviewCase(t *testing.T, name string) (base, head *graph.Graph, r *Report) 
 	if head, err = render.Render(context.Background(), filepath.Join(dir, "head"), render.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return base, head, Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	return base, head, strictReview(base, head)
 }
 
 // The identity of a finding (Key, which SARIF hashes into partialFingerprints and the

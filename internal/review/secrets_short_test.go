@@ -85,6 +85,26 @@ func renderFiles(t *testing.T, files map[string]string) *graph.Graph {
 	return g
 }
 
+// strictReview reviews base against head with the built-in catalog, strict (every rule
+// at its own severity), as the secret tests read the report.
+func strictReview(base, head *graph.Graph) *Report {
+	return Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+}
+
+// changeLines is a line per change of cs: verb and the object ("changed ConfigMap/ns/n"),
+// then a newline and its diff when diff is set.
+func changeLines(verb string, cs []ObjectChange, diff bool) []string {
+	var out []string
+	for _, c := range cs {
+		l := verb + " " + c.Object.String()
+		if diff {
+			l += "\n" + c.Diff
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
 // A 2-byte Secret value that makes a whole object name is redacted at its position in the
 // whole report: the object keeps its real identity for the comparison (it moves from config
 // to apps, matched across the commits) and shows as ConfigMap/default/<redacted> in
@@ -107,7 +127,7 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 		}
 	}
 	base, head := renderFiles(t, side("ab", "config")), renderFiles(t, side("cd", "apps"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	var got []string
 	for _, m := range r.Moves {
 		got = append(got, "move "+m.Object.String()+" "+m.From+" -> "+m.To)
@@ -115,9 +135,7 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 	for _, f := range r.Findings {
 		got = append(got, f.Rule+" "+f.Kustomization+" "+fmt.Sprint(f.Object)+": "+f.Message)
 	}
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	out := strings.Join(got, "\n")
 	race := "ConfigMap/default/<redacted> leaves flux-system/config, which has prune enabled: neither flux-system/config nor flux-system/apps depends on the other, so whichever reconciles first wins (a race). Flux deletes the object and re-creates it from git (new UID): it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them)."
 	want := strings.Join([]string{
@@ -152,7 +170,7 @@ func TestShortSecretReferences(t *testing.T) {
 		}
 	}
 	base, head := renderFiles(t, side("fh")), renderFiles(t, side("jw"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -212,17 +230,11 @@ func TestCommonWordSecretValue(t *testing.T) {
 		}
 	}
 	base, head := renderFiles(t, side("a")), renderFiles(t, side("b"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	var got []string
-	for _, c := range r.Added {
-		got = append(got, "added "+c.Object.String()+"\n"+c.Diff)
-	}
-	for _, c := range r.Removed {
-		got = append(got, "removed "+c.Object.String())
-	}
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("added", r.Added, true)...)
+	got = append(got, changeLines("removed", r.Removed, false)...)
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	want := []string{
 		"added ConfigMap/default/word-b\n",
 		"removed ConfigMap/default/word-a",
@@ -268,11 +280,9 @@ func TestDerivedPieceInsideWord(t *testing.T) {
 		}
 	}
 	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	var got []string
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	want := []string{"changed Namespace/monitoring\n" +
 		"--- base\n+++ head\n@@ -2,6 +2,6 @@\n kind: Namespace\n metadata:\n   labels:\n-    v: \"1\"\n+    v: \"2\"\n   name: monitoring\n \n"}
 	if d := cmp.Diff(want, got); d != "" {
