@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -41,16 +40,7 @@ func TestHeadConfigNotAFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Trees(context.Background(), memTree(t, "base", nil), head, Options{})
-			if err != nil {
-				t.Fatalf("Trees: %v", err)
-			}
-			var got []rules.Finding
-			for _, f := range res.Report.Findings {
-				if f.Rule == "config-error" {
-					got = append(got, f)
-				}
-			}
+			got := reviewedConfigErrors(t, memTree(t, "base", nil), head)
 			var want []rules.Finding
 			if tc.message != "" {
 				want = []rules.Finding{{Rule: "config-error", Severity: rules.Error, Status: rules.StatusNew, File: ".tiergate.yaml", Line: 1,

@@ -147,6 +147,23 @@ func TestHeadConfigError(t *testing.T) {
 	}
 }
 
+// reviewedConfigErrors reviews base against head (Trees, default Options) and returns the
+// report's config-error findings, in report order.
+func reviewedConfigErrors(t *testing.T, base, head *Tree) []rules.Finding {
+	t.Helper()
+	res, err := Trees(context.Background(), base, head, Options{})
+	if err != nil {
+		t.Fatalf("Trees: %v", err)
+	}
+	var out []rules.Finding
+	for _, f := range res.Report.Findings {
+		if f.Rule == "config-error" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Every error of a head .tiergate.yaml is a config-error finding at its own line, in line
 // order; one the base's file has as well is existing, the other new.
 func TestHeadConfigEveryError(t *testing.T) {
@@ -154,16 +171,7 @@ func TestHeadConfigEveryError(t *testing.T) {
 	const sugg = "Fix .tiergate.yaml at the line named; see docs/config.md for its keys."
 	base := memTree(t, "base", map[string][]byte{".tiergate.yaml": []byte("failOn: sometimes\n")})
 	head := memTree(t, "head", map[string][]byte{".tiergate.yaml": []byte("failOn: sometimes\nrulez: {}\nrules:\n  missing-wai: {severity: off}\n")})
-	res, err := Trees(context.Background(), base, head, Options{})
-	if err != nil {
-		t.Fatalf("Trees: %v", err)
-	}
-	var got []rules.Finding
-	for _, f := range res.Report.Findings {
-		if f.Rule == "config-error" {
-			got = append(got, f)
-		}
-	}
+	got := reviewedConfigErrors(t, base, head)
 	one := func(status rules.Status, line int, msg string) rules.Finding {
 		return rules.Finding{Rule: "config-error", Severity: rules.Error, Status: status, File: ".tiergate.yaml", Line: line,
 			Message: prefix + msg, Suggestion: sugg}

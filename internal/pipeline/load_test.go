@@ -5,10 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/gitrepo"
@@ -29,31 +27,14 @@ func TestLoadFollowsSourceIgnoreSymlink(t *testing.T) {
 		"apps/rules":       "skip/\n",
 		"apps/skip/s.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\n  namespace: default\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	if err := os.Symlink("rules", filepath.Join(dir, "apps", ".sourceignore")); err != nil {
 		t.Fatal(err)
 	}
-	r, err := git.PlainInit(dir, false)
-	if err != nil {
+	if _, err := git.PlainInit(dir, false); err != nil {
 		t.Fatal(err)
 	}
-	wt, _ := r.Worktree()
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.invalid", When: time.Unix(0, 0)}
-	h, err := wt.Commit("c", &git.CommitOptions{Author: sig, Committer: sig})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := commitAll(t, dir)
 	repo, err := gitrepo.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -90,31 +71,14 @@ func TestLoadRefusesABlobOverMaxFileBytes(t *testing.T) {
 		"apps/big.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n",
 		"apps/edge.txt": "0123456789abcdef", // exactly at the limit: kept
 	}
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	if err := os.Symlink("ok.yaml", filepath.Join(dir, "link.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	r, err := git.PlainInit(dir, false)
-	if err != nil {
+	if _, err := git.PlainInit(dir, false); err != nil {
 		t.Fatal(err)
 	}
-	wt, _ := r.Worktree()
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.invalid", When: time.Unix(0, 0)}
-	h, err := wt.Commit("c", &git.CommitOptions{Author: sig, Committer: sig})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := commitAll(t, dir)
 	repo, err := gitrepo.Open(dir)
 	if err != nil {
 		t.Fatal(err)

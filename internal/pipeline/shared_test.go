@@ -16,8 +16,16 @@ import (
 )
 
 // commitFiles writes files (path → content; "" removes it) into the work tree dir and
-// commits them all.
+// commits them all (writeFiles, commitAll).
 func commitFiles(t *testing.T, dir string, files map[string]string) plumbing.Hash {
+	t.Helper()
+	writeFiles(t, dir, files)
+	return commitAll(t, dir)
+}
+
+// writeFiles writes files (path → content; "" removes it) into the folder dir, making
+// the folders they need.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for p, c := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
@@ -34,6 +42,12 @@ func commitFiles(t *testing.T, dir string, files map[string]string) plumbing.Has
 			t.Fatal(err)
 		}
 	}
+}
+
+// commitAll commits everything in the work tree of the repository at dir, as author and
+// committer "t" at the Unix epoch (so the hash depends on the tree and parent only).
+func commitAll(t *testing.T, dir string) plumbing.Hash {
+	t.Helper()
 	r, err := git.PlainOpen(dir)
 	if err != nil {
 		t.Fatal(err)

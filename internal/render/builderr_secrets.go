@@ -2,8 +2,6 @@ package render
 
 import (
 	"bytes"
-	"encoding/base64"
-	"fmt"
 	"path"
 	"strings"
 
@@ -22,13 +20,7 @@ func redactedBuildError(e *graph.BuildError, snap *graph.Snapshot, deps []fsys.D
 		return nil
 	}
 	values := buildSecretValues(snap, deps)
-	msg, details := graph.MaskValues(e.Message, values), graph.MaskValues(e.Details, values)
-	if msg == e.Message && details == e.Details {
-		return e
-	}
-	c := *e
-	c.Message, c.Details = msg, details
-	return &c
+	return e.MapTexts(func(s string) string { return graph.MaskValues(s, values) })
 }
 
 // buildSecretValues lists the Secret values among the files a build read: the data
@@ -54,13 +46,7 @@ func buildSecretValues(snap *graph.Snapshot, deps []fsys.Dep) []string {
 			}
 			switch {
 			case doc["kind"] == "Secret":
-				for _, s := range leafValues(doc["data"]) {
-					out = append(out, s)
-					if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-						out = append(out, string(b))
-					}
-				}
-				out = append(out, leafValues(doc["stringData"])...)
+				out = append(out, graph.SecretDataValues(doc["data"], doc["stringData"])...)
 			case isKustomizationFile(d.Path):
 				out = append(out, generatorValues(snap, path.Dir(d.Path), doc["secretGenerator"])...)
 			}
@@ -89,18 +75,18 @@ func generatorValues(snap *graph.Snapshot, dir string, gens any) []string {
 	}
 	for _, g := range list {
 		m, _ := g.(map[string]any)
-		for _, l := range leafValues(m["literals"]) {
+		for _, l := range graph.LeafStrings(m["literals"]) {
 			if _, v, ok := strings.Cut(l, "="); ok {
 				out = append(out, strings.Trim(v, `"'`))
 			}
 		}
-		for _, f := range leafValues(m["files"]) {
+		for _, f := range graph.LeafStrings(m["files"]) {
 			if _, p, ok := strings.Cut(f, "="); ok {
 				f = p
 			}
 			out = append(out, read(f))
 		}
-		envs := leafValues(m["envs"])
+		envs := graph.LeafStrings(m["envs"])
 		if e, ok := m["env"].(string); ok {
 			envs = append(envs, e)
 		}
@@ -113,27 +99,4 @@ func generatorValues(snap *graph.Snapshot, dir string, gens any) []string {
 		}
 	}
 	return out
-}
-
-// leafValues returns the strings, and other scalars as written, anywhere in v.
-func leafValues(v any) []string {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case string:
-		return []string{x}
-	case map[string]any:
-		var out []string
-		for _, e := range x {
-			out = append(out, leafValues(e)...)
-		}
-		return out
-	case []any:
-		var out []string
-		for _, e := range x {
-			out = append(out, leafValues(e)...)
-		}
-		return out
-	}
-	return []string{fmt.Sprint(v)}
 }

@@ -681,13 +681,7 @@ func maskedError(e *graph.BuildError, fields []graph.SecretField) *graph.BuildEr
 	if e == nil || len(fields) == 0 {
 		return e
 	}
-	msg, details := graph.MaskSecretParts(e.Message, fields), graph.MaskSecretParts(e.Details, fields)
-	if msg == e.Message && details == e.Details {
-		return e
-	}
-	c := *e
-	c.Message, c.Details = msg, details
-	return &c
+	return e.MapTexts(func(s string) string { return graph.MaskSecretParts(s, fields) })
 }
 
 // objectsOf returns the objects of built for ks after the substitution sub: kept by this

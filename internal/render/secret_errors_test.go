@@ -47,33 +47,9 @@ func TestRejectedSecretValuesMasked(t *testing.T) {
 // in the same error stays.
 func TestBuildErrorOfSecretPath(t *testing.T) {
 	dir := rendertest.Tree(t, map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
-`,
-		"clusters/dev/tiers.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: config, namespace: flux-system}
-spec: {interval: 10m, path: ./config, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: flux-system}
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  dependsOn: [{name: config}]
-  sourceRef: {kind: GitRepository, name: flux-system}
-  postBuild: {substituteFrom: [{kind: Secret, name: s}]}
-`,
-		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {P: zq}\n",
+		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+		"clusters/dev/tiers.yaml":                 rendertest.DevTiers("config", "s"),
+		"config/secret.yaml":                      "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {P: zq}\n",
 		"apps/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: child, namespace: flux-system}

@@ -159,7 +159,7 @@ func leafText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	return leafStrings(v)[0]
+	return graph.LeafStrings(v)[0]
 }
 
 // hasToken reports whether t occurs in s with no letter or digit on either side.

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -179,45 +178,14 @@ func longestFirst(values []string) []string {
 }
 
 // ownSecretValues lists the values of a Secret object's data (base64 as written, and
-// decoded) and stringData: they reappear in its metadata (last-applied-configuration, a
-// label copied from a value), which the data redaction does not reach.
+// decoded) and stringData (graph.SecretDataValues): they reappear in its metadata
+// (last-applied-configuration, a label copied from a value), which the data redaction does
+// not reach.
 func ownSecretValues(o *graph.Object) []string {
 	if o.ID.Group != "" || o.ID.Kind != "Secret" || o.Body == nil {
 		return nil
 	}
-	var out []string
-	for _, s := range leafStrings(o.Body.Object["data"]) {
-		out = append(out, s)
-		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-			out = append(out, string(b))
-		}
-	}
-	return append(out, leafStrings(o.Body.Object["stringData"])...)
-}
-
-// leafStrings returns the strings, and numbers and booleans as written, anywhere in v: a
-// Secret's data of any shape (a malformed Secret with nested maps, lists or a scalar is
-// refused by the API server, but its values are still not to be shown).
-func leafStrings(v any) []string {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case string:
-		return []string{x}
-	case map[string]any:
-		var out []string
-		for _, val := range x {
-			out = append(out, leafStrings(val)...)
-		}
-		return out
-	case []any:
-		var out []string
-		for _, val := range x {
-			out = append(out, leafStrings(val)...)
-		}
-		return out
-	}
-	return []string{fmt.Sprint(v)}
+	return graph.SecretDataValues(o.Body.Object["data"], o.Body.Object["stringData"])
 }
 
 // RedactText replaces in s every secret (longest first, as SecretStrings returns them) by

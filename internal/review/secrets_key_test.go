@@ -8,6 +8,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 	"github.com/tiergate/tiergate/internal/review/rules"
 )
 
@@ -22,7 +23,7 @@ func reviewCase(t *testing.T, name string) (base, head *graph.Graph, r *Report) 
 	if head, err = render.Render(context.Background(), filepath.Join(dir, "head"), render.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return base, head, Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	return base, head, strictReview(base, head)
 }
 
 // The identity of a finding (Key, which SARIF hashes into partialFingerprints and the
@@ -148,12 +149,10 @@ func TestKustomizationDiffMasksSecretFields(t *testing.T) {
 // (negative), and so does a part inside a larger word.
 func TestFindingTextsMaskTheirObject(t *testing.T) {
 	files := map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-		"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: s}]}}\n",
-		"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {AB: zq}\n",
-		"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\ndata: {v: \"${AB}\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: default}\ndata: {v: zq}\n",
+		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+		"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "s"),
+		"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {AB: zq}\n",
+		"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\ndata: {v: \"${AB}\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: default}\ndata: {v: zq}\n",
 	}
 	g := renderFiles(t, files)
 	a := graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "a"}

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
-	"github.com/tiergate/tiergate/internal/review/rules"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
 // replSide is one side (its name in a label and a data field) of a fleet whose apps build copies Secret values with kustomize replacements
@@ -19,9 +19,8 @@ import (
 // literal Namespace "monitoring".
 func replSide(side, ns, team, piece string) map[string]string {
 	return map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-		"clusters/dev/apps.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+		"clusters/dev/apps.yaml":                  "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
 		"apps/kustomization.yaml": "resources: [secret.yaml, objs.yaml]\nreplacements:\n" +
 			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.TEAM}\n    targets: [{select: {kind: Namespace, name: team}, fieldPaths: [metadata.name]}]\n" +
 			"  - source: {kind: Secret, name: app-secret, fieldPath: stringData.NS}\n    targets: [{select: {kind: ConfigMap, name: cfg}, fieldPaths: [metadata.namespace]}]\n" +
@@ -41,7 +40,7 @@ func replSide(side, ns, team, piece string) map[string]string {
 // from a ConfigMap ("public") and the literal Namespace "monitoring" show.
 func TestReplacementSecretsInReport(t *testing.T) {
 	base, head := renderFiles(t, replSide("base", "jw", "platform", "alpha")), renderFiles(t, replSide("head", "jw", "tooling", "omega"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -60,15 +59,9 @@ func TestReplacementSecretsInReport(t *testing.T) {
 	for _, f := range r.Findings {
 		got = append(got, string(f.Status)+" "+f.Rule+" "+fmt.Sprint(f.Object)+": "+f.Message)
 	}
-	for _, c := range r.Added {
-		got = append(got, "added "+c.Object.String())
-	}
-	for _, c := range r.Removed {
-		got = append(got, "removed "+c.Object.String())
-	}
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("added", r.Added, false)...)
+	got = append(got, changeLines("removed", r.Removed, false)...)
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	want := []string{
 		"new destructive-prune Namespace/<redacted>: Namespace/<redacted> is removed from flux-system/apps, which garbage-collects it: Flux deletes it and everything in Namespace <redacted>, whoever owns it.",
 		"existing missing-namespace Namespace/<redacted>: ConfigMap/<redacted>/cfg of Kustomization flux-system/apps is in Namespace <redacted>, which nothing in cluster dev creates (no Kustomization or chart renders it, no HelmRelease's install.createNamespace creates it): on a cluster without it, the dry-run of flux-system/apps fails with 'namespaces \"<redacted>\" not found' and applies nothing.",
@@ -93,21 +86,17 @@ func TestReplacementSecretsInReport(t *testing.T) {
 func TestCommonWordAcrossObjects(t *testing.T) {
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: word}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: word, namespace: flux-system}\nstringData: {k: default, t: Zq8wLk3vPx}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "word"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: word, namespace: flux-system}\nstringData: {k: default, t: Zq8wLk3vPx}\n",
 			"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {ns: \"${k}\", v: \"" + v + "\"}\n---\n" +
 				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: note\n  namespace: other\n  annotations: {note: uses default, tok: uses Zq8wLk3vPx, v: \"" + v + "\"}\ndata: {d: \"${k}\"}\n",
 		}
 	}
 	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	var got []string
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	want := []string{
 		"changed ConfigMap/default/use\n--- base\n+++ head\n@@ -1,7 +1,7 @@\n apiVersion: v1\n data:\n   ns: <redacted>\n-  v: \"1\"\n+  v: \"2\"\n kind: ConfigMap\n metadata:\n   name: use\n",
 		"changed ConfigMap/other/note\n--- base\n+++ head\n@@ -6,7 +6,7 @@\n   annotations:\n     note: uses default\n     tok: uses <redacted>\n-    v: \"1\"\n+    v: \"2\"\n   name: note\n   namespace: other\n \n",

@@ -26,33 +26,8 @@ import (
 // forms, 4 bytes and more, are redacted by value.
 func TestShortSecretValues(t *testing.T) {
 	files := map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
-`,
-		"clusters/dev/tiers.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: config, namespace: flux-system}
-spec: {interval: 10m, path: ./config, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: flux-system}
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  dependsOn: [{name: config}]
-  sourceRef: {kind: GitRepository, name: flux-system}
-  postBuild:
-    substituteFrom: [{kind: Secret, name: short}]
-`,
+		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+		"clusters/dev/tiers.yaml":                 rendertest.DevTiers("config", "short"),
 		// ONE "1", THREE "abc", FOUR "abcd".
 		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\ndata: {ONE: MQ==, THREE: YWJj, FOUR: YWJjZA==}\n",
 		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata:\n  one: \"${ONE}\"\n  three: \"${THREE}\"\n  four: \"${FOUR}\"\n  text: \"1 abc abcdef\"\n",
@@ -110,6 +85,26 @@ func renderFiles(t *testing.T, files map[string]string) *graph.Graph {
 	return g
 }
 
+// strictReview reviews base against head with the built-in catalog, strict (every rule
+// at its own severity), as the secret tests read the report.
+func strictReview(base, head *graph.Graph) *Report {
+	return Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+}
+
+// changeLines is a line per change of cs: verb and the object ("changed ConfigMap/ns/n"),
+// then a newline and its diff when diff is set.
+func changeLines(verb string, cs []ObjectChange, diff bool) []string {
+	var out []string
+	for _, c := range cs {
+		l := verb + " " + c.Object.String()
+		if diff {
+			l += "\n" + c.Diff
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
 // A 2-byte Secret value that makes a whole object name is redacted at its position in the
 // whole report: the object keeps its real identity for the comparison (it moves from config
 // to apps, matched across the commits) and shows as ConfigMap/default/<redacted> in
@@ -122,8 +117,7 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 		apps := "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: NAME, namespace: flux-system}\n" +
 			"spec: {interval: 10m, path: ./NAME, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: short}]}}\n"
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
 			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
 				strings.ReplaceAll(apps, "NAME", "config") + "---\n" + strings.ReplaceAll(apps, "NAME", "apps"),
 			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {AB: " + value + ", NM: nm}\n",
@@ -133,7 +127,7 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 		}
 	}
 	base, head := renderFiles(t, side("ab", "config")), renderFiles(t, side("cd", "apps"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	var got []string
 	for _, m := range r.Moves {
 		got = append(got, "move "+m.Object.String()+" "+m.From+" -> "+m.To)
@@ -141,9 +135,7 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 	for _, f := range r.Findings {
 		got = append(got, f.Rule+" "+f.Kustomization+" "+fmt.Sprint(f.Object)+": "+f.Message)
 	}
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	out := strings.Join(got, "\n")
 	race := "ConfigMap/default/<redacted> leaves flux-system/config, which has prune enabled: neither flux-system/config nor flux-system/apps depends on the other, so whichever reconciles first wins (a race). Flux deletes the object and re-creates it from git (new UID): it comes back with its git content; lost is only what the cluster alone had: its status, changes made in the cluster, and objects that name it as their owner (Kubernetes' garbage collector deletes them)."
 	want := strings.Join([]string{
@@ -167,11 +159,9 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 func TestShortSecretReferences(t *testing.T) {
 	side := func(value string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: short}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {S2: " + value + "}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "short"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {S2: " + value + "}\n",
 			"apps/ks.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: ks-a, namespace: flux-system}\n" +
 				"spec: {interval: 10m, path: ./apps/none, prune: true, targetNamespace: \"${S2}\", dependsOn: [{name: \"${S2}\"}], sourceRef: {kind: GitRepository, name: \"${S2}\"}}\n---\n" +
 				"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: hr, namespace: default}\n" +
@@ -180,7 +170,7 @@ func TestShortSecretReferences(t *testing.T) {
 		}
 	}
 	base, head := renderFiles(t, side("fh")), renderFiles(t, side("jw"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -233,26 +223,18 @@ func TestCommonWordSecretValue(t *testing.T) {
 	side := func(v string) map[string]string {
 		last := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"default","k2":"Secret","k3":"s3cr3t-word","k4":"Ne4rFv7tYu","k5":"plvqt.zr"}}`
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: word}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word, k4: Ne4rFv7tYu, k5: plvqt.zr}\n",
-			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings, copy: Ne4rFv7tYu, dom: plvqt.zr}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "word"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word, k4: Ne4rFv7tYu, k5: plvqt.zr}\n",
+			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings, copy: Ne4rFv7tYu, dom: plvqt.zr}\n",
 		}
 	}
 	base, head := renderFiles(t, side("a")), renderFiles(t, side("b"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	var got []string
-	for _, c := range r.Added {
-		got = append(got, "added "+c.Object.String()+"\n"+c.Diff)
-	}
-	for _, c := range r.Removed {
-		got = append(got, "removed "+c.Object.String())
-	}
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("added", r.Added, true)...)
+	got = append(got, changeLines("removed", r.Removed, false)...)
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	want := []string{
 		"added ConfigMap/default/word-b\n",
 		"removed ConfigMap/default/word-a",
@@ -290,21 +272,17 @@ func TestCommonWordSecretValue(t *testing.T) {
 func TestDerivedPieceInsideWord(t *testing.T) {
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
-			"clusters/dev/tiers.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: secrets, namespace: flux-system}\nspec: {interval: 10m, path: ./secrets, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n---\n" +
-				"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, dependsOn: [{name: secrets}], sourceRef: {kind: GitRepository, name: flux-system}, postBuild: {substituteFrom: [{kind: Secret, name: vars}]}}\n",
-			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {NS: monitoring, W: ingress, TOK: Zq8wLk3vPx}\n",
-			"apps/ns.yaml":        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels: {v: \"" + v + "\"}\n",
-			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {prefix: \"${NS:0:4}\", w: \"${W:1}\", t: \"${TOK:0:4}\", note: monitor}\n",
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "vars"),
+			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {NS: monitoring, W: ingress, TOK: Zq8wLk3vPx}\n",
+			"apps/ns.yaml":                            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels: {v: \"" + v + "\"}\n",
+			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {prefix: \"${NS:0:4}\", w: \"${W:1}\", t: \"${TOK:0:4}\", note: monitor}\n",
 		}
 	}
 	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
-	r := Review(base, head, Options{Env: rules.Env{Catalog: rules.NewCatalog(nil), Strict: true}})
+	r := strictReview(base, head)
 	var got []string
-	for _, c := range r.Changed {
-		got = append(got, "changed "+c.Object.String()+"\n"+c.Diff)
-	}
+	got = append(got, changeLines("changed", r.Changed, true)...)
 	want := []string{"changed Namespace/monitoring\n" +
 		"--- base\n+++ head\n@@ -2,6 +2,6 @@\n kind: Namespace\n metadata:\n   labels:\n-    v: \"1\"\n+    v: \"2\"\n   name: monitoring\n \n"}
 	if d := cmp.Diff(want, got); d != "" {

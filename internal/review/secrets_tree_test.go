@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
 // treeFiles is a cluster whose Kustomization config holds Secrets and ConfigMaps that
@@ -17,22 +18,9 @@ func treeFiles(tag string) map[string]string {
 	phrase := "correct horse battery staple " + tag + "Xq7 and some more words to pass the eighty column fold width of yaml encoders"
 	cert := "-----BEGIN KEY-----\\nMIIline1" + tag + "AAAA\\nMIIline2" + tag + "BBBB\\n-----END KEY-----\\n"
 	return map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
-`,
-		"clusters/dev/tiers.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: config, namespace: flux-system}
-spec: {interval: 10m, path: ./config, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
-`,
-		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: default}\nstringData:\n  p: \"" + phrase + "\"\n  cert: \"" + cert + "\"\n",
+		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
+		"clusters/dev/tiers.yaml":                 rendertest.DevKustomization("config"),
+		"config/secret.yaml":                      "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: default}\nstringData:\n  p: \"" + phrase + "\"\n  cert: \"" + cert + "\"\n",
 		// A plain copy of each value, a single line of the key file, a public phrase as
 		// long, a PEM boundary line alone, and the SOPS metadata of a dotenv file as a
 		// configMapGenerator's envs: brings it, with no Secret copy of it.

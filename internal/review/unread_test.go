@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/rendertest"
 )
 
 func snapshotOf(files map[string]string) *graph.Snapshot {
@@ -105,10 +106,6 @@ func TestUnreadFiles(t *testing.T) {
 	}
 }
 
-// devRoot is the bootstrap root of cluster dev, clusters/dev/flux-system/gotk-sync.yaml.
-const devRoot = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 1m, ref: {branch: main}, url: https://example.com/fleet.git}\n---\n" +
-	"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {interval: 10m, path: ./clusters/dev, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n"
-
 // TestUnreadFromBuildReads: with every build's recorded reads (Kustomization.Reads) the
 // unread list is exact. A patch in patches/, a folder no Kustomization's path covers, read
 // only through a component's kustomization.yaml (`../../patches/patch.yaml`), is read and
@@ -119,7 +116,7 @@ const devRoot = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nm
 func TestUnreadFromBuildReads(t *testing.T) {
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": devRoot,
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
 			"clusters/dev/apps.yaml":                  "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
 			"apps/kustomization.yaml":                 "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\ncomponents: [../components/pin]\n",
 			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {v: a}\n",
@@ -161,7 +158,7 @@ func TestUnreadThroughArtifactGenerator(t *testing.T) {
 	}
 	side := func(v string) map[string]string {
 		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": devRoot,
+			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
 			"clusters/dev/gen.yaml": "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata: {name: gen, namespace: flux-system}\n" +
 				"spec:\n  sources: [{alias: repo, kind: GitRepository, name: flux-system}]\n  artifacts:\n    - name: web\n      copy:\n" +
 				"        - {from: \"@repo/apps/web/**\", to: \"@artifact/\"}\n" +

@@ -258,6 +258,22 @@ func IsLimit(why string) bool {
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
 
+// MapTexts returns e, or a copy of it with Message and Details replaced by mask of each
+// when mask changes either (a masking of Secret-derived text). e may be shared by a
+// cache, so it is never modified; nil gives nil.
+func (e *BuildError) MapTexts(mask func(string) string) *BuildError {
+	if e == nil {
+		return nil
+	}
+	msg, details := mask(e.Message), mask(e.Details)
+	if msg == e.Message && details == e.Details {
+		return e
+	}
+	c := *e
+	c.Message, c.Details = msg, details
+	return &c
+}
+
 // ResourceSetError is a ResourceSet that flux-operator fails to render (a template or
 // input error): it applies nothing, and the Kustomization that applies it still applies.
 type ResourceSetError struct {
