@@ -46,16 +46,14 @@ func TestRejectedSecretValuesMasked(t *testing.T) {
 // Secret): its Secret-derived parts are masked there, any length. Negative: a literal path
 // in the same error stays.
 func TestBuildErrorOfSecretPath(t *testing.T) {
-	dir := rendertest.Tree(t, map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
-		"clusters/dev/tiers.yaml":                 rendertest.DevTiers("config", "s"),
-		"config/secret.yaml":                      "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {P: zq}\n",
+	dir := rendertest.Tree(t, rendertest.DevFleet("config", "s", map[string]string{
+		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {P: zq}\n",
 		"apps/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: child, namespace: flux-system}
 spec: {interval: 10m, path: "./gone/${P}", prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
 `,
-	})
+	}))
 	g, err := Render(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -148,12 +148,10 @@ func TestKustomizationDiffMasksSecretFields(t *testing.T) {
 // length, as a token or quoted value; a finding about another object keeps the same text
 // (negative), and so does a part inside a larger word.
 func TestFindingTextsMaskTheirObject(t *testing.T) {
-	files := map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
-		"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "s"),
-		"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {AB: zq}\n",
-		"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\ndata: {v: \"${AB}\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: default}\ndata: {v: zq}\n",
-	}
+	files := rendertest.DevFleet("secrets", "s", map[string]string{
+		"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: flux-system}\nstringData: {AB: zq}\n",
+		"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\ndata: {v: \"${AB}\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: default}\ndata: {v: zq}\n",
+	})
 	g := renderFiles(t, files)
 	a := graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "a"}
 	b := graph.ObjectID{Kind: "ConfigMap", Namespace: "default", Name: "b"}

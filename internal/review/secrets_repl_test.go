@@ -85,13 +85,11 @@ func TestReplacementSecretsInReport(t *testing.T) {
 // redacted by value in that same object, as in Redacted and the report's text.
 func TestCommonWordAcrossObjects(t *testing.T) {
 	side := func(v string) map[string]string {
-		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
-			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "word"),
-			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: word, namespace: flux-system}\nstringData: {k: default, t: Zq8wLk3vPx}\n",
+		return rendertest.DevFleet("secrets", "word", map[string]string{
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: word, namespace: flux-system}\nstringData: {k: default, t: Zq8wLk3vPx}\n",
 			"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {ns: \"${k}\", v: \"" + v + "\"}\n---\n" +
 				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: note\n  namespace: other\n  annotations: {note: uses default, tok: uses Zq8wLk3vPx, v: \"" + v + "\"}\ndata: {d: \"${k}\"}\n",
-		}
+		})
 	}
 	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
 	r := strictReview(base, head)

@@ -25,13 +25,11 @@ import (
 // hide every "1" and "abc": "v<redacted>"), so the literal text "1 abc" stays. Their base64
 // forms, 4 bytes and more, are redacted by value.
 func TestShortSecretValues(t *testing.T) {
-	files := map[string]string{
-		"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
-		"clusters/dev/tiers.yaml":                 rendertest.DevTiers("config", "short"),
+	files := rendertest.DevFleet("config", "short", map[string]string{
 		// ONE "1", THREE "abc", FOUR "abcd".
 		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\ndata: {ONE: MQ==, THREE: YWJj, FOUR: YWJjZA==}\n",
 		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata:\n  one: \"${ONE}\"\n  three: \"${THREE}\"\n  four: \"${FOUR}\"\n  text: \"1 abc abcdef\"\n",
-	}
+	})
 	g := renderFiles(t, files)
 	c := g.Cluster("dev")
 	if c == nil {
@@ -158,16 +156,14 @@ func TestShortSecretNameAndDiff(t *testing.T) {
 // Before, every finding below showed it (hostile case short2).
 func TestShortSecretReferences(t *testing.T) {
 	side := func(value string) map[string]string {
-		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
-			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "short"),
-			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {S2: " + value + "}\n",
+		return rendertest.DevFleet("secrets", "short", map[string]string{
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: short, namespace: flux-system}\nstringData: {S2: " + value + "}\n",
 			"apps/ks.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: ks-a, namespace: flux-system}\n" +
 				"spec: {interval: 10m, path: ./apps/none, prune: true, targetNamespace: \"${S2}\", dependsOn: [{name: \"${S2}\"}], sourceRef: {kind: GitRepository, name: \"${S2}\"}}\n---\n" +
 				"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: hr, namespace: default}\n" +
 				"spec: {interval: 10m, targetNamespace: \"${S2}\", releaseName: \"${S2}\", dependsOn: [{name: \"${S2}\"}], chart: {spec: {chart: \"./charts/${S2}\", sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}}}}\n---\n" +
 				"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: \"${S2}\"}\n",
-		}
+		})
 	}
 	base, head := renderFiles(t, side("fh")), renderFiles(t, side("jw"))
 	r := strictReview(base, head)
@@ -222,12 +218,10 @@ func TestShortSecretReferences(t *testing.T) {
 func TestCommonWordSecretValue(t *testing.T) {
 	side := func(v string) map[string]string {
 		last := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"word","namespace":"default"},"stringData":{"k":"default","k2":"Secret","k3":"s3cr3t-word","k4":"Ne4rFv7tYu","k5":"plvqt.zr"}}`
-		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
-			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "word"),
-			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word, k4: Ne4rFv7tYu, k5: plvqt.zr}\n",
-			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings, copy: Ne4rFv7tYu, dom: plvqt.zr}\n",
-		}
+		return rendertest.DevFleet("secrets", "word", map[string]string{
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: word\n  namespace: flux-system\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '" + last + "'\nstringData: {k: default, k2: Secret, k3: s3cr3t-word, k4: Ne4rFv7tYu, k5: plvqt.zr}\n",
+			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: word-" + v + ", namespace: default}\ndata: {ns: \"${k}\", tok: \"${k3}\", note: default settings, copy: Ne4rFv7tYu, dom: plvqt.zr}\n",
+		})
 	}
 	base, head := renderFiles(t, side("a")), renderFiles(t, side("b"))
 	r := strictReview(base, head)
@@ -271,13 +265,11 @@ func TestCommonWordSecretValue(t *testing.T) {
 // redacted by value, and so is a Secret's own value inside a larger word (TestShortSecretValues).
 func TestDerivedPieceInsideWord(t *testing.T) {
 	side := func(v string) map[string]string {
-		return map[string]string{
-			"clusters/dev/flux-system/gotk-sync.yaml": rendertest.DevRoot,
-			"clusters/dev/tiers.yaml":                 rendertest.DevTiers("secrets", "vars"),
-			"secrets/secret.yaml":                     "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {NS: monitoring, W: ingress, TOK: Zq8wLk3vPx}\n",
-			"apps/ns.yaml":                            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels: {v: \"" + v + "\"}\n",
-			"apps/cm.yaml":                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {prefix: \"${NS:0:4}\", w: \"${W:1}\", t: \"${TOK:0:4}\", note: monitor}\n",
-		}
+		return rendertest.DevFleet("secrets", "vars", map[string]string{
+			"secrets/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {NS: monitoring, W: ingress, TOK: Zq8wLk3vPx}\n",
+			"apps/ns.yaml":        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels: {v: \"" + v + "\"}\n",
+			"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: use, namespace: default}\ndata: {prefix: \"${NS:0:4}\", w: \"${W:1}\", t: \"${TOK:0:4}\", note: monitor}\n",
+		})
 	}
 	base, head := renderFiles(t, side("1")), renderFiles(t, side("2"))
 	r := strictReview(base, head)

@@ -44,3 +44,11 @@ spec:
   postBuild: {substituteFrom: [{kind: Secret, name: ` + secret + `}]}
 `
 }
+
+// DevFleet returns files with DevRoot at clusters/dev/flux-system/gotk-sync.yaml and
+// DevTiers(from, secret) at clusters/dev/tiers.yaml added (files is changed and returned).
+func DevFleet(from, secret string, files map[string]string) map[string]string {
+	files["clusters/dev/flux-system/gotk-sync.yaml"] = DevRoot
+	files["clusters/dev/tiers.yaml"] = DevTiers(from, secret)
+	return files
+}

@@ -29,13 +29,12 @@ func substituteFromNotFound(base, c *graph.Cluster, env *Env) []Finding {
 		seen := map[graph.ObjectID]bool{}
 		for _, s := range ks.Spec.PostBuild.SubstituteFrom {
 			id := graph.ObjectID{Kind: s.Kind, Namespace: ref.Namespace, Name: s.Name}
-			if s.Optional || seen[id] || len(v.configProviders(id)) > 0 {
+			if s.Optional {
 				continue
 			}
-			seen[id] = true
-			was := ov.configProviders(id)
+			was := lostSource(v, ov, seen, id)
 			if len(was) == 0 {
-				continue // lives only in the cluster: unknown
+				continue
 			}
 			out = append(out, substituteFromFinding(c, base, ks, id, was))
 		}
@@ -60,6 +59,19 @@ func substituteFromFinding(c, base *graph.Cluster, ks *graph.Kustomization, id g
 			id.Kind, id.Namespace, id.Name, ks.Ref, ks.File, line),
 		key: id.String(),
 	}
+}
+
+// lostSource returns the base's providers (configProviders) of the ConfigMap or Secret id
+// when the head's v has none and the base's ov has some: a source the change loses. It
+// returns none for an id already in seen, and adds id to seen when the head has no
+// provider. An id neither commit provides lives only in the cluster (made at runtime or
+// out of band): unknown, so none either.
+func lostSource(v, ov *view, seen map[graph.ObjectID]bool, id graph.ObjectID) []graph.Ref {
+	if seen[id] || len(v.configProviders(id)) > 0 {
+		return nil
+	}
+	seen[id] = true
+	return ov.configProviders(id)
 }
 
 // prunerOf is the first of refs that base applies with prune: true; "" when none does.

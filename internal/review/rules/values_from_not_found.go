@@ -30,13 +30,9 @@ func valuesFromNotFound(base, c *graph.Cluster, env *Env) []Finding {
 		seen := map[graph.ObjectID]bool{}
 		for _, ref := range configRefs(h.o) {
 			id := graph.ObjectID{Kind: ref[0], Namespace: h.ref.Namespace, Name: ref[1]}
-			if seen[id] || len(v.configProviders(id)) > 0 {
-				continue
-			}
-			seen[id] = true
-			was := ov.configProviders(id)
+			was := lostSource(v, ov, seen, id)
 			if len(was) == 0 {
-				continue // made at runtime or out of band: unknown
+				continue
 			}
 			line := h.o.Line
 			if h.o.HelmRelease == "" {
