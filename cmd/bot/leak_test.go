@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log"
 	"regexp"
 	"strings"
 	"testing"
@@ -226,5 +227,48 @@ func TestSecretErrorLeaks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLibraryLogsWithheld runs every command of hostile6 cases r16 (kustomize's
+// MakePrimitiveReplacer logs a vars map of Secret values) and r17 (kyaml's label selector
+// logs a label value a replacement copied from a Secret) with Go's standard log pointed at
+// a buffer, as main's stderr: nothing reaches it, and the command's standard error holds
+// only the count of withheld lines. Before, the lines quoted Vahdlongv4l on stderr.
+func TestLibraryLogsWithheld(t *testing.T) {
+	var stderr bytes.Buffer
+	prev := log.Writer()
+	log.SetOutput(&stderr)
+	defer log.SetOutput(prev)
+	want := map[string]string{
+		"r16 review": "tiergate: 4 library log lines withheld (they may quote Secret values)\n",
+		"r16 build":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+		"r16 graph":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+		"r17 review": "tiergate: 4 library log lines withheld (they may quote Secret values)\n",
+		"r17 build":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+		"r17 graph":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+	}
+	for _, c := range []string{"r16", "r17"} {
+		dir := "../../testdata/scenarios/secret-errors/" + c
+		outs := map[string]string{
+			c + " review": runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--format", "json", "--fail-on", "never"),
+			c + " build":  runAll(t, "build", "--no-cache", "--dir", dir+"/head"),
+			c + " graph":  runAll(t, "graph", "--no-cache", "--dir", dir+"/head"),
+		}
+		for name, out := range outs {
+			if n := strings.Count(out, want[name]); n != 1 {
+				t.Errorf("%s: %d lines %q in\n%s", name, n, want[name], out)
+			}
+			if strings.Contains(out, "Vahdlongv4l") {
+				t.Errorf("%s shows Vahdlongv4l", name)
+			}
+		}
+	}
+	// A base without any library log line prints no count (negative).
+	if out := runAll(t, "build", "--no-cache", "--dir", "../../testdata/scenarios/secret-errors/r10/base"); strings.Contains(out, "withheld") {
+		t.Errorf("build r10 base counts withheld lines:\n%s", out)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("the standard log received\n%s", stderr.String())
 	}
 }
