@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -190,7 +193,7 @@ func TestSecretLeaks(t *testing.T) {
 // SARIF, and graph (text, json, mermaid) and build (yaml, json) of both sides, with their
 // standard error and returned error.
 func TestSecretErrorLeaks(t *testing.T) {
-	for _, c := range []string{"fp2", "err", "rerr", "relay", "ord"} {
+	for _, c := range []string{"fp2", "err", "rerr", "relay", "ord", "r10", "r13", "r16", "r17", "r21", "r23"} {
 		t.Run(c, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-errors/" + c
 			values := leaktest.Values(t, dir)
@@ -224,5 +227,108 @@ func noLeaks(t *testing.T, outputs map[string]string, values []string) {
 				t.Errorf("%s shows the Secret-derived value %q", name, v)
 			}
 		}
+	}
+}
+
+// TestLibraryLogsWithheld runs every command of hostile6 cases r16 (kustomize's
+// MakePrimitiveReplacer logs a vars map of Secret values) and r17 (kyaml's label selector
+// logs a label value a replacement copied from a Secret) with Go's standard log pointed at
+// a buffer, as main's stderr: nothing reaches it, and the command's standard error holds
+// only the count of withheld lines. Before, the lines quoted Vahdlongv4l on stderr.
+func TestLibraryLogsWithheld(t *testing.T) {
+	var stderr bytes.Buffer
+	prev := log.Writer()
+	log.SetOutput(&stderr)
+	defer log.SetOutput(prev)
+	want := map[string]string{
+		"r16 review": "tiergate: 4 library log lines withheld (they may quote Secret values)\n",
+		"r16 build":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+		"r16 graph":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+		"r17 review": "tiergate: 4 library log lines withheld (they may quote Secret values)\n",
+		"r17 build":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+		"r17 graph":  "tiergate: 2 library log lines withheld (they may quote Secret values)\n",
+	}
+	for _, c := range []string{"r16", "r17"} {
+		dir := "../../testdata/scenarios/secret-errors/" + c
+		outs := map[string]string{
+			c + " review": runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--format", "json", "--fail-on", "never"),
+			c + " build":  runAll(t, "build", "--no-cache", "--dir", dir+"/head"),
+			c + " graph":  runAll(t, "graph", "--no-cache", "--dir", dir+"/head"),
+		}
+		for name, out := range outs {
+			if n := strings.Count(out, want[name]); n != 1 {
+				t.Errorf("%s: %d lines %q in\n%s", name, n, want[name], out)
+			}
+			if strings.Contains(out, "Vahdlongv4l") {
+				t.Errorf("%s shows Vahdlongv4l", name)
+			}
+		}
+	}
+	// A base without any library log line prints no count (negative).
+	if out := runAll(t, "build", "--no-cache", "--dir", "../../testdata/scenarios/secret-errors/r10/base"); strings.Contains(out, "withheld") {
+		t.Errorf("build r10 base counts withheld lines:\n%s", out)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("the standard log received\n%s", stderr.String())
+	}
+}
+
+// TestSecretErrorTexts pins the build errors of hostile6 cases r10 (envsubst's YAMLToJSON
+// quoting the key a Secret variable parsed into), r21 (a replacement quoting the base64 of
+// a generated Secret's value) and r23 (a malformed Secret's list key): each shows
+// <redacted> where the piece stood. Negative: the same malformed key in a ConfigMap keeps
+// its dump, so a plain manifest's error still says what is wrong.
+func TestSecretErrorTexts(t *testing.T) {
+	const dir = "../../testdata/scenarios/secret-errors/"
+	for c, lines := range map[string][]string{
+		"r10": {
+			"Kustomization flux-system/f1 (cluster dev): f1/cm.yaml:2: post build failed for 'ConfigMap.v1.[noGrp]/cm-f1.default': envsubst error: YAMLToJSON: yaml: invalid map key: <redacted>\n",
+			"Kustomization flux-system/f2 (cluster dev): f2/cm.yaml:2: post build failed for 'ConfigMap.v1.[noGrp]/cm-f2.default': envsubst error: YAMLToJSON: yaml: invalid map key: <redacted>\n",
+			"Kustomization flux-system/f5 (cluster dev): f5/cm.yaml:2: post build failed for 'ConfigMap.v1.[noGrp]/cm-f5.default': envsubst error: YAMLToJSON: yaml: invalid map key: <redacted>\n",
+		},
+		"r21": {
+			"Kustomization flux-system/i1 (cluster dev): i1/kustomization.yaml:1: options.index 3 is out of bounds for value <redacted>\n",
+			"Kustomization flux-system/i2 (cluster dev): i2/kustomization.yaml:1: options.index 3 is out of bounds for value <redacted>\n",
+			"Kustomization flux-system/i3 (cluster dev): i3/kustomization.yaml:1: options.index 3 is out of bounds for value <redacted>\n",
+		},
+		"r23": {"Kustomization flux-system/s1 (cluster dev): s1/s.yaml:2: yaml: invalid map key: <redacted>\n"},
+	} {
+		out := runAll(t, "build", "--no-cache", "--dir", dir+c+"/head")
+		for _, l := range lines {
+			if !strings.Contains(out, l) {
+				t.Errorf("build %s lacks %q in\n%s", c, l, out)
+			}
+		}
+	}
+	tree := t.TempDir()
+	if err := os.CopyFS(tree, os.DirFS(dir+"r23/head")); err != nil {
+		t.Fatal(err)
+	}
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\ndata:\n  ? [Ksahd9zz]\n  : v\n"
+	if err := os.WriteFile(filepath.Join(tree, "s1/s.yaml"), []byte(cm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `Kustomization flux-system/s1 (cluster dev): s1/s.yaml:2: yaml: invalid map key: []interface {}{"Ksahd9zz"}` + "\n"
+	if out := runAll(t, "build", "--no-cache", "--dir", tree); !strings.Contains(out, want) {
+		t.Errorf("build of a malformed ConfigMap lacks %q in\n%s", want, out)
+	}
+}
+
+// TestRedactedKeyCollision builds and reviews hostile6 case r13: literal keys
+// "<redacted>" and "<redacted, changed>" beside a key ${TOK} substituted from a Secret.
+// Every entry stays visible: the Secret's key shows as "<redacted> (2)" in build and
+// "<redacted, changed> (2)" on the review's head side. Before, build lost
+// literal-redacted-key and the head side lost lit2.
+func TestRedactedKeyCollision(t *testing.T) {
+	dir := "../../testdata/scenarios/secret-errors/r13"
+	build := runAll(t, "build", "--no-cache", "--dir", dir+"/head")
+	want := "data:\n  <redacted, changed>: lit2\n  <redacted>: literal-redacted-key\n  <redacted> (2): fromsecret\n  SS: a\n  ZZ: z\n  k<redacted>: fromsecret2\nkind: ConfigMap\n"
+	if !strings.Contains(build, want) {
+		t.Errorf("build lacks\n%s\nin\n%s", want, build)
+	}
+	review := runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--fail-on", "never")
+	want = " data:\n   <redacted, changed>: lit2\n+  <redacted, changed> (2): fromsecret\n   <redacted>: literal-redacted-key\n-  <redacted> (2): fromsecret\n   SS: a\n   ZZ: z\n-  k<redacted>: fromsecret2\n+  k<redacted, changed>: fromsecret2\n"
+	if !strings.Contains(review, want) {
+		t.Errorf("review lacks\n%s\nin\n%s", want, review)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tiergate/tiergate/internal/liblog"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -44,7 +46,25 @@ func newRoot() *cobra.Command {
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "tiergate", version) },
 	})
 	profileFlag(root)
+	withholdLibraryLogs(root)
 	return root
+}
+
+// withholdLibraryLogs wraps each subcommand so that what libraries write to the standard
+// log or klog while it runs is dropped and only counted (liblog): kustomize and kyaml log
+// the values they handle, Secret values included, past the review's redaction.
+func withholdLibraryLogs(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		run := c.RunE
+		if run == nil {
+			continue
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			w := liblog.Capture()
+			defer w.Release(cmd.ErrOrStderr())
+			return run(cmd, args)
+		}
+	}
 }
 
 // exitCode maps a command error to the process exit status.

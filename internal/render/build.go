@@ -199,6 +199,17 @@ func (r *renderer) kustomizeFile(root, dir, kfile string, manifest []byte) fresh
 	return freshBuild{out: out, deps: deps, inside: inside, refused: gfs.RefusalError(dir) != nil}
 }
 
+// secretNodeError is msg, an error converting one object of kind to JSON, with its
+// Go-syntax dumps withheld when the object is a Secret: sigs.k8s.io/yaml's YAMLToJSON
+// fails on a key that is a list or map (yaml.v2 (*decoder).mapping, "invalid map key:
+// %#v"), quoting the strings of a malformed Secret's stringData or data.
+func secretNodeError(kind, msg string) string {
+	if kind == "Secret" {
+		return graph.WithholdGoDumps(msg)
+	}
+	return msg
+}
+
 // withOrigins asks kustomize to annotate every object with the file it came from.
 func withOrigins(manifest []byte) ([]byte, error) {
 	var kus kustypes.Kustomization
@@ -508,7 +519,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 			if l := yamlErrorLine(ix.Snapshot(), file); l > 0 {
 				line = l
 			}
-			return nil, summarize(&graph.BuildError{Message: err.Error(), File: file, Line: line})
+			return nil, summarize(&graph.BuildError{Message: secretNodeError(origKind, err.Error()), File: file, Line: line})
 		}
 		if sub != nil {
 			changed, be := sub.Apply(ctx, r, obj, data)

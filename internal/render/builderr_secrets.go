@@ -2,7 +2,10 @@ package render
 
 import (
 	"bytes"
+	"encoding/base64"
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 
 	yamlv3 "gopkg.in/yaml.v3"
@@ -11,16 +14,30 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
-// redactedBuildError returns e with every Secret value of the build's inputs masked in
-// its texts (graph.MaskValues): kustomize's errors quote the node they fail at
-// (filters/replacement's "node contents:", kyaml's field errors), which may be a Secret's
-// value of any length. It runs before the error is kept or shown; e is not changed.
+// redactedBuildError returns e with every Secret value of the build's inputs, and its
+// base64 form, masked in its texts (graph.MaskValues): kustomize's errors quote the node
+// they fail at (filters/replacement's "node contents:", kyaml's field errors), which may
+// be a Secret's value of any length, and a generated Secret's data is base64
+// (api/filters/replacement's getRefinedValue: "options.index %d is out of bounds for value
+// %s"). When the build read a Secret manifest, Go-syntax dumps of YAML nodes are withheld
+// too (graph.WithholdGoDumps): a malformed Secret's key quotes pieces of its value. It
+// runs before the error is kept or shown; e is not changed.
 func redactedBuildError(e *graph.BuildError, snap *graph.Snapshot, deps []fsys.Dep) *graph.BuildError {
 	if e == nil {
 		return nil
 	}
-	values := buildSecretValues(snap, deps)
-	return e.MapTexts(func(s string) string { return graph.MaskValues(s, values) })
+	if e.File != "" { // the file the error names, read by the generator (a DepTree) too
+		deps = append(slices.Clip(deps), fsys.Dep{Op: fsys.DepRead, Path: e.File})
+	}
+	values, secret := buildSecretValues(snap, deps)
+	values = withBase64(values)
+	return e.MapTexts(func(s string) string {
+		s = graph.MaskValues(s, values)
+		if secret {
+			s = graph.WithholdGoDumps(s)
+		}
+		return s
+	})
 }
 
 // buildSecretValues lists the Secret values among the files a build read: the data
@@ -28,8 +45,7 @@ func redactedBuildError(e *graph.BuildError, snap *graph.Snapshot, deps []fsys.D
 // kustomization file's secretGenerator makes a value of (literals after '=', the files
 // and env files it names, each env line's value), as kustomize's
 // api/kv.loader reads them.
-func buildSecretValues(snap *graph.Snapshot, deps []fsys.Dep) []string {
-	var out []string
+func buildSecretValues(snap *graph.Snapshot, deps []fsys.Dep) (out []string, secret bool) {
 	for _, d := range deps {
 		if d.Op != fsys.DepRead {
 			continue
@@ -38,6 +54,7 @@ func buildSecretValues(snap *graph.Snapshot, deps []fsys.Dep) []string {
 		if !ok {
 			continue
 		}
+		secret = secret || secretKindLine.Match(data)
 		dec := yamlv3.NewDecoder(bytes.NewReader(data))
 		for {
 			var doc map[string]any
@@ -50,6 +67,22 @@ func buildSecretValues(snap *graph.Snapshot, deps []fsys.Dep) []string {
 			case isKustomizationFile(d.Path):
 				out = append(out, generatorValues(snap, path.Dir(d.Path), doc["secretGenerator"])...)
 			}
+		}
+	}
+	return out, secret
+}
+
+// secretKindLine finds a Secret document even where it does not parse as YAML.
+var secretKindLine = regexp.MustCompile(`(?m)^kind:[ \t]*["']?Secret["']?[ \t]*(#.*)?\r?$`)
+
+// withBase64 returns values with the standard base64 of each added: kustomize's
+// secretGenerator stores a literal, file or env value (quotes an env file keeps
+// included, api/kv reads the line as written) base64-encoded in data, and errors quote it.
+func withBase64(values []string) []string {
+	out := slices.Clone(values)
+	for _, v := range values {
+		if v != "" {
+			out = append(out, base64.StdEncoding.EncodeToString([]byte(v)))
 		}
 	}
 	return out

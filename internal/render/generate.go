@@ -47,7 +47,8 @@ func (r *renderer) generate(root, dir string, ks *graph.Kustomization) ([]byte, 
 		manifest, err = withOrigins(manifest)
 	}
 	if err != nil {
-		return nil, "", buildError(r.ix, dir, err)
+		// The generator parses every file of the folder: a malformed Secret's error quotes it.
+		return nil, "", redactedBuildError(buildError(r.ix, dir, err), r.guards.snap, deps)
 	}
 	if r.shared != nil {
 		r.shared.addGenerated(key, deps, r.fps, &generated{manifest: manifest, kfile: graph.RelPath(r.abs, kfile)})

@@ -336,7 +336,7 @@ func maskFields(u *unstructured.Unstructured, mine, theirs []graph.SecretField, 
 			case !ok:
 			case f.Key:
 				delete(p, last)
-				p[masked] = v
+				p[distinctKey(p, masked)] = v
 			default:
 				p[last] = masked
 			}

@@ -1,6 +1,9 @@
 package review
 
 import (
+	"fmt"
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -10,8 +13,9 @@ import (
 // and writes one with a newline as a block scalar, one line per line, so a value that
 // the redaction of the marshalled text looks for whole is no longer whole there. The
 // text is still redacted after (for what is not a string here: numbers as written).
-// A key whose redacted form another key of the map already has keeps its text (the
-// redaction of the marshalled text replaces it). u is not changed; nil replace or no
+// A key whose redacted form another key of the map already has is written distinct
+// (distinctKey: "<redacted> (2)"); keys that keep their text are placed first, the
+// renamed ones in sorted order. u is not changed; nil replace or no
 // change returns u itself.
 func redactTree(u *unstructured.Unstructured, replace func(string) string) *unstructured.Unstructured {
 	if replace == nil || u == nil {
@@ -47,21 +51,41 @@ func redactNode(v any, replace func(string) string) (any, bool) {
 		return out, true
 	case map[string]any:
 		out, changed := make(map[string]any, len(x)), false
+		var renamed []string // keys whose redacted form differs, placed after the others
 		for k, e := range x {
 			r, ok := redactNode(e, replace)
 			changed = changed || ok
-			if nk := replace(k); nk != k && !has(x, nk) && !has(out, nk) {
-				out[nk], changed = r, true
-				continue
+			if replace(k) != k {
+				renamed = append(renamed, k)
 			}
 			out[k] = r
 		}
-		if !changed {
+		slices.Sort(renamed)
+		for _, k := range renamed {
+			r := out[k]
+			delete(out, k)
+			out[distinctKey(out, replace(k))] = r
+		}
+		if !changed && len(renamed) == 0 {
 			return v, false
 		}
 		return out, true
 	}
 	return v, false
+}
+
+// distinctKey returns k, or when m holds k already the first of "k (2)", "k (3)", … that
+// it does not: a key redacted to the text of another key (a literal "<redacted>" beside a
+// key written from a Secret) stays a separate entry, so a pull request cannot hide one.
+func distinctKey(m map[string]any, k string) string {
+	if _, ok := m[k]; !ok {
+		return k
+	}
+	for n := 2; ; n++ {
+		if c := fmt.Sprintf("%s (%d)", k, n); !has(m, c) {
+			return c
+		}
+	}
 }
 
 func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }

@@ -116,3 +116,35 @@ func tokenBoundary(msg string, k int, start bool) bool {
 func nameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
+
+// goDumpPrefixes introduce a Go-syntax dump (%#v) of a parsed YAML node in an error:
+// yaml.v2's decode.go (*decoder).mapping (go.yaml.in/yaml/v2) fail with "invalid map key: %#v"
+// for a key that is a map or a list, which sigs.k8s.io/yaml's YAMLToJSON (Flux's
+// envsubst, kustomize's reader) passes on. The dump quotes the strings the node parses
+// into, pieces of the value that whole-value masking does not find.
+var goDumpPrefixes = []string{"invalid map key: "}
+
+// WithholdGoDumps returns msg with each Go-syntax dump after a goDumpPrefixes phrase, up
+// to the end of its line, replaced by "<redacted>". Callers use it where the error text
+// comes from a Secret's manifest or from substitution of Secret variables.
+func WithholdGoDumps(msg string) string {
+	for _, p := range goDumpPrefixes {
+		var b strings.Builder
+		for {
+			i := strings.Index(msg, p)
+			if i < 0 {
+				b.WriteString(msg)
+				break
+			}
+			b.WriteString(msg[:i+len(p)] + "<redacted>")
+			msg = msg[i+len(p):]
+			if j := strings.IndexByte(msg, '\n'); j >= 0 {
+				msg = msg[j:]
+			} else {
+				msg = ""
+			}
+		}
+		msg = b.String()
+	}
+	return msg
+}

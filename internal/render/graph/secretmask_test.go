@@ -44,3 +44,18 @@ func TestMaskValues(t *testing.T) {
 		}
 	}
 }
+
+// yaml.v2's dumps of a map key and a list key are withheld to the end of their line only;
+// a text without the phrase is unchanged.
+func TestWithholdGoDumps(t *testing.T) {
+	for in, want := range map[string]string{
+		`envsubst error: YAMLToJSON: yaml: invalid map key: map[interface {}]interface {}{"Qkhd9zzsecret":1}`: `envsubst error: YAMLToJSON: yaml: invalid map key: <redacted>`,
+		"yaml: invalid map key: []interface {}{\"Ksahd9zz\"}\nnext line":                                      "yaml: invalid map key: <redacted>\nnext line",
+		"a: invalid map key: x\nb: invalid map key: y":                                                        "a: invalid map key: <redacted>\nb: invalid map key: <redacted>",
+		`yaml: line 2: mapping values are not allowed in this context`:                                        `yaml: line 2: mapping values are not allowed in this context`,
+	} {
+		if got := WithholdGoDumps(in); got != want {
+			t.Errorf("WithholdGoDumps(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

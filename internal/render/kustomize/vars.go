@@ -405,7 +405,7 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 	}
 	if _, err := fluxkustomize.SubstituteVariables(ctx, s.client, *s.body, r,
 		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(s.always)); err != nil {
-		return false, &graph.BuildError{Message: "post build failed for '" + r.CurId().String() + "': " + err.Error(), File: obj.File, Line: obj.Line}
+		return false, &graph.BuildError{Message: s.maskedError("post build failed for '" + r.CurId().String() + "': " + err.Error()), File: obj.File, Line: obj.Line}
 	}
 	s.checked = true
 	obj.SecretValues = s.secrets
@@ -416,6 +416,16 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 		obj.DerivedValues = operatorResults(derived, s.secrets)
 	}
 	return true, nil
+}
+
+// maskedError is msg, a substitution's error, with its Go-syntax dumps withheld and the
+// Secret values masked when s read Secret variables: envsubst's YAMLToJSON error quotes
+// the key a substituted value parsed into (graph.WithholdGoDumps), a piece of the value.
+func (s *Substitution) maskedError(msg string) string {
+	if len(s.secretNames) == 0 {
+		return msg
+	}
+	return graph.MaskValues(graph.WithholdGoDumps(msg), s.secrets)
 }
 
 // operatorResults returns the texts of derived that are not a Secret variable's value
