@@ -18,8 +18,9 @@ import (
 const SecretFilesNote = "chart files holding a Secret manifest replaced by placeholders"
 
 // ChartFiles returns ch with every file templates read through .Files (chart.Chart.Files:
-// what is not a template, Chart.yaml or values; Helm's engine exposes them as .Files,
-// pkg/engine/files.go newFiles) that holds a Kubernetes Secret manifest (a YAML document of
+// what Helm's loader does not take for a template, Chart.yaml, values or a subchart,
+// pkg/chart/v2/loader/load.go LoadFiles; the engine gives them to templates as .Files,
+// pkg/engine/engine.go allTemplates, files.go newFiles; crds/ files included) that holds a Kubernetes Secret manifest (a YAML document of
 // kind Secret with data or stringData) rewritten with each value replaced by its
 // placeholder (Text; a data value stays base64, of the placeholder), the other documents
 // as written, so that a template printing the file, or a transformation of it, prints
