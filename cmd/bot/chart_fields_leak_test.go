@@ -40,7 +40,9 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 			"review markdown": {helmrelease.ReleaseFieldsNote},
 		}, map[string][]string{"review markdown": {helmrelease.SecretFilesNote}}},
 		{"r15", map[string][]string{
-			"build head yaml": {"  rn: H-" + up(ph("rnfixname9")) + "\n", "  rns: " + up(ph("nsfixspace9")) + "\n"},
+			// The origin labels are the HelmRelease's own, masked as any field from a Secret.
+			"build head yaml": {"  rn: H-" + up(ph("rnfixname9")) + "\n", "  rns: " + up(ph("nsfixspace9")) + "\n",
+				"    helm.toolkit.fluxcd.io/name: h-<redacted>\n    helm.toolkit.fluxcd.io/namespace: <redacted>\n"},
 		}, nil},
 		{"r19", map[string][]string{
 			"review markdown": {"execution error at (f/templates/x.yaml:1:3): bad " + up(ph("rnhdname9")) + " |"},

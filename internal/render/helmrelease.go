@@ -303,7 +303,11 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	if secretFiles {
 		digest += "+placeholders:" + mask.ID()
 	}
-	req := helm.Request{Chart: chartSeen, HelmRelease: seen, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	req := helm.Request{Chart: chartSeen, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	if len(released) > 0 {
+		rel := helm.ReleaseOf(seen)
+		req.Seen = &rel
+	}
 	var next *helm.Result // what the next version bump renders, when ch is a kept chart
 	if tree != nil {
 		var note string
@@ -440,7 +444,11 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 		l := r.guards.limits
 		// releaseFormat changes when helm.Result gains a field, so that a stored render
 		// made without it is not read back as one that has none.
-		k, err := json.Marshal([]any{releaseFormat, chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
+		parts := []any{releaseFormat, chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes}
+		if req.Seen != nil { // keys of the renders without one stay
+			parts = append(parts, req.Seen)
+		}
+		k, err := json.Marshal(parts)
 		if err == nil {
 			key = "helm\x00" + graph.Digest(k)
 			if v, ok := r.shared.find(key, nil); ok {

@@ -43,6 +43,8 @@ var releasePaths = [][]string{{"metadata", "name"}, {"metadata", "namespace"},
 // of the cluster (graph.SecretCopies of c: a replacement's copy). A placeholder
 // ("tiergate-redacted-<8 hex>") is a valid DNS-1123 label, so a release name or namespace
 // made of one stays valid. It returns the paths replaced (none: hr itself, unchanged).
+// Render gives helm.ReleaseOf of the result to the chart as helm.Request.Seen and reads the
+// valuesFrom targetPaths from it (helm.Values).
 func (p Placeholders) Release(hr *unstructured.Unstructured, fields []graph.SecretField, c client.Client) (*unstructured.Unstructured, [][]string) {
 	texts := map[string]string{} // path joined by NUL -> placeholder text
 	var order [][]string
