@@ -22,7 +22,8 @@ const SecretFilesNote = "chart files holding a Secret manifest replaced by place
 // pkg/chart/v2/loader/load.go LoadFiles; the engine gives them to templates as .Files,
 // pkg/engine/engine.go allTemplates, files.go newFiles; crds/ files included) that holds a Kubernetes Secret manifest (a YAML document of
 // kind Secret with data or stringData) rewritten with each value replaced by its
-// placeholder (Text; a data value stays base64, of the placeholder), the other documents
+// placeholder (Text; a data value stays base64, of the placeholder; a sops: block's
+// strings too), the other documents
 // as written, so that a template printing the file, or a transformation of it, prints
 // placeholders. Subcharts are rewritten too. It reports whether a file was rewritten;
 // ch itself is never changed (charts are shared, ChartMemo), the result is a shallow copy.
@@ -145,6 +146,10 @@ func (p Placeholders) secretDoc(doc []byte) ([]byte, bool) {
 	}
 	if !found {
 		return nil, false
+	}
+	if m, ok := obj["sops"].(map[string]any); ok {
+		// A SOPS file's recipients, wrapped data keys and MAC: review redacts them too.
+		obj["sops"] = p.leaves(m, nil, true)
 	}
 	out, err := sigsyaml.Marshal(obj)
 	if err != nil {

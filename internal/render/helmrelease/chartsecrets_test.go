@@ -17,12 +17,14 @@ func TestChartFiles(t *testing.T) {
 	p := NewPlaceholders(make([]byte, 32))
 	secret := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  TOK: Tkhdlongv4l\ndata:\n  B: " +
 		base64.StdEncoding.EncodeToString([]byte("bsecret9")) + "\n"
+	sops := "kind: Secret\nstringData:\n  K: ENC[AES256_GCM,data:abc]\nsops:\n  age:\n  - recipient: age1xyz\n  mac: ENC[mac]\n"
 	mixed := "# a comment\nkind: ConfigMap\ndata: {a: Secret}\n---\nkind: Secret\nstringData: {K: kval9zz}\n"
 	files := []*common.File{
 		{Name: "secret.yaml", Data: []byte(secret)},
 		{Name: "mixed.yaml", Data: []byte(mixed)},
 		{Name: "README.md", Data: []byte("a Secret is not shown\n")},
 		{Name: "empty.yaml", Data: []byte("kind: Secret\nmetadata: {name: e}\n")},
+		{Name: "sops.yaml", Data: []byte(sops)},
 		{Name: "bad.yaml", Data: []byte("kind: Secret\nstringData: [\n")},
 	}
 	sub := &chart.Chart{Metadata: &chart.Metadata{Name: "sub"}, Files: []*common.File{{Name: "s.yaml", Data: []byte("kind: Secret\nstringData: {S: subval9}\n")}}}
@@ -40,6 +42,8 @@ func TestChartFiles(t *testing.T) {
 		"README.md":  "a Secret is not shown\n",
 		"empty.yaml": "kind: Secret\nmetadata: {name: e}\n",
 		"bad.yaml":   "kind: Secret\nstringData: [\n",
+		"sops.yaml": "kind: Secret\nsops:\n  age:\n  - " + p.Text("recipient") + ": " + p.Text("age1xyz") +
+			"\n  mac: " + p.Text("ENC[mac]") + "\nstringData:\n  K: " + p.Text("ENC[AES256_GCM,data:abc]") + "\n",
 	}
 	for _, f := range got.Files {
 		if string(f.Data) != want[f.Name] {
