@@ -16,8 +16,13 @@ import (
 // release stays). It returns the note for the kept chart ("" when tree renders or ctx
 // ended) and tree's output (nil when it fails).
 func (r *renderer) nextBump(ctx context.Context, req helm.Request, tree *graph.LoadedChart) (string, *helm.Result) {
-	req.Chart = tree.Chart
-	res, err := r.renderChart(ctx, req, tree.Digest)
+	mask := r.shared.placeholders()
+	digest := tree.Digest
+	var secretFiles bool
+	if req.Chart, secretFiles = mask.ChartFiles(tree.Chart); secretFiles { // as renderRelease
+		digest += "+placeholders:" + mask.ID()
+	}
+	res, err := r.renderChart(ctx, req, digest)
 	if err == nil || ctx.Err() != nil {
 		return "", res
 	}

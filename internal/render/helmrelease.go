@@ -292,18 +292,29 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	// Inline values copied by hand from a cluster Secret are Secret-derived too.
 	fields := append(slices.Clip(o.SecretFields), helmrelease.ValueCopies(hr, cl)...)
 	valuesOf, substituted := mask.Fields(hr, fields)
-	vals, err := helm.Values(ctx, valuesOf, helmrelease.PlaceholderSecrets{Client: cl, Defaults: ch.Chart.Values, Mask: mask})
+	// The chart also sees the release's name, namespace and targetPath keys, and its own files.
+	seen, released := mask.Release(valuesOf, o.SecretFields, cl)
+	vals, err := helm.Values(ctx, seen, helmrelease.PlaceholderSecrets{Client: cl, Defaults: ch.Chart.Values, Mask: mask})
 	if err != nil {
 		return fail(err)
 	}
-	req := helm.Request{Chart: ch.Chart, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	chartSeen, secretFiles := mask.ChartFiles(ch.Chart)
+	digest := ch.Digest
+	if secretFiles {
+		digest += "+placeholders:" + mask.ID()
+	}
+	req := helm.Request{Chart: chartSeen, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
+	if len(released) > 0 {
+		rel := helm.ReleaseOf(seen)
+		req.Seen = &rel
+	}
 	var next *helm.Result // what the next version bump renders, when ch is a kept chart
 	if tree != nil {
 		var note string
 		note, next = r.nextBump(ctx, req, tree)
 		ch.Kept += note
 	}
-	res, err := r.renderChart(ctx, req, ch.Digest)
+	res, err := r.renderChart(ctx, req, digest)
 	if err != nil {
 		return fail(err) // it names the HelmRelease and the chart
 	}
@@ -322,6 +333,12 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	}
 	if substituted {
 		approx = append(slices.Clip(approx), "spec.values substituted from a Secret replaced by placeholders")
+	}
+	if len(released) > 0 {
+		approx = append(slices.Clip(approx), helmrelease.ReleaseFieldsNote)
+	}
+	if secretFiles {
+		approx = append(slices.Clip(approx), helmrelease.SecretFilesNote)
 	}
 	rel := &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
 		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches, SkippedCRDs: res.SkippedCRDs}
@@ -427,7 +444,11 @@ func (r *renderer) renderChart(ctx context.Context, req helm.Request, chartDiges
 		l := r.guards.limits
 		// releaseFormat changes when helm.Result gains a field, so that a stored render
 		// made without it is not read back as one that has none.
-		k, err := json.Marshal([]any{releaseFormat, chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes})
+		parts := []any{releaseFormat, chartDigest, req.Values, req.HelmRelease.Object, req.KubeVersion, req.APIVersions, l.MaxBuildDocuments, l.MaxBuildBytes}
+		if req.Seen != nil { // keys of the renders without one stay
+			parts = append(parts, req.Seen)
+		}
+		k, err := json.Marshal(parts)
 		if err == nil {
 			key = "helm\x00" + graph.Digest(k)
 			if v, ok := r.shared.find(key, nil); ok {

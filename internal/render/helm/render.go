@@ -109,8 +109,12 @@ func render(ctx context.Context, req Request) (*Result, error) {
 
 	install := action.NewInstall(cfg)
 	install.DryRunStrategy = action.DryRunClient
-	install.ReleaseName = rel.Name
-	install.Namespace = rel.Namespace
+	seen := rel
+	if req.Seen != nil {
+		seen = *req.Seen
+	}
+	install.ReleaseName = seen.Name
+	install.Namespace = seen.Namespace
 	// helm-controller's default (newInstall; newUpgrade reads spec.upgrade's): adopt
 	// existing objects. The client-only dry run never reads the cluster, so it changes
 	// nothing here (Install.RunWithContext checks ownership only when interactWithServer);

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 const origin = "    helm.toolkit.fluxcd.io/name: web\n    helm.toolkit.fluxcd.io/namespace: flux-system\n"
@@ -341,5 +342,46 @@ func TestRenderPostRenderersKeepTemplate(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("templates (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderSeen: Request.Seen is what the templates see as .Release.Name and
+// .Release.Namespace (placeholders where a Secret wrote the release's name), while the
+// origin labels and the created Namespace stay the HelmRelease's; without Seen the
+// templates see ReleaseOf.
+func TestRenderSeen(t *testing.T) {
+	files := map[string]string{
+		"Chart.yaml":        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rel\ndata:\n  rn: {{ .Release.Name | upper }}\n  rns: {{ .Release.Namespace }}\n",
+	}
+	hr := hrObj(t, "  releaseName: real-name\n  targetNamespace: apps\n  install:\n    createNamespace: true\n")
+	for _, tc := range []struct {
+		name string
+		seen *Release
+		want []string
+	}{
+		{"seen", &Release{Name: "tiergate-redacted-0a1b2c3d", Namespace: "tiergate-redacted-4e5f6a7b"}, []string{
+			"Namespace apps", "ConfigMap rel rn=TIERGATE-REDACTED-0A1B2C3D rns=tiergate-redacted-4e5f6a7b labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system]"}},
+		{"literal", nil, []string{
+			"Namespace apps", "ConfigMap rel rn=REAL-NAME rns=apps labels=map[helm.toolkit.fluxcd.io/name:web helm.toolkit.fluxcd.io/namespace:flux-system]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Render(context.Background(), Request{Chart: loadChart(t, files), HelmRelease: hr, Seen: tc.seen})
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			var got []string
+			for _, d := range res.Docs {
+				u := unstructured.Unstructured{Object: d.Object}
+				s := u.GetKind() + " " + u.GetName()
+				if data, ok := d.Object["data"].(map[string]any); ok {
+					s += fmt.Sprintf(" rn=%v rns=%v labels=%v", data["rn"], data["rns"], u.GetLabels())
+				}
+				got = append(got, s)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

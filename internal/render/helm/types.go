@@ -20,6 +20,11 @@ type Request struct {
 	Values      map[string]any
 	KubeVersion string
 	APIVersions []string
+	// Seen, when not nil, is the release the templates see as .Release.Name and
+	// .Release.Namespace instead of ReleaseOf(HelmRelease): render gives placeholders where
+	// a Secret wrote part of them (helmrelease.Placeholders.Release). The created Namespace
+	// and the origin labels stay HelmRelease's, as helm-controller writes them.
+	Seen *Release
 }
 
 // Doc is one rendered object, after post-rendering. Template is its chart-relative source

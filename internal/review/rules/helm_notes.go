@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // placeholderNote is the graph.Release.Approximate entry of a release whose valuesFrom
@@ -50,7 +51,7 @@ func approximateParts(rel graph.Release) (parts, fix []string) {
 	var secrets []string
 	for _, a := range rel.Approximate {
 		switch {
-		case a == placeholderNote || a == substitutedNote:
+		case a == placeholderNote || a == substitutedNote || a == helmrelease.ReleaseFieldsNote || a == helmrelease.SecretFilesNote:
 			secrets = append(secrets, a)
 		case strings.HasPrefix(a, "schema $ref "):
 			refs = append(refs, strings.TrimPrefix(a, "schema $ref "))

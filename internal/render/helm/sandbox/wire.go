@@ -79,6 +79,7 @@ type wireRequest struct {
 	Values      value
 	KubeVersion string
 	APIVersions []string
+	Seen        *helm.Release
 }
 
 // wireChart is a chart and its dependencies; chart.Chart keeps them unexported.
@@ -116,7 +117,7 @@ type wireDoc struct {
 }
 
 func encodeRequest(req helm.Request, timeout time.Duration) (*wireRequest, error) {
-	w := &wireRequest{Timeout: timeout, KubeVersion: req.KubeVersion, APIVersions: req.APIVersions, HelmRelease: value{K: typedvalue.Nil}}
+	w := &wireRequest{Timeout: timeout, KubeVersion: req.KubeVersion, APIVersions: req.APIVersions, Seen: req.Seen, HelmRelease: value{K: typedvalue.Nil}}
 	var err error
 	if req.Chart != nil {
 		if w.Chart, err = encodeChart(req.Chart); err != nil {
@@ -154,7 +155,7 @@ func encodeChart(c *chart.Chart) (*wireChart, error) {
 }
 
 func (w *wireRequest) decode() helm.Request {
-	req := helm.Request{KubeVersion: w.KubeVersion, APIVersions: w.APIVersions}
+	req := helm.Request{KubeVersion: w.KubeVersion, APIVersions: w.APIVersions, Seen: w.Seen}
 	if w.Chart != nil {
 		req.Chart = w.Chart.decode()
 	}

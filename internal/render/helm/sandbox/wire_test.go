@@ -92,6 +92,28 @@ func TestChartRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRequestSeenRoundTrip: the release the templates see (Request.Seen) reaches the
+// worker, and a request without one arrives without one.
+func TestRequestSeenRoundTrip(t *testing.T) {
+	for _, seen := range []*helm.Release{{Name: "tiergate-redacted-0a1b2c3d", Namespace: "apps", StorageNamespace: "flux-system"}, nil} {
+		w, err := encodeRequest(helm.Request{Seen: seen}, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, err := encodeFrame(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back wireRequest
+		if err := readFrame(bytes.NewReader(frame), int64(len(frame)), &back); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(seen, back.decode().Seen); diff != "" {
+			t.Errorf("Seen (-in +out):\n%s", diff)
+		}
+	}
+}
+
 func TestServeFrames(t *testing.T) {
 	var calls int
 	render := func(_ context.Context, req helm.Request) (*helm.Result, error) {

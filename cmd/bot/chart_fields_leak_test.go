@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/tiergate/tiergate/internal/leaktest"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
+)
+
+// TestSecretChartFieldLeaks sweeps every output of each case of
+// testdata/scenarios/secret-chart-fields (hostile6 items 1 and 2: a chart reading the
+// repository's Secret file through .Files; release name, namespace and targetPath written
+// from a Secret by substitution or a replacement) for the values its leak-values.txt lists,
+// and pins what the chart renders instead: the placeholders of the test run's key. A
+// literal release name and namespace (r22 default/lit) reach the chart as written.
+func TestSecretChartFieldLeaks(t *testing.T) {
+	key, err := hex.DecodeString(testPlaceholderKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := helmrelease.NewPlaceholders(key).Text
+	up := strings.ToUpper
+	tok := ph("Tkhdlongv4l")
+	approx := "so its objects may differ in the cluster: "
+	for _, c := range []struct {
+		name      string
+		want, not map[string][]string // output name -> texts it holds / must not hold
+	}{
+		{"r9", map[string][]string{
+			"build head yaml": {"  tok: " + tok + "\n", "  sh: 'SH: " + ph("xhd") + "'\n",
+				"    stringData:\n      SH: " + ph("xhd") + "\n      TOK: " + tok + "\n"},
+			"build base yaml": {"  tok: " + ph("Tkbslongv4l") + "\n"},
+			"review markdown": {approx + helmrelease.SecretFilesNote + " (tiergate never shows"},
+		}, map[string][]string{"review markdown": {helmrelease.ReleaseFieldsNote}}},
+		{"r14", map[string][]string{
+			"build head yaml": {"  rn: " + up(ph("rnfixname9")) + "\n", "  rns: " + up(ph("nsfixspace9")) + "\n",
+				"  keys: " + up(tok) + ",TP" + up(tok) + "\n"},
+			"review markdown": {helmrelease.ReleaseFieldsNote},
+		}, map[string][]string{"review markdown": {helmrelease.SecretFilesNote}}},
+		{"r15", map[string][]string{
+			// The origin labels are the HelmRelease's own, masked as any field from a Secret.
+			"build head yaml": {"  rn: H-" + up(ph("rnfixname9")) + "\n", "  rns: " + up(ph("nsfixspace9")) + "\n",
+				"    helm.toolkit.fluxcd.io/name: h-<redacted>\n    helm.toolkit.fluxcd.io/namespace: <redacted>\n"},
+		}, nil},
+		{"r19", map[string][]string{
+			"review markdown": {"execution error at (f/templates/x.yaml:1:3): bad " + up(ph("rnhdname9")) + " |"},
+			"graph head json": {"bad " + up(ph("rnhdname9"))},
+			"graph base json": {"bad " + up(ph("rnbsname9"))},
+		}, nil},
+		{"r22", map[string][]string{
+			"build head yaml": {"  rn: " + up(ph("rrhdname9")) + "\n  rnb:", "  rn: LITERAL-REL\n", "  rns: LIT-NS\n"},
+			"build base yaml": {"  rn: " + up(ph("rrbsname9")) + "\n  rnb:", "  rn: LITERAL-REL\n"},
+			"review markdown": {"HelmRelease default/hr is rendered offline with assumptions, " + approx + helmrelease.ReleaseFieldsNote},
+		}, map[string][]string{"review markdown": {"HelmRelease default/lit is rendered offline"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name
+			values := leaktest.Values(t, dir)
+			outputs := map[string]string{}
+			for _, f := range []string{"markdown", "json", "sarif"} {
+				outputs["review "+f] = runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--format", f, "--fail-on", "never")
+			}
+			for _, side := range []string{"base", "head"} {
+				for _, f := range []string{"text", "json", "mermaid"} {
+					outputs["graph "+side+" "+f] = runAll(t, "graph", "--no-cache", "--dir", dir+"/"+side, "--format", f)
+				}
+				for _, f := range []string{"yaml", "json"} {
+					outputs["build "+side+" "+f] = runAll(t, "build", "--no-cache", "--dir", dir+"/"+side, "--format", f)
+				}
+			}
+			for name, out := range outputs {
+				if out == "" {
+					t.Errorf("%s: no output", name)
+				}
+				for _, v := range values {
+					if strings.Contains(out, v) {
+						t.Errorf("%s shows the Secret-derived value %q", name, v)
+					}
+				}
+			}
+			for name, texts := range c.want {
+				for _, s := range texts {
+					if !strings.Contains(outputs[name], s) {
+						t.Errorf("%s lacks %q", name, s)
+					}
+				}
+			}
+			for name, texts := range c.not {
+				for _, s := range texts {
+					if strings.Contains(outputs[name], s) {
+						t.Errorf("%s holds %q", name, s)
+					}
+				}
+			}
+		})
+	}
+}
