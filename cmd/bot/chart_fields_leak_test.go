@@ -58,28 +58,8 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name
 			values := leaktest.Values(t, dir)
-			outputs := map[string]string{}
-			for _, f := range []string{"markdown", "json", "sarif"} {
-				outputs["review "+f] = runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--format", f, "--fail-on", "never")
-			}
-			for _, side := range []string{"base", "head"} {
-				for _, f := range []string{"text", "json", "mermaid"} {
-					outputs["graph "+side+" "+f] = runAll(t, "graph", "--no-cache", "--dir", dir+"/"+side, "--format", f)
-				}
-				for _, f := range []string{"yaml", "json"} {
-					outputs["build "+side+" "+f] = runAll(t, "build", "--no-cache", "--dir", dir+"/"+side, "--format", f)
-				}
-			}
-			for name, out := range outputs {
-				if out == "" {
-					t.Errorf("%s: no output", name)
-				}
-				for _, v := range values {
-					if strings.Contains(out, v) {
-						t.Errorf("%s shows the Secret-derived value %q", name, v)
-					}
-				}
-			}
+			outputs := everyOutput(t, dir)
+			noLeaks(t, outputs, values)
 			for name, texts := range c.want {
 				for _, s := range texts {
 					if !strings.Contains(outputs[name], s) {

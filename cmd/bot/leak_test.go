@@ -197,21 +197,30 @@ func TestSecretErrorLeaks(t *testing.T) {
 		t.Run(c, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-errors/" + c
 			values := leaktest.Values(t, dir)
-			outputs := map[string]string{}
-			for _, f := range []string{"markdown", "json", "sarif"} {
-				outputs["review "+f] = runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--format", f, "--fail-on", "never")
-			}
-			for _, side := range []string{"base", "head"} {
-				for _, f := range []string{"text", "json", "mermaid"} {
-					outputs["graph "+side+" "+f] = runAll(t, "graph", "--no-cache", "--dir", dir+"/"+side, "--format", f)
-				}
-				for _, f := range []string{"yaml", "json"} {
-					outputs["build "+side+" "+f] = runAll(t, "build", "--no-cache", "--dir", dir+"/"+side, "--format", f)
-				}
-			}
+			outputs := everyOutput(t, dir)
 			noLeaks(t, outputs, values)
 		})
 	}
+}
+
+// everyOutput runs, with --no-cache, the review of dir's base and head as Markdown, JSON and
+// SARIF, and graph (text, json, mermaid) and build (yaml, json) of each side: name → what
+// the command wrote on standard output and standard error, with its returned error.
+func everyOutput(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	outputs := map[string]string{}
+	for _, f := range []string{"markdown", "json", "sarif"} {
+		outputs["review "+f] = runAll(t, "review", "--no-cache", "--base-dir", dir+"/base", "--head-dir", dir+"/head", "--format", f, "--fail-on", "never")
+	}
+	for _, side := range []string{"base", "head"} {
+		for _, f := range []string{"text", "json", "mermaid"} {
+			outputs["graph "+side+" "+f] = runAll(t, "graph", "--no-cache", "--dir", dir+"/"+side, "--format", f)
+		}
+		for _, f := range []string{"yaml", "json"} {
+			outputs["build "+side+" "+f] = runAll(t, "build", "--no-cache", "--dir", dir+"/"+side, "--format", f)
+		}
+	}
+	return outputs
 }
 
 // noLeaks fails t for each output (name → text) that is empty, so its sweep cannot fail,
