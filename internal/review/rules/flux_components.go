@@ -74,10 +74,7 @@ func clusterFluxInstance(c *graph.Cluster) *fluxInstance {
 	if c == nil {
 		return nil
 	}
-	for _, o := range sortedObjects(c) {
-		if o.ID.Group != "fluxcd.controlplane.io" || o.ID.Kind != "FluxInstance" || o.Body == nil {
-			continue
-		}
+	for _, o := range fluxInstances(sortedObjects(c)) {
 		v, found := graph.ValueAt(o.Body.Object, []string{"spec", "components"})
 		if !found || v == nil {
 			return &fluxInstance{obj: o, components: defaultComponents}

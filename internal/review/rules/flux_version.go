@@ -41,13 +41,11 @@ var headerVersion = regexp.MustCompile(`^#\s*Flux Version:\s*(v?\d+\.\d+\.\d+\S*
 // none says.
 func clusterFluxVersion(c *graph.Cluster) (fluxVersion, bool) {
 	objs := sortedObjects(c)
-	for _, o := range objs {
-		if o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance" && o.Body != nil {
-			v, _ := graph.ValueAt(o.Body.Object, []string{"spec", "distribution", "version"})
-			if s, ok := v.(string); ok {
-				if strict, ok := rangeStrict(s); ok {
-					return fluxVersion{Text: s, From: fmt.Sprintf("spec.distribution.version of FluxInstance %s/%s, %s:%d", o.ID.Namespace, o.ID.Name, o.File, o.Line), Strict: strict}, true
-				}
+	for _, o := range fluxInstances(objs) {
+		v, _ := graph.ValueAt(o.Body.Object, []string{"spec", "distribution", "version"})
+		if s, ok := v.(string); ok {
+			if strict, ok := rangeStrict(s); ok {
+				return fluxVersion{Text: s, From: fmt.Sprintf("spec.distribution.version of FluxInstance %s/%s, %s:%d", o.ID.Namespace, o.ID.Name, o.File, o.Line), Strict: strict}, true
 			}
 		}
 	}
@@ -86,6 +84,18 @@ func header(lines []string) string {
 		}
 	}
 	return ""
+}
+
+// fluxInstances are the FluxInstances (fluxcd.controlplane.io, with a body) among objs, in
+// their order.
+func fluxInstances(objs []*graph.Object) []*graph.Object {
+	var out []*graph.Object
+	for _, o := range objs {
+		if o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance" && o.Body != nil {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // sortedObjects is every object of c once, by file and line.
