@@ -72,6 +72,8 @@ func persistedReview(t *testing.T, dir, base, head string, wrap func(render.Stor
 // build runs again). Each report equals the rebuild's.
 func TestPersistentCacheEqualsRebuild(t *testing.T) {
 	dirs, _ := filepath.Glob("../../testdata/scenarios/*")
+	nested, _ := filepath.Glob("../../testdata/scenarios/*/*") // sets such as secret-errors/r10
+	dirs = append(dirs, nested...)
 	shared, _ := filepath.Glob("../../../shared/scenarios/*")
 	var rendered int64 // charts the first processes render: the scenarios have some
 	defer func() {
@@ -83,7 +85,7 @@ func TestPersistentCacheEqualsRebuild(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "head")); err != nil {
 			continue
 		}
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(dir, "../../testdata/scenarios/"), func(t *testing.T) {
 			base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
 			want := reviewJSON(t, base, head, Options{NoReuse: true})
 			cache := t.TempDir()
