@@ -141,15 +141,19 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 	if len(created) > 0 {
 		msg += fmt.Sprintf(". %s stays: install.createNamespace created it outside the release manifest, and Helm's uninstall never deletes it", listed(created))
 	}
-	if kept.len() > 0 {
-		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster (%s): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed", kept.len(), kept)
+	others, crds := kept.split()
+	if others.len() > 0 {
+		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster (%s): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed", others.len(), others)
 	}
 	if stays.len() > 0 {
 		msg += fmt.Sprintf(". Helm leaves %d object(s) in the cluster (%s)%s; the release at head finds them in place", stays.len(), stays, stays.crsClause())
 	}
-	if len(keptCRDs) > 0 {
-		// A kept CRD stays where the release ran; nothing at head installs it elsewhere.
-		msg += fmt.Sprintf(". %s stays in the clusters that run the release, with its custom resources, but a cluster bootstrapped from this commit never gets it: nothing at head installs it", listed(keptCRDs))
+	if crds.len() > 0 {
+		// A kept CRD stays where the release ran, with the custom resources of its kinds;
+		// nothing at head installs it elsewhere. Never advise deleting it.
+		msg += fmt.Sprintf(". Helm leaves %s (%s), and with it every custom resource of its kind that the release does not render itself: they stay in the clusters that run the release, managed by nothing. "+
+			"%s: deleting a CRD makes the API server delete every custom resource of its kind. A cluster bootstrapped from this commit never gets it: nothing at head installs it",
+			listed(crds.all()), crds.reasons(), keepCRDs)
 	}
 	f := objectFinding("helm-uninstall", sev, cluster, at, at.Owner)
 	if at != hr {
@@ -161,7 +165,7 @@ func uninstallFinding(cluster string, hr, at *graph.Object, why string, base, he
 		f.Suggestion = keptAdvice(name, kept.all(), deleted, len(keptCRDs) > 0)
 	}
 	if len(deleted) == 0 && unknown == "" {
-		f.Suggestion = fmt.Sprintf("Nothing to do if the kept objects should stay in the cluster unmanaged: %s. To have them managed again, apply them from a Kustomization or another release; to remove them, delete them by hand (no controller will).", listed(kept.all()))
+		f.Suggestion = onlyKeptAdvice(others, crds)
 	}
 	return f, true
 }
@@ -183,6 +187,58 @@ func (k *keptObjects) add(o *graph.Object) {
 }
 
 func (k keptObjects) len() int { return len(k.crds) + len(k.keep) }
+
+// keepCRDs is what findings say of a CRD Helm leaves: never delete it by hand.
+const keepCRDs = "Do not delete a kept CRD by hand"
+
+// split separates the CustomResourceDefinitions of k (either reason) from its other objects:
+// an orphaned object may be deleted by hand, a CRD never (the API server deletes every
+// custom resource of its kind with it: apiextensions-apiserver's finalizer
+// customresourcecleanup.apiextensions.k8s.io).
+func (k keptObjects) split() (others, crds keptObjects) {
+	isCRDName := func(s string) bool { return strings.HasPrefix(s, "CustomResourceDefinition.apiextensions.k8s.io/") }
+	for _, s := range k.crds {
+		if isCRDName(s) {
+			crds.crds = append(crds.crds, s)
+		} else {
+			others.crds = append(others.crds, s)
+		}
+	}
+	for _, s := range k.keep {
+		if isCRDName(s) {
+			crds.keep = append(crds.keep, s)
+		} else {
+			others.keep = append(others.keep, s)
+		}
+	}
+	return others, crds
+}
+
+// reasons says why Helm leaves the CRDs of k: "a CRD of the chart's crds/, which the
+// uninstall never deletes", "annotated helm.sh/resource-policy: keep", or both.
+func (k keptObjects) reasons() string {
+	var parts []string
+	if len(k.crds) > 0 {
+		parts = append(parts, "the chart's crds/, which the uninstall never deletes")
+	}
+	if len(k.keep) > 0 {
+		parts = append(parts, "annotated helm.sh/resource-policy: keep")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// onlyKeptAdvice is the suggestion when the uninstall deletes nothing: Helm leaves every
+// object of the release. The others may be removed by hand; the CRDs stay.
+func onlyKeptAdvice(others, crds keptObjects) string {
+	var s []string
+	if others.len() > 0 {
+		s = append(s, fmt.Sprintf("Nothing to do if the kept objects should stay in the cluster unmanaged: %s. To have them managed again, apply them from a Kustomization or another release; to remove them, delete them by hand (no controller will).", listed(others.all())))
+	}
+	if crds.len() > 0 {
+		s = append(s, fmt.Sprintf("Nothing to do for the kept CRDs (%s): they stay with the custom resources of their kinds. %s: deleting a CRD makes the API server delete every custom resource of its kind. To have them managed again, or installed on new clusters, apply them from a Kustomization or another release.", listed(crds.all()), keepCRDs))
+	}
+	return strings.Join(s, " ")
+}
 
 func (k keptObjects) all() []string { return append(append([]string(nil), k.crds...), k.keep...) }
 

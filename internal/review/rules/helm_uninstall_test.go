@@ -185,8 +185,8 @@ func TestUninstallKeptCRD(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, crd, why string
 	}{
-		{"templated CRD with keep", "templates/crd.yaml", withAnnotation(crd("example.com", "Widget", "widgets", "Namespaced"), "helm.sh/resource-policy", "keep"), "annotated helm.sh/resource-policy: keep: "},
-		{"CRD of crds/", "crds/crd.yaml", crd("example.com", "Widget", "widgets", "Namespaced"), "CRDs of the chart's crds/, which the uninstall never deletes: "},
+		{"templated CRD with keep", "templates/crd.yaml", withAnnotation(crd("example.com", "Widget", "widgets", "Namespaced"), "helm.sh/resource-policy", "keep"), "annotated helm.sh/resource-policy: keep"},
+		{"CRD of crds/", "crds/crd.yaml", crd("example.com", "Widget", "widgets", "Namespaced"), "the chart's crds/, which the uninstall never deletes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := chart("app", map[string]string{"templates/cm.yaml": configMap("", "cm"), tc.file: tc.crd})
@@ -195,8 +195,8 @@ func TestUninstallKeptCRD(t *testing.T) {
 				Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2,
 				Msg: []string{"HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: " +
 					"the uninstall deletes 1 object(s) of the release (ConfigMap/default/cm). " +
-					"Helm leaves 1 object(s) in the cluster (" + tc.why + "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed. " +
-					"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com stays in the clusters that run the release, with its custom resources, but a cluster bootstrapped from this commit never gets it: nothing at head installs it."},
+					"Helm leaves CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com (" + tc.why + "), and with it every custom resource of its kind that the release does not render itself: they stay in the clusters that run the release, managed by nothing. " +
+					"Do not delete a kept CRD by hand: deleting a CRD makes the API server delete every custom resource of its kind. A cluster bootstrapped from this commit never gets it: nothing at head installs it."},
 				Sugg: []string{"Nothing to add for the kept objects, Helm already leaves them: CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com. " +
 					"If the deleted objects (ConfigMap/default/cm) should go, nothing to do; to keep them too, first add the annotation `helm.sh/resource-policy: keep` to them through the chart of HelmRelease default/app (or its postRenderers) and let helm-controller upgrade the release, then merge this change. " +
 					"For new clusters, install the kept CRDs from a Kustomization or another release (plain manifests take the kept objects over on kustomize-controller's apply)."}}})
@@ -238,6 +238,44 @@ func TestUninstallRenamedKeeps(t *testing.T) {
 				Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 12}})
 			if got[0].Message != tc.msg {
 				t.Errorf("message:\n got %q\nwant %q", got[0].Message, tc.msg)
+			}
+		})
+	}
+}
+
+// TestUninstallOnlyKeptCRD: when Helm leaves everything of a removed release and that is a
+// CRD, the finding says the CRD stays with its custom resources and never advises deleting
+// it; a kept ConfigMap beside it may still be deleted by hand.
+func TestUninstallOnlyKeptCRD(t *testing.T) {
+	tiers := map[string]string{tierFile("a"): tier("a", "./a", true), "a/keep.yaml": configMap("default", "keep-a")}
+	hr := map[string]string{"a/hr.yaml": helmRelease("default", "app", "app")}
+	const removed = "HelmRelease.helm.toolkit.fluxcd.io/default/app is removed from flux-system/a, which garbage-collects it, so helm-controller's finalizer uninstalls release default/app: the uninstall deletes nothing. "
+	const crdPart = "Helm leaves CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com (the chart's crds/, which the uninstall never deletes), and with it every custom resource of its kind that the release does not render itself: they stay in the clusters that run the release, managed by nothing. " +
+		"Do not delete a kept CRD by hand: deleting a CRD makes the API server delete every custom resource of its kind. A cluster bootstrapped from this commit never gets it: nothing at head installs it."
+	const crdSugg = "Nothing to do for the kept CRDs (CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com): they stay with the custom resources of their kinds. Do not delete a kept CRD by hand: deleting a CRD makes the API server delete every custom resource of its kind. " +
+		"To have them managed again, or installed on new clusters, apply them from a Kustomization or another release."
+	for _, tc := range []struct {
+		name      string
+		files     map[string]string
+		msg, sugg string
+	}{
+		{"a CRD of crds/ only", map[string]string{"crds/crd.yaml": crd("example.com", "Widget", "widgets", "Namespaced")}, removed + crdPart, crdSugg},
+		{"a CRD and a kept ConfigMap", map[string]string{"crds/crd.yaml": crd("example.com", "Widget", "widgets", "Namespaced"),
+			"templates/cm.yaml": withAnnotation(configMap("", "cm"), "helm.sh/resource-policy", "keep")},
+			removed + "Helm leaves 1 object(s) in the cluster (annotated helm.sh/resource-policy: keep: ConfigMap/default/cm): orphans that no release or Kustomization manages any more; delete them by hand when they are no longer needed. " + crdPart,
+			"Nothing to do if the kept objects should stay in the cluster unmanaged: ConfigMap/default/cm. To have them managed again, apply them from a Kustomization or another release; to remove them, delete them by hand (no controller will). " + crdSugg},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := chart("app", tc.files)
+			base, head := renderTree(t, merge(tiers, hr, files)), renderTree(t, merge(tiers, files))
+			got := changeRule(t, "helm-uninstall")(base, head, testEnv())
+			checkFindings(t, got, []want{{Rule: "helm-uninstall", Severity: Notice, Kustomization: "flux-system/a",
+				Object: "HelmRelease.helm.toolkit.fluxcd.io/default/app", File: "a/hr.yaml", Line: 2}})
+			if got[0].Message != tc.msg {
+				t.Errorf("message:\n got %q\nwant %q", got[0].Message, tc.msg)
+			}
+			if got[0].Suggestion != tc.sugg {
+				t.Errorf("suggestion:\n got %q\nwant %q", got[0].Suggestion, tc.sugg)
 			}
 		})
 	}

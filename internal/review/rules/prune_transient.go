@@ -69,6 +69,7 @@ func pruneTransient(base, head *graph.Cluster, env *Env) []Finding {
 			what, file, line, _ := identityChange(ks.Ref, base, head)
 			f.File, f.Line = file, line
 			f.Message = fmt.Sprintf("%s (%s:%d) becomes %s because %s: Flux creates %s from git and prunes %s: %s.", o.ID, n.File, n.Line, n.ID, what, n.ID, o.ID, recreateLoss(o, base, head, true))
+			f.Suggestion = renameSuggestion(o, n, ks.Ref, what)
 			out = append(out, withGCRace(f, ks.Ref, base, head))
 		}
 	})

@@ -163,12 +163,7 @@ func movedEntries(ks *graph.Kustomization, extra []movedDep, indent string) stri
 }
 
 // samePassFix is the concrete fix: o in a Kustomization of its own that dependsOn ks, and
-// ks waiting for what it applies (wait: true), so that the new one starts only once the
-// trigger is Ready and the CRD exists. kustomize-controller holds a dependent until its
-// dependsOn are Ready (kustomization_controller.go checkDependencies), and a Kustomization
-// is Ready before its objects are unless wait or healthChecks say otherwise (checkHealth):
-// with wait, a HelmRelease must be Ready, its chart's CRDs installed; a CDI must have
-// reconciled. The wait line is left out when ks has it. extra (movedDeps) are the other
+// ks Ready only once the trigger is (providerWait). extra (movedDeps) are the other
 // providers the new Kustomization must depend on, e.g. the tier of o's Namespace.
 func samePassFix(ks *graph.Kustomization, o, trigger *graph.Object, extra []movedDep) string {
 	ready := fmt.Sprintf("%s is Ready", trigger.ID)
@@ -179,14 +174,40 @@ func samePassFix(ks *graph.Kustomization, o, trigger *graph.Object, extra []move
 	var b strings.Builder
 	lead, entries := movedFix(ks, o, extra)
 	b.WriteString(lead)
-	if !ks.Spec.Wait {
-		fmt.Fprintf(&b, ", and set `wait: true` on %s (%s:%d)", ks.Ref, ks.File, ks.Line)
-	}
-	fmt.Fprintf(&b, ", so that it is applied only once %s:\n", ready)
-	if !ks.Spec.Wait {
-		fmt.Fprintf(&b, "  # Kustomization %s\n  spec:\n    wait: true\n", ks.Ref)
-	}
+	clause, snippet, why := providerWait(ks, trigger, "the CRD")
+	fmt.Fprintf(&b, "%s, so that it is applied only once %s. %s\n%s", clause, ready, why, snippet)
 	fmt.Fprintf(&b, "  # the new Kustomization, e.g. %s/%s, with the same sourceRef and a path holding %s\n", ks.Ref.Namespace, name, path.Base(o.File))
 	fmt.Fprintf(&b, "  spec:\n    dependsOn:%s", entries)
 	return b.String()
+}
+
+// providerWait is what the split of a same-pass finding asks of ks, the Kustomization that
+// keeps the trigger: kustomize-controller holds a dependent until its dependsOn are Ready
+// (kustomization_controller.go checkDependencies), and a Kustomization without `wait` or a
+// healthCheck on the trigger is Ready as soon as it has applied (checkHealth), before the
+// controller has created what (the CRD, the Namespace); with wait, a HelmRelease must be
+// Ready, its chart installed, and a CDI must have reconciled. clause is appended to the
+// move ("", ", and set `wait: true` on …", or ", and add a healthCheck … to …" when ks already
+// lists healthChecks, which `wait: true` would override), snippet the YAML of that change
+// ("" when none), why the sentence that says why dependsOn alone is not enough, or that ks
+// already waits.
+func providerWait(ks *graph.Kustomization, trigger *graph.Object, what string) (clause, snippet, why string) {
+	if waitsFor(ks, trigger.ID.Group+"/"+trigger.ID.Kind) {
+		how := "`wait: true`"
+		if !ks.Spec.Wait {
+			how = "a healthCheck on " + trigger.ID.String()
+		}
+		return "", "", fmt.Sprintf("%s already has %s, so it is Ready only once %s is healthy, and its dependents start after that.", ks.Ref, how, trigger.ID)
+	}
+	why = fmt.Sprintf("dependsOn alone is not enough: kustomize-controller starts a dependent once %s is Ready, and without `wait: true` or a healthCheck on %s that is as soon as it has applied, before %s exists.", ks.Ref, trigger.ID, what)
+	if len(ks.Spec.HealthChecks) > 0 {
+		entry := fmt.Sprintf("      - apiVersion: %s\n        kind: %s\n        name: %s\n", trigger.Body.GetAPIVersion(), trigger.ID.Kind, trigger.ID.Name)
+		if trigger.ID.Namespace != "" {
+			entry += fmt.Sprintf("        namespace: %s\n", trigger.ID.Namespace)
+		}
+		return fmt.Sprintf(", and add a healthCheck for %s to the healthChecks of %s (%s:%d)", trigger.ID, ks.Ref, ks.File, ks.Line),
+			fmt.Sprintf("  # Kustomization %s\n  spec:\n    healthChecks:\n%s", ks.Ref, entry), why
+	}
+	return fmt.Sprintf(", and set `wait: true` on %s (%s:%d)", ks.Ref, ks.File, ks.Line),
+		fmt.Sprintf("  # Kustomization %s\n  spec:\n    wait: true\n", ks.Ref), why
 }

@@ -34,7 +34,7 @@ func TestRuntimeCRDSamePass(t *testing.T) {
 				Object: "StorageProfile.cdi.kubevirt.io/fast", File: "cdi/sp.yaml", Line: 2,
 				Msg: []string{"once CDI.cdi.kubevirt.io/cdi reconciles", "both are in flux-system/cdi"},
 				Sugg: []string{"Move StorageProfile.cdi.kubevirt.io/fast (cdi/sp.yaml:2) to a new Kustomization that dependsOn flux-system/cdi, and set `wait: true` on flux-system/cdi (clusters/dev/cdi.yaml:2), " +
-					"so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready:\n  # Kustomization flux-system/cdi\n  spec:\n    wait: true\n" +
+					"so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready. " + cdiWhy + "\n  # Kustomization flux-system/cdi\n  spec:\n    wait: true\n" +
 					"  # the new Kustomization, e.g. flux-system/cdi-storageprofiles, with the same sourceRef and a path holding sp.yaml\n  spec:\n    dependsOn:\n      - name: cdi"},
 			}},
 		},
@@ -96,7 +96,7 @@ func TestRuntimeCRDSamePassFixNeeds(t *testing.T) {
 		}
 	}
 	const lead = "Move DataVolume.cdi.kubevirt.io/vms/disk (cdi/dv.yaml:2) to a new Kustomization that dependsOn flux-system/cdi"
-	const tail = ", and set `wait: true` on flux-system/cdi (clusters/dev/cdi.yaml:2), so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready:\n" +
+	const tail = ", and set `wait: true` on flux-system/cdi (clusters/dev/cdi.yaml:2), so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready. " + cdiWhy + "\n" +
 		"  # Kustomization flux-system/cdi\n  spec:\n    wait: true\n" +
 		"  # the new Kustomization, e.g. flux-system/cdi-datavolumes, with the same sourceRef and a path holding dv.yaml\n  spec:\n    dependsOn:\n      - name: cdi"
 	env := &Env{Catalog: NewCatalog(nil), Strict: true}
@@ -127,4 +127,45 @@ func TestRuntimeCRDSamePassFixNeeds(t *testing.T) {
 			checkFindings(t, stateRule(t, id)(c, nil, env), nil)
 		}
 	})
+}
+
+// cdiWhy is the sentence of the same-pass suggestion that says why the split alone does
+// not do: dependsOn waits for Ready, which without wait or a healthCheck is "applied".
+const cdiWhy = "dependsOn alone is not enough: kustomize-controller starts a dependent once flux-system/cdi is Ready, and without `wait: true` or a healthCheck on CDI.cdi.kubevirt.io/cdi that is as soon as it has applied, before the CRD exists."
+
+// TestRuntimeCRDSamePassProviderWait: the split asks the trigger's Kustomization to wait in
+// the way its spec allows: `wait: true`; a healthCheck entry for the trigger when it
+// already lists healthChecks (which `wait: true` would override); nothing, and says so,
+// when it already waits or health-checks the trigger.
+func TestRuntimeCRDSamePassProviderWait(t *testing.T) {
+	tree := func(cdiSpec ...string) map[string]string {
+		return map[string]string{tierFile("cdi"): tier("cdi", "./cdi", true, cdiSpec...), "cdi/cdi.yaml": cdiObj(), "cdi/sp.yaml": storageProfile("fast"),
+			"cdi/cm.yaml": configMap("default", "probe")}
+	}
+	const lead = "Move StorageProfile.cdi.kubevirt.io/fast (cdi/sp.yaml:2) to a new Kustomization that dependsOn flux-system/cdi"
+	const newKS = "  # the new Kustomization, e.g. flux-system/cdi-storageprofiles, with the same sourceRef and a path holding sp.yaml\n  spec:\n    dependsOn:\n      - name: cdi"
+	env := &Env{Catalog: NewCatalog(nil), Strict: true}
+	for _, tc := range []struct {
+		name, sugg string
+		files      map[string]string
+	}{
+		{"neither wait nor healthChecks", lead + ", and set `wait: true` on flux-system/cdi (clusters/dev/cdi.yaml:2), so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready. " + cdiWhy +
+			"\n  # Kustomization flux-system/cdi\n  spec:\n    wait: true\n" + newKS, tree()},
+		{"healthChecks without the CDI", lead + ", and add a healthCheck for CDI.cdi.kubevirt.io/cdi to the healthChecks of flux-system/cdi (clusters/dev/cdi.yaml:2), so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready. " + cdiWhy +
+			"\n  # Kustomization flux-system/cdi\n  spec:\n    healthChecks:\n      - apiVersion: cdi.kubevirt.io/v1beta1\n        kind: CDI\n        name: cdi\n" + newKS,
+			tree("healthChecks:", "  - apiVersion: v1", "    kind: ConfigMap", "    name: probe", "    namespace: default")},
+		{"negative: wait already set", lead + ", so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready. flux-system/cdi already has `wait: true`, so it is Ready only once CDI.cdi.kubevirt.io/cdi is healthy, and its dependents start after that.\n" + newKS,
+			tree("wait: true")},
+		{"negative: a healthCheck on the CDI", lead + ", so that it is applied only once CDI.cdi.kubevirt.io/cdi is Ready. flux-system/cdi already has a healthCheck on CDI.cdi.kubevirt.io/cdi, so it is Ready only once CDI.cdi.kubevirt.io/cdi is healthy, and its dependents start after that.\n" + newKS,
+			tree("healthChecks:", "  - apiVersion: cdi.kubevirt.io/v1beta1", "    kind: CDI", "    name: cdi")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, tc.files)
+			checkBuilt(t, c)
+			got := stateRule(t, "runtime-crd-same-pass")(c, nil, env)
+			if len(got) != 1 || got[0].Suggestion != tc.sugg {
+				t.Fatalf("got %s\nwant one finding with suggestion:\n%s", dump(got), tc.sugg)
+			}
+		})
+	}
 }

@@ -53,12 +53,16 @@ func TestRuntimeNamespaceSamePassFixNeeds(t *testing.T) {
 		})
 	}
 	const add = "Add a Namespace team manifest to flux-system/platform (Helm's createNamespace then finds it and skips creating it), or move Gadget.example.com/team/g1 to a Kustomization with:\n  dependsOn:\n    - name: platform"
+	const waitTail = "and set `wait: true` on flux-system/platform (clusters/dev/platform.yaml:2). " +
+		"dependsOn alone is not enough: kustomize-controller starts a dependent once flux-system/platform is Ready, and without `wait: true` or a healthCheck on HelmRelease.helm.toolkit.fluxcd.io/widgets/app that is as soon as it has applied, before Namespace team exists.\n" +
+		"  # Kustomization flux-system/platform\n  spec:\n    wait: true"
 	for _, tc := range []struct {
 		name, want string
 		files      map[string]string
 	}{
-		{"the CRD from a tier platform does not reach", add + "\n    - name: crds\nand `wait: true` on flux-system/platform.", files()},
-		{"negative: platform dependsOn it", add + "\nand `wait: true` on flux-system/platform.", files(dependsOn("crds")...)},
+		{"the CRD from a tier platform does not reach", add + "\n    - name: crds\n" + waitTail, files()},
+		{"negative: platform dependsOn it", add + "\n" + waitTail, files(dependsOn("crds")...)},
+		{"negative: platform already waits", add + "\n    - name: crds\nflux-system/platform already has `wait: true`, so it is Ready only once HelmRelease.helm.toolkit.fluxcd.io/widgets/app is healthy, and its dependents start after that.", files("wait: true")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := renderTree(t, tc.files)
