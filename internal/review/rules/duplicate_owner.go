@@ -54,7 +54,8 @@ func duplicateOwner(c, other *graph.Cluster, _ *Env) []Finding {
 		}
 	}
 	out = append(out, shared.findings(c)...)
-	return append(out, contestedRoot(c)...)
+	out = append(out, contestedRoot(c)...)
+	return append(out, syncCopies(c)...)
 }
 
 // blame orders two owners of one identity as (kept, added): the finding goes on added, the
