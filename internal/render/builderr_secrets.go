@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"encoding/base64"
 	"path"
 	"regexp"
 	"slices"
@@ -81,9 +80,7 @@ var secretKindLine = regexp.MustCompile(`(?m)^kind:[ \t]*["']?Secret["']?[ \t]*(
 func withBase64(values []string) []string {
 	out := slices.Clone(values)
 	for _, v := range values {
-		if v != "" {
-			out = append(out, base64.StdEncoding.EncodeToString([]byte(v)))
-		}
+		out = append(out, graph.ValueForms(v, graph.Base64)...)
 	}
 	return out
 }
