@@ -34,20 +34,23 @@ func chartNotesFiles(values ...string) map[string]string {
 // the cluster's Secret values change: the chart's files are rewritten from the cluster's
 // values, so a render made with another set of values is never read back (the render key
 // names the rewritten files, FileSecrets.Digest). Before, a render kept while one value was
-// a Secret's would have served a commit where both are.
+// a Secret's would have served a commit where both are. A Secret value that is a common
+// word is left in the file, and the release says so.
 func TestChartFilesFollowClusterSecrets(t *testing.T) {
 	c := NewCache(0)
 	p := helmrelease.Placeholders{}
 	for _, tc := range []struct {
-		name   string
-		values []string
-		want   string
-		note   bool
+		name           string
+		values         []string
+		want           string
+		note, unmasked bool
 	}{
-		{"one value", []string{"Rot8first"}, "first " + p.Text("Rot8first") + ", second Rot8second\n", true},
-		{"both values", []string{"Rot8first", "Rot8second"}, "first " + p.Text("Rot8first") + ", second " + p.Text("Rot8second") + "\n", true},
-		{"neither", []string{"Unrelated9"}, "first Rot8first, second Rot8second\n", false},
-		{"one value again", []string{"Rot8first"}, "first " + p.Text("Rot8first") + ", second Rot8second\n", true},
+		{"one value", []string{"Rot8first"}, "first " + p.Text("Rot8first") + ", second Rot8second\n", true, false},
+		{"both values", []string{"Rot8first", "Rot8second"}, "first " + p.Text("Rot8first") + ", second " + p.Text("Rot8second") + "\n", true, false},
+		{"neither", []string{"Unrelated9"}, "first Rot8first, second Rot8second\n", false, false},
+		{"one value again", []string{"Rot8first"}, "first " + p.Text("Rot8first") + ", second Rot8second\n", true, false},
+		// A common word is not replaced by value: the notice says it stands as written.
+		{"a common word", []string{"second"}, "first Rot8first, second Rot8second\n", false, true},
 	} {
 		src, err := fsys.ReadSource(tree(t, chartNotesFiles(tc.values...)), graph.Limits{})
 		if err != nil {
@@ -69,12 +72,13 @@ func TestChartFilesFollowClusterSecrets(t *testing.T) {
 		if len(rels) != 1 {
 			t.Fatalf("%s: %d releases", tc.name, len(rels))
 		}
-		noted := false
+		noted, unmasked := false, false
 		for _, a := range rels[0].Approximate {
 			noted = noted || a == helmrelease.SecretFilesNote
+			unmasked = unmasked || a == helmrelease.UnmaskedFilesNote
 		}
-		if noted != tc.note {
-			t.Errorf("%s: approximate %q; want the chart-files note %v", tc.name, rels[0].Approximate, tc.note)
+		if noted != tc.note || unmasked != tc.unmasked {
+			t.Errorf("%s: approximate %q; want the chart-files note %v, the unmasked note %v", tc.name, rels[0].Approximate, tc.note, tc.unmasked)
 		}
 	}
 }
