@@ -112,7 +112,7 @@ func (p Placeholders) positional(name string, data []byte, role fileRole) ([]byt
 		if !ok {
 			continue
 		}
-		out, err := sigsyaml.Marshal(obj)
+		out, err := marshalLike(doc, obj)
 		if err != nil {
 			continue
 		}
@@ -133,6 +133,15 @@ func (p Placeholders) positional(name string, data []byte, role fileRole) ([]byt
 		}
 	}
 	return out.Bytes(), values
+}
+
+// marshalLike encodes obj as doc was written: JSON when doc is a JSON object (a template
+// may read the file with fromJson), else YAML.
+func marshalLike(doc []byte, obj any) ([]byte, error) {
+	if bytes.HasPrefix(bytes.TrimSpace(doc), []byte("{")) {
+		return json.Marshal(obj)
+	}
+	return sigsyaml.Marshal(obj)
 }
 
 // yamlDocs splits data into its YAML documents; nil when it does not split.

@@ -49,7 +49,9 @@ func TestChartFilesSecretLists(t *testing.T) {
 		"- kind: ConfigMap\n  data: {note: Cmplain9}\n" +
 		"- kind: List\n  items:\n  - kind: Secret\n    stringData: {NK: Nestedval9}\n"
 	sl := "kind: SecretList\nitems:\n- kind: Secret\n  stringData: {PW: Slistpw9}\n"
-	got, fs := p.ChartFiles(chartOf("list.yaml", list, "sl.yaml", sl, "notalist.yaml", "kind: Secrets\nitems: [{kind: Secret, stringData: {X: Xval99999}}]\n"), nil)
+	js := `{"kind":"List","items":[{"kind":"Secret","stringData":{"J":"Jsonval9"}}]}` + "\n"
+	got, fs := p.ChartFiles(chartOf("list.yaml", list, "sl.yaml", sl, "notalist.yaml", "kind: Secrets\nitems: [{kind: Secret, stringData: {X: Xval99999}}]\n",
+		"list.json", js), nil)
 	if !fs.Replaced || fs.Unmasked {
 		t.Errorf("FileSecrets = %+v; want replaced, nothing unmasked", fs)
 	}
@@ -59,6 +61,8 @@ func TestChartFilesSecretLists(t *testing.T) {
 			"\n- data:\n    note: Cmplain9\n  kind: ConfigMap\n- items:\n  - kind: Secret\n    stringData:\n      NK: " + p.Text("Nestedval9") +
 			"\n  kind: List\nkind: List\n",
 		"sl.yaml": "items:\n- kind: Secret\n  stringData:\n    PW: " + p.Text("Slistpw9") + "\nkind: SecretList\n",
+		// A JSON file stays JSON.
+		"list.json": `{"items":[{"kind":"Secret","stringData":{"J":"` + p.Text("Jsonval9") + `"}}],"kind":"List"}` + "\n",
 		// kind Secrets is no list: its items are not expanded, so not a Secret.
 		"notalist.yaml": "kind: Secrets\nitems: [{kind: Secret, stringData: {X: Xval99999}}]\n",
 	})
