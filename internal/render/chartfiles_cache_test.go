@@ -82,3 +82,32 @@ func TestChartFilesFollowClusterSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestChartFilesHideDerivedValues: what postBuild substitution derived from a Secret
+// variable (${TOK:0:6}, Object.SecretValues) is a Secret value for a chart's files too, as
+// for the review; the variable's source Secret lives in another Kustomization.
+func TestChartFilesHideDerivedValues(t *testing.T) {
+	files := merge(bootstrap("dev"), map[string]string{
+		"charts/web/Chart.yaml":        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+		"charts/web/notes.txt":         "piece Drv9ab, whole Drv9abcdefgh\n",
+		"charts/web/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\ndata:\n  notes: {{ .Files.Get \"notes.txt\" | quote }}\n",
+		"clusters/dev/apps.yaml": ks("config", "./config") + "---\n" +
+			ks("apps", "./apps", "dependsOn: [{name: config}]", "postBuild:", "  substituteFrom:", "    - {kind: Secret, name: vars}"),
+		"config/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: vars, namespace: flux-system}\nstringData: {TOK: Drv9abcdefgh}\n",
+		"apps/cm.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: derived, namespace: apps}\ndata:\n  x: \"${TOK:0:6}\"\n",
+		"apps/web.yaml":      hr("web", gitChart),
+	})
+	g, err := Render(context.Background(), tree(t, files), Options{Config: &config.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := g.Clusters[0].Owners[graph.ObjectID{Kind: "ConfigMap", Namespace: "apps", Name: "notes"}]
+	if len(owners) != 1 {
+		t.Fatal("ConfigMap notes not rendered")
+	}
+	p := helmrelease.Placeholders{}
+	got, _, _ := unstructured.NestedString(owners[0].Body.Object, "data", "notes")
+	if want := "piece " + p.Text("Drv9ab") + ", whole " + p.Text("Drv9abcdefgh") + "\n"; got != want {
+		t.Errorf("notes = %q, want %q", got, want)
+	}
+}

@@ -356,13 +356,19 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 }
 
 // clusterSecretValues lists the values of every Secret c's Kustomizations render
-// (graph.SecretDataValues: manifests, generated, SOPS-encrypted, expanded from a List),
-// which no chart file may show a template (helmrelease.Placeholders.ChartFiles).
+// (graph.SecretDataValues: manifests, generated, SOPS-encrypted, expanded from a List) and
+// what postBuild substitution derived from Secret variables into any object
+// (Object.SecretValues), the texts the review redacts (review.SecretStrings), which no
+// chart file may show a template (helmrelease.Placeholders.ChartFiles).
 func clusterSecretValues(c *graph.Cluster) []string {
 	var out []string
 	for _, ref := range c.Order {
 		for _, o := range c.Kustomizations[ref].Objects {
-			if o.ID.Group == "" && o.ID.Kind == "Secret" && o.Body != nil && o.HelmRelease == "" {
+			if o.HelmRelease != "" || o.Body == nil {
+				continue
+			}
+			out = append(out, o.SecretValues...)
+			if o.ID.Group == "" && o.ID.Kind == "Secret" {
 				out = append(out, graph.SecretDataValues(o.Body.Object["data"], o.Body.Object["stringData"])...)
 			}
 		}
