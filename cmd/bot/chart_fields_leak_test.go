@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -14,7 +15,10 @@ import (
 // repository's Secret file through .Files; release name, namespace and targetPath written
 // from a Secret by substitution or a replacement) for the values its leak-values.txt lists,
 // and pins what the chart renders instead: the placeholders of the test run's key. A
-// literal release name and namespace (r22 default/lit) reach the chart as written.
+// literal release name and namespace (r22 default/lit) reach the chart as written. The h7
+// cases (hostile7) read chart files holding a Secret in a List, a Secret's values copied
+// into its own metadata, and a secretGenerator's sources: the chart sees placeholders
+// there, and a ConfigMap's values beside them as written.
 func TestSecretChartFieldLeaks(t *testing.T) {
 	key, err := hex.DecodeString(testPlaceholderKey)
 	if err != nil {
@@ -22,6 +26,7 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 	}
 	ph := helmrelease.NewPlaceholders(key).Text
 	up := strings.ToUpper
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	tok := ph("Tkhdlongv4l")
 	approx := "so its objects may differ in the cluster: "
 	for _, c := range []struct {
@@ -54,6 +59,34 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 			"build base yaml": {"  rn: " + up(ph("rrbsname9")) + "\n  rnb:", "  rn: LITERAL-REL\n"},
 			"review markdown": {"HelmRelease default/hr is rendered offline with assumptions, " + approx + helmrelease.ReleaseFieldsNote},
 		}, map[string][]string{"review markdown": {"HelmRelease default/lit is rendered offline"}}},
+		// hostile7: the chart's own files, whatever document holds the value.
+		// A Secret in a List's items: placeholders at its positions; the List's ConfigMap
+		// keeps its value.
+		{"h7-list", map[string][]string{
+			"build head yaml": {"  tok: " + ph("Lihdlongv4l") + "\n",
+				"    - apiVersion: v1\n      data:\n        B64: " + b64(ph("Lbhdbinary9")) + "\n      kind: Secret\n" +
+					"      metadata:\n        name: listed\n        namespace: default\n      stringData:\n        TOK: " + ph("Lihdlongv4l") + "\n" +
+					"    - apiVersion: v1\n      data:\n        note: Cmhdplain9\n",
+				"      stringData:\n        KEY: " + ph("V1hdfirstline9\nV1hdsecondline9\n") + "\n    kind: List\n"},
+			"build base yaml": {"  tok: " + ph("Libslongv4l") + "\n"},
+			"review markdown": {approx + helmrelease.SecretFilesNote + " (tiergate never shows"},
+		}, map[string][]string{"review markdown": {helmrelease.UnmaskedFilesNote}}},
+		// A Secret's values in its labels, an anchored annotation and last-applied JSON.
+		{"h7-meta", map[string][]string{
+			"build head yaml": {"  applied: '\"J\":\"" + up(ph(`Mjhd"quoted\9`)) + "\"'\n",
+				"      labels:\n        copy: " + ph("Mlhdlabel9") + "\n",
+				"        note: " + ph("Mahdanchor9") + "\n",
+				`"stringData":{"J":"` + ph(`Mjhd"quoted\9`) + `","L":"` + ph("Mlhdlabel9") + `","P":"` + ph("Mahdanchor9") + `"}}`},
+			"review markdown": {approx + helmrelease.SecretFilesNote + " (tiergate never shows"},
+		}, map[string][]string{"review markdown": {helmrelease.UnmaskedFilesNote}}},
+		// A chart-local secretGenerator: literals (a 2-byte one too), env values, a file.
+		{"h7-gen", map[string][]string{
+			"build head yaml": {"      - LIT=" + ph("Glhdliteral9") + "\n      - SHORT=" + ph("q7") + "\n",
+				"      - NOTE=Gchdplain9\n", "  env: |\n    ENVK=" + up(ph("Gehdenvval9")) + "\n",
+				"  x.env: |\n    ENVK=" + ph("Gehdenvval9") + "\n"},
+			"build base yaml": {"      - LIT=" + ph("Glbsliteral9") + "\n"},
+			"review markdown": {approx + helmrelease.SecretFilesNote + " (tiergate never shows"},
+		}, map[string][]string{"review markdown": {helmrelease.UnmaskedFilesNote}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name

@@ -2,11 +2,9 @@ package render
 
 import (
 	"bytes"
-	"encoding/base64"
 	"path"
 	"regexp"
 	"slices"
-	"strings"
 
 	yamlv3 "gopkg.in/yaml.v3"
 
@@ -81,9 +79,7 @@ var secretKindLine = regexp.MustCompile(`(?m)^kind:[ \t]*["']?Secret["']?[ \t]*(
 func withBase64(values []string) []string {
 	out := slices.Clone(values)
 	for _, v := range values {
-		if v != "" {
-			out = append(out, base64.StdEncoding.EncodeToString([]byte(v)))
-		}
+		out = append(out, graph.ValueForms(v, graph.Base64)...)
 	}
 	return out
 }
@@ -98,38 +94,20 @@ func isKustomizationFile(rel string) bool {
 }
 
 // generatorValues is what the secretGenerator entries gens of a kustomization file in
-// dir make values of: literals, files and env files (read from the snapshot only).
+// dir make values of: literals, files and env files (graph.SecretGeneratorSources; read
+// from the snapshot only).
 func generatorValues(snap *graph.Snapshot, dir string, gens any) []string {
-	list, _ := gens.([]any)
-	var out []string
+	src := graph.SecretGeneratorSources(gens)
+	out := slices.Clone(src.Literals)
 	read := func(p string) string {
 		data, _ := snap.Read(path.Join(dir, p))
 		return string(data)
 	}
-	for _, g := range list {
-		m, _ := g.(map[string]any)
-		for _, l := range graph.LeafStrings(m["literals"]) {
-			if _, v, ok := strings.Cut(l, "="); ok {
-				out = append(out, strings.Trim(v, `"'`))
-			}
-		}
-		for _, f := range graph.LeafStrings(m["files"]) {
-			if _, p, ok := strings.Cut(f, "="); ok {
-				f = p
-			}
-			out = append(out, read(f))
-		}
-		envs := graph.LeafStrings(m["envs"])
-		if e, ok := m["env"].(string); ok {
-			envs = append(envs, e)
-		}
-		for _, e := range envs {
-			for _, line := range strings.Split(read(e), "\n") {
-				if _, v, ok := strings.Cut(line, "="); ok {
-					out = append(out, v)
-				}
-			}
-		}
+	for _, f := range src.Files {
+		out = append(out, read(f))
+	}
+	for _, e := range src.Envs {
+		out = append(out, graph.EnvValues(read(e))...)
 	}
 	return out
 }

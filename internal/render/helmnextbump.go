@@ -7,6 +7,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // nextBump renders tree, the in-repo chart as the head's tree holds it, with req's values
@@ -14,13 +15,13 @@ import (
 // released by the next version bump, so tree's output is what that bump brings, and a
 // failure of tree is the bump's failure (helm-controller fails the upgrade and the installed
 // release stays). It returns the note for the kept chart ("" when tree renders or ctx
-// ended) and tree's output (nil when it fails).
-func (r *renderer) nextBump(ctx context.Context, req helm.Request, tree *graph.LoadedChart) (string, *helm.Result) {
+// ended) and tree's output (nil when it fails). Its files hide secrets as renderRelease's.
+func (r *renderer) nextBump(ctx context.Context, req helm.Request, tree *graph.LoadedChart, secrets []string) (string, *helm.Result) {
 	mask := r.shared.placeholders()
 	digest := tree.Digest
-	var secretFiles bool
-	if req.Chart, secretFiles = mask.ChartFiles(tree.Chart); secretFiles { // as renderRelease
-		digest += "+placeholders:" + mask.ID()
+	var files helmrelease.FileSecrets
+	if req.Chart, files = mask.ChartFiles(tree.Chart, secrets); files.Replaced { // as renderRelease
+		digest += "+placeholders:" + mask.ID() + ":" + files.Digest
 	}
 	res, err := r.renderChart(ctx, req, digest)
 	if err == nil || ctx.Err() != nil {

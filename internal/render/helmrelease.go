@@ -59,6 +59,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 		hr *graph.Object
 	}
 	var jobs []job
+	secrets := clusterSecretValues(c) // before any chart output joins c
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		if ks.Err != nil {
@@ -77,7 +78,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 		if ctx.Err() != nil {
 			return releaseOutcome{}
 		}
-		return r.helmRelease(ctx, c, j.hr, cl, rootSrc, sc, apis, prior)
+		return r.helmRelease(ctx, c, j.hr, cl, secrets, rootSrc, sc, apis, prior)
 	})
 	if ctx.Err() != nil {
 		return
@@ -87,7 +88,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 	if all := chartScopes(sc, outs); len(all) > len(sc) {
 		for i := range outs {
 			if outs[i].release != nil && len(outs[i].release.Notes) > 0 && ctx.Err() == nil {
-				outs[i] = r.helmRelease(ctx, c, jobs[i].hr, cl, rootSrc, all, apis, prior)
+				outs[i] = r.helmRelease(ctx, c, jobs[i].hr, cl, secrets, rootSrc, all, apis, prior)
 			}
 		}
 	}
@@ -204,9 +205,10 @@ type releaseOutcome struct {
 	built *graph.LoadedChart
 }
 
-// helmRelease renders one HelmRelease o, or says why it is not rendered.
-func (r *renderer) helmRelease(ctx context.Context, c *graph.Cluster, o *graph.Object, cl client.Client, rootSrc graph.SourceRef, sc scopes, apis []string, prior *graph.Cluster) releaseOutcome {
-	out := r.renderRelease(ctx, c, o, cl, rootSrc, sc, apis, prior)
+// helmRelease renders one HelmRelease o, or says why it is not rendered; secrets are the
+// values of c's Secrets (clusterSecretValues), which its chart's files never show.
+func (r *renderer) helmRelease(ctx context.Context, c *graph.Cluster, o *graph.Object, cl client.Client, secrets []string, rootSrc graph.SourceRef, sc scopes, apis []string, prior *graph.Cluster) releaseOutcome {
+	out := r.renderRelease(ctx, c, o, cl, secrets, rootSrc, sc, apis, prior)
 	if out.built != nil && out.built.Kept != "" {
 		switch {
 		case out.release != nil:
@@ -219,7 +221,7 @@ func (r *renderer) helmRelease(ctx context.Context, c *graph.Cluster, o *graph.O
 }
 
 // renderRelease is helmRelease but for the note of a kept chart.
-func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph.Object, cl client.Client, rootSrc graph.SourceRef, sc scopes, apis []string, prior *graph.Cluster) releaseOutcome {
+func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph.Object, cl client.Client, secrets []string, rootSrc graph.SourceRef, sc scopes, apis []string, prior *graph.Cluster) releaseOutcome {
 	hr := o.Body
 	name := o.ID.Namespace + "/" + o.ID.Name
 	var ch, tree *graph.LoadedChart // tree: the tree's chart when ch is the one the HelmChart keeps
@@ -298,10 +300,10 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	if err != nil {
 		return fail(err)
 	}
-	chartSeen, secretFiles := mask.ChartFiles(ch.Chart)
+	chartSeen, files := mask.ChartFiles(ch.Chart, secrets)
 	digest := ch.Digest
-	if secretFiles {
-		digest += "+placeholders:" + mask.ID()
+	if files.Replaced { // the files seen depend on the key and on the cluster's Secrets
+		digest += "+placeholders:" + mask.ID() + ":" + files.Digest
 	}
 	req := helm.Request{Chart: chartSeen, HelmRelease: hr, Values: vals, KubeVersion: r.kubeVersion(), APIVersions: apis}
 	if len(released) > 0 {
@@ -311,7 +313,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	var next *helm.Result // what the next version bump renders, when ch is a kept chart
 	if tree != nil {
 		var note string
-		note, next = r.nextBump(ctx, req, tree)
+		note, next = r.nextBump(ctx, req, tree, secrets)
 		ch.Kept += note
 	}
 	res, err := r.renderChart(ctx, req, digest)
@@ -337,8 +339,11 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	if len(released) > 0 {
 		approx = append(slices.Clip(approx), helmrelease.ReleaseFieldsNote)
 	}
-	if secretFiles {
+	if files.Replaced {
 		approx = append(slices.Clip(approx), helmrelease.SecretFilesNote)
+	}
+	if files.Unmasked {
+		approx = append(slices.Clip(approx), helmrelease.UnmaskedFilesNote)
 	}
 	rel := &graph.Release{HelmRelease: o.ID, Chart: ch.Ref, Version: ch.Chart.Metadata.Version, Values: vals,
 		Approximate: approx, Notes: notes, UnmatchedPatches: res.UnmatchedPatches, SkippedCRDs: res.SkippedCRDs}
@@ -348,6 +353,27 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		}
 	}
 	return releaseOutcome{built: built(), objs: objs, release: rel}
+}
+
+// clusterSecretValues lists the values of every Secret c's Kustomizations render
+// (graph.SecretDataValues: manifests, generated, SOPS-encrypted, expanded from a List) and
+// what postBuild substitution derived from Secret variables into any object
+// (Object.SecretValues), the texts the review redacts (review.SecretStrings), which no
+// chart file may show a template (helmrelease.Placeholders.ChartFiles).
+func clusterSecretValues(c *graph.Cluster) []string {
+	var out []string
+	for _, ref := range c.Order {
+		for _, o := range c.Kustomizations[ref].Objects {
+			if o.HelmRelease != "" || o.Body == nil {
+				continue
+			}
+			out = append(out, o.SecretValues...)
+			if o.ID.Group == "" && o.ID.Kind == "Secret" {
+				out = append(out, graph.SecretDataValues(o.Body.Object["data"], o.Body.Object["stringData"])...)
+			}
+		}
+	}
+	return out
 }
 
 // keptChart returns the chart the HelmChart of cs holds at prior when source-controller

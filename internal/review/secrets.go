@@ -1,12 +1,8 @@
 package review
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,35 +49,15 @@ func chartVariants(o *graph.Object) []string {
 	}
 	var out []string
 	for _, v := range ownSecretValues(o) {
-		sum := sha256.Sum256([]byte(v))
-		out = append(out, strings.ToUpper(v), strings.ToLower(v), base64.StdEncoding.EncodeToString([]byte(v)), hex.EncodeToString(sum[:]))
+		out = append(out, graph.ValueForms(v, graph.Upper, graph.Lower, graph.Base64, graph.SHA256)...)
 	}
 	return out
 }
 
-// secretLines returns the lines of a multi-line value (a key file a generator read) that
-// are key material: made of the base64 alphabet (RFC 4648, standard and URL-safe), not
-// word-shaped (wordLike) nor a number, blanks around them dropped. A PEM body line is ("MIIEow…"); a
-// PEM boundary ("-----BEGIN KEY-----") and a YAML or dotenv line ("hosts:", "port:
-// 5432") are not: they say what the file is, and a line that names a key would be
-// redacted in every object that has the key. Another object may hold a line of the file
-// alone, and a text splits a multi-line string into its lines (a YAML block scalar), so
-// each is redacted by value too.
-func secretLines(v string) []string {
-	if !strings.Contains(v, "\n") {
-		return nil
-	}
-	var out []string
-	for _, l := range strings.Split(v, "\n") {
-		if l = strings.TrimSpace(l); keyLine.MatchString(l) && !wordLike.MatchString(l) && strings.Trim(l, "0123456789") != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// keyLine matches a line of key material: base64 (standard or URL-safe) text.
-var keyLine = regexp.MustCompile(`^[A-Za-z0-9+/_-]+={0,2}$`)
+// secretLines returns the lines of a multi-line value that are key material
+// (graph.KeyLines): another object may hold a line of the file alone, and a text splits a
+// multi-line string into its lines (a YAML block scalar), so each is redacted by value too.
+func secretLines(v string) []string { return graph.KeyLines(v) }
 
 // bodySecrets is what redactSubstituted replaces in o's body: its SecretValues, and a
 // Secret's own values, longest first, none under minSecretBytes. A shorter value replaced
@@ -203,11 +179,8 @@ func RedactText(s string, secrets []string) string {
 func redactor(secrets []string) *strings.Replacer {
 	var pairs []string
 	for _, v := range secrets {
-		pairs = append(pairs, v, "<redacted>")
-		if q, err := json.Marshal(v); err == nil {
-			if esc := string(q[1 : len(q)-1]); esc != v {
-				pairs = append(pairs, esc, "<redacted>")
-			}
+		for _, f := range graph.ValueForms(v, graph.Plain, graph.JSONEscaped) {
+			pairs = append(pairs, f, "<redacted>")
 		}
 	}
 	return strings.NewReplacer(pairs...)
@@ -519,11 +492,8 @@ func redactionWith(common Common, graphs ...*graph.Graph) redaction {
 	}
 	olds = longestFirst(olds)
 	for _, t := range olds {
-		r.pairs = append(r.pairs, t, texts[t])
-		if q, err := json.Marshal(t); err == nil {
-			if esc := string(q[1 : len(q)-1]); esc != t {
-				r.pairs = append(r.pairs, esc, texts[t])
-			}
+		for _, f := range graph.ValueForms(t, graph.Plain, graph.JSONEscaped) {
+			r.pairs = append(r.pairs, f, texts[t])
 		}
 	}
 	return r

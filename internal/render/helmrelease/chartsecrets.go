@@ -1,41 +1,99 @@
 package helmrelease
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/base64"
-	"errors"
-	"io"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"slices"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // SecretFilesNote is the graph.Release.Approximate entry of a release whose chart holds,
-// outside its templates, a file with a Secret manifest (Placeholders.ChartFiles).
-const SecretFilesNote = "chart files holding a Secret manifest replaced by placeholders"
+// outside its templates, a file with a Secret value (Placeholders.ChartFiles).
+const SecretFilesNote = "Secret values in chart files replaced by placeholders"
+
+// UnmaskedFilesNote is the graph.Release.Approximate entry of a release whose chart holds,
+// outside its templates and outside a Secret document or generator source, a Secret value
+// too short or too common a word to replace wherever it stands (FileSecrets.Unmasked).
+const UnmaskedFilesNote = "a chart file holds a Secret value of under 4 bytes or that is a common word, as written (replacing it wherever it stands would cut ordinary text): a template printing that file may show it"
+
+// FileSecrets is what ChartFiles did to a chart's files.
+type FileSecrets struct {
+	// Replaced is true when a file was rewritten.
+	Replaced bool
+	// Digest names the rewritten files, their names and bytes (32 hex digits of SHA-256;
+	// "" when none was): the chart's render cache key holds it, since what a file is
+	// rewritten to depends on the cluster's Secrets as well as on the chart.
+	Digest string
+	// Unmasked is true when a Secret value under graph.MinValueBytes or word-shaped
+	// (graph.WordShaped) stands as a token in a file after the rewrite: it is replaced only
+	// at its positions, in a Secret document or a generator source (UnmaskedFilesNote).
+	Unmasked bool
+}
 
 // ChartFiles returns ch with every file templates read through .Files (chart.Chart.Files:
 // what Helm's loader does not take for a template, Chart.yaml, values or a subchart,
 // pkg/chart/v2/loader/load.go LoadFiles; the engine gives them to templates as .Files,
-// pkg/engine/engine.go allTemplates, files.go newFiles; crds/ files included) that holds a Kubernetes Secret manifest (a YAML document of
-// kind Secret with data or stringData) rewritten with each value replaced by its
-// placeholder (Text; a data value stays base64, of the placeholder; a sops: block's
-// strings too), the other documents
-// as written, so that a template printing the file, or a transformation of it, prints
-// placeholders. Subcharts are rewritten too. It reports whether a file was rewritten;
-// ch itself is never changed (charts are shared, ChartMemo), the result is a shallow copy.
-func (p Placeholders) ChartFiles(ch *chart.Chart) (*chart.Chart, bool) {
+// pkg/engine/engine.go allTemplates, files.go newFiles; crds/ files included, subcharts'
+// too) rewritten so that a template printing a file, or a transformation of it (b64enc,
+// upper, AsConfig, AsSecrets, fromYaml), prints placeholders (Text) and no Secret value:
+//
+//   - at their positions (chartdocs.go): the data (base64 of the placeholder) and
+//     stringData values of each Secret document, in a List or any *List's items too (as
+//     kustomize expands them), with its sops: block and the copies of its values in its
+//     own labels and annotations (a last-applied-configuration's JSON read as an object);
+//     a chart-local secretGenerator's literals, and the files and env file values it reads;
+//   - by value, wherever they stand in any file (chartmask.go): secrets (the values of
+//     the cluster's Secrets, graph.SecretDataValues of every Secret the graph renders) and
+//     the values found at those positions, each in every graph.AllForms form, the form of
+//     its placeholder in its place, except values under graph.MinValueBytes and
+//     word-shaped ones (FileSecrets.Unmasked says when one is left standing).
+//
+// A file holding no value is left as it is (the same *common.File); ch itself is never
+// changed (charts are shared, ChartMemo): the result is a shallow copy, ch when nothing
+// was rewritten.
+func (p Placeholders) ChartFiles(ch *chart.Chart, secrets []string) (*chart.Chart, FileSecrets) {
 	if ch == nil {
-		return ch, false
+		return ch, FileSecrets{}
 	}
+	values := slices.Clone(secrets)
+	pos := map[*common.File][]byte{} // each file with the values at known positions replaced
+	eachChart(ch, func(c *chart.Chart) {
+		roles := generatorRoles(c)
+		for _, f := range c.Files {
+			data, vals := p.positional(f.Name, f.Data, roles[f.Name])
+			pos[f] = data
+			values = append(values, vals...)
+		}
+	})
+	m := p.newFileMask(values)
+	sum := sha256.New()
+	var fs FileSecrets
+	out := p.rewriteChart(ch, pos, m, "", sum, &fs)
+	if fs.Replaced {
+		fs.Digest = hex.EncodeToString(sum.Sum(nil))[:32]
+	}
+	return out, fs
+}
+
+// eachChart calls fn for ch and each of its subcharts, depth first.
+func eachChart(ch *chart.Chart, fn func(*chart.Chart)) {
+	fn(ch)
+	for _, d := range ch.Dependencies() {
+		eachChart(d, fn)
+	}
+}
+
+// rewriteChart is ChartFiles for ch: each file as pos holds it with the values of m
+// replaced; the files rewritten are named under prefix in sum, and fs collects what it did.
+func (p Placeholders) rewriteChart(ch *chart.Chart, pos map[*common.File][]byte, m *fileMask, prefix string, sum hash.Hash, fs *FileSecrets) *chart.Chart {
 	var files []*common.File
-	changed := false
 	for i, f := range ch.Files {
-		data, ok := p.secretFile(f.Data)
-		if !ok {
+		data := m.replace(pos[f])
+		fs.Unmasked = fs.Unmasked || m.unmasked(data)
+		if string(data) == string(f.Data) {
 			continue
 		}
 		if files == nil {
@@ -44,13 +102,16 @@ func (p Placeholders) ChartFiles(ch *chart.Chart) (*chart.Chart, bool) {
 		nf := *f
 		nf.Data = data
 		files[i] = &nf
-		changed = true
+		fs.Replaced = true
+		sum.Write([]byte(prefix + f.Name + "\x00"))
+		sum.Write(data)
+		sum.Write([]byte{0})
 	}
 	deps := ch.Dependencies()
 	var newDeps []*chart.Chart
 	for i, d := range deps {
-		nd, ok := p.ChartFiles(d)
-		if !ok {
+		nd := p.rewriteChart(d, pos, m, prefix+"charts/"+d.Name()+"/", sum, fs)
+		if nd == d {
 			continue
 		}
 		if newDeps == nil {
@@ -61,10 +122,9 @@ func (p Placeholders) ChartFiles(ch *chart.Chart) (*chart.Chart, bool) {
 			}
 		}
 		newDeps[i] = nd
-		changed = true
 	}
-	if !changed {
-		return ch, false
+	if files == nil && newDeps == nil {
+		return ch
 	}
 	c := *ch
 	if files != nil {
@@ -73,87 +133,5 @@ func (p Placeholders) ChartFiles(ch *chart.Chart) (*chart.Chart, bool) {
 	if newDeps != nil {
 		c.SetDependencies(newDeps...)
 	}
-	return &c, true
-}
-
-// secretFile returns data with the values of its Secret documents replaced, and whether it
-// held one. A file that does not split into YAML documents is left as it is.
-func (p Placeholders) secretFile(data []byte) ([]byte, bool) {
-	if !bytes.Contains(data, []byte("Secret")) {
-		return nil, false // most files: no parse
-	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var docs [][]byte
-	found := false
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, false
-		}
-		if masked, ok := p.secretDoc(doc); ok {
-			doc, found = masked, true
-		}
-		docs = append(docs, doc)
-	}
-	if !found {
-		return nil, false
-	}
-	var out bytes.Buffer
-	for i, d := range docs {
-		if i > 0 {
-			out.WriteString("---\n")
-		}
-		out.Write(d)
-		if len(d) > 0 && d[len(d)-1] != '\n' {
-			out.WriteByte('\n')
-		}
-	}
-	return out.Bytes(), true
-}
-
-// secretDoc returns doc (one YAML document) written again with its data and stringData
-// values replaced, when it is a Secret holding either.
-func (p Placeholders) secretDoc(doc []byte) ([]byte, bool) {
-	var obj map[string]any
-	if err := sigsyaml.Unmarshal(doc, &obj); err != nil || obj["kind"] != "Secret" {
-		return nil, false
-	}
-	found := false
-	if m, ok := obj["data"].(map[string]any); ok {
-		for k, v := range m {
-			s, _ := v.(string)
-			plain, err := base64.StdEncoding.DecodeString(s)
-			if err != nil {
-				plain = []byte(s)
-			}
-			m[k] = base64.StdEncoding.EncodeToString([]byte(p.Text(string(plain))))
-			found = true
-		}
-	}
-	if m, ok := obj["stringData"].(map[string]any); ok {
-		for k, v := range m {
-			s, ok := v.(string)
-			if !ok {
-				b, _ := sigsyaml.Marshal(v)
-				s = string(bytes.TrimSpace(b))
-			}
-			m[k] = p.Text(s)
-			found = true
-		}
-	}
-	if !found {
-		return nil, false
-	}
-	if m, ok := obj["sops"].(map[string]any); ok {
-		// A SOPS file's recipients, wrapped data keys and MAC: review redacts them too.
-		obj["sops"] = p.leaves(m, nil, true)
-	}
-	out, err := sigsyaml.Marshal(obj)
-	if err != nil {
-		return nil, false
-	}
-	return out, true
+	return &c
 }

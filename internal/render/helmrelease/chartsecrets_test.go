@@ -31,7 +31,8 @@ func TestChartFiles(t *testing.T) {
 	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "c"}, Files: files}
 	ch.SetDependencies(sub)
 
-	got, ok := p.ChartFiles(ch)
+	got, fs := p.ChartFiles(ch, nil)
+	ok := fs.Replaced
 	if !ok {
 		t.Fatal("no file rewritten")
 	}
@@ -57,7 +58,7 @@ func TestChartFiles(t *testing.T) {
 		t.Error("the loaded chart changed")
 	}
 	plain := &chart.Chart{Metadata: &chart.Metadata{Name: "p"}, Files: files[2:4]}
-	if same, ok := p.ChartFiles(plain); ok || same != plain {
-		t.Errorf("no Secret values: %v, %v; want the chart itself, false", same, ok)
+	if same, fs := p.ChartFiles(plain, nil); fs.Replaced || same != plain {
+		t.Errorf("no Secret values: %v, %v; want the chart itself, false", same, fs)
 	}
 }

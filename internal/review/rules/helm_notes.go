@@ -49,10 +49,13 @@ func helmApproximate(c, _ *graph.Cluster, _ *Env) []Finding {
 func approximateParts(rel graph.Release) (parts, fix []string) {
 	var funcs, refs []string
 	var secrets []string
+	unmasked := false
 	for _, a := range rel.Approximate {
 		switch {
 		case a == placeholderNote || a == substitutedNote || a == helmrelease.ReleaseFieldsNote || a == helmrelease.SecretFilesNote:
 			secrets = append(secrets, a)
+		case a == helmrelease.UnmaskedFilesNote:
+			unmasked = true
 		case strings.HasPrefix(a, "schema $ref "):
 			refs = append(refs, strings.TrimPrefix(a, "schema $ref "))
 		default:
@@ -65,6 +68,10 @@ func approximateParts(rel graph.Release) (parts, fix []string) {
 	}
 	if len(secrets) > 0 {
 		parts = append(parts, strings.Join(secrets, ", ")+" (tiergate never shows Secret values, nor lets a chart transform one)")
+	}
+	if unmasked {
+		parts = append(parts, helmrelease.UnmaskedFilesNote)
+		fix = append(fix, "Give the Secrets a chart's files hold values of 4 bytes or more that are not common words, or keep those files out of the chart (.helmignore).")
 	}
 	if len(refs) > 0 {
 		parts = append(parts, "values.schema.json $ref "+strings.Join(refs, ", ")+" not read (only the chart's own files are), so the values are not checked against it")

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 )
 
 // releaseCluster is a cluster whose Kustomization flux-system/apps applies HelmRelease
@@ -43,9 +44,12 @@ func TestHelmRenderApproximate(t *testing.T) {
 			prefix+"valuesFrom Secret values replaced by placeholders (tiergate never shows Secret values, nor lets a chart transform one).", "No action needed.")},
 		{"substituted Secret placeholders", graph.Release{Approximate: []string{"valuesFrom Secret values replaced by placeholders", "spec.values substituted from a Secret replaced by placeholders"}}, finding(
 			prefix+"valuesFrom Secret values replaced by placeholders, spec.values substituted from a Secret replaced by placeholders (tiergate never shows Secret values, nor lets a chart transform one).", "No action needed.")},
-		{"chart files and release fields from a Secret", graph.Release{Approximate: []string{"lookup", "chart files holding a Secret manifest replaced by placeholders", "release name, namespace or valuesFrom targetPath from a Secret replaced by placeholders"}}, finding(
-			prefix+"template functions lookup (lookup returns {} without a cluster; time, random and key functions are fixed); chart files holding a Secret manifest replaced by placeholders, release name, namespace or valuesFrom targetPath from a Secret replaced by placeholders (tiergate never shows Secret values, nor lets a chart transform one).",
+		{"chart files and release fields from a Secret", graph.Release{Approximate: []string{"lookup", "Secret values in chart files replaced by placeholders", "release name, namespace or valuesFrom targetPath from a Secret replaced by placeholders"}}, finding(
+			prefix+"template functions lookup (lookup returns {} without a cluster; time, random and key functions are fixed); Secret values in chart files replaced by placeholders, release name, namespace or valuesFrom targetPath from a Secret replaced by placeholders (tiergate never shows Secret values, nor lets a chart transform one).",
 			"Check what the templates calling them render once the release is installed.")},
+		{"short Secret value in chart files", graph.Release{Approximate: []string{"Secret values in chart files replaced by placeholders", helmrelease.UnmaskedFilesNote}}, finding(
+			prefix+"Secret values in chart files replaced by placeholders (tiergate never shows Secret values, nor lets a chart transform one); "+helmrelease.UnmaskedFilesNote+".",
+			"Give the Secrets a chart's files hold values of 4 bytes or more that are not common words, or keep those files out of the chart (.helmignore).")},
 		{"schema $ref not read", graph.Release{Approximate: []string{"schema $ref https://example.com/s.json"}}, finding(
 			prefix+"values.schema.json $ref https://example.com/s.json not read (only the chart's own files are), so the values are not checked against it.",
 			"helm-controller fetches the $ref and validates the values against it: check them with `helm lint`.")},
