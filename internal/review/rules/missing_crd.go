@@ -107,7 +107,7 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, unservedFluxVersions(c)...)
 }
 
 // bootstrapComponent adds to f, for a Flux kind missing from a graph that holds Flux's own
