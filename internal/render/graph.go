@@ -572,7 +572,7 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 // accepts it. Its dry-run fails, and with it the whole apply of the Kustomization (fluxcd/pkg
 // ssa ResourceManager.ApplyAllStaged), as for a rejected child Kustomization.
 func rejectedHelmRelease(o *graph.Object) []fluxschema.Violation {
-	if o.HelmRelease != "" || o.ID.Group != "helm.toolkit.fluxcd.io" || o.ID.Kind != "HelmRelease" {
+	if o.HelmRelease != "" || o.ID.Group != "helm.toolkit.fluxcd.io" || o.ID.Kind != "HelmRelease" || !fluxschema.Accepted(o.Body.GetAPIVersion(), o.ID.Kind) {
 		return nil
 	}
 	return fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)

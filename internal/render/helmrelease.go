@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/helm"
 	"github.com/tiergate/tiergate/internal/render/helm/fetch"
@@ -66,8 +67,8 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 			continue // kustomize-controller applies nothing of a failed build (flux-semantics.md §3)
 		}
 		for _, o := range ks.Objects {
-			if o.ID.Group == helmrelease.HelmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" {
-				jobs = append(jobs, job{ks, o})
+			if o.ID.Group == helmrelease.HelmGroup && o.ID.Kind == "HelmRelease" && o.HelmRelease == "" && fluxschema.Accepted(o.Body.GetAPIVersion(), o.ID.Kind) {
+				jobs = append(jobs, job{ks, o}) // an unserved version is never applied: missing-crd reports it
 			}
 		}
 	}
@@ -134,7 +135,7 @@ func (r *renderer) helmReleases(ctx context.Context, c *graph.Cluster, cl client
 func nestedReleases(objs []*graph.Object) []graph.ReleaseSkip {
 	var out []graph.ReleaseSkip
 	for _, o := range objs {
-		if o.ID.Group != helmrelease.HelmGroup || o.ID.Kind != "HelmRelease" || o.Body == nil {
+		if o.ID.Group != helmrelease.HelmGroup || o.ID.Kind != "HelmRelease" || o.Body == nil || !fluxschema.Accepted(o.Body.GetAPIVersion(), o.ID.Kind) {
 			continue
 		}
 		name := o.ID.Namespace + "/" + o.ID.Name

@@ -17,6 +17,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/resourceset"
 )
@@ -69,7 +70,7 @@ type rsProvider struct {
 
 func isResourceSet(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
-	return gvk.Group == rsGroup && gvk.Kind == rsKind
+	return gvk.Group == rsGroup && gvk.Kind == rsKind && fluxschema.Accepted(u.GetAPIVersion(), rsKind)
 }
 
 // expandResourceSets adds to ks.Objects what each ResourceSet among them renders, as

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
 )
@@ -56,8 +57,8 @@ type Generators map[graph.SourceRef]*Generator
 // Add records o when it is an ArtifactGenerator. Its ExternalArtifacts are named after its
 // artifacts, in its namespace (source-watcher reconcileExternalArtifact).
 func (g Generators) Add(o *graph.Object) {
-	if o.ID.Group != Group || o.ID.Kind != Kind {
-		return
+	if o.ID.Group != Group || o.ID.Kind != Kind || o.Body == nil || !fluxschema.Accepted(o.Body.GetAPIVersion(), Kind) {
+		return // an unserved version generates nothing (missing-crd reports it)
 	}
 	raw, _ := json.Marshal(o.Body.Object["spec"])
 	var spec Spec

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
@@ -286,8 +287,8 @@ func uncovered(all []Root) []Root {
 // path is its own folder or a parent of it.
 func rootOf(d index.Doc, file string) (Root, bool, bool) {
 	group := strings.SplitN(d.APIVersion, "/", 2)[0]
-	if group != kustomize.FluxGroup || d.Kind != "Kustomization" {
-		return Root{}, false, false
+	if group != kustomize.FluxGroup || d.Kind != "Kustomization" || !fluxschema.Accepted(d.APIVersion, d.Kind) {
+		return Root{}, false, false // an unserved version is no Kustomization (missing-crd reports it)
 	}
 	u, err := d.Object()
 	if err != nil || u.GetName() == "" {
@@ -395,6 +396,9 @@ func rawObjects(ix *index.Index, files []string) []*graph.Object {
 // whose untemplated resources are those; objs resolve a HelmRelease's valuesFrom.
 func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs []*graph.Object) []Root {
 	group := strings.SplitN(u.GetAPIVersion(), "/", 2)[0]
+	if !fluxschema.Accepted(u.GetAPIVersion(), u.GetKind()) {
+		return nil // an unserved version is not the kind it names (missing-crd reports it)
+	}
 	switch {
 	case group == "fluxcd.controlplane.io" && u.GetKind() == "FluxInstance":
 		sync, _, _ := unstructured.NestedMap(u.Object, "spec", "sync")

@@ -17,10 +17,13 @@ import (
 // FluxGroup is the API group of Flux Kustomizations (v1 and v1beta2 are accepted).
 const FluxGroup = "kustomize.toolkit.fluxcd.io"
 
-// IsFluxKustomization reports whether u is a Flux Kustomization (not a kustomization.yaml).
+// IsFluxKustomization reports whether u is a Flux Kustomization (not a kustomization.yaml)
+// of a version Flux serves (fluxschema.Accepted: v1, or the deprecated v1beta2 of Flux
+// 2.7). Another version is no Kustomization to kustomize-controller: its apply fails with
+// 'no matches for kind' (missing-crd reports it), so it is never built.
 func IsFluxKustomization(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
-	return gvk.Group == FluxGroup && gvk.Kind == "Kustomization"
+	return gvk.Group == FluxGroup && gvk.Kind == "Kustomization" && fluxschema.Accepted(u.GetAPIVersion(), gvk.Kind)
 }
 
 type rawSpec struct {

@@ -38,7 +38,8 @@ func TestChartInstalledCRDs(t *testing.T) {
 				Msg: []string{"created at runtime once HelmRelease.helm.toolkit.fluxcd.io/cert-manager/cert-manager reconciles",
 					"the CRD never appears; based on the chart catalog: the chart was not rendered."},
 				Sugg: []string{"Move ClusterIssuer.cert-manager.io/letsencrypt (certs/ci.yaml:2) to a new Kustomization that dependsOn flux-system/certs, and set `wait: true` on flux-system/certs (clusters/dev/certs.yaml:2), " +
-					"so that it is applied only once HelmRelease cert-manager/cert-manager is Ready (its chart installed, CRDs included):\n  # Kustomization flux-system/certs\n  spec:\n    wait: true\n" +
+					"so that it is applied only once HelmRelease cert-manager/cert-manager is Ready (its chart installed, CRDs included). " +
+					"dependsOn alone is not enough: kustomize-controller starts a dependent once flux-system/certs is Ready, and without `wait: true` or a healthCheck on HelmRelease.helm.toolkit.fluxcd.io/cert-manager/cert-manager that is as soon as it has applied, before the CRD exists.\n  # Kustomization flux-system/certs\n  spec:\n    wait: true\n" +
 					"  # the new Kustomization, e.g. flux-system/certs-clusterissuers, with the same sourceRef and a path holding ci.yaml\n  spec:\n    dependsOn:\n      - name: certs"}}},
 		},
 		{
@@ -52,7 +53,8 @@ func TestChartInstalledCRDs(t *testing.T) {
 			want: []want{{Rule: "runtime-crd-same-pass", Severity: Error, Kustomization: "flux-system/certs",
 				Object: "ClusterIssuer.cert-manager.io/letsencrypt", File: "certs/ci.yaml", Line: 2,
 				Sugg: []string{"Move ClusterIssuer.cert-manager.io/letsencrypt (certs/ci.yaml:2) to a new Kustomization that dependsOn flux-system/certs, " +
-					"so that it is applied only once HelmRelease cert-manager/cert-manager is Ready (its chart installed, CRDs included):\n" +
+					"so that it is applied only once HelmRelease cert-manager/cert-manager is Ready (its chart installed, CRDs included). " +
+					"flux-system/certs already has `wait: true`, so it is Ready only once HelmRelease.helm.toolkit.fluxcd.io/cert-manager/cert-manager is healthy, and its dependents start after that.\n" +
 					"  # the new Kustomization, e.g. flux-system/certs-clusterissuers, with the same sourceRef and a path holding ci.yaml\n  spec:\n    dependsOn:\n      - name: certs"}}},
 		},
 		{

@@ -76,6 +76,9 @@ func invalidSpec(c, _ *graph.Cluster, _ *Env) []Finding {
 // rejected returns the field at fault (a dotted path, "" when the error names none), what
 // is wrong, and the schema that says so; msg is "" for an object the API server accepts.
 func rejected(o *graph.Object) (field, msg, schema string) {
+	if !fluxschema.Accepted(o.Body.GetAPIVersion(), o.ID.Kind) {
+		return "", "", "" // a version the CRD does not serve: missing-crd's (unservedFluxVersions)
+	}
 	if o.ID.Group == "helm.toolkit.fluxcd.io" && o.ID.Kind == "HelmRelease" {
 		vs := fluxschema.Check(o.ID.Group, o.ID.Kind, o.Body.Object)
 		if len(vs) == 0 {

@@ -17,8 +17,10 @@ import (
 // for kind', the whole apply fails, and so on every cluster built from the repository
 // (shrinedogg/biggs.dog#441: an ExternalSecret reused where nothing installs
 // external-secrets). One finding per Kustomization and kind, at its first object. When part
-// of the cluster is not rendered (unknownProducers) or a bootstrap helmfile could not be
-// read (Env.UnknownCRDs), the CRD may come from there: one notice per kind saying so; none
+// of the cluster is not rendered or a bootstrap helmfile could not be read (crdUnknowns:
+// an unrendered chart only where it may plausibly ship the CRD, and not when the change
+// removed the CRD from a Kustomization), the CRD may come from there: one notice per kind
+// saying so; none
 // when a Kustomization whose build is unknown here emitted the CRD at the other commit
 // (unknownProvider). An object
 // a HelmRelease's chart renders (a ServiceMonitor where nothing installs
@@ -32,7 +34,6 @@ import (
 // the CRD needs of missing-depends-on, and it is already listed as not reviewed.
 func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 	v := env.view(c)
-	unknown := capList(append(unknownProducers(c), env.UnknownCRDs...), 3)
 	var out []Finding
 	noticed := map[string]bool{} // unknown: one notice per kind for the cluster
 	skipped := skippedCRDs(c)
@@ -77,6 +78,7 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 				out = append(out, f)
 				continue
 			}
+			unknown, notCounted := crdUnknowns(c, other, v, env, o)
 			if len(unknown) > 0 {
 				noticed[gk] = true
 				f.Severity = Notice
@@ -88,6 +90,7 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 			}
 			if o.HelmRelease != "" {
 				chartMissingCRD(&f, c, other, o, kind, catalog)
+				f.Message += notCounted
 				out = append(out, f)
 				continue
 			}
@@ -97,14 +100,14 @@ func missingCRD(c, other *graph.Cluster, env *Env) []Finding {
 			}
 			fails := fmt.Sprintf("%s fails with 'no matches for kind \"%s\" in version \"%s\"' on every reconcile and applies nothing.", applier, o.ID.Kind, o.Body.GetAPIVersion())
 			f.Message = fmt.Sprintf("%s is of kind %s, which no CRD of cluster %s provides: no Kustomization or chart installs one%s, it is not declared preinstalled, and it is not built in. %s",
-				o.ID, kind, c.Name, catalog, keptCRDClause(c, other, o.ID, fails))
+				o.ID, kind, c.Name, catalog, keptCRDClause(c, other, o.ID, fails)) + notCounted
 			f.Suggestion = fmt.Sprintf("Install the CRD of %s in this cluster (its chart in a HelmRelease, or its CRD manifests in a Kustomization that %s dependsOn), remove %s from %s:%d, or, if the cluster has the CRD before Flux runs, declare group %s under preinstalledCRDs.groups in .tiergate.yaml.",
 				kind, ref, o.ID, o.File, o.Line, o.ID.Group)
 			bootstrapComponent(&f, v, o.ID)
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, unservedFluxVersions(c)...)
 }
 
 // bootstrapComponent adds to f, for a Flux kind missing from a graph that holds Flux's own

@@ -25,6 +25,16 @@ func unknownProducers(c *graph.Cluster) []string { return unknownProducersIn(c, 
 // and one remote chart must not make every health check of the cluster unknown. "" keeps
 // every HelmRelease (a cluster-scoped object, a CRD).
 func unknownProducersIn(c *graph.Cluster, ns string) []string {
+	return unknownProducersFor(c, func(ks *graph.Kustomization, hr graph.ObjectID) bool {
+		return ns == "" || releaseNamespaceOf(ks, hr) == ns
+	})
+}
+
+// unknownProducersFor is unknownProducers with the HelmReleases whose chart is not
+// rendered (or fails) kept only where chart(ks, the HelmRelease) says it may produce the
+// thing looked for: a chart's objects are in its release namespace (unknownProducersIn),
+// its CRDs of the groups it names (missing-crd's crdChartPlausible).
+func unknownProducersFor(c *graph.Cluster, chart func(*graph.Kustomization, graph.ObjectID) bool) []string {
 	var out []string
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
@@ -35,12 +45,12 @@ func unknownProducersIn(c *graph.Cluster, ns string) []string {
 			out = append(out, fmt.Sprintf("Kustomization %s (fails to build)", ref))
 		}
 		for _, s := range ks.HelmReleaseSkipped {
-			if !s.Suspended && (ns == "" || releaseNamespaceOf(ks, s.HelmRelease) == ns) {
+			if !s.Suspended && chart(ks, s.HelmRelease) {
 				out = append(out, fmt.Sprintf("HelmRelease %s/%s (chart not rendered)", s.HelmRelease.Namespace, s.HelmRelease.Name))
 			}
 		}
 		for _, e := range ks.HelmReleaseErrors {
-			if ns != "" && releaseNamespaceOf(ks, e.HelmRelease) != ns {
+			if !chart(ks, e.HelmRelease) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("HelmRelease %s/%s (chart fails to render)", e.HelmRelease.Namespace, e.HelmRelease.Name))
