@@ -560,3 +560,16 @@ func clusterFolder(file, fallback string) string {
 	}
 	return lastElem(fsys.CleanPath(d), fallback)
 }
+
+// OperatorRootsIn returns the roots flux-operator would create from objs, the output of
+// one build (FluxInstances, flux-instance HelmReleases, ResourceSets holding them), as
+// operatorRoots reads a folder's build.
+func OperatorRootsIn(objs []*graph.Object) []Root {
+	var out []Root
+	for _, o := range objs {
+		if o.Body != nil {
+			out = append(out, operatorRootsOf(o.Body, o.File, o.Line, objs)...)
+		}
+	}
+	return out
+}
