@@ -106,10 +106,11 @@ func RenderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 
 // priorDependent reports whether g may differ with the prior graph it was rendered over:
 // an in-repo chart's HelmChart keeps the prior's chart when only its files changed
-// (keptChart), so such a graph is kept only under its prior's key (priorKey).
+// (keptChart), and a root whose path the prior moves runs the prior's spec (RunningRoot),
+// so such a graph is kept only under its prior's key (priorKey).
 func priorDependent(g *graph.Graph) bool {
 	for _, c := range g.Clusters {
-		if len(c.HelmCharts) > 0 {
+		if len(c.HelmCharts) > 0 || c.Running != nil {
 			return true
 		}
 	}
@@ -123,7 +124,7 @@ func (c *Cache) loadGraphs(key string, src *fsys.Source, opts Options) (*graph.G
 		return nil, false
 	}
 	for _, k := range graphKeys(key, opts.Prior) {
-		if g, ok := c.loadGraph(k, src, opts); ok {
+		if g, ok := c.loadGraph(k, src, opts); ok && (k != key || !movesRoot(g, opts.Prior)) {
 			c.keepGraph(k, g)
 			return g, true
 		}
@@ -144,7 +145,7 @@ func (c *Cache) lookupGraph(key string, prior *graph.Graph) (*graph.Graph, bool)
 		return nil, false
 	}
 	for _, k := range graphKeys(key, prior) {
-		if v, ok := c.find(k, nil); ok {
+		if v, ok := c.find(k, nil); ok && (k != key || !movesRoot(v.graph, prior)) {
 			return v.graph, true
 		}
 	}
@@ -215,6 +216,7 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 	gd := r.guards
 	g := &graph.Graph{Discovery: by}
 	operator := map[*graph.Cluster]bool{}
+	rendered := map[*graph.Cluster]discover.Root{}
 	for _, rt := range roots {
 		if len(opts.Clusters) > 0 && !contains(opts.Clusters, rt.Name) {
 			g.UnselectedClusters = append(g.UnselectedClusters, &graph.Cluster{Name: rt.Name, ID: rt.ID(), RootFile: rt.KS.File})
@@ -226,7 +228,9 @@ func renderSource(ctx context.Context, src *fsys.Source, opts Options) (*graph.G
 		c := r.cluster(ctx, rt)
 		operator[c] = rt.Synthetic && rt.By == graph.DiscoveryRoots
 		g.Clusters = append(g.Clusters, c)
+		rendered[c] = rt
 	}
+	r.runningRoots(g, rendered)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

@@ -30,6 +30,7 @@ type diskCluster struct {
 	Name, ID, RootFile, RootDir string
 	Root                        graph.Ref
 	Contested                   *graph.Kustomization `json:",omitempty"`
+	Running                     *graph.RunningRoot   `json:",omitempty"`
 	// Kustomizations are the cluster's, by their key (a contested root is kept under
 	// another name than its Ref).
 	Kustomizations []diskKustomization
@@ -103,7 +104,7 @@ func graphToDisk(g *graph.Graph, ignore string) (diskGraph, bool) {
 
 func clusterToDisk(c *graph.Cluster) (diskCluster, bool) {
 	dc := diskCluster{Name: c.Name, ID: c.ID, RootFile: c.RootFile, RootDir: c.RootDir, Root: c.Root,
-		Contested: c.Contested, Order: c.Order, Sources: c.Sources, ChartsNil: c.HelmCharts == nil}
+		Contested: c.Contested, Running: c.Running, Order: c.Order, Sources: c.Sources, ChartsNil: c.HelmCharts == nil}
 	for key, ch := range c.HelmCharts {
 		if ch == nil || ch.Chart == nil || ch.Kept != "" || ch.Source == nil {
 			return diskCluster{}, false
@@ -244,7 +245,7 @@ func valuesFromDisk(k diskKustomization) bool {
 
 func clusterFromDisk(dc diskCluster, snap *graph.Snapshot, maxBytes int64, memo helmrelease.ChartMemo) (*graph.Cluster, bool) {
 	c := &graph.Cluster{Name: dc.Name, ID: dc.ID, RootFile: dc.RootFile, RootDir: dc.RootDir, Root: dc.Root,
-		Dir: snap.Root, Source: snap, Contested: dc.Contested, Order: dc.Order, Sources: dc.Sources,
+		Dir: snap.Root, Source: snap, Contested: dc.Contested, Running: dc.Running, Order: dc.Order, Sources: dc.Sources,
 		Kustomizations: make(map[graph.Ref]*graph.Kustomization, len(dc.Kustomizations)),
 		Owners:         make(map[graph.ObjectID][]*graph.Object, len(dc.Owners))}
 	charts, ok := chartsFromDisk(dc, snap, maxBytes, memo)

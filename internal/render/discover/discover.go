@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/tiergate/tiergate/internal/config"
+	"github.com/tiergate/tiergate/internal/render/fluxinstance"
 	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
@@ -406,19 +407,18 @@ func operatorRootsOf(u *unstructured.Unstructured, file string, line int, objs [
 			return []Root{r}
 		}
 	case group == "helm.toolkit.fluxcd.io" && u.GetKind() == "HelmRelease":
-		if !strings.Contains(file+u.GetName()+chartName(u), "flux-instance") {
+		if !fluxinstance.IsChartRelease(u, file) {
 			return nil
 		}
-		ns, _, _ := unstructured.NestedString(u.Object, "spec", "targetNamespace")
-		if ns == "" {
-			ns = u.GetNamespace()
-		}
-		values := helmValues(u, objs, fluxInstanceDefaults())
-		sync, _, _ := unstructured.NestedMap(values, "instance", "sync")
+		// The chart's FluxInstance, as its template renders it from the resolved values:
+		// no sync unless instance.sync.url is set.
+		fi := fluxinstance.FromHelmRelease(u, objs)
+		ns := fi.GetNamespace()
+		sync, _, _ := unstructured.NestedMap(fi.Object, "spec", "sync")
 		if r, ok := operatorRoot(ns, sync, "", file, line); ok {
 			return []Root{r}
 		}
-		if missing := missingValues(u, objs); len(missing) > 0 {
+		if missing := fluxinstance.MissingValues(u, objs); len(missing) > 0 {
 			src := graph.SourceRef{Kind: "GitRepository", Namespace: cmp.Or(ns, "flux-system"), Name: cmp.Or(ns, "flux-system")}
 			return []Root{{Name: src.Name, KS: SyntheticRoot(src.Namespace, src.Name, "", src, file, line), Synthetic: true, By: graph.DiscoveryRoots,
 				Unresolved: fmt.Sprintf("HelmRelease %s/%s (%s:%d) takes its instance.sync from %s, which the repository does not hold: "+
@@ -472,14 +472,6 @@ func operatorRoot(ns string, sync map[string]any, instance, file string, line in
 	}
 	src := graph.SourceRef{Kind: kind, Namespace: ns, Name: name}
 	return Root{Name: lastElem(fsys.CleanPath(p), instance), KS: SyntheticRoot(ns, name, p, src, file, line), Synthetic: true, By: graph.DiscoveryRoots}, true
-}
-
-func chartName(u *unstructured.Unstructured) string {
-	if c, _, _ := unstructured.NestedString(u.Object, "spec", "chart", "spec", "chart"); c != "" {
-		return c
-	}
-	c, _, _ := unstructured.NestedString(u.Object, "spec", "chartRef", "name")
-	return c
 }
 
 // SyntheticRoot is the root Kustomization that flux bootstrap or flux-operator creates.
@@ -563,4 +555,17 @@ func clusterFolder(file, fallback string) string {
 		d = path.Dir(d)
 	}
 	return lastElem(fsys.CleanPath(d), fallback)
+}
+
+// OperatorRootsIn returns the roots flux-operator would create from objs, the output of
+// one build (FluxInstances, flux-instance HelmReleases, ResourceSets holding them), as
+// operatorRoots reads a folder's build.
+func OperatorRootsIn(objs []*graph.Object) []Root {
+	var out []Root
+	for _, o := range objs {
+		if o.Body != nil {
+			out = append(out, operatorRootsOf(o.Body, o.File, o.Line, objs)...)
+		}
+	}
+	return out
 }

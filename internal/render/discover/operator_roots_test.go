@@ -20,7 +20,8 @@ func TestOperatorRootsBuildsOnlyCandidateFolders(t *testing.T) {
 		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: " + name +
 			"\nspec:\n  chartRef:\n    kind: OCIRepository\n    name: " + name + "\n"
 	}
-	sync := "  values:\n    instance:\n      sync:\n        kind: GitRepository\n        path: clusters/"
+	// The chart renders spec.sync only with instance.sync.url (templates/instance.yaml).
+	sync := "  values:\n    instance:\n      sync:\n        kind: GitRepository\n        url: https://example.invalid/fleet.git\n        path: clusters/"
 	files := map[string]string{
 		// Not candidates: HelmReleases of other charts, parsed before operatorRoots runs.
 		"apps/a/app/helmrelease.yaml": other("podinfo"),

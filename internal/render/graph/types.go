@@ -459,7 +459,10 @@ type Cluster struct {
 	// path or source, when the root is made by flux-operator from a FluxInstance: the
 	// operator and kustomize-controller then both apply that one object, each with its own
 	// spec. The root is then kept under "<name> (FluxInstance)" and Contested is built too.
-	Contested      *Kustomization
+	Contested *Kustomization
+	// Running is what the root in the cluster, with its prior spec, does with this commit
+	// when the commit moves the root's path; nil when it does not, or without a prior.
+	Running        *RunningRoot
 	Kustomizations map[Ref]*Kustomization
 	// Order lists Kustomizations in build order (parents before children, then by name).
 	Order []Ref

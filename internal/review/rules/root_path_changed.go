@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -27,14 +28,22 @@ func rootPathChanged(base, head *graph.Cluster, _ *Env) []Finding {
 	if base == nil || head == nil || base.RootDir == head.RootDir {
 		return nil
 	}
+	if f := rootFlips(head); f != nil {
+		return f
+	}
 	if inFolder(head.RootFile, head.RootDir) {
+		if f := rootStays(base, head); f != nil {
+			return f
+		}
 		return rootFolderGone(base, head)
 	}
 	if !inFolder(base.RootFile, base.RootDir) {
 		return nil
 	}
+	// A folder new in this commit is no other cluster's, whatever root manifest it holds:
+	// a copy of the cluster's own folder (its root with the new path) is the transition.
 	other := otherRoot(head)
-	if other == nil {
+	if other == nil || base.Source == nil || base.Source.State(cmp.Or(head.RootDir, ".")) != "dir" {
 		return nil
 	}
 	root := head.Kustomizations[head.Root]

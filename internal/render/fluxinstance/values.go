@@ -1,4 +1,4 @@
-package discover
+package fluxinstance
 
 import (
 	"cmp"
@@ -12,24 +12,15 @@ import (
 	"github.com/tiergate/tiergate/internal/render/values"
 )
 
-// fluxInstanceDefaults are the instance.sync defaults of the flux-instance chart's
-// values.yaml (controlplaneio-fluxcd/charts, charts/flux-instance/values.yaml): the sync
-// settings are the only values discovery reads.
-func fluxInstanceDefaults() map[string]any {
-	return map[string]any{"instance": map[string]any{"sync": map[string]any{
-		"interval": "1m", "kind": "GitRepository", "url": "", "ref": "", "path": "", "name": "",
-	}}}
-}
-
-// helmValues returns the values helm-controller installs a HelmRelease with: the chart's
+// HelmValues returns the values helm-controller installs a HelmRelease with: the chart's
 // defaults under the merge of spec.valuesFrom, in order, and spec.values last
 // (fluxcd/pkg/chartutil ChartValuesFromReferences, which helm-controller's reconcile
 // calls; MergeMaps for each merge). A valuesFrom entry reads key valuesKey (default
 // values.yaml) of the ConfigMap or Secret of that name in the release's namespace among
 // objs; with targetPath the entry's text is set at that dotted path over the inline values
 // merged so far. A reference objs cannot resolve is skipped here: when the rest names no
-// sync path, discovery asks missingValues, and the root's path is unknown.
-func helmValues(hr *unstructured.Unstructured, objs []*graph.Object, defaults map[string]any) map[string]any {
+// sync path, discovery asks MissingValues, and the root's path is unknown.
+func HelmValues(hr *unstructured.Unstructured, objs []*graph.Object, defaults map[string]any) map[string]any {
 	inline, _, _ := unstructured.NestedMap(hr.Object, "spec", "values")
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	result := map[string]any{}
@@ -58,9 +49,9 @@ func helmValues(hr *unstructured.Unstructured, objs []*graph.Object, defaults ma
 	return values.Merge(defaults, values.Merge(result, inline))
 }
 
-// missingValues lists the valuesFrom references of hr ("ConfigMap name") that objs do not
+// MissingValues lists the valuesFrom references of hr ("ConfigMap name") that objs do not
 // hold: made at runtime or out of band, their values are unknown.
-func missingValues(hr *unstructured.Unstructured, objs []*graph.Object) []string {
+func MissingValues(hr *unstructured.Unstructured, objs []*graph.Object) []string {
 	refs, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
 	var out []string
 	for _, r := range refs {

@@ -1,4 +1,4 @@
-package discover
+package fluxinstance
 
 import (
 	"encoding/base64"
@@ -32,7 +32,7 @@ func TestHelmValues(t *testing.T) {
 			base64.StdEncoding.EncodeToString([]byte("instance:\n  sync:\n    path: b\n")) + `"}}`),
 		obj(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"one","namespace":"elsewhere"},"data":{"values.yaml":"x: 1"}}`),
 	}
-	got := helmValues(hr, objs, fluxInstanceDefaults())
+	got := HelmValues(hr, objs, map[string]any{"instance": map[string]any{"sync": map[string]any{"interval": "1m", "kind": "GitRepository", "url": "", "ref": "", "path": "", "name": ""}}})
 	// ChartValuesFromReferences: references in order, a targetPath over the inline values
 	// merged so far, inline values last; the chart's defaults under all.
 	want := map[string]any{"instance": map[string]any{"sync": map[string]any{
