@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	goruntime "runtime"
 	"slices"
 	"sort"
@@ -525,8 +526,19 @@ func priorObjects(ref graph.Ref, prior *graph.Cluster, built []*graph.Object) []
 func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.Kustomization {
 	var out []*graph.Kustomization
 	var rejected []string
+	unserved := 0
 	for _, o := range ks.Objects {
 		c.Owners[o.ID] = append(c.Owners[o.ID], o)
+		if unservedFluxObject(o) {
+			// No such version on the API server: the dry-run fails ('no matches for kind')
+			// and ks applies nothing, its children included.
+			rejected = append(rejected, fmt.Sprintf("%s %s: apiVersion %s is not served, no matches for kind (%s:%d)", o.ID.Kind, path.Join(o.ID.Namespace, o.ID.Name), o.Body.GetAPIVersion(), o.File, o.Line))
+			unserved++
+			if ks.Err == nil {
+				ks.Err = &graph.BuildError{File: o.File, Line: o.Line}
+			}
+			continue
+		}
 		if vs := rejectedHelmRelease(o); len(vs) > 0 {
 			line := r.rejectedLine(o, vs[0])
 			// The violations quote o's values: its Secret-derived ones are masked, any length.
@@ -565,9 +577,16 @@ func (r *renderer) children(ks *graph.Kustomization, c *graph.Cluster) []*graph.
 		out = append(out, child)
 	}
 	if len(rejected) > 0 && ks.Err.Message == "" {
-		ks.Err.Message, ks.Err.Rejected = "the API server rejects "+strings.Join(rejected, "; "), len(rejected)
+		ks.Err.Message, ks.Err.Rejected, ks.Err.Unserved = "the API server rejects "+strings.Join(rejected, "; "), len(rejected), unserved
 	}
 	return out
+}
+
+// unservedFluxObject reports whether o, an object ks applies itself (not a chart's or a
+// ResourceSet's), is of a Flux kind in a version its CRD does not serve
+// (fluxschema.Accepted).
+func unservedFluxObject(o *graph.Object) bool {
+	return o.HelmRelease == "" && o.ResourceSet == "" && o.Body != nil && fluxschema.Interpreted(o.ID.Group, o.ID.Kind) && !fluxschema.Accepted(o.Body.GetAPIVersion(), o.ID.Kind)
 }
 
 // rejectedHelmRelease returns the violations of the HelmRelease CRD's schema in o

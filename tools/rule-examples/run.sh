@@ -149,6 +149,11 @@ new missingcrd
 for s in base head; do ks apps ./apps > $R/missingcrd/$s/$T; mkdir -p $R/missingcrd/$s/apps; cm default settings > $R/missingcrd/$s/apps/settings.yaml; done
 printf 'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: db\n  namespace: default\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault}\n  dataFrom:\n    - extract: {key: db}\n' > $R/missingcrd/head/apps/db.yaml
 
+# missing-crd (unserved Flux version): the apps Kustomization's apiVersion becomes kustomize.toolkit.fluxcd.io/g.
+new fluxversion
+for s in base head; do ks apps ./apps > $R/fluxversion/$s/$T; mkdir -p $R/fluxversion/$s/apps; cm default settings > $R/fluxversion/$s/apps/settings.yaml; done
+sed -i 's#^apiVersion: kustomize.toolkit.fluxcd.io/v1$#apiVersion: kustomize.toolkit.fluxcd.io/g#' $R/fluxversion/head/$T
+
 # target-namespace-renames-namespace: apps gets targetNamespace web; its folder holds Namespace podinfo.
 new renamens
 ks apps ./apps > $R/renamens/base/$T; ks apps ./apps 'targetNamespace: web' > $R/renamens/head/$T
@@ -218,6 +223,7 @@ fix healthcheck; sed -i 's/    name: web$/    name: web-server/' $R/healthcheck/
 fix missingcrd; mkdir -p $R/missingcrd/fixed/infra; ks infra ./infra 'wait: true' > $R/missingcrd/fixed/$T; ks apps ./apps 'dependsOn:' '  - name: infra' >> $R/missingcrd/fixed/$T
 printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: externalsecrets.external-secrets.io\nspec:\n  group: external-secrets.io\n  names: {kind: ExternalSecret, plural: externalsecrets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n' > $R/missingcrd/fixed/infra/crd.yaml
 fix renamens; ns web > $R/renamens/fixed/apps/namespace.yaml
+fix fluxversion; ks apps ./apps > $R/fluxversion/fixed/$T
 fix sourcenotfound; ks apps ./apps > $R/sourcenotfound/fixed/$T
 fix rootpath; inst clusters/prod > $R/rootpath/fixed/clusters/prod/flux-system/flux-instance.yaml
 
@@ -230,7 +236,7 @@ fix patchlost; sed -i 's/      name: web$/      name: web-v2/' $R/patchlost/fixe
 fix typechange; ks apps ./apps 'postBuild:' '  substitute:' '    PORT: "8080"' "    quote: '\"'" > $R/typechange/fixed/$T
 cm default settings 'port: ${quote}${PORT}${quote}' > $R/typechange/fixed/apps/settings.yaml
 
-for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd renamens sourcenotfound typechange substfrom rootpath rootrename compremoved patchlost; do
+for c in move destructive missing samepass wait notfound cycle duplicate rendererr undefined unsubst nsnotset healthcheck missingcrd fluxversion renamens sourcenotfound typechange substfrom rootpath rootrename compremoved patchlost; do
   findings() { (cd "$R/$c" && "$R/bot" review --base-dir "$1" --head-dir "$2" --format json --fail-on never |
     jq -c '[.findings[] | select(.status == "new") | "\(.severity) \(.rule) \(.file):\(.line)"]'); }
   echo "$c: head $(findings base head) fixed $(findings fixbase fixed)"

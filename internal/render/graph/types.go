@@ -239,6 +239,10 @@ type BuildError struct {
 	// Rejected counts the Kustomizations the build emits that the API server rejects: the
 	// build succeeds, and the apply's dry-run fails as a whole (flux-semantics.md §3).
 	Rejected int
+	// Unserved counts those of Rejected that are Flux objects of an API version their CRD
+	// does not serve ('no matches for kind'): missing-crd reports each at its apiVersion
+	// line, so render-error leaves a Kustomization failing only for them to it.
+	Unserved int `json:",omitempty"`
 	// Unfetched says that remote entries were left out of the build that failed: the
 	// failure may be theirs (a patch whose target is in a remote base), so it is unknown
 	// and the Kustomization gets NeedsRemote, not Err.

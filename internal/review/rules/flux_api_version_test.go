@@ -80,3 +80,29 @@ func TestUnservedFluxVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestUnservedFluxVersionFailsParent: the parent of a Kustomization whose apiVersion is not
+// served fails its apply ('no matches for kind'), so it prunes nothing: the child's objects,
+// no longer rendered, are no destructive-prune, and render-error leaves the one cause to
+// missing-crd.
+func TestUnservedFluxVersionFailsParent(t *testing.T) {
+	tree := func(version string) map[string]string {
+		return map[string]string{
+			tierFile("apps"): strings.Replace(tier("apps", "./apps", true), "kustomize.toolkit.fluxcd.io/v1\n", "kustomize.toolkit.fluxcd.io/"+version+"\n", 1),
+			"apps/pvc.yaml":  pvc("default", "data", ""),
+		}
+	}
+	base, head := renderTree(t, tree("v1")), renderTree(t, tree("g"))
+	root := head.Kustomizations[graph.Ref{Namespace: "flux-system", Name: "flux-system"}]
+	if root.Err == nil || root.Err.Rejected != 1 || root.Err.Unserved != 1 {
+		t.Fatalf("root error = %+v, want one rejected, unserved object", root.Err)
+	}
+	const msg = "the API server rejects Kustomization flux-system/apps: apiVersion kustomize.toolkit.fluxcd.io/g is not served, no matches for kind (clusters/dev/apps.yaml:2)"
+	if root.Err.Message != msg {
+		t.Errorf("root error message:\n got %q\nwant %q", root.Err.Message, msg)
+	}
+	checkFindings(t, changeRule(t, "destructive-prune")(base, head, testEnv()), nil)
+	checkFindings(t, stateRule(t, "render-error")(head, base, testEnv()), nil)
+	checkFindings(t, stateRule(t, "missing-crd")(head, base, testEnv()), []want{{Rule: "missing-crd", Severity: Error, Kustomization: "flux-system/flux-system",
+		Object: "Kustomization.kustomize.toolkit.fluxcd.io/flux-system/apps", File: "clusters/dev/apps.yaml", Line: 1}})
+}

@@ -26,8 +26,24 @@ func renameSuggestion(old, n *graph.Object, owner graph.Ref, what string) string
 		return fmt.Sprintf("Nothing moves Kustomization %s/%s: its new identity comes from the %s. Merge it in two steps: first set `prune: false` in the spec of Kustomization %s/%s (%s:%d) and let Flux apply it, then %s: the parent prunes the old Kustomization, whose finalizer then deletes nothing (its deletionPolicy is MirrorPrune unless set), and %s/%s applies the same objects and takes them over. Restore `prune: true` afterwards.",
 			old.ID.Namespace, old.ID.Name, fieldOf(what), old.ID.Namespace, old.ID.Name, old.File, old.Line, change, n.ID.Namespace, n.ID.Name)
 	}
-	return fmt.Sprintf("Nothing moves %s: its new identity comes from the %s, and the new object is created whatever the order. To keep the old one from being pruned first, merge it in two steps: add the annotation `kustomize.toolkit.fluxcd.io/prune: disabled` to %s in %s and let Flux apply it, then %s. Flux creates %s and leaves %s in the cluster, outside its inventory: delete %s by hand once %s serves (and drop the annotation then). Or set `prune: false` on Kustomization %s for that merge and restore `prune: true` after it: the old object stays the same way.",
-		old.ID, fieldOf(what), old.ID, old.File, change, n.ID, old.ID, old.ID, n.ID, owner)
+	return fmt.Sprintf("Nothing moves %s: its new identity comes from the %s, and the new object is created whatever the order. To keep the old one from being pruned first, merge it in two steps: add the annotation `kustomize.toolkit.fluxcd.io/prune: disabled` to %s in %s and let Flux apply it, then %s. Flux creates %s and leaves %s in the cluster, outside its inventory: %s (and drop the annotation then). Or set `prune: false` on Kustomization %s for that merge and restore `prune: true` after it: the old object stays the same way.",
+		old.ID, fieldOf(what), old.ID, old.File, change, n.ID, old.ID, leftOver(old.ID, n.ID), owner)
+}
+
+// leftOver says what to do with the old object a rename leaves: delete it by hand once the
+// new one serves, but for the kinds whose deletion takes other objects with it (a
+// Namespace everything in it, a CRD every custom resource of its kind: the API server's
+// namespace and CRD finalizers), which the user weighs, and a CRD is never advised.
+func leftOver(old, n graph.ObjectID) string {
+	switch {
+	case isCRD(old):
+		return fmt.Sprintf("leave %s: deleting a CRD makes the API server delete every custom resource of its kind", old)
+	case old.Group == "" && old.Kind == "Namespace":
+		return fmt.Sprintf("delete %s by hand only once nothing in it is needed, since deleting a Namespace deletes every object in it", old)
+	case old.Group == "" && old.Kind == "PersistentVolumeClaim":
+		return fmt.Sprintf("delete %s by hand only once its data is no longer needed (under the usual Delete reclaim policy its volume goes with it)", old)
+	}
+	return fmt.Sprintf("delete %s by hand once %s serves", old, n)
 }
 
 // fieldOf is "spec.targetNamespace of flux-system/a" from identityChange's what.

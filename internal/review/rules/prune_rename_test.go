@@ -1,6 +1,10 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tiergate/tiergate/internal/render/graph"
+)
 
 // TestPruneTransientRenameSuggestion: an object renamed by its Kustomization's
 // targetNamespace was moved by nobody, so the suggestion says what the two steps do for a
@@ -62,5 +66,28 @@ func TestPruneTransientRenameSuggestion(t *testing.T) {
 		"Or set `prune: false` on Kustomization flux-system/a, merge, move the object, then restore `prune: true`."
 	if got[0].Suggestion != wantMove {
 		t.Errorf("move suggestion:\n got %q\nwant %q", got[0].Suggestion, wantMove)
+	}
+}
+
+// TestRenameLeftOver: what a rename's suggestion says of the old object left in the
+// cluster: never to delete a CRD, a Namespace or a claim without saying what goes with it.
+func TestRenameLeftOver(t *testing.T) {
+	id := func(group, kind, ns, name string) graph.ObjectID {
+		return graph.ObjectID{Group: group, Kind: kind, Namespace: ns, Name: name}
+	}
+	for _, tc := range []struct {
+		old, n graph.ObjectID
+		want   string
+	}{
+		{id("", "ConfigMap", "one", "cm"), id("", "ConfigMap", "two", "cm"), "delete ConfigMap/one/cm by hand once ConfigMap/two/cm serves"},
+		{id("", "Namespace", "", "one"), id("", "Namespace", "", "two"), "delete Namespace/one by hand only once nothing in it is needed, since deleting a Namespace deletes every object in it"},
+		{id("", "PersistentVolumeClaim", "one", "data"), id("", "PersistentVolumeClaim", "two", "data"),
+			"delete PersistentVolumeClaim/one/data by hand only once its data is no longer needed (under the usual Delete reclaim policy its volume goes with it)"},
+		{id("apiextensions.k8s.io", "CustomResourceDefinition", "", "widgets.example.com"), id("apiextensions.k8s.io", "CustomResourceDefinition", "", "p-widgets.example.com"),
+			"leave CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com: deleting a CRD makes the API server delete every custom resource of its kind"},
+	} {
+		if got := leftOver(tc.old, tc.n); got != tc.want {
+			t.Errorf("leftOver(%s):\n got %q\nwant %q", tc.old, got, tc.want)
+		}
 	}
 }

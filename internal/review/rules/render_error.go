@@ -16,8 +16,8 @@ func renderError(c, _ *graph.Cluster, _ *Env) []Finding {
 	for _, ref := range c.Order {
 		ks := c.Kustomizations[ref]
 		out = append(out, resourceSetErrors(c, ks)...)
-		if ks.Err == nil || ks.Err.Limit {
-			continue
+		if ks.Err == nil || ks.Err.Limit || ks.Err.Rejected > 0 && ks.Err.Rejected == ks.Err.Unserved {
+			continue // only unserved Flux versions: missing-crd reports each (unservedFluxVersions)
 		}
 		f := Finding{
 			Rule: "render-error", Severity: Error, Cluster: c.Name, Kustomization: ref.String(),
