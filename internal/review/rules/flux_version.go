@@ -134,6 +134,7 @@ func clusterInstance(c *graph.Cluster, objs []*graph.Object) *graph.Object {
 	return first
 }
 
+// isFluxInstance reports whether o is a FluxInstance object with a body.
 func isFluxInstance(o *graph.Object) bool {
 	return o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance" && o.Body != nil
 }
