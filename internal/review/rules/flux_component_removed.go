@@ -43,8 +43,8 @@ func fluxComponentRemoved(base, head *graph.Cluster, _ *Env) []Finding {
 				"deleting a CRD deletes all its objects, and each then waits on the finalizer of a controller that no longer runs: they are never reconciled again "+
 				"(left deleting, or, where %s still runs when the deletion reaches them, finalized as on any deletion: a HelmRelease uninstalled, a Kustomization's inventory pruned), and the Kustomizations that apply them fail on the kind from then on.",
 				hi.obj.ID.Namespace, hi.obj.ID.Name, comp, componentsNow(hi), head.Name, plural(len(ids), "object"), sample(ids), comp, comp),
-			Suggestion: fmt.Sprintf("Keep %s in spec.components of FluxInstance %s/%s (%s:%d) until cluster %s has none of these objects: remove them from git in an earlier merge, then drop the component.",
-				comp, hi.obj.ID.Namespace, hi.obj.ID.Name, hi.obj.File, hi.line(head), head.Name),
+			Suggestion: fmt.Sprintf("Keep %s in %s of %s (%s:%d) until cluster %s has none of these objects: remove them from git in an earlier merge, then drop the component.",
+				comp, instanceField(hi.obj, "components"), instanceName(hi.obj), hi.obj.File, hi.line(head), head.Name),
 		})
 	}
 	return out
@@ -54,9 +54,9 @@ func fluxComponentRemoved(base, head *graph.Cluster, _ *Env) []Finding {
 // or the default set.
 func componentsNow(fi *fluxInstance) string {
 	if fi.listed {
-		return "its spec.components lists " + joinAnd(fi.components)
+		return "its " + instanceField(fi.obj, "components") + " lists " + joinAnd(fi.components)
 	}
-	return "it has no spec.components, which is the default set " + joinAnd(fi.components)
+	return "it has no " + instanceField(fi.obj, "components") + ", which is the default set " + joinAnd(fi.components)
 }
 
 // servedObjects lists, by file and line, the objects of c whose kind comp serves.

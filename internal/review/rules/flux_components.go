@@ -51,14 +51,20 @@ type fluxInstance struct {
 	listed     bool
 }
 
-// label is "FluxInstance ns/name (file:line)", line being that of spec.components when listed.
+// label is "FluxInstance ns/name (file:line)", line being that of spec.components when
+// listed (instanceName's words for a HelmRelease's).
 func (fi *fluxInstance) label(c *graph.Cluster) string {
-	return fmt.Sprintf("FluxInstance %s/%s (%s:%d)", fi.obj.ID.Namespace, fi.obj.ID.Name, fi.obj.File, fi.line(c))
+	return fmt.Sprintf("%s (%s:%d)", instanceName(fi.obj), fi.obj.File, fi.line(c))
 }
 
-// line is the line of spec.components, or of the FluxInstance when it has none.
+// line is the line of spec.components (of a HelmRelease's spec.values.instance.components),
+// or of the manifest when it has none.
 func (fi *fluxInstance) line(c *graph.Cluster) int {
-	if l, n := keyLine(c, fi.obj.File, fi.obj.Line, "spec", "components"); n == 2 {
+	keys := []string{"spec", "components"}
+	if fi.obj.HelmRelease != "" {
+		keys = []string{"spec", "values", "instance", "components"}
+	}
+	if l, n := keyLine(c, fi.obj.File, fi.obj.Line, keys...); n == len(keys) {
 		return l
 	}
 	return fi.obj.Line
@@ -67,14 +73,15 @@ func (fi *fluxInstance) line(c *graph.Cluster) int {
 // has reports whether component is installed.
 func (fi *fluxInstance) has(component string) bool { return slices.Contains(fi.components, component) }
 
-// clusterFluxInstance is the first FluxInstance of c (by file and line) with its components;
-// nil when c has none, or when spec.components is not a list of component names (a
-// substitution variable left in it, say), which leaves the installed set unknown.
+// clusterFluxInstance is the FluxInstance flux-operator reconciles in c (clusterInstance:
+// the one named flux) with its components; nil when c has none, or when spec.components is
+// not a list of component names (a substitution variable left in it, say), which leaves
+// the installed set unknown.
 func clusterFluxInstance(c *graph.Cluster) *fluxInstance {
 	if c == nil {
 		return nil
 	}
-	for _, o := range fluxInstances(sortedObjects(c)) {
+	if o := clusterInstance(c, sortedObjects(c)); o != nil {
 		v, found := graph.ValueAt(o.Body.Object, []string{"spec", "components"})
 		if !found || v == nil {
 			return &fluxInstance{obj: o, components: defaultComponents}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/tiergate/tiergate/internal/render/fluxinstance"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
 
@@ -41,11 +42,11 @@ var headerVersion = regexp.MustCompile(`^#\s*Flux Version:\s*(v?\d+\.\d+\.\d+\S*
 // none says.
 func clusterFluxVersion(c *graph.Cluster) (fluxVersion, bool) {
 	objs := sortedObjects(c)
-	for _, o := range fluxInstances(objs) {
+	if o := clusterInstance(c, objs); o != nil {
 		v, _ := graph.ValueAt(o.Body.Object, []string{"spec", "distribution", "version"})
 		if s, ok := v.(string); ok {
 			if strict, ok := rangeStrict(s); ok {
-				return fluxVersion{Text: s, From: fmt.Sprintf("spec.distribution.version of FluxInstance %s/%s, %s:%d", o.ID.Namespace, o.ID.Name, o.File, o.Line), Strict: strict}, true
+				return fluxVersion{Text: s, From: fmt.Sprintf("%s of %s, %s:%d", instanceField(o, "distribution", "version"), instanceName(o), o.File, o.Line), Strict: strict}, true
 			}
 		}
 	}
@@ -86,16 +87,75 @@ func header(lines []string) string {
 	return ""
 }
 
-// fluxInstances are the FluxInstances (fluxcd.controlplane.io, with a body) among objs, in
-// their order.
+// fluxInstances are the FluxInstances among objs, in their order: FluxInstance objects
+// (fluxcd.controlplane.io, with a body), and for each flux-instance HelmRelease whose chart
+// was not rendered, the FluxInstance its chart renders from its values
+// (fluxinstance.FromHelmRelease, valuesFrom resolved against objs), at the HelmRelease's
+// manifest, with HelmRelease naming it.
 func fluxInstances(objs []*graph.Object) []*graph.Object {
+	rendered := map[string]bool{}
+	for _, o := range objs {
+		if isFluxInstance(o) && o.HelmRelease != "" {
+			rendered[o.HelmRelease] = true
+		}
+	}
 	var out []*graph.Object
 	for _, o := range objs {
-		if o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance" && o.Body != nil {
+		switch {
+		case isFluxInstance(o):
 			out = append(out, o)
+		case o.Body != nil && o.HelmRelease == "" && isHelmRelease(o) && fluxinstance.IsChartRelease(o.Body, o.File) && !rendered[o.ID.Namespace+"/"+o.ID.Name]:
+			fi := fluxinstance.FromHelmRelease(o.Body, objs)
+			out = append(out, &graph.Object{ID: graph.IDOf(fi), Owner: o.Owner, File: o.File, Line: o.Line, Body: fi, HelmRelease: o.ID.Namespace + "/" + o.ID.Name})
 		}
 	}
 	return out
+}
+
+// clusterInstance is the FluxInstance flux-operator reconciles in c (objs: c's
+// sortedObjects): only one named fluxinstance.Name, in the operator's runtime namespace
+// (flux-operator cmd/operator/main.go caches FluxInstances by that name and namespace;
+// the CRD rejects any other name). The runtime namespace is not in the repository: the
+// one in the namespace of c's root (flux-operator creates the root in its instance's
+// namespace) wins, else the first; nil when none is named so.
+func clusterInstance(c *graph.Cluster, objs []*graph.Object) *graph.Object {
+	var first *graph.Object
+	for _, o := range fluxInstances(objs) {
+		if o.ID.Name != fluxinstance.Name {
+			continue
+		}
+		if o.ID.Namespace == c.Root.Namespace {
+			return o
+		}
+		if first == nil {
+			first = o
+		}
+	}
+	return first
+}
+
+// isFluxInstance reports whether o is a FluxInstance object with a body.
+func isFluxInstance(o *graph.Object) bool {
+	return o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance" && o.Body != nil
+}
+
+// instanceName is "FluxInstance ns/name", or for one a HelmRelease's values make,
+// "FluxInstance ns/name of HelmRelease ns/hr".
+func instanceName(o *graph.Object) string {
+	s := "FluxInstance " + o.ID.Namespace + "/" + o.ID.Name
+	if o.HelmRelease != "" {
+		s += " of HelmRelease " + o.HelmRelease
+	}
+	return s
+}
+
+// instanceField is where a FluxInstance field is written: spec.<keys>, or for one a
+// HelmRelease's values make, the values' instance.<keys>.
+func instanceField(o *graph.Object, keys ...string) string {
+	if o.HelmRelease != "" {
+		return "instance." + strings.Join(keys, ".")
+	}
+	return "spec." + strings.Join(keys, ".")
 }
 
 // sortedObjects is every object of c once, by file and line.

@@ -11,6 +11,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/tiergate/tiergate/internal/render/fluxinstance"
 	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
 )
@@ -89,6 +90,11 @@ func rejected(o *graph.Object) (field, msg, schema string) {
 			msgs[i] = v.Msg
 		}
 		return vs[0].Field, strings.Join(msgs, "; "), "the " + o.Body.GetAPIVersion() + " HelmRelease schema"
+	}
+	if o.ID.Group == "fluxcd.controlplane.io" && o.ID.Kind == "FluxInstance" && o.ID.Name != fluxinstance.Name {
+		// flux-operator's CRD validation (api/v1/fluxinstance_types.go XValidation
+		// self.metadata.name == 'flux'), which the API server evaluates on every write.
+		return "metadata.name", fmt.Sprintf("the only accepted name for a FluxInstance is 'flux', not %q", o.ID.Name), "the FluxInstance CRD's validation rule self.metadata.name == 'flux'"
 	}
 	if o.ID.Group == "kustomize.toolkit.fluxcd.io" || strings.HasSuffix(o.ID.Group, ".fluxcd.io") {
 		return "", "", ""

@@ -143,8 +143,8 @@ func componentMissingCRD(f *Finding, c *graph.Cluster, o *graph.Object, ref grap
 	}
 	f.Message = fmt.Sprintf("%s is of kind %s, served by %s, which cluster %s's %s does not install: %s, and flux-operator installs only those controllers and their CRDs; %s.",
 		what, kindName(o.ID), comp, c.Name, fi.label(c), componentsNow(fi), fails)
-	f.Suggestion = fmt.Sprintf("Add %s to spec.components of FluxInstance %s/%s (%s:%d), or remove %s from %s:%d.",
-		comp, fi.obj.ID.Namespace, fi.obj.ID.Name, fi.obj.File, fi.line(c), o.ID, o.File, o.Line)
+	f.Suggestion = fmt.Sprintf("Add %s to %s of %s (%s:%d), or remove %s from %s:%d.",
+		comp, instanceField(fi.obj, "components"), instanceName(fi.obj), fi.obj.File, fi.line(c), o.ID, o.File, o.Line)
 }
 
 // keptCRDClause says where fails (a sentence: what fails without the CRD of id) holds:

@@ -61,8 +61,12 @@ func rootStays(base, head *graph.Cluster) []Finding {
 			return nil
 		}
 		f.Severity = Warning
-		f.Message = lead + fmt.Sprintf(", which applies the moved root (%s:%d) but lacks %s that the root applied at base (%s): its garbage collection deletes them, and the next reconcile, from %s, creates them again.",
-			rr.File, rr.Line, plural(len(back), "object"), sample(back), head.RootDir)
+		them := "them"
+		if len(back) == 1 {
+			them = "it"
+		}
+		f.Message = lead + fmt.Sprintf(", which applies the moved root (%s:%d) but lacks %s that the root applied at base (%s): its garbage collection deletes %s, and the next reconcile, from %s, creates %s again.",
+			rr.File, rr.Line, plural(len(back), "object"), sample(back), them, head.RootDir, them)
 		f.Suggestion = fmt.Sprintf("Keep %s building the same objects as %s for one merge (a kustomization.yaml of `resources: [%s]`), and remove it in a later change.", base.RootDir, head.RootDir, relFolder(base.RootDir, head.RootDir))
 	default:
 		return nil

@@ -171,3 +171,19 @@ func TestRootFlipsToCopy(t *testing.T) {
 
 // must drops renameVariant's head graph.
 func must(pairs []graph.ClusterPair, _ *graph.Graph) []graph.ClusterPair { return pairs }
+
+// TestRootStaysTransient: the old folder builds the moved root but not apps.yaml: the
+// transition happens, and the first reconcile's garbage collection deletes the
+// Kustomization apps that the next one, from clusters/production, creates again: a warning.
+func TestRootStaysTransient(t *testing.T) {
+	got := rootFindings(must(renameVariant(t, map[string]string{
+		"clusters/prod/kustomization.yaml": "resources: [../production/flux-system/gotk-sync.yaml]\n",
+	})))
+	msg := "The root of cluster production (flux-system/flux-system, defined at clusters/production/flux-system/gotk-sync.yaml) moves from clusters/prod to clusters/production. " +
+		"The root object in the cluster keeps path ./clusters/prod until a build applies its edited manifest, so at the merge kustomize-controller builds clusters/prod of this commit, " +
+		"which applies the moved root (clusters/production/flux-system/gotk-sync.yaml:13) but lacks 1 object that the root applied at base (Kustomization.kustomize.toolkit.fluxcd.io/flux-system/apps): " +
+		"its garbage collection deletes it, and the next reconcile, from clusters/production, creates it again."
+	if len(got) != 1 || got[0].Severity != Warning || got[0].Line != 19 || got[0].Message != msg {
+		t.Fatalf("findings %s\nwant one warning:\n%s", dump(got), msg)
+	}
+}
