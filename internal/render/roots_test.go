@@ -78,7 +78,7 @@ spec:
       targetPath: instance.sync.path
 `,
 			app + "values.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flux-instance-values\ndata:\n  values.yaml: |\n" +
-				"    instance:\n      sync:\n        kind: OCIRepository\n        path: ./clusters/old\n  path: ./clusters/home\n",
+				"    instance:\n      sync:\n        kind: OCIRepository\n        url: oci://registry.example.invalid/fleet\n        path: ./clusters/old\n  path: ./clusters/home\n",
 			"clusters/home/apps.yaml": ks("apps", "./apps"),
 		},
 		want: []string{"home flux/flux@OCIRepository/flux/flux clusters/home " + app + "helmrelease.yaml"},
