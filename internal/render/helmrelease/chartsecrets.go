@@ -58,14 +58,24 @@ func (p Placeholders) ChartFiles(ch *chart.Chart, secrets []string) (*chart.Char
 	if ch == nil {
 		return ch, FileSecrets{}
 	}
+	reads := templateReads(ch)
+	if reads.none() {
+		return ch, FileSecrets{} // no template reads a file: nothing to hide
+	}
 	values := slices.Clone(secrets)
-	pos := map[*common.File][]byte{} // each file with the values at known positions replaced
+	pos := map[*common.File][]byte{} // each file read with the values at known positions replaced
 	eachChart(ch, func(c *chart.Chart) {
 		roles := generatorRoles(c)
 		for _, f := range c.Files {
+			read := reads.reads(f.Name)
+			if !read && roles[f.Name] == noRole && !mayHoldSecret(f.Name, f.Data) {
+				continue
+			}
 			data, vals := p.positional(f.Name, f.Data, roles[f.Name])
-			pos[f] = data
-			values = append(values, vals...)
+			if read {
+				pos[f] = data
+			}
+			values = append(values, vals...) // an unread file's values may stand in a read one
 		}
 	})
 	m := p.newFileMask(values)
@@ -91,7 +101,11 @@ func eachChart(ch *chart.Chart, fn func(*chart.Chart)) {
 func (p Placeholders) rewriteChart(ch *chart.Chart, pos map[*common.File][]byte, m *fileMask, prefix string, sum hash.Hash, fs *FileSecrets) *chart.Chart {
 	var files []*common.File
 	for i, f := range ch.Files {
-		data := m.replace(pos[f])
+		at, read := pos[f]
+		if !read {
+			continue // no template reads it (templateReads)
+		}
+		data := m.replace(at)
 		fs.Unmasked = fs.Unmasked || m.unmasked(data)
 		if string(data) == string(f.Data) {
 			continue
