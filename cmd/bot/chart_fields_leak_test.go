@@ -93,9 +93,9 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 		// standing in the README read that way is said.
 		{"h12-dyn", map[string][]string{
 			"build head yaml": {"  creds: |\n    " + ph("Gfhdfilecreds9\n") + "\n", "  env: |\n    ENVK=" + up(ph("Gehdenvval9")) + "\n",
-				"  kust: " + b64("configMapGenerator:\n- literals:\n  - NOTE=Gchdplain9\n  name: plain\n  namespace: default\n" +
-					"generatorOptions:\n  disableNameSuffixHash: true\nsecretGenerator:\n- envs:\n  - x.env\n  files:\n  - creds.txt\n" +
-					"  literals:\n  - LIT=" + ph("Glhdliteral9") + "\n  - SHORT=" + ph("q7") + "\n  - ENABLED=" + ph("true") + "\n  name: gen\n  namespace: default\n") + "\n",
+				"  kust: " + b64("configMapGenerator:\n- literals:\n  - NOTE=Gchdplain9\n  name: plain\n  namespace: default\n"+
+					"generatorOptions:\n  disableNameSuffixHash: true\nsecretGenerator:\n- envs:\n  - x.env\n  files:\n  - creds.txt\n"+
+					"  literals:\n  - LIT="+ph("Glhdliteral9")+"\n  - SHORT="+ph("q7")+"\n  - ENABLED="+ph("true")+"\n  name: gen\n  namespace: default\n") + "\n",
 				"  readme: |\n    # config\n\n    Set enabled to true in the values.\n"},
 			"review markdown": {approx + helmrelease.SecretFilesNote + " (tiergate never shows Secret values, nor lets a chart transform one); " +
 				helmrelease.UnmaskedFilesNote},
