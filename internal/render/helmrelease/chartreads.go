@@ -2,7 +2,7 @@ package helmrelease
 
 import (
 	"bytes"
-	"regexp"
+	"strings"
 	"text/template/parse"
 
 	"github.com/gobwas/glob"
@@ -262,17 +262,74 @@ func (w readWalker) chain(fields []string, args []parse.Node) {
 	w.r.all = true
 }
 
-// secretKind matches a kind: key whose value names a Secret or a list (YAML or JSON, quoted
-// or not), as maskObject reads them.
-var secretKind = regexp.MustCompile(`(?m)["']?\bkind["']?[ \t]*:[ \t]*["']?[A-Za-z0-9.]*(Secret|List)\b`)
-
-// mayHoldSecret reports whether positional may find values in data, a file no template
-// reads (name, its chart file name): only its values matter then, where they stand in a
-// file a template reads. Cheaper than positional's own check, which a read file keeps:
-// "Secret" stands in the descriptions of most CRDs, whose YAML is large.
+// mayHoldSecret reports whether data (the chart file name) may hold a document maskObject
+// or maskLiterals finds values in: a kind: key (YAML or JSON, quoted or not, its value on
+// the next line too) whose value is Secret or ends in List, or an alias, anchor or tag
+// there, which only a parse resolves; a kustomization file naming secretGenerator; any
+// file with a double-quoted escape that could spell either (\x, \u, \U, an escaped line
+// break). Cheaper than the search for "Secret" it replaces: that word stands in the
+// descriptions of most CRDs, whose YAML is large and slow to parse.
 func mayHoldSecret(name string, data []byte) bool {
 	if isKustomizationFile(name) && bytes.Contains(data, []byte("secretGenerator")) {
 		return true
 	}
-	return secretKind.Match(data)
+	for _, esc := range []string{`\x`, `\u`, `\U`, "\\\n", "\\\r"} {
+		if bytes.Contains(data, []byte(esc)) {
+			return true
+		}
+	}
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte("kind"))
+		if j < 0 {
+			return false
+		}
+		i += j + len("kind")
+		if secretKindValue(data[i:]) {
+			return true
+		}
+	}
+}
+
+// secretKindValue reports whether b, what follows a "kind" in a file, is a key's end, a
+// colon and a value maskObject reads (Secret, *List), or one only a parse resolves.
+func secretKindValue(b []byte) bool {
+	k := 0
+	if k < len(b) && (b[k] == '"' || b[k] == '\'') {
+		k++
+	}
+	k = skipBlanks(b, k)
+	if k >= len(b) || b[k] != ':' {
+		return false
+	}
+	k = skipBlanks(b, k+1)
+	if k < len(b) && (b[k] == '*' || b[k] == '&' || b[k] == '!') {
+		return true
+	}
+	if k < len(b) && (b[k] == '"' || b[k] == '\'') {
+		k++
+	}
+	s := k
+	for k < len(b) && alnum(b[k]) {
+		k++
+	}
+	v := string(b[s:k])
+	return v == "Secret" || strings.HasSuffix(v, "List")
+}
+
+// skipBlanks returns the index of the first byte of b from k that is no space, tab, line
+// break or part of a # comment.
+func skipBlanks(b []byte, k int) int {
+	for k < len(b) {
+		switch b[k] {
+		case ' ', '\t', '\r', '\n':
+			k++
+		case '#':
+			for k < len(b) && b[k] != '\n' {
+				k++
+			}
+		default:
+			return k
+		}
+	}
+	return k
 }

@@ -67,12 +67,8 @@ func (p Placeholders) ChartFiles(ch *chart.Chart, secrets []string) (*chart.Char
 	eachChart(ch, func(c *chart.Chart) {
 		roles := generatorRoles(c)
 		for _, f := range c.Files {
-			read := reads.reads(f.Name)
-			if !read && roles[f.Name] == noRole && !mayHoldSecret(f.Name, f.Data) {
-				continue
-			}
 			data, vals := p.positional(f.Name, f.Data, roles[f.Name])
-			if read {
+			if reads.reads(f.Name) {
 				pos[f] = data
 			}
 			values = append(values, vals...) // an unread file's values may stand in a read one
