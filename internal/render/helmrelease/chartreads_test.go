@@ -8,6 +8,8 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 )
 
 // templateReads finds the files a chart's templates can read: none without a .Files
@@ -120,5 +122,24 @@ func TestChartFilesReadByTemplates(t *testing.T) {
 				t.Error("local.yaml, read by no template, was rewritten")
 			}
 		})
+	}
+}
+
+// The chart `helm create` writes (helpers passed the top-level object, toYaml of values in
+// with blocks, ranges over values, NOTES.txt) reads none of its files.
+func TestTemplateReadsHelmCreate(t *testing.T) {
+	dir, err := chartutil.Create("app", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := loader.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Templates) < 5 {
+		t.Fatalf("%d templates", len(ch.Templates))
+	}
+	if r := templateReads(ch); !r.none() {
+		t.Errorf("helm create's chart reads files: %+v", r)
 	}
 }
