@@ -143,3 +143,22 @@ func TestTemplateReadsHelmCreate(t *testing.T) {
 		t.Errorf("helm create's chart reads files: %+v", r)
 	}
 }
+
+// mayHoldSecret lets through every way a document can be a Secret or a List to
+// maskObject, and skips a CRD whose descriptions only name Secrets.
+func TestMayHoldSecret(t *testing.T) {
+	for data, want := range map[string]bool{
+		"kind: Secret\n": true, `{"kind":"Secret"}`: true, "kind: 'SecretList'\n": true, "- {kind: List, items: []}\n": true,
+		"kind:\n  Secret\n": true, "kind: # c\n  Secret\n": true, "kind: *k\n": true, "kind: !!str Secret\n": true,
+		`"k\u0069nd": Secret`: true, "\"kind\" : \"v1List\"": true,
+		"kind: CustomResourceDefinition\nspec:\n  names: {kind: Foo, listKind: FooList}\n  description: the Secret holding it\n": false,
+		"kind: SecretStore\n": false, "kind: ConfigMap\ndata: {a: Secret}\n": false, "": false,
+	} {
+		if got := mayHoldSecret("f.yaml", []byte(data)); got != want {
+			t.Errorf("mayHoldSecret(%q) = %v; want %v", data, got, want)
+		}
+	}
+	if !mayHoldSecret("k/kustomization.yaml", []byte("secretGenerator: []\n")) || mayHoldSecret("k/other.yaml", []byte("secretGenerator: []\n")) {
+		t.Error("a kustomization file's secretGenerator")
+	}
+}
