@@ -18,7 +18,8 @@ import (
 // literal release name and namespace (r22 default/lit) reach the chart as written. The h7
 // cases (hostile7) read chart files holding a Secret in a List, a Secret's values copied
 // into its own metadata, and a secretGenerator's sources: the chart sees placeholders
-// there, and a ConfigMap's values beside them as written.
+// there, and a ConfigMap's values beside them as written. The h12 cases (secrets12) read
+// files by names computed at render time, and none.
 func TestSecretChartFieldLeaks(t *testing.T) {
 	key, err := hex.DecodeString(testPlaceholderKey)
 	if err != nil {
@@ -87,6 +88,25 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 			"build base yaml": {"      - LIT=" + ph("Glbsliteral9") + "\n"},
 			"review markdown": {approx + helmrelease.SecretFilesNote + " (tiergate never shows"},
 		}, map[string][]string{"review markdown": {helmrelease.UnmaskedFilesNote}}},
+		// secrets12: file names computed at render time (printf, print, a variable) may
+		// name any file, so every file is rewritten, and the generator's value "true"
+		// standing in the README read that way is said.
+		{"h12-dyn", map[string][]string{
+			"build head yaml": {"  creds: |\n    " + ph("Gfhdfilecreds9\n") + "\n", "  env: |\n    ENVK=" + up(ph("Gehdenvval9")) + "\n",
+				"  kust: " + b64("configMapGenerator:\n- literals:\n  - NOTE=Gchdplain9\n  name: plain\n  namespace: default\n"+
+					"generatorOptions:\n  disableNameSuffixHash: true\nsecretGenerator:\n- envs:\n  - x.env\n  files:\n  - creds.txt\n"+
+					"  literals:\n  - LIT="+ph("Glhdliteral9")+"\n  - SHORT="+ph("q7")+"\n  - ENABLED="+ph("true")+"\n  name: gen\n  namespace: default\n") + "\n",
+				"  readme: |\n    # config\n\n    Set enabled to true in the values.\n"},
+			"review markdown": {approx + helmrelease.SecretFilesNote + " (tiergate never shows Secret values, nor lets a chart transform one); " +
+				helmrelease.UnmaskedFilesNote},
+		}, nil},
+		// secrets12: a chart that reads none of its files: nothing rewritten, no notice,
+		// though its README holds the generator's value "true".
+		{"h12-unread", map[string][]string{"build head yaml": {"data:\n  release: files\n"}},
+			map[string][]string{"review markdown": {helmrelease.SecretFilesNote, helmrelease.UnmaskedFilesNote, "is rendered offline"}}},
+		// secrets12: a crds/ file reaches the output as written, whatever the templates read:
+		// the CRD is in the graph and its copy of a generator value is redacted there.
+		{"h12-crd", map[string][]string{"build head yaml": {"  name: widgets.example.com\n", "default token is <redacted>\n"}}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name

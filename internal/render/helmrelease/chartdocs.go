@@ -90,7 +90,7 @@ func (p Placeholders) positional(name string, data []byte, role fileRole) ([]byt
 		return p.envFile(data)
 	}
 	kust := isKustomizationFile(name)
-	if !bytes.Contains(data, []byte("Secret")) && !(kust && bytes.Contains(data, []byte("secretGenerator"))) {
+	if !mayHoldSecret(name, data) {
 		return data, nil // most files: no parse
 	}
 	docs := yamlDocs(data)

@@ -11,9 +11,12 @@ import (
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 )
 
-// chartOf is a chart named c with files (name, content, ...).
+// readAll is a template that reads every file of its chart.
+var readAll = &common.File{Name: "templates/all.yaml", Data: []byte(`{{ (.Files.Glob "**").AsConfig }}`)}
+
+// chartOf is a chart named c with files (name, content, ...) and a template reading them all.
 func chartOf(files ...string) *chart.Chart {
-	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "c"}}
+	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "c"}, Templates: []*common.File{readAll}}
 	for i := 0; i+1 < len(files); i += 2 {
 		ch.Files = append(ch.Files, &common.File{Name: files[i], Data: []byte(files[i+1])})
 	}

@@ -1,6 +1,7 @@
 package helmrelease
 
 import (
+	"bytes"
 	"encoding/base64"
 	"maps"
 	"slices"
@@ -17,6 +18,10 @@ type fileMask struct {
 	r *strings.Replacer
 	// unsafe are the values too short or word-shaped to replace wherever they stand.
 	unsafe []string
+	// heads holds the first graph.MinValueBytes bytes of every text r replaces (no text is
+	// shorter): a file holding none of them is not given to r, whose trie walk costs
+	// several times a scan of the file (BenchmarkChartFilesRead).
+	heads *headSet
 }
 
 // newFileMask returns the mask of values (Secret values, in any order, repeats and
@@ -90,6 +95,7 @@ func (p Placeholders) newFileMask(values []string) *fileMask {
 		pairs = append(pairs, o, news[o])
 	}
 	m.r = strings.NewReplacer(pairs...)
+	m.heads = newHeadSet(olds)
 	return m
 }
 
@@ -105,6 +111,9 @@ func (m *fileMask) replace(data []byte) []byte {
 	if m.r == nil {
 		return data
 	}
+	if !m.heads.anyIn(data) {
+		return data
+	}
 	s := string(data)
 	if out := m.r.Replace(s); out != s {
 		return []byte(out)
@@ -118,9 +127,8 @@ func (m *fileMask) unmasked(data []byte) bool {
 	if len(m.unsafe) == 0 {
 		return false
 	}
-	s := string(data)
 	for _, u := range m.unsafe {
-		if standsAsToken(s, u) {
+		if standsAsToken(data, u) {
 			return true
 		}
 	}
@@ -128,9 +136,9 @@ func (m *fileMask) unmasked(data []byte) bool {
 }
 
 // standsAsToken reports whether t occurs in s with no letter or digit on either side.
-func standsAsToken(s, t string) bool {
+func standsAsToken(s []byte, t string) bool {
 	for i := 0; ; {
-		j := strings.Index(s[i:], t)
+		j := bytes.Index(s[i:], []byte(t))
 		if j < 0 {
 			return false
 		}

@@ -15,7 +15,7 @@ import (
 const SecretFilesNote = "Secret values in chart files replaced by placeholders"
 
 // UnmaskedFilesNote is the graph.Release.Approximate entry of a release whose chart holds,
-// outside its templates and outside a Secret document or generator source, a Secret value
+// in a file a template can read, outside a Secret document or generator source, a Secret value
 // too short or too common a word to replace wherever it stands (FileSecrets.Unmasked).
 const UnmaskedFilesNote = "a chart file holds a Secret value of under 4 bytes or that is a common word, as written (replacing it wherever it stands would cut ordinary text): a template printing that file may show it"
 
@@ -28,7 +28,8 @@ type FileSecrets struct {
 	// rewritten to depends on the cluster's Secrets as well as on the chart.
 	Digest string
 	// Unmasked is true when a Secret value under graph.MinValueBytes or word-shaped
-	// (graph.WordShaped) stands as a token in a file after the rewrite: it is replaced only
+	// (graph.WordShaped) stands as a token in a file a template can read (templateReads)
+	// after the rewrite: it is replaced only
 	// at its positions, in a Secret document or a generator source (UnmaskedFilesNote).
 	Unmasked bool
 }
@@ -51,6 +52,10 @@ type FileSecrets struct {
 //     its placeholder in its place, except values under graph.MinValueBytes and
 //     word-shaped ones (FileSecrets.Unmasked says when one is left standing).
 //
+// Only the files a template can read are rewritten (templateReads: a literal .Files.Get,
+// GetBytes, Lines or Glob names them, anything else reads every file); a chart whose
+// templates read none is returned as it is, with no FileSecrets. The values at the
+// positions of a file no template reads still count by value in the files read.
 // A file holding no value is left as it is (the same *common.File); ch itself is never
 // changed (charts are shared, ChartMemo): the result is a shallow copy, ch when nothing
 // was rewritten.
@@ -58,14 +63,20 @@ func (p Placeholders) ChartFiles(ch *chart.Chart, secrets []string) (*chart.Char
 	if ch == nil {
 		return ch, FileSecrets{}
 	}
+	reads := templateReads(ch)
+	if reads.none() {
+		return ch, FileSecrets{} // no template reads a file: nothing to hide
+	}
 	values := slices.Clone(secrets)
-	pos := map[*common.File][]byte{} // each file with the values at known positions replaced
+	pos := map[*common.File][]byte{} // each file read with the values at known positions replaced
 	eachChart(ch, func(c *chart.Chart) {
 		roles := generatorRoles(c)
 		for _, f := range c.Files {
 			data, vals := p.positional(f.Name, f.Data, roles[f.Name])
-			pos[f] = data
-			values = append(values, vals...)
+			if reads.reads(f.Name) {
+				pos[f] = data
+			}
+			values = append(values, vals...) // an unread file's values may stand in a read one
 		}
 	})
 	m := p.newFileMask(values)
@@ -91,7 +102,11 @@ func eachChart(ch *chart.Chart, fn func(*chart.Chart)) {
 func (p Placeholders) rewriteChart(ch *chart.Chart, pos map[*common.File][]byte, m *fileMask, prefix string, sum hash.Hash, fs *FileSecrets) *chart.Chart {
 	var files []*common.File
 	for i, f := range ch.Files {
-		data := m.replace(pos[f])
+		at, read := pos[f]
+		if !read {
+			continue // no template reads it (templateReads)
+		}
+		data := m.replace(at)
 		fs.Unmasked = fs.Unmasked || m.unmasked(data)
 		if string(data) == string(f.Data) {
 			continue

@@ -28,7 +28,7 @@ func TestChartFiles(t *testing.T) {
 		{Name: "bad.yaml", Data: []byte("kind: Secret\nstringData: [\n")},
 	}
 	sub := &chart.Chart{Metadata: &chart.Metadata{Name: "sub"}, Files: []*common.File{{Name: "s.yaml", Data: []byte("kind: Secret\nstringData: {S: subval9}\n")}}}
-	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "c"}, Files: files}
+	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "c"}, Files: files, Templates: []*common.File{readAll}}
 	ch.SetDependencies(sub)
 
 	got, fs := p.ChartFiles(ch, nil)
@@ -57,7 +57,7 @@ func TestChartFiles(t *testing.T) {
 	if string(ch.Files[0].Data) != secret || string(sub.Files[0].Data) != "kind: Secret\nstringData: {S: subval9}\n" || sub.Parent() != ch {
 		t.Error("the loaded chart changed")
 	}
-	plain := &chart.Chart{Metadata: &chart.Metadata{Name: "p"}, Files: files[2:4]}
+	plain := &chart.Chart{Metadata: &chart.Metadata{Name: "p"}, Files: files[2:4], Templates: []*common.File{readAll}}
 	if same, fs := p.ChartFiles(plain, nil); fs.Replaced || same != plain {
 		t.Errorf("no Secret values: %v, %v; want the chart itself, false", same, fs)
 	}
