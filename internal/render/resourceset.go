@@ -19,6 +19,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 	"github.com/tiergate/tiergate/internal/render/resourceset"
 )
 
@@ -84,15 +85,21 @@ func (r *renderer) expandResourceSets(ks *graph.Kustomization, c *graph.Cluster)
 	var gen []*graph.Object
 	var providers []*unstructured.Unstructured // listed at the first ResourceSet, for all
 	listed := false
+	// The templates see each Secret-derived field of a ResourceSet or provider (its
+	// SecretFields: inputs or defaultValues substituted from a Secret) as a placeholder,
+	// as a chart sees a HelmRelease's: upper, b64enc, sha256sum or trunc of it (in data,
+	// a name or a label) is then made of the placeholder, never of the Secret value.
+	mask := r.shared.placeholders()
 	for _, o := range ks.Objects {
 		if !isResourceSet(o.Body) {
 			continue
 		}
 		if !listed {
-			providers, listed = rsProviders(ks, c), true
+			providers, listed = rsProviders(ks, c, mask), true
 		}
 		ref := graph.Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}
-		objs, skipped, err := renderResourceSet(o.Body, providers, r.guards.limits.MaxBuildBytes)
+		seen, _ := mask.Object(o.Body, o.SecretFields)
+		objs, skipped, err := renderResourceSet(seen, providers, r.guards.limits.MaxBuildBytes)
 		switch {
 		case skipped != "":
 			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, graph.ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
@@ -166,14 +173,16 @@ func (r *renderer) priorResourceSetObjects(owner graph.Ref, cluster, rs string) 
 }
 
 // rsProviders lists the ResourceSetInputProviders the graph renders so far: those of ks
-// and of the Kustomizations built before it.
-func rsProviders(ks *graph.Kustomization, c *graph.Cluster) []*unstructured.Unstructured {
+// and of the Kustomizations built before it, each with its Secret-derived fields
+// (Object.SecretFields) replaced by mask's placeholders (Placeholders.Object).
+func rsProviders(ks *graph.Kustomization, c *graph.Cluster, mask helmrelease.Placeholders) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	seen := map[graph.ObjectID]bool{}
 	add := func(o *graph.Object) {
 		if o.ID.Group == rsGroup && o.ID.Kind == rsipKind && !seen[o.ID] {
 			seen[o.ID] = true
-			out = append(out, o.Body)
+			body, _ := mask.Object(o.Body, o.SecretFields)
+			out = append(out, body)
 		}
 	}
 	for _, o := range ks.Objects {
