@@ -115,14 +115,17 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 		{"h12-crd", map[string][]string{"build head yaml": {"  name: widgets.example.com\n", "default token is <redacted>\n"}}, nil},
 		// secrets15 (hostile8 c13): a ResourceSet's inputs and a Static provider's
 		// defaultValues substituted from a Secret: the templates transform placeholders, in
-		// data, a name and a label; the literal input keeps its value.
+		// data, a name and a label; the literal input keeps its value. The name made of a
+		// placeholder is not judged by invalid-name.
 		{"h15-rs", map[string][]string{
 			"build head yaml": {"  b64: " + b64(rsTok) + "\n", "  pin: \"" + strconv.FormatInt(rsPin+1, 10) + "\"\n",
 				"  plain: RSPLAINLITERAL\n", "  rev: " + reverse(rsTok) + "\n", "  sha: " + sha(rsTok) + "\n",
 				"  up: " + up(rsTok) + "\n  whole: " + rsTok + "\n", "  up: PRE-" + up(rsTok) + "\n",
-				"    tok: pre-" + rsTok + "\n  name: rs2-pre-tiergate\n"},
+				"    tok: pre-" + rsTok + "\n  name: rs2-pre-tiergate-\n"},
 			"build base yaml": {"  whole: " + ph("Rsbslongv4l") + "\n"},
-		}, nil},
+			// trunc of a placeholder may end in '-': invalid-name does not judge the name.
+			"review markdown": {"ConfigMap/default/rs2-pre-tiergate- · flux-system/apps"},
+		}, map[string][]string{"review markdown": {"invalid-name"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name
