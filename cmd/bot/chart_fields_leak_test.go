@@ -1,8 +1,11 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,6 +33,9 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	tok := ph("Tkhdlongv4l")
 	approx := "so its objects may differ in the cluster: "
+	rsTok, rsPin := ph("Rshdlongv4l"), helmrelease.NewPlaceholders(key).Number("48213")
+	reverse := func(s string) string { r := []rune(s); slices.Reverse(r); return string(r) }
+	sha := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
 	for _, c := range []struct {
 		name      string
 		want, not map[string][]string // output name -> texts it holds / must not hold
@@ -107,6 +113,19 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 		// secrets12: a crds/ file reaches the output as written, whatever the templates read:
 		// the CRD is in the graph and its copy of a generator value is redacted there.
 		{"h12-crd", map[string][]string{"build head yaml": {"  name: widgets.example.com\n", "default token is <redacted>\n"}}, nil},
+		// secrets15 (hostile8 c13): a ResourceSet's inputs and a Static provider's
+		// defaultValues substituted from a Secret: the templates transform placeholders, in
+		// data, a name and a label; the literal input keeps its value. The name made of a
+		// placeholder is not judged by invalid-name.
+		{"h15-rs", map[string][]string{
+			"build head yaml": {"  b64: " + b64(rsTok) + "\n", "  pin: \"" + strconv.FormatInt(rsPin+1, 10) + "\"\n",
+				"  plain: RSPLAINLITERAL\n", "  rev: " + reverse(rsTok) + "\n", "  sha: " + sha(rsTok) + "\n",
+				"  up: " + up(rsTok) + "\n  whole: " + rsTok + "\n", "  up: PRE-" + up(rsTok) + "\n",
+				"    tok: pre-" + rsTok + "\n  name: rs2-pre-tiergate-\n"},
+			"build base yaml": {"  whole: " + ph("Rsbslongv4l") + "\n"},
+			// trunc of a placeholder may end in '-': invalid-name does not judge the name.
+			"review markdown": {"ConfigMap/default/rs2-pre-tiergate- · flux-system/apps"},
+		}, map[string][]string{"review markdown": {"invalid-name"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name

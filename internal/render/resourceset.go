@@ -19,6 +19,7 @@ import (
 
 	"github.com/tiergate/tiergate/internal/render/fluxschema"
 	"github.com/tiergate/tiergate/internal/render/graph"
+	"github.com/tiergate/tiergate/internal/render/helmrelease"
 	"github.com/tiergate/tiergate/internal/render/resourceset"
 )
 
@@ -82,17 +83,24 @@ func (r *renderer) expandResourceSets(ks *graph.Kustomization, c *graph.Cluster)
 		return
 	}
 	var gen []*graph.Object
-	var providers []*unstructured.Unstructured // listed at the first ResourceSet, for all
+	var providers []rsSeenProvider // listed at the first ResourceSet, for all
 	listed := false
+	// The templates see each Secret-derived field of a ResourceSet or provider (its
+	// SecretFields: inputs or defaultValues substituted from a Secret) as a placeholder,
+	// as a chart sees a HelmRelease's: upper, b64enc, sha256sum or trunc of it (in data,
+	// a name or a label) is then made of the placeholder, never of the Secret value.
+	mask := r.shared.placeholders()
 	for _, o := range ks.Objects {
 		if !isResourceSet(o.Body) {
 			continue
 		}
 		if !listed {
-			providers, listed = rsProviders(ks, c), true
+			providers, listed = rsProviders(ks, c, mask), true
 		}
 		ref := graph.Ref{Namespace: o.Body.GetNamespace(), Name: o.Body.GetName()}
-		objs, skipped, err := renderResourceSet(o.Body, providers, r.guards.limits.MaxBuildBytes)
+		seen, masked := mask.Object(o.Body, o.SecretFields)
+		masked = masked || slices.ContainsFunc(providers, func(p rsSeenProvider) bool { return p.masked })
+		objs, skipped, err := renderResourceSet(seen, rsBodies(providers), r.guards.limits.MaxBuildBytes)
 		switch {
 		case skipped != "":
 			ks.ResourceSetSkipped = append(ks.ResourceSetSkipped, graph.ResourceSetSkip{ResourceSet: o.ID, Reason: fmt.Sprintf("ResourceSet %s (%s:%d) not reviewed: %s", ref, o.File, o.Line, skipped)})
@@ -109,7 +117,7 @@ func (r *renderer) expandResourceSets(ks *graph.Kustomization, c *graph.Cluster)
 			gen = append(gen, r.priorResourceSetObjects(ks.Ref, c.Name, ref.String())...)
 		}
 		for _, u := range objs {
-			gen = append(gen, &graph.Object{ID: graph.IDOf(u), Owner: ks.Ref, File: o.File, Line: o.Line, Body: u, ResourceSet: ref.String()})
+			gen = append(gen, &graph.Object{ID: graph.IDOf(u), Owner: ks.Ref, File: o.File, Line: o.Line, Body: u, ResourceSet: ref.String(), Placeholders: masked})
 		}
 	}
 	if len(gen) > 0 {
@@ -166,14 +174,16 @@ func (r *renderer) priorResourceSetObjects(owner graph.Ref, cluster, rs string) 
 }
 
 // rsProviders lists the ResourceSetInputProviders the graph renders so far: those of ks
-// and of the Kustomizations built before it.
-func rsProviders(ks *graph.Kustomization, c *graph.Cluster) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
+// and of the Kustomizations built before it, each with its Secret-derived fields
+// (Object.SecretFields) replaced by mask's placeholders (Placeholders.Object).
+func rsProviders(ks *graph.Kustomization, c *graph.Cluster, mask helmrelease.Placeholders) []rsSeenProvider {
+	var out []rsSeenProvider
 	seen := map[graph.ObjectID]bool{}
 	add := func(o *graph.Object) {
 		if o.ID.Group == rsGroup && o.ID.Kind == rsipKind && !seen[o.ID] {
 			seen[o.ID] = true
-			out = append(out, o.Body)
+			body, masked := mask.Object(o.Body, o.SecretFields)
+			out = append(out, rsSeenProvider{body, masked})
 		}
 	}
 	for _, o := range ks.Objects {
@@ -185,6 +195,21 @@ func rsProviders(ks *graph.Kustomization, c *graph.Cluster) []*unstructured.Unst
 				add(o)
 			}
 		}
+	}
+	return out
+}
+
+// rsSeenProvider is a ResourceSetInputProvider as the templates see it, and whether a
+// placeholder stands in it for a Secret-derived field.
+type rsSeenProvider struct {
+	body   *unstructured.Unstructured
+	masked bool
+}
+
+func rsBodies(ps []rsSeenProvider) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(ps))
+	for i, p := range ps {
+		out[i] = p.body
 	}
 	return out
 }

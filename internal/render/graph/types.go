@@ -97,6 +97,11 @@ type Object struct {
 	// ResourceSet is the flux-operator ResourceSet ("namespace/name") that rendered the
 	// object, applied by Owner; "" for an object of Owner's own build.
 	ResourceSet string
+	// Placeholders is true for an object of a ResourceSet whose inputs (or its providers'
+	// defaultValues) held Secret-derived fields: the templates saw placeholders there
+	// (render expandResourceSets), so the name and texts made of them are not the
+	// cluster's, and rule invalid-name does not judge the name.
+	Placeholders bool `json:",omitempty"`
 	// HelmRelease is the HelmRelease ("namespace/name") whose chart rendered the object,
 	// applied by helm-controller for Owner; "" for an object of Owner's own build. File and
 	// Line are then the HelmRelease's manifest, and Template the chart's template

@@ -22,12 +22,15 @@ import (
 // a chart object fails helm-controller's install or upgrade of its HelmRelease, a ResourceSet's
 // object flux-operator's apply of the ResourceSet. The finding
 // is at the line of metadata.name in the source file and names the variables used there.
-// An empty name with metadata.generateName set is left alone.
+// An empty name with metadata.generateName set is left alone, and so is the name of a
+// ResourceSet object rendered from placeholders (graph.Object.Placeholders).
 func invalidName(c, _ *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	each(c, func(ks *graph.Kustomization, o *graph.Object) {
 		name := o.Body.GetName()
-		if name == "" && o.Body.GetGenerateName() != "" {
+		if name == "" && o.Body.GetGenerateName() != "" || o.Placeholders {
+			// A ResourceSet object rendered from placeholders: its name is not the
+			// cluster's (trunc of a placeholder may end in '-'), so it is not judged.
 			return
 		}
 		rule, errs := nameRule(o.ID)(name)
