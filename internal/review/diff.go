@@ -148,12 +148,20 @@ func unifiedRedacted(a, b *graph.Object, common Common, redactText func(string) 
 // keys changed and never a value. Then redactText (nil: none) replaces, in every string
 // and key, what the review redacts in every text (redactTree), before the YAML encoder
 // folds or splits a string.
+//
+// Each redaction that marks a value changed compares o's value as rendered with other's
+// as rendered, never a value an earlier redaction has already replaced: a Secret's data
+// and the SOPS values first, on the bodies as built, then the substituted fields that are
+// left (maskFields leaves what they replaced alone). Masking first made every substituted
+// Secret value "<redacted, changed>" whenever the two sides were built apart (--no-reuse,
+// a warm cache): the head's mask against the base's value.
 func yamlOf(o, other *graph.Object, head bool, common Common, redactText func(string) string) string {
-	u := maskFields(o.Body, o.SecretFields, other.SecretFields, head)
+	u := o.Body
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, other.Body, head)
 	}
-	u = redactSOPS(u, other.Body, head)
+	u = redactSOPS(u, o.Body, other.Body, head)
+	u = maskFields(u, o.Body, o.SecretFields, other.SecretFields, head)
 	// A Secret's own values too: they reappear in its metadata (last-applied-configuration).
 	u = redactSubstituted(u, bodySecrets(o, common), bodySecrets(other, common), head)
 	u = redactOwnMetadata(u, o, other, head)
@@ -235,12 +243,15 @@ func redactSubstituted(u *unstructured.Unstructured, secrets, theirs []string, h
 // recipients, MAC) and every SOPS-encrypted value ("ENC[AES256_GCM,…]") by "<redacted>",
 // or "<redacted, changed>" on the head side where the base differs: kustomize-controller
 // decrypts them at apply time, and ciphertext is no business of a PR comment.
-func redactSOPS(u, other *unstructured.Unstructured, head bool) *unstructured.Unstructured {
+//
+// orig is the object as rendered (u may already hold other redactions, at the same keys):
+// whether a value changed is decided on orig's value and other's.
+func redactSOPS(u, orig, other *unstructured.Unstructured, head bool) *unstructured.Unstructured {
 	if !hasSOPS(u.Object) {
 		return u
 	}
 	c := u.DeepCopy()
-	c.Object = redactValue(c.Object, other.Object, head).(map[string]any)
+	c.Object = redactValue(c.Object, orig.Object, other.Object, head).(map[string]any)
 	return c
 }
 
@@ -264,10 +275,11 @@ func hasSOPS(v any) bool {
 	return false
 }
 
-// redactValue walks v beside its counterpart theirs (nil when absent).
-func redactValue(v, theirs any, head bool) any {
-	// The marker compares the redacted value itself with its counterpart, not the object
-	// around it (which other redactions have already changed).
+// redactValue walks v beside mine, the same value as rendered (before other redactions
+// of v), and its counterpart theirs (nil when absent).
+func redactValue(v, mine, theirs any, head bool) any {
+	// The marker compares the redacted value as rendered with its counterpart, not v's
+	// (which an earlier redaction may have replaced: a Secret's stringData "sops" key).
 	marker := func(mine, theirs any) string {
 		if head && !reflect.DeepEqual(mine, theirs) {
 			return "<redacted, changed>"
@@ -276,26 +288,31 @@ func redactValue(v, theirs any, head bool) any {
 	}
 	switch x := v.(type) {
 	case map[string]any:
+		m, _ := mine.(map[string]any)
 		t, _ := theirs.(map[string]any)
 		for k, val := range x {
 			if sopsKey(k) {
-				x[k] = marker(val, t[k])
+				x[k] = marker(m[k], t[k])
 				continue
 			}
-			x[k] = redactValue(val, t[k], head)
+			x[k] = redactValue(val, m[k], t[k], head)
 		}
 	case []any:
+		m, _ := mine.([]any)
 		t, _ := theirs.([]any)
 		for i, val := range x {
-			var ti any
+			var mi, ti any
+			if i < len(m) {
+				mi = m[i]
+			}
 			if i < len(t) {
 				ti = t[i]
 			}
-			x[i] = redactValue(val, ti, head)
+			x[i] = redactValue(val, mi, ti, head)
 		}
 	case string:
 		if sopsText(x) {
-			return marker(x, theirs)
+			return marker(mine, theirs)
 		}
 	}
 	return v

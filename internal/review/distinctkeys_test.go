@@ -27,10 +27,10 @@ func TestRedactedKeysStayDistinct(t *testing.T) {
 		got  *unstructured.Unstructured
 		want map[string]any
 	}{
-		"maskFields base": {maskFields(body(), []graph.SecretField{key}, nil, false), map[string]any{
+		"maskFields base": {maskFields(body(), nil, []graph.SecretField{key}, nil, false), map[string]any{
 			"<redacted>": "lit", "<redacted> (2)": "lit3", "<redacted, changed>": "lit2", "<redacted> (3)": "fromsecret", "SS": "a", "kTkhdlongv4l": "k",
 		}},
-		"maskFields head": {maskFields(body(), []graph.SecretField{key}, nil, true), map[string]any{
+		"maskFields head": {maskFields(body(), nil, []graph.SecretField{key}, nil, true), map[string]any{
 			"<redacted>": "lit", "<redacted> (2)": "lit3", "<redacted, changed>": "lit2", "<redacted, changed> (2)": "fromsecret", "SS": "a", "kTkhdlongv4l": "k",
 		}},
 		"redactTree": {redactTree(body(), func(s string) string { return strings.ReplaceAll(s, "Tkhdlongv4l", "<redacted>") }), map[string]any{

@@ -26,11 +26,14 @@ func RedactedIn(o *graph.Object, common Common) *unstructured.Unstructured {
 // the marshalled text would no longer find whole.
 func RedactedWith(o *graph.Object, common Common, redactText func(string) string) *unstructured.Unstructured {
 	none := &unstructured.Unstructured{Object: map[string]any{}}
-	u := maskFields(o.Body, o.SecretFields, nil, false)
+	// In yamlOf's order: a Secret's data and SOPS values whole, then the substituted
+	// fields left (their literal parts in a Secret's value are not shown).
+	u := o.Body
 	if o.ID.Group == "" && o.ID.Kind == "Secret" {
 		u = redact(u, none, false)
 	}
-	u = redactSOPS(u, none, false)
+	u = redactSOPS(u, o.Body, none, false)
+	u = maskFields(u, o.Body, o.SecretFields, nil, false)
 	u = redactSubstituted(u, bodySecrets(o, common), nil, false)
 	return redactTree(redactOwnMetadata(u, o, nil, false), redactText)
 }

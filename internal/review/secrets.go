@@ -272,7 +272,12 @@ func redactStrings(v reflect.Value, secrets interface{ Replace(string) string },
 // other side's fields) holds no field of the same path and parts: redaction at the
 // position, whatever the length of the value. A key is renamed; a field no longer at its
 // path is left to the redaction by value. u is not changed.
-func maskFields(u *unstructured.Unstructured, mine, theirs []graph.SecretField, head bool) *unstructured.Unstructured {
+//
+// orig is the object as rendered, u that object with earlier redactions (a Secret's data,
+// SOPS values): a value u no longer holds as orig does was replaced by one of them, which
+// decided whether it changed on the rendered values of both sides, and is left as it is
+// (its marker stays; the literal parts of a Secret's value are not shown).
+func maskFields(u, orig *unstructured.Unstructured, mine, theirs []graph.SecretField, head bool) *unstructured.Unstructured {
 	if len(mine) == 0 {
 		return u
 	}
@@ -307,6 +312,7 @@ func maskFields(u *unstructured.Unstructured, mine, theirs []graph.SecretField, 
 			v, ok := p[last]
 			switch {
 			case !ok:
+			case !f.Key && replacedBefore(v, orig, f.Path):
 			case f.Key:
 				delete(p, last)
 				p[distinctKey(p, masked)] = v
@@ -314,12 +320,23 @@ func maskFields(u *unstructured.Unstructured, mine, theirs []graph.SecretField, 
 				p[last] = masked
 			}
 		case []any:
-			if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(p) && !f.Key {
+			if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(p) && !f.Key && !replacedBefore(p[i], orig, f.Path) {
 				p[i] = masked
 			}
 		}
 	}
 	return c
+}
+
+// replacedBefore reports whether v, the value at path in the object maskFields masks, is
+// not orig's value there: an earlier redaction replaced it. Values are masked before any
+// key is renamed, so path still leads through orig's keys.
+func replacedBefore(v any, orig *unstructured.Unstructured, path []string) bool {
+	if orig == nil {
+		return false
+	}
+	was, ok := graph.ValueAt(orig.Object, path)
+	return ok && !reflect.DeepEqual(was, v)
 }
 
 // maskedID returns o's identity with the Secret-derived parts of its name and namespace
