@@ -3,8 +3,11 @@ package render
 import (
 	"strings"
 
+	"sigs.k8s.io/kustomize/api/resource"
+
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/render/kustomize"
 )
 
 // nsConflictAt moves a namespace-transformer ID conflict of ks's build to the line that
@@ -48,4 +51,29 @@ func topKeyLine(ix *index.Index, rel, key string) int {
 		}
 	}
 	return 0
+}
+
+// namedAsTarget reports whether obj, a v1 Namespace of ks that kustomize's namespace
+// transformer named ks's spec.targetNamespace (api/filters/namespace: metadata.name of
+// kind Namespace), was written with another name that ks's postBuild substitution turns
+// into the target. kustomize-controller substitutes after the build (controller build():
+// SecureBuild, then fluxcd/pkg/kustomize SubstituteVariables per resource), so the
+// `${TENANT}` the source shows is already the target when substitution runs; what the
+// user meant, the written name substituted, is the target too: no rename in effect.
+func namedAsTarget(ix *index.Index, ks *graph.Kustomization, obj *graph.Object, r *resource.Resource, sub *kustomize.Substitution) bool {
+	target := ks.Spec.TargetNamespace
+	if target == "" || obj.ID.Group != "" || obj.ID.Kind != "Namespace" || obj.ID.Name != target {
+		return false
+	}
+	for _, d := range ix.Docs(obj.File) {
+		if d.Line != obj.Line || d.Kind != "Namespace" {
+			continue
+		}
+		if d.Name == target || !strings.Contains(d.Name, "$") {
+			return false
+		}
+		meant, ok := sub.Meant(r, d.Name)
+		return ok && meant == target
+	}
+	return false
 }
