@@ -540,6 +540,7 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 			return nil, &graph.BuildError{Message: err.Error(), File: file, Line: obj.Line}
 		}
 		obj.ID = graph.IDOf(obj.Body)
+		obj.NamedAsTarget = namedAsTarget(ix, ks, obj, r, sub)
 		kustomize.MarkSpecSecrets(obj, specSecrets)
 		copies.Mark(obj, r)
 		out = append(out, obj)

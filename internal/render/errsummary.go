@@ -90,8 +90,12 @@ func summarize(be *graph.BuildError) *graph.BuildError {
 		short = fmt.Sprintf("key %q is defined twice in one object, at %s", m[1], at)
 	} else if nsConflict.MatchString(msg) {
 		var names []string
+		// previousNames lists every name the object had, oldest first, one per
+		// transformation that changed its ID (kustomize api/resource resource.go
+		// StorePreviousId): the first is the name as written in its file.
 		for _, m := range prevName.FindAllStringSubmatch(msg, -1) {
-			names = append(names, m[1])
+			first, _, _ := strings.Cut(m[1], ",")
+			names = append(names, first)
 		}
 		if id := conflictID.FindStringSubmatch(msg); id != nil && len(names) > 1 {
 			short = fmt.Sprintf("the namespace transformer (targetNamespace, or a kustomization's namespace:) makes %s %s one object named %s", id[1], strings.Join(names, " and "), id[2])

@@ -678,7 +678,7 @@ func (r *renderer) build(ctx context.Context, ks *graph.Kustomization, rootSrc g
 		return
 	}
 	if built.err != nil {
-		ks.Err = maskedError(built.err, ks.SecretFields)
+		ks.Err = maskedError(nsConflictAt(r.ix, ks, built.err), ks.SecretFields)
 		return
 	}
 	if !built.hasResources() { // a patch, generator or other file it loads is a remote URL

@@ -94,6 +94,13 @@ type Object struct {
 	// into another YAML type (fluxcd/pkg/kustomize SubstituteVariables parses the
 	// substituted YAML text again): rule substitution-type-change.
 	TypeChanges []TypeChange `json:",omitempty"`
+	// NamedAsTarget is true for a v1 Namespace of a Kustomization with spec.targetNamespace
+	// whose metadata.name as written differs from the target but becomes it by the
+	// Kustomization's postBuild substitution (`${TENANT}`, TENANT the target). kustomize's
+	// namespace transformer renames it to the target during the build, before substitution
+	// (kustomize-controller build: SecureBuild, then SubstituteVariables per resource), so
+	// Flux applies the name the user meant: rule target-namespace-renames-namespace.
+	NamedAsTarget bool `json:",omitempty"`
 	// ResourceSet is the flux-operator ResourceSet ("namespace/name") that rendered the
 	// object, applied by Owner; "" for an object of Owner's own build.
 	ResourceSet string

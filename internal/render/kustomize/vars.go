@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fluxcd/pkg/envsubst"
 	"github.com/fluxcd/pkg/envsubst/parse"
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	corev1 "k8s.io/api/core/v1"
@@ -416,6 +417,22 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 		obj.DerivedValues = operatorResults(derived, s.secrets)
 	}
 	return true, nil
+}
+
+// Meant is text, a field of r as written in its source, after the substitution s would
+// apply to r (fluxcd/pkg/envsubst Eval with s's variables, non-strict as Apply runs it:
+// an undefined variable is empty); ok is false when s does not substitute r (nil, no
+// variable known, or r opts out with kustomize.toolkit.fluxcd.io/substitute: disabled) or
+// the text does not evaluate.
+func (s *Substitution) Meant(r *resource.Resource, text string) (string, bool) {
+	if s == nil || s.noop || disabled(r) {
+		return "", false
+	}
+	out, err := envsubst.Eval(text, func(name string) (string, bool) {
+		v, ok := s.vars[name]
+		return v, ok
+	})
+	return out, err == nil
 }
 
 // maskedError is msg, a substitution's error, with its Go-syntax dumps withheld and the

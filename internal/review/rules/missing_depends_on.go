@@ -69,6 +69,9 @@ func (v *view) unordered(holder graph.Ref, needs []need) map[graph.Ref][]need {
 			if p == holder && n.runtime != nil {
 				ok = true // same pass: runtime-crd-same-pass reports it
 			}
+			if p == holder && n.beforeBuild {
+				continue // only its own apply makes it, which its build waits for
+			}
 			// A path both ways is a cycle: nothing applies, so nothing is ordered.
 			if v.appliesAfter(holder, p) && (p == holder || !v.appliesAfter(p, holder)) {
 				ok = true
@@ -118,6 +121,12 @@ func fillMissing(f *Finding, v *view, other *graph.Cluster, ks *graph.Kustomizat
 	f.Message = fmt.Sprintf("%s in %s needs %s from %s, but %s has no dependsOn path to %s: %s.",
 		subject, ks.Ref, strings.Join(what, " and "), provider, ks.Ref, provider, consequence)
 	switch {
+	case provider == ks.Ref:
+		f.Message = fmt.Sprintf("Kustomization %s needs %s, which only %s itself creates: kustomize-controller loads the variables before it builds or applies anything, "+
+			"so on a cold cluster, or once the existing one is pruned or deleted, %s fails with \"substitute from ... not found\" and can never apply it, nor anything that dependsOn %s; no dependsOn can order it first.",
+			ks.Ref, strings.Join(what, " and "), ks.Ref, ks.Ref, ks.Ref)
+		f.Suggestion = fmt.Sprintf("Move %s into a Kustomization that %s dependsOn (or an ancestor of it), or mark the substituteFrom entry `optional: true` if every variable it gives has a default.",
+			strings.Join(what, " and "), ks.Ref)
 	case v.ancestor(ks.Ref, provider):
 		f.Message += fmt.Sprintf(" %s is created by %s itself, so no dependsOn can order it first.", provider, ks.Ref)
 		f.Suggestion = fmt.Sprintf("Move %s into %s (or a tier that dependsOn it), or emit %s in %s itself.", subject, provider, strings.Join(what, " and "), ks.Ref)

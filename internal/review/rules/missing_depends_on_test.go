@@ -216,6 +216,39 @@ spec:
 			}),
 		},
 		{
+			name: "substituteFrom ConfigMap only the tier itself creates (nu9 F4)",
+			files: map[string]string{
+				tierFile("apps"): tier("apps", "./apps", true,
+					"postBuild:", "  substituteFrom:", "    - kind: ConfigMap", "      name: cluster-vars"),
+				"apps/vars.yaml": configMap("flux-system", "cluster-vars"),
+			},
+			want: []want{{
+				Rule: "missing-depends-on", Severity: Error, Kustomization: "flux-system/apps",
+				File: tierFile("apps"), Line: 2,
+				Msg: []string{"Kustomization flux-system/apps needs substituteFrom ConfigMap flux-system/cluster-vars, which only flux-system/apps itself creates: " +
+					"kustomize-controller loads the variables before it builds or applies anything, so on a cold cluster, or once the existing one is pruned or deleted, " +
+					"flux-system/apps fails with \"substitute from ... not found\" and can never apply it, nor anything that dependsOn flux-system/apps; no dependsOn can order it first."},
+				Sugg: []string{"Move substituteFrom ConfigMap flux-system/cluster-vars into a Kustomization that flux-system/apps dependsOn (or an ancestor of it), " +
+					"or mark the substituteFrom entry `optional: true` if every variable it gives has a default."},
+			}},
+		},
+		{
+			name: "negative: the tier creates its substituteFrom ConfigMap, optional",
+			files: map[string]string{
+				tierFile("apps"): tier("apps", "./apps", true,
+					"postBuild:", "  substituteFrom:", "    - kind: ConfigMap", "      name: cluster-vars", "      optional: true"),
+				"apps/vars.yaml": configMap("flux-system", "cluster-vars"),
+			},
+		},
+		{
+			name: "negative: the tier creates its substituteFrom ConfigMap, a tier it dependsOn too",
+			files: merge(varsTier, map[string]string{
+				tierFile("apps"): tier("apps", "./apps", true, "dependsOn:", "  - name: vars",
+					"postBuild:", "  substituteFrom:", "    - kind: ConfigMap", "      name: cluster-vars"),
+				"apps/vars.yaml": configMap("flux-system", "cluster-vars"),
+			}),
+		},
+		{
 			name: "PVC storageClassName from another tier",
 			files: map[string]string{
 				tierFile("storage"): tier("storage", "./storage", true),

@@ -20,6 +20,11 @@ type need struct {
 	// firstStage marks a CRD or a Namespace: kustomize-controller applies those first and
 	// waits for them, so a remote file of the holder itself may provide it.
 	firstStage bool
+	// beforeBuild marks what the holder's own build reads (a non-optional substituteFrom
+	// object): kustomize-controller loads it before it builds or applies anything
+	// (fluxcd/pkg kustomize SubstituteVariables → LoadVariables), so the holder providing
+	// it itself does not satisfy it.
+	beforeBuild bool
 }
 
 // objectNeeds lists what o needs from the graph. Error: the dry-run or apply fails
@@ -177,9 +182,9 @@ func (v *view) kustomizationNeeds(ks *graph.Kustomization) []need {
 			id := graph.ObjectID{Kind: s.Kind, Namespace: ks.Ref.Namespace, Name: s.Name}
 			what := fmt.Sprintf("substituteFrom %s %s/%s", s.Kind, ks.Ref.Namespace, s.Name)
 			if p := v.owners(id); len(p) > 0 {
-				out = append(out, need{what: what, providers: p, severity: Error})
+				out = append(out, need{what: what, providers: p, severity: Error, beforeBuild: true})
 			} else if p := v.configProviders(id); len(p) > 0 {
-				out = append(out, need{what: what + " (written at runtime)", providers: p, severity: Error})
+				out = append(out, need{what: what + " (written at runtime)", providers: p, severity: Error, beforeBuild: true})
 			}
 		}
 	}

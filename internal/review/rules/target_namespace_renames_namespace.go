@@ -18,6 +18,11 @@ import (
 // When the target differs in the other commit, the change of spec.targetNamespace is what
 // renames the Namespace: the finding is on that line (the PR's change; the Namespace's own
 // file may be untouched, and the message names it).
+//
+// A Namespace written `${TENANT}` whose postBuild substitution gives the target is not
+// renamed in effect (graph.Object NamedAsTarget): kustomize-controller builds first (the
+// transformer names it the target) and substitutes after, so Flux applies the name the
+// substitution would have written. One that substitutes to another name still is.
 func targetNamespaceRenamesNamespace(c, other *graph.Cluster, _ *Env) []Finding {
 	var out []Finding
 	for _, ref := range c.Order {
@@ -31,7 +36,7 @@ func targetNamespaceRenamesNamespace(c, other *graph.Cluster, _ *Env) []Finding 
 				continue
 			}
 			_, orig := docAt(c, o.File, o.Line)
-			if orig == "" || orig == target {
+			if orig == "" || orig == target || o.NamedAsTarget {
 				continue
 			}
 			f := objectFinding("target-namespace-renames-namespace", Error, c.Name, o, ref)

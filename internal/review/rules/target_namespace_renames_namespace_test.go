@@ -76,3 +76,35 @@ func TestTargetNamespaceRenamesNamespaceAtChange(t *testing.T) {
 		})
 	}
 }
+
+// TestTargetNamespaceRenamesSubstitutedName: kustomize-controller builds (the namespace
+// transformer names the Namespace `${TENANT}` the target) and substitutes after; a name
+// whose substitution is the target is what the user meant (nu9 F2). One that substitutes
+// to another name, or that substitution leaves alone, is still renamed.
+func TestTargetNamespaceRenamesSubstitutedName(t *testing.T) {
+	files := func(nsName string, vars []string, meta ...string) map[string]string {
+		extra := append([]string{"targetNamespace: web", "postBuild:", "  substitute:"}, vars...)
+		return map[string]string{tierFile("apps"): tier("apps", "./apps", true, extra...), "apps/ns.yaml": namespaceObj(nsName, meta...)}
+	}
+	fires := func(name string) []want {
+		return []want{{Rule: "target-namespace-renames-namespace", Severity: Error, Kustomization: "flux-system/apps", Object: "Namespace/web",
+			File: "apps/ns.yaml", Line: 2, Msg: []string{"Namespace " + name + " (apps/ns.yaml:2) is renamed to web by spec.targetNamespace of flux-system/apps"}}}
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []want
+	}{
+		{name: "negative: ${TENANT} substitutes to the target", files: files("${TENANT}", []string{"    TENANT: web"})},
+		{name: "negative: a default that is the target", files: files("${TENANT:=web}", []string{"    OTHER: x"})},
+		{name: "negative: a prefix and a variable", files: files("w${REST}", []string{"    REST: eb"})},
+		{name: "${TENANT} substitutes to another name", files: files("${TENANT}", []string{"    TENANT: podinfo"}), want: fires("${TENANT}")},
+		{name: "substitution disabled on the Namespace", files: files("${TENANT}", []string{"    TENANT: web"}, "  annotations:", "    kustomize.toolkit.fluxcd.io/substitute: disabled"), want: fires("${TENANT}")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := renderTree(t, tc.files)
+			checkFindings(t, stateRule(t, "target-namespace-renames-namespace")(c, nil, testEnv()), tc.want)
+		})
+	}
+}
