@@ -126,6 +126,15 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 			// trunc of a placeholder may end in '-': invalid-name does not judge the name.
 			"review markdown": {"ConfigMap/default/rs2-pre-tiergate- · flux-system/apps"},
 		}, map[string][]string{"review markdown": {"invalid-name"}}},
+		// secrets15 (hostile8 c16): valuesFrom Secret values, one base64 with line breaks
+		// under a targetPath, transformed by the chart: every output is made of placeholders.
+		{"h15-vf", map[string][]string{
+			"build head yaml": {"  hex: " + hex.EncodeToString([]byte(ph("Vfhdlongv4l"))) + "\n",
+				"  l0: " + up(ph("Vfhdlongv4l")) + "\n", "  sub: " + ph("Vfhdlongv4l")[2:9] + "\n",
+				"    PW: " + up(ph("Vfhdother9")) + "\n"},
+			"build base yaml": {"  up: " + up(ph("Vfbslongv4l")) + "\n"},
+			"review markdown": {approx + "valuesFrom Secret values replaced by placeholders"},
+		}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name
