@@ -7,7 +7,6 @@ import (
 	"io"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -15,6 +14,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/yamlerr"
 )
 
 // Kustomize names the manifest that fails to parse relative to the kustomization that
@@ -95,12 +95,13 @@ func yamlCause(data []byte) (int, string) {
 		if err == nil {
 			continue
 		}
-		m := yamlSyntax.FindStringSubmatch(err.Error())
-		l := yamlLine.FindStringSubmatch(err.Error())
-		if m == nil || l == nil {
+		if yamlSyntax.FindStringSubmatch(err.Error()) == nil {
 			return 0, ""
 		}
-		line, _ := strconv.Atoi(l[1])
-		return line, m[1]
+		line, reason, ok := yamlerr.Line(strings.TrimPrefix(err.Error(), "yaml: "))
+		if !ok {
+			return 0, ""
+		}
+		return line, reason
 	}
 }
