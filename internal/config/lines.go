@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tiergate/tiergate/internal/yamlerr"
 )
 
 // keyLines maps each key path of a YAML document ("clusters[0].path", "rules.missing-wait")
@@ -178,8 +180,12 @@ func related(a, b string) bool {
 	return a != "" && b != "" && (within(a, b) || within(b, a))
 }
 
-// yamlLine splits yaml.v3's "line N: message".
+// yamlLine splits yaml.v3's "line N: message", N as the 1-based line (yamlerr.Line: a
+// parser error's N is 0-based).
 func yamlLine(e string) (int, string, bool) {
+	if line, msg, ok := yamlerr.Line(e); ok {
+		return line, msg, true
+	}
 	rest, ok := strings.CutPrefix(e, "line ")
 	if !ok {
 		return 0, "", false

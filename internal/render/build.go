@@ -25,6 +25,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
 	"github.com/tiergate/tiergate/internal/render/kustomize"
+	"github.com/tiergate/tiergate/internal/yamlerr"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -332,6 +333,11 @@ func yamlErrorLine(snap *graph.Snapshot, rel string) int {
 			if err = n.Decode(&v); err == nil {
 				continue
 			}
+		}
+		// A decode error ("line N: key ... already defined") is 1-based; a syntax error's
+		// line is yamlerr's.
+		if line, _, ok := yamlerr.Line(strings.TrimPrefix(err.Error(), "yaml: ")); ok {
+			return min(line, lastLine(data))
 		}
 		if l := yamlLine.FindStringSubmatch(err.Error()); l != nil {
 			line, _ := strconv.Atoi(l[1])

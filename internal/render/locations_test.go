@@ -48,7 +48,7 @@ func TestErrorLocations(t *testing.T) {
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
 				"apps/kustomization.yaml": "resources:\n  - cm.yaml\n  - bad.yaml\n", "apps/cm.yaml": cm("default", "a"),
 				"apps/bad.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: a\n data: b\n"},
-			want: &graph.BuildError{File: "apps/bad.yaml", Line: 5, Message: "apps/bad.yaml:5 is not valid YAML: did not find expected key",
+			want: &graph.BuildError{File: "apps/bad.yaml", Line: 6, Message: "apps/bad.yaml:6 is not valid YAML: did not find expected key",
 				Details: "accumulating resources: accumulating resources from 'bad.yaml': MalformedYAMLError: yaml: line 5: did not find expected key in File: bad.yaml"},
 		},
 		{
@@ -65,13 +65,13 @@ func TestErrorLocations(t *testing.T) {
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
 				"apps/kustomization.yaml": "resources:\n  - cm.yaml\npatches:\n  - path: p.yaml\n", "apps/cm.yaml": cm("default", "a"),
 				"apps/p.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n"},
-			want: &graph.BuildError{File: "apps/p.yaml", Line: 3, Message: "apps/p.yaml:3 is not valid YAML: did not find expected ',' or ']'",
+			want: &graph.BuildError{File: "apps/p.yaml", Line: 4, Message: "apps/p.yaml:4 is not valid YAML: did not find expected ',' or ']'",
 				Details: "trouble configuring builtin PatchTransformer with config: `\npath: p.yaml\n`: unable to parse SM or JSON patch from [path: \"p.yaml\"]"},
 		},
 		{
 			name:  "the kustomization.yaml itself is not YAML: its own line",
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"), "apps/kustomization.yaml": "resources:\n  - cm.yaml\n bad: [\n", "apps/cm.yaml": cm("default", "a")},
-			want: &graph.BuildError{File: "apps/kustomization.yaml", Line: 2, Message: "apps/kustomization.yaml:2 is not valid YAML: did not find expected key",
+			want: &graph.BuildError{File: "apps/kustomization.yaml", Line: 3, Message: "apps/kustomization.yaml:3 is not valid YAML: did not find expected key",
 				Details: "error converting YAML to JSON: yaml: line 2: did not find expected key"},
 		},
 		{

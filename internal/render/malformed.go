@@ -7,7 +7,6 @@ import (
 	"io"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -15,6 +14,7 @@ import (
 	"github.com/tiergate/tiergate/internal/render/fsys"
 	"github.com/tiergate/tiergate/internal/render/graph"
 	"github.com/tiergate/tiergate/internal/render/index"
+	"github.com/tiergate/tiergate/internal/yamlerr"
 )
 
 // Kustomize names the manifest that fails to parse relative to the kustomization that
@@ -95,12 +95,23 @@ func yamlCause(data []byte) (int, string) {
 		if err == nil {
 			continue
 		}
-		m := yamlSyntax.FindStringSubmatch(err.Error())
-		l := yamlLine.FindStringSubmatch(err.Error())
-		if m == nil || l == nil {
+		if yamlSyntax.FindStringSubmatch(err.Error()) == nil {
 			return 0, ""
 		}
-		line, _ := strconv.Atoi(l[1])
-		return line, m[1]
+		line, reason, ok := yamlerr.Line(strings.TrimPrefix(err.Error(), "yaml: "))
+		if !ok {
+			return 0, ""
+		}
+		return min(line, lastLine(data)), reason
 	}
+}
+
+// lastLine is the number of data's last line: yaml.v3 places an error at the end of the
+// stream (an unclosed "[") on the line after a final newline, which the file does not have.
+func lastLine(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return max(n, 1)
 }

@@ -272,7 +272,15 @@ func IsLimit(why string) bool {
 	return strings.Contains(why, "tiergate's limit") || strings.Contains(why, "tiergate's per-file limit")
 }
 
-func (e *BuildError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message) }
+// Error is "file:line: message", or the message alone when it starts with its own
+// location already (render's summaries: "a.yaml:10 is not valid YAML: ...").
+func (e *BuildError) Error() string {
+	at := fmt.Sprintf("%s:%d", e.File, e.Line)
+	if strings.HasPrefix(e.Message, at+" ") || strings.HasPrefix(e.Message, at+":") {
+		return e.Message
+	}
+	return at + ": " + e.Message
+}
 
 // MapTexts returns e, or a copy of it with Message and Details replaced by mask of each
 // when mask changes either (a masking of Secret-derived text). e may be shared by a
