@@ -107,6 +107,15 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 		// secrets12: a crds/ file reaches the output as written, whatever the templates read:
 		// the CRD is in the graph and its copy of a generator value is redacted there.
 		{"h12-crd", map[string][]string{"build head yaml": {"  name: widgets.example.com\n", "default token is <redacted>\n"}}, nil},
+		// secrets13 (hostile8 c06/c15): Secret values YAML parses as a map or list,
+		// substituted into a HelmRelease's values (the chart transforms placeholders), a
+		// child's postBuild.substitute (its operators) and its images (the image tag).
+		{"s13-flow", map[string][]string{
+			"build head yaml": {"  up: " + up(ph("FmHdgopher9")) + "\n", "  lst0: " + up(ph("FlHdlemming9")) + "\n",
+				"  b64: " + b64(ph("FmHdgopher9")) + "\n", "  sub: <redacted>\n  up: <redacted>\n  whole: <redacted>\n",
+				"      - image: <redacted>:<redacted>\n"},
+			"build base yaml": {"  up: " + up(ph("FmBsgopher9")) + "\n"},
+		}, map[string][]string{"build head yaml": {"FmHdgopher9", "image: nginx\n"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name
