@@ -116,6 +116,12 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 				"      - image: <redacted>:<redacted>\n"},
 			"build base yaml": {"  up: " + up(ph("FmBsgopher9")) + "\n"},
 		}, map[string][]string{"build head yaml": {"FmHdgopher9", "image: nginx\n"}}},
+		// secrets13 (hostile8 c10): a configMapGenerator of a Secret's manifest and of a
+		// secretGenerator's env file: its keys are Secret values, read by substituteFrom
+		// (${X^^}, ${X:a:b}) and valuesFrom; a ConfigMap of plain text keeps it.
+		{"s13-cmfile", map[string][]string{
+			"build head yaml": {"  ENVFILE: <redacted>\n  values.yaml: <redacted>\n", "  cut: <redacted>\n  env: <redacted>\n"},
+		}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name

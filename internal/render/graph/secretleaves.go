@@ -17,7 +17,10 @@ const maxLeafDepth = 4
 // parsed (fluxcd/pkg kustomize kustomize_varsub.go SubstituteVariables: envsubst on the
 // YAML, then yaml.YAMLToJSON), so the object holds the leaves, not the value: each is a
 // Secret value itself. A leaf that parses as a collection again (a patch's text) gives its
-// own leaves too, up to maxLeafDepth levels.
+// own leaves too, up to maxLeafDepth levels. A leaf under MinValueBytes or word-shaped
+// (WordShaped: "ConfigMap", "SECRET", "add") is left out: callers replace these texts
+// wherever they stand, and such a leaf would cut ordinary words; substitution still marks
+// it at its position (render/kustomize collectionFields).
 func CollectionLeaves(v string) []string {
 	return collectionLeaves(v, maxLeafDepth)
 }
@@ -38,7 +41,9 @@ func collectionLeaves(v string, depth int) []string {
 	}
 	var out []string
 	for _, l := range LeafStrings(parsed) {
-		out = append(out, l)
+		if len(l) >= MinValueBytes && !WordShaped(l) {
+			out = append(out, l)
+		}
 		out = append(out, collectionLeaves(l, depth-1)...)
 	}
 	return out

@@ -11,13 +11,14 @@ func TestCollectionLeaves(t *testing.T) {
 		want []string
 	}{
 		{"{inj: Qz9wolverine}", []string{"Qz9wolverine"}},
-		{"[Fr6lemming, x]", []string{"Fr6lemming", "x"}},
+		{"[Fr6lemming, x]", []string{"Fr6lemming"}},
 		{`[{target: {kind: ConfigMap}, patch: "[{op: add, value: Wd7okapi}]"}]`,
-			[]string{"ConfigMap", "[{op: add, value: Wd7okapi}]", "add", "Wd7okapi"}},
-		{"a: 1\nb: [true]\n", []string{"1", "true"}},
+			[]string{"ConfigMap", "[{op: add, value: Wd7okapi}]", "Wd7okapi"}},
+		{"a: 12345\nb: [true]\n", []string{"12345"}},
+		{`{"KIND":"SECRET","NAME":"APP-SECRET","PW":"PM4NARWHAL"}`, []string{"APP-SECRET", "PM4NARWHAL"}},
 		// negatives: scalars give no leaves
 		{"Rl4walrus", nil},
-		{"p@ss: word", []string{"word"}},
+		{"p@ss: Wx9word", []string{"Wx9word"}},
 		{"- ", nil},
 		{"{unclosed", nil},
 		{"", nil},
