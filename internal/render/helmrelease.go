@@ -272,6 +272,8 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart, Source: cs.StoreInRepo()}
 		if kept := keptChart(prior, cs, ch); kept != nil {
 			tree, ch = ch, kept
+			// The kept chart is the prior commit's: its files hold that cluster's Secrets.
+			secrets = append(slices.Clip(secrets), clusterSecretValues(prior)...)
 			chartDir = "" // the kept chart is an earlier commit's: its lines are not the tree's
 		}
 	} else {
