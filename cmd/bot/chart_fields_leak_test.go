@@ -109,7 +109,7 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 		// secrets12: a chart that reads none of its files: nothing rewritten, no notice,
 		// though its README holds the generator's value "true".
 		{"h12-unread", map[string][]string{"build head yaml": {"data:\n  release: files\n"}},
-			map[string][]string{"review markdown": {helmrelease.SecretFilesNote, helmrelease.UnmaskedFilesNote, "is rendered offline"}}},
+			map[string][]string{"review markdown": {helmrelease.SecretFilesNote, helmrelease.SecretTemplatesNote, helmrelease.UnmaskedFilesNote, "is rendered offline"}}},
 		// secrets12: a crds/ file reaches the output as written, whatever the templates read:
 		// the CRD is in the graph and its copy of a generator value is redacted there.
 		{"h12-crd", map[string][]string{"build head yaml": {"  name: widgets.example.com\n", "default token is <redacted>\n"}}, nil},
@@ -150,6 +150,15 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 		{"s13-cmfile", map[string][]string{
 			"build head yaml": {"  ENVFILE: <redacted>\n  values.yaml: <redacted>\n", "  cut: <redacted>\n  env: <redacted>\n"},
 		}, nil},
+		// secrets14: a chart folder that is also a Kustomization's path: a template whose
+		// define captures a Secret's stringData, one whose Secret value is template syntax
+		// (Helm's parse error quoted it), values.yaml a Secret read as .Values: each holds
+		// the placeholder, the template note is said, and names that are no value stay.
+		{"s14-parts", map[string][]string{
+			"build head yaml": {"  defined: " + up(ph("Sdhddefine9x")) + "\n", "  name: valued\n  valued: " + b64(ph("Svhdvalues9x")) + "\n"},
+			"build base yaml": {"  defined: " + up(ph("Sdbsdefine9x")) + "\n", "  valued: " + b64(ph("Svbsvalues9x")) + "\n"},
+			"review markdown": {helmrelease.SecretFilesNote + ", " + helmrelease.SecretTemplatesNote + " (tiergate never shows"},
+		}, map[string][]string{"graph head text": {"render error"}, "graph base text": {"render error"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := "../../testdata/scenarios/secret-chart-fields/" + c.name

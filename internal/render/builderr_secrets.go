@@ -111,3 +111,20 @@ func generatorValues(snap *graph.Snapshot, dir string, gens any) []string {
 	}
 	return out
 }
+
+// maskRenderError returns msg, the error of a HelmRelease's render, with each value of
+// the cluster's Secrets (clusterSecretValues) masked in each form a chart's files are
+// rewritten in (graph.AllForms, graph.MaskValues): Helm's parse, execution and schema
+// errors quote the template text and the values they fail at
+// (helm.sh/helm/v4 pkg/engine/engine.go, pkg/chart/common/util/jsonschema.go). Values
+// under graph.MinValueBytes are left (as the review's redaction by value leaves them): a
+// Secret's "80" or "true" would mask line numbers and words of every error.
+func maskRenderError(msg string, secrets []string) string {
+	var values []string
+	for _, v := range secrets {
+		if len(v) >= graph.MinValueBytes {
+			values = append(values, graph.ValueForms(v, graph.AllForms...)...)
+		}
+	}
+	return graph.MaskValues(msg, values)
+}

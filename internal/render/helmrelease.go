@@ -248,7 +248,7 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	fail := func(err error) releaseOutcome {
 		var missing *helmrelease.MissingChart
 		return releaseOutcome{built: built(), err: &graph.ReleaseError{HelmRelease: o.ID, Chart: chartDir, ChartMissing: errors.As(err, &missing),
-			Err: graph.BuildError{Message: err.Error(), File: o.File, Line: o.Line, Limit: refused(err)}}}
+			Err: graph.BuildError{Message: maskRenderError(err.Error(), secrets), File: o.File, Line: o.Line, Limit: refused(err)}}}
 	}
 	// helm-controller's reconcile stops at a suspended object (HelmReleaseReconciler.Reconcile).
 	if s, _, _ := unstructured.NestedBool(hr.Object, "spec", "suspend"); s {
@@ -272,6 +272,8 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 		ch = &graph.LoadedChart{Chart: rc.Chart, Ref: cs.Dir, Digest: "repo:" + rc.Digest, HelmChart: cs.HelmChart, Source: cs.StoreInRepo()}
 		if kept := keptChart(prior, cs, ch); kept != nil {
 			tree, ch = ch, kept
+			// The kept chart is the prior commit's: its files hold that cluster's Secrets.
+			secrets = append(slices.Clip(secrets), clusterSecretValues(prior)...)
 			chartDir = "" // the kept chart is an earlier commit's: its lines are not the tree's
 		}
 	} else {
@@ -297,11 +299,11 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	valuesOf, substituted := mask.Fields(hr, fields)
 	// The chart also sees the release's name, namespace and targetPath keys, and its own files.
 	seen, released := mask.Release(valuesOf, o.SecretFields, cl)
-	vals, err := helm.Values(ctx, seen, helmrelease.PlaceholderSecrets{Client: cl, Defaults: ch.Chart.Values, Mask: mask})
+	chartSeen, files := mask.ChartFiles(ch.Chart, secrets)
+	vals, err := helm.Values(ctx, seen, helmrelease.PlaceholderSecrets{Client: cl, Defaults: chartSeen.Values, Mask: mask})
 	if err != nil {
 		return fail(err)
 	}
-	chartSeen, files := mask.ChartFiles(ch.Chart, secrets)
 	digest := ch.Digest
 	if files.Replaced { // the files seen depend on the key and on the cluster's Secrets
 		digest += "+placeholders:" + mask.ID() + ":" + files.Digest
@@ -342,6 +344,9 @@ func (r *renderer) renderRelease(ctx context.Context, c *graph.Cluster, o *graph
 	}
 	if files.Replaced {
 		approx = append(slices.Clip(approx), helmrelease.SecretFilesNote)
+	}
+	if files.Templates {
+		approx = append(slices.Clip(approx), helmrelease.SecretTemplatesNote)
 	}
 	if files.Unmasked {
 		approx = append(slices.Clip(approx), helmrelease.UnmaskedFilesNote)

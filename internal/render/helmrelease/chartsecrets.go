@@ -32,6 +32,8 @@ type FileSecrets struct {
 	// after the rewrite: it is replaced only
 	// at its positions, in a Secret document or a generator source (UnmaskedFilesNote).
 	Unmasked bool
+	// Templates is true when a template's text was rewritten (SecretTemplatesNote).
+	Templates bool
 }
 
 // ChartFiles returns ch with every file templates read through .Files (chart.Chart.Files:
@@ -52,9 +54,11 @@ type FileSecrets struct {
 //     its placeholder in its place, except values under graph.MinValueBytes and
 //     word-shaped ones (FileSecrets.Unmasked says when one is left standing).
 //
+// The chart's templates, values, values.schema.json and Chart.yaml are rewritten by value
+// too, whatever the templates read (chartParts): a chart folder may also be a
+// Kustomization's path, whose Secret manifests are then chart templates or values.
 // Only the files a template can read are rewritten (templateReads: a literal .Files.Get,
-// GetBytes, Lines or Glob names them, anything else reads every file); a chart whose
-// templates read none is returned as it is, with no FileSecrets. The values at the
+// GetBytes, Lines or Glob names them, anything else reads every file). The values at the
 // positions of a file no template reads still count by value in the files read.
 // A file holding no value is left as it is (the same *common.File); ch itself is never
 // changed (charts are shared, ChartMemo): the result is a shallow copy, ch when nothing
@@ -64,12 +68,12 @@ func (p Placeholders) ChartFiles(ch *chart.Chart, secrets []string) (*chart.Char
 		return ch, FileSecrets{}
 	}
 	reads := templateReads(ch)
-	if reads.none() {
-		return ch, FileSecrets{} // no template reads a file: nothing to hide
-	}
 	values := slices.Clone(secrets)
 	pos := map[*common.File][]byte{} // each file read with the values at known positions replaced
 	eachChart(ch, func(c *chart.Chart) {
+		if reads.none() {
+			return // no template reads a file: only the other parts hold values (chartParts)
+		}
 		roles := generatorRoles(c)
 		for _, f := range c.Files {
 			data, vals := p.positional(f.Name, f.Data, roles[f.Name])
@@ -118,10 +122,12 @@ func (p Placeholders) rewriteChart(ch *chart.Chart, pos map[*common.File][]byte,
 		nf.Data = data
 		files[i] = &nf
 		fs.Replaced = true
-		sum.Write([]byte(prefix + f.Name + "\x00"))
-		sum.Write(data)
-		sum.Write([]byte{0})
+		writePart(sum, prefix+f.Name, data)
 	}
+	parts := *ch
+	changed, templates := m.chartParts(ch, &parts, prefix, sum)
+	fs.Replaced = fs.Replaced || changed
+	fs.Templates = fs.Templates || templates
 	deps := ch.Dependencies()
 	var newDeps []*chart.Chart
 	for i, d := range deps {
@@ -138,10 +144,10 @@ func (p Placeholders) rewriteChart(ch *chart.Chart, pos map[*common.File][]byte,
 		}
 		newDeps[i] = nd
 	}
-	if files == nil && newDeps == nil {
+	if files == nil && newDeps == nil && !changed {
 		return ch
 	}
-	c := *ch
+	c := parts
 	if files != nil {
 		c.Files = files
 	}

@@ -52,7 +52,8 @@ func approximateParts(rel graph.Release) (parts, fix []string) {
 	unmasked := false
 	for _, a := range rel.Approximate {
 		switch {
-		case a == placeholderNote || a == substitutedNote || a == helmrelease.ReleaseFieldsNote || a == helmrelease.SecretFilesNote:
+		case a == placeholderNote || a == substitutedNote || a == helmrelease.ReleaseFieldsNote || a == helmrelease.SecretFilesNote ||
+			a == helmrelease.SecretTemplatesNote:
 			secrets = append(secrets, a)
 		case a == helmrelease.UnmaskedFilesNote:
 			unmasked = true
