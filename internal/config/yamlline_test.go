@@ -14,7 +14,7 @@ func TestSyntaxErrorLine(t *testing.T) {
 		line int
 		msg  string
 	}{
-		"parser": {"failOn: warning\nrules:\n  tier-move: {severity: off\nignore: []\n", 3, "did not find expected ',' or '}'"},
+		"parser":  {"failOn: warning\nrules:\n  tier-move: {severity: off\nignore: []\n", 3, "did not find expected ',' or '}'"},
 		"scanner": {"failOn: warning\nrules: a: b\n", 2, "mapping values are not allowed in this context"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -95,7 +95,7 @@ func TestErrorLocations(t *testing.T) {
 			name: "no targetNamespace: the namespace: line of the kustomization.yaml",
 			files: map[string]string{"clusters/dev/apps.yaml": ks("apps", "./apps"),
 				"apps/kustomization.yaml": "resources:\n  - ns.yaml\nnamespace: web\n",
-				"apps/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n"},
+				"apps/ns.yaml":            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n"},
 			want: &graph.BuildError{File: "apps/kustomization.yaml", Line: 3,
 				Message: "the namespace transformer (targetNamespace, or a kustomization's namespace:) makes Namespace a and b one object named web"},
 			chain: "namespace transformation produces ID conflict: ",
