@@ -105,7 +105,7 @@ func TestBuildErrors(t *testing.T) {
 		want string
 	}{
 		// One sentence at the cause (render summarize); kustomize's chain is BuildError.Details.
-		{[]string{"build", "--dir", bad}, "Kustomization flux-system/infra (cluster demo): infra/bad.yaml:3: infra/bad.yaml:3 is not valid YAML: did not find expected ',' or ']'"},
+		{[]string{"build", "--dir", bad}, "Kustomization flux-system/infra (cluster demo): infra/bad.yaml:4: infra/bad.yaml:4 is not valid YAML: did not find expected ',' or ']'"},
 		{[]string{"build", "--dir", bad, "--kustomization", "infra"}, `--kustomization: want NAMESPACE/NAME, got "infra"`},
 		{[]string{"build", "--dir", bad, "--format", "table"}, `--format: want yaml or json, got "table"`},
 		{[]string{"build", "--dir", bad, "--rev", "main"}, "--rev and --repo do not apply to --dir"},

@@ -135,21 +135,6 @@ func TestSecretChartFieldLeaks(t *testing.T) {
 			"build base yaml": {"  up: " + up(ph("Vfbslongv4l")) + "\n"},
 			"review markdown": {approx + "valuesFrom Secret values replaced by placeholders"},
 		}, nil},
-		// secrets13 (hostile8 c06/c15): Secret values YAML parses as a map or list,
-		// substituted into a HelmRelease's values (the chart transforms placeholders), a
-		// child's postBuild.substitute (its operators) and its images (the image tag).
-		{"s13-flow", map[string][]string{
-			"build head yaml": {"  up: " + up(ph("FmHdgopher9")) + "\n", "  lst0: " + up(ph("FlHdlemming9")) + "\n",
-				"  b64: " + b64(ph("FmHdgopher9")) + "\n", "  sub: <redacted>\n  up: <redacted>\n  whole: <redacted>\n",
-				"      - image: <redacted>:<redacted>\n"},
-			"build base yaml": {"  up: " + up(ph("FmBsgopher9")) + "\n"},
-		}, map[string][]string{"build head yaml": {"FmHdgopher9", "image: nginx\n"}}},
-		// secrets13 (hostile8 c10): a configMapGenerator of a Secret's manifest and of a
-		// secretGenerator's env file: its keys are Secret values, read by substituteFrom
-		// (${X^^}, ${X:a:b}) and valuesFrom; a ConfigMap of plain text keeps it.
-		{"s13-cmfile", map[string][]string{
-			"build head yaml": {"  ENVFILE: <redacted>\n  values.yaml: <redacted>\n", "  cut: <redacted>\n  env: <redacted>\n"},
-		}, nil},
 		// secrets14: a chart folder that is also a Kustomization's path: a template whose
 		// define captures a Secret's stringData, one whose Secret value is template syntax
 		// (Helm's parse error quoted it), values.yaml a Secret read as .Values: each holds

@@ -554,6 +554,5 @@ func objectsFrom(ctx context.Context, ix *index.Index, abs, srcRoot string, ks *
 	if !copies.Complete {
 		kustomize.MarkBuildSecrets(out) // the equality heuristic, where the copies are not known
 	}
-	kustomize.MarkSecretFileCopies(out) // a ConfigMap generated from a Secret's file
 	return out, nil
 }

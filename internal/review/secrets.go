@@ -56,10 +56,8 @@ func chartVariants(o *graph.Object) []string {
 
 // secretLines returns the lines of a multi-line value that are key material
 // (graph.KeyLines): another object may hold a line of the file alone, and a text splits a
-// multi-line string into its lines (a YAML block scalar), so each is redacted by value too;
-// and the leaves of a value that parses as a YAML collection (graph.CollectionLeaves):
-// substitution writes the value into YAML, and the object holds its leaves.
-func secretLines(v string) []string { return graph.SecretParts(v) }
+// multi-line string into its lines (a YAML block scalar), so each is redacted by value too.
+func secretLines(v string) []string { return graph.KeyLines(v) }
 
 // bodySecrets is what redactSubstituted replaces in o's body: its SecretValues, and a
 // Secret's own values, longest first, none under minSecretBytes. A shorter value replaced

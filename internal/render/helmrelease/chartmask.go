@@ -59,7 +59,7 @@ func (p Placeholders) newFileMask(values []string) *fileMask {
 		if t := strings.TrimSpace(v); t != v && safeValue(t) {
 			targets = append(targets, target{t, ph})
 		}
-		for _, l := range graph.SecretParts(v) {
+		for _, l := range graph.KeyLines(v) {
 			if safeValue(l) {
 				targets = append(targets, target{l, p.Text(l)})
 			}

@@ -410,7 +410,7 @@ func (s *Substitution) Apply(ctx context.Context, r *resource.Resource, obj *gra
 	}
 	s.checked = true
 	obj.SecretValues = s.secrets
-	obj.SecretFields = collectionFields(r, fields)
+	obj.SecretFields = fields
 	obj.TypeChanges = substitutedTypes(r, exprs)
 	if len(derived) > 0 {
 		obj.SecretValues = sortLongestFirst(append(slices.Clone(s.secrets), derived...))

@@ -50,9 +50,9 @@ resources:
 			broken: []string{"apps"},
 			want: []want{{
 				Rule: "render-error", Severity: Error, Kustomization: "flux-system/apps",
-				File: "apps/bad.yaml", Line: 5,
-				Msg:  []string{"Kustomization flux-system/apps fails to build, so Flux applies none of it: apps/bad.yaml:5 is not valid YAML: did not find expected key"},
-				Sugg: []string{"Fix apps/bad.yaml:5 so that `kustomize build` succeeds for path ./apps."},
+				File: "apps/bad.yaml", Line: 6,
+				Msg:  []string{"Kustomization flux-system/apps fails to build, so Flux applies none of it: apps/bad.yaml:6 is not valid YAML: did not find expected key"},
+				Sugg: []string{"Fix apps/bad.yaml:6 so that `kustomize build` succeeds for path ./apps."},
 			}},
 		},
 		{
