@@ -113,7 +113,7 @@ func decodeError(name string, data []byte, err error) []*Error {
 	if !errors.As(err, &te) {
 		if n, msg, ok := yamlLine(strings.TrimPrefix(err.Error(), "yaml: ")); ok {
 			// An error at the end of the stream (an unclosed "[") is past the last line.
-			return []*Error{{File: name, Line: min(n, lastLine(data)), Message: msg}}
+			return []*Error{{File: name, Line: min(n, yamlerr.LastLine(data)), Message: msg}}
 		}
 		return []*Error{{File: name, Message: err.Error()}}
 	}
@@ -197,11 +197,6 @@ func yamlLine(e string) (int, string, bool) {
 		return 0, "", false
 	}
 	return line, msg, true
-}
-
-// lastLine is the 1-based number of data's last line holding more than blanks (1 when none).
-func lastLine(data []byte) int {
-	return 1 + strings.Count(strings.TrimRight(string(data), " \t\r\n"), "\n")
 }
 
 // keyAt finds the path of key written at line.

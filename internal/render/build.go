@@ -337,7 +337,7 @@ func yamlErrorLine(snap *graph.Snapshot, rel string) int {
 		// A decode error ("line N: key ... already defined") is 1-based; a syntax error's
 		// line is yamlerr's.
 		if line, _, ok := yamlerr.Line(strings.TrimPrefix(err.Error(), "yaml: ")); ok {
-			return min(line, lastLine(data))
+			return min(line, yamlerr.LastLine(data))
 		}
 		if l := yamlLine.FindStringSubmatch(err.Error()); l != nil {
 			line, _ := strconv.Atoi(l[1])

@@ -102,16 +102,6 @@ func yamlCause(data []byte) (int, string) {
 		if !ok {
 			return 0, ""
 		}
-		return min(line, lastLine(data)), reason
+		return min(line, yamlerr.LastLine(data)), reason
 	}
-}
-
-// lastLine is the number of data's last line: yaml.v3 places an error at the end of the
-// stream (an unclosed "[") on the line after a final newline, which the file does not have.
-func lastLine(data []byte) int {
-	n := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return max(n, 1)
 }

@@ -2,6 +2,7 @@
 package yamlerr
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 )
@@ -38,4 +39,15 @@ func Line(text string) (int, string, bool) {
 		n++
 	}
 	return n, m[2], true
+}
+
+// LastLine is the 1-based number of data's last line (1 for empty data): yaml.v3 places an
+// error at the end of the stream (an unclosed "[") on the line after a final newline, which
+// the file does not have, so callers clamp Line's result to it.
+func LastLine(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return max(n, 1)
 }
